@@ -1,0 +1,43 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "pipeline",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "pipeline", targets: ["pipeline"]),
+    ],
+    dependencies: [
+        // Command-line parsing, help text and shell completion for the thin CLI.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // An established YAML parser (libyaml) giving a node tree with line/column marks for the spec.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        // Entry point only: hands the arguments to PipelineCLI.
+        .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
+        // Argument parsing, output, and the mapping of errors to messages and exit codes.
+        .target(name: "PipelineCLI", dependencies: [
+            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
+        .target(name: "PipelineSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
+        // Runs a pipeline's stages; renders the dry-run plan and the task list.
+        .target(name: "Orchestrator", dependencies: ["PipelineSpec"]),
+        // libgit2 wrapper: revisions, merge bases, tree diffs.
+        .target(name: "GitChanges", dependencies: ["CLibgit2", "CShims"]),
+        // Reference storage: folder and S3 (libcurl) stores, promotion.
+        .target(name: "ReferenceStore", dependencies: ["CCurl", "CShims"]),
+        .systemLibrary(name: "CLibgit2", pkgConfig: "libgit2",
+                       providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
+                       providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // Fixed-arity wrappers for C variadic functions Swift cannot call (curl_easy_setopt, git_libgit2_opts).
+        .target(name: "CShims", dependencies: ["CLibgit2", "CCurl"]),
+
+        .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"],
+                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI"]),
+    ]
+)

@@ -1,0 +1,111 @@
+import PipelineSpec
+
+/// What `pipeline run NAME --dry-run` would do, for people (`render()`) and machines (JSON).
+/// The JSON form is documented in docs/json.md; fields are only ever added.
+public struct PipelinePlan: Sendable, Encodable {
+    public let pipeline: String
+    public let file: String
+    public let description: String
+    public let dryRun: Bool
+    public let changes: ChangesPlan
+    public let references: ReferencesPlan?
+    public let stages: [StagePlan]
+
+    public struct ChangesPlan: Sendable, Encodable {
+        public let compare: String
+        public let base: String?
+        public let head: String?
+        public let tests: String
+        public let summary: String
+    }
+
+    public struct ReferencesPlan: Sendable, Encodable {
+        public let local: String?
+        public let feature: String?
+        public let develop: String?
+    }
+
+    public struct StagePlan: Sendable, Encodable {
+        public let kind: String
+        public let summary: String
+        public let test: TestPlan?
+        public let promote: PromotePlan?
+    }
+
+    public struct TestPlan: Sendable, Encodable {
+        public let shards: String
+        public let shardCount: Int
+        public let timeoutSeconds: Double
+        public let retries: Int
+        public let select: String
+        public let flaky: String
+        public let package: String
+        public let configuration: String
+        public let timings: String?
+        public let junit: String?
+        public let outputLimitBytes: Int
+    }
+
+    public struct PromotePlan: Sendable, Encodable {
+        public let from: String
+        public let to: String
+        public let fromLocation: String?
+        public let toLocation: String?
+        public let prune: Bool
+    }
+
+    public init(spec: PipelineSpec, file: String, availableCores: Int, dryRun: Bool) {
+        let describer = StageDescription(availableCores: availableCores)
+        pipeline = spec.name
+        self.file = file
+        description = spec.description
+        self.dryRun = dryRun
+        changes = ChangesPlan(compare: spec.changes.compare.rawValue, base: spec.changes.base,
+                              head: spec.changes.head, tests: spec.changes.tests,
+                              summary: describer.describe(spec.changes))
+        references = spec.references.map {
+            ReferencesPlan(local: $0.local, feature: $0.feature?.description, develop: $0.develop?.description)
+        }
+        stages = spec.stages.map { stage in
+            switch stage {
+            case .test(let test):
+                let count = switch test.shards {
+                case .auto: availableCores
+                case .fixed(let count): count
+                }
+                return StagePlan(kind: "test", summary: describer.describe(test), test: TestPlan(
+                    shards: test.shards.description, shardCount: count, timeoutSeconds: test.timeout.seconds,
+                    retries: test.retries, select: test.select.rawValue, flaky: test.flaky.rawValue,
+                    package: test.package, configuration: test.configuration.rawValue, timings: test.timings,
+                    junit: test.junit, outputLimitBytes: test.outputLimit.bytes), promote: nil)
+            case .promote(let promote):
+                return StagePlan(kind: "promote", summary: describer.describe(promote), test: nil, promote: PromotePlan(
+                    from: promote.from.rawValue, to: promote.to.rawValue,
+                    fromLocation: spec.references?.location(of: promote.from)?.description,
+                    toLocation: spec.references?.location(of: promote.to)?.description,
+                    prune: promote.prune))
+            }
+        }
+    }
+
+    /// The plan as people read it.
+    public func render() -> String {
+        var lines = ["pipeline \(pipeline) (\(file))", "  \(description)", ""]
+        lines.append("changes: \(changes.summary)")
+        if let references {
+            let stores = [("local", references.local), ("feature", references.feature), ("develop", references.develop)]
+                .compactMap { name, value in value.map { "\(name) \($0)" } }
+            if !stores.isEmpty { lines.append("references: " + stores.joined(separator: ", ")) }
+        }
+        lines.append("stages:")
+        let width = stages.map(\.kind.count).max() ?? 0
+        for (index, stage) in stages.enumerated() {
+            let padding = String(repeating: " ", count: width - stage.kind.count)
+            lines.append("  \(index + 1). \(stage.kind)\(padding)  \(stage.summary)")
+        }
+        if dryRun {
+            lines += ["", "dry run: nothing was built, run, written or uploaded"]
+        }
+        return lines.joined(separator: "\n")
+    }
+}

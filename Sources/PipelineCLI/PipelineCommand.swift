@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import GitChanges
+import ReferenceStore
+
+struct PipelineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pipeline",
+        abstract: "A daemon-less CI orchestrator for Swift packages with snapshot reference images.",
+        discussion: """
+        Pipelines are described in pipelines/<name>.yml (see docs/spec.md). Start with \
+        'pipeline list' to see them and 'pipeline run NAME --dry-run' to see what one would do.
+
+        Exit codes: 0 success, 1 tests failed, 2 usage error, 3 invalid or missing spec, \
+        4 git error, 5 storage error, 6 build failed, 70 internal error, 130 interrupted.
+        """,
+        version: "pipeline \(Version.number) (libgit2 \(LibGit2.version), libcurl \(Curl.version))",
+        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self]
+    )
+}
+
+enum Version {
+    static let number = "0.1.0"
+}
+
+/// Options every command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: [.customShort("C"), .customLong("directory")],
+            help: ArgumentHelp("Run as if started in this folder.", valueName: "path"))
+    var directory: String?
+
+    /// The folder to work in, absolute.
+    var workingDirectory: URL {
+        let current = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        guard let directory else { return current }
+        return URL(fileURLWithPath: directory, isDirectory: true, relativeTo: current).standardizedFileURL
+    }
+
+    var availableCores: Int {
+        ProcessInfo.processInfo.activeProcessorCount
+    }
+}

@@ -1,0 +1,37 @@
+/// The team's four reference scripts and the commands that replace them: who runs each, and when.
+/// `pipeline list` prints this so the task list people kept by hand is no longer needed.
+enum RefsGuide {
+    struct Entry {
+        let command: String
+        let who: String
+        let purpose: String
+    }
+
+    static let entries: [Entry] = [
+        Entry(command: "pipeline refs pull", who: "developers, after switching branches",
+              purpose: "replace the local reference folder with everything in develop"),
+        Entry(command: "pipeline refs push TEST…", who: "developers, when opening a pull request",
+              purpose: "upload the named tests' local references to feature"),
+        Entry(command: "pipeline refs pull TEST… --from feature", who: "reviewers of a pull request",
+              purpose: "fetch the named tests' references from feature"),
+        Entry(command: "pipeline refs promote TEST… --force", who: "developers, after changing a shared component",
+              purpose: "push to feature and develop references of tests whose files did not change"),
+        Entry(command: "pipeline refs orphans", who: "maintainers, now and then",
+              purpose: "list references in develop whose test file no longer exists"),
+    ]
+
+    /// Set when the `refs` commands are part of this build.
+    static let available = false
+
+    static func render() -> [String] {
+        var lines = ["Reference commands (they replace the upload/download/force-upload scripts)"
+            + (available ? ":" : " — not in this build yet:")]
+        let width = entries.map(\.command.count).max() ?? 0
+        for entry in entries {
+            let padding = String(repeating: " ", count: width - entry.command.count)
+            lines.append("  \(entry.command)\(padding)  \(entry.purpose)")
+            lines.append("  \(String(repeating: " ", count: width))  (\(entry.who))")
+        }
+        return lines
+    }
+}

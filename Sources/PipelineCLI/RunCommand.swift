@@ -1,0 +1,38 @@
+import ArgumentParser
+import Orchestrator
+import PipelineSpec
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run a pipeline's stages in order.",
+        discussion: "With --dry-run, print the plan — what would be compared, tested and promoted — and change nothing."
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The pipeline's name: pipelines/<name>.yml.", valueName: "name"))
+    var name: String
+
+    @Flag(help: "Print the plan without building, running, writing or uploading anything.")
+    var dryRun = false
+
+    @Flag(help: "Print the plan as JSON (see docs/json.md).")
+    var json = false
+
+    func run() async throws {
+        let catalog = try PipelineCatalog.locate(from: global.workingDirectory)
+        let spec = try catalog.load(named: name)
+        guard dryRun else {
+            throw CLIFailure(status: .usage, message:
+                "running stages is not in this build yet; 'pipeline run \(name) --dry-run' shows the plan")
+        }
+        let plan = PipelinePlan(spec: spec, file: catalog.displayPath(of: try catalog.file(named: name)),
+                                availableCores: global.availableCores, dryRun: true)
+        if json {
+            try Console.json(plan)
+        } else {
+            Console.out(plan.render())
+        }
+    }
+}

@@ -1,0 +1,184 @@
+/// A pipeline, as read from `pipelines/<name>.yml` and validated.
+public struct PipelineSpec: Sendable, Hashable {
+    public var name: String
+    public var description: String
+    public var changes: ChangeSettings
+    public var references: ReferenceSettings?
+    public var stages: [Stage]
+
+    public init(name: String, description: String, changes: ChangeSettings = .init(),
+                references: ReferenceSettings? = nil, stages: [Stage]) {
+        self.name = name
+        self.description = description
+        self.changes = changes
+        self.references = references
+        self.stages = stages
+    }
+}
+
+/// Which commits a pipeline compares, and how test directories and files are named.
+public struct ChangeSettings: Sendable, Hashable {
+    public var compare: CompareMode
+    /// A name pattern (`*` and `?` wildcards) for test directories; test files are `<pattern>.swift`.
+    public var tests: String
+    public var base: String?
+    public var head: String?
+
+    public init(compare: CompareMode = .merge, tests: String = "*Tests", base: String? = nil, head: String? = nil) {
+        self.compare = compare
+        self.tests = tests
+        self.base = base
+        self.head = head
+    }
+}
+
+public enum CompareMode: String, Sendable, Hashable, CaseIterable, SpecEnum {
+    /// The merge commit (HEAD by default) against its first parent.
+    case merge
+    /// Any two revisions: `base` and `head`.
+    case range
+    /// The merge base of `base` and `head` against `head`.
+    case mergeBase = "merge-base"
+
+    static let noun = "comparison"
+}
+
+/// Where reference images live: a local folder and the `feature` and `develop` stores.
+public struct ReferenceSettings: Sendable, Hashable {
+    public var local: String?
+    public var feature: StorageLocation?
+    public var develop: StorageLocation?
+    /// An S3-compatible endpoint (`https://s3.example.com`); AWS when absent.
+    public var endpoint: String?
+    public var region: String?
+    /// A profile from `~/.aws/credentials`; the environment's credentials when absent.
+    public var profile: String?
+    /// Allow plain `http://` to an endpoint that is not on this machine.
+    public var allowHTTP: Bool
+
+    public init(local: String? = nil, feature: StorageLocation? = nil, develop: StorageLocation? = nil,
+                endpoint: String? = nil, region: String? = nil, profile: String? = nil, allowHTTP: Bool = false) {
+        self.local = local
+        self.feature = feature
+        self.develop = develop
+        self.endpoint = endpoint
+        self.region = region
+        self.profile = profile
+        self.allowHTTP = allowHTTP
+    }
+
+    public func location(of role: StoreRole) -> StorageLocation? {
+        switch role {
+        case .feature: feature
+        case .develop: develop
+        }
+    }
+}
+
+/// The two reference stores a team keeps.
+public enum StoreRole: String, Sendable, Hashable, CaseIterable, SpecEnum {
+    case feature
+    case develop
+
+    static let noun = "store"
+}
+
+/// One step of a pipeline, run in the order written.
+public enum Stage: Sendable, Hashable {
+    case test(TestStage)
+    case promote(PromoteStage)
+
+    public enum Kind: String, Sendable, CaseIterable, SpecEnum {
+        case test
+        case promote
+
+        static let noun = "stage"
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .test: .test
+        case .promote: .promote
+        }
+    }
+}
+
+/// Runs the package's tests in parallel shards.
+public struct TestStage: Sendable, Hashable {
+    public var shards: ShardCount
+    /// The limit for one test; a test running longer is stopped and reported as timed out.
+    public var timeout: Duration
+    /// How many times a failing test is run again; one that then passes is reported flaky.
+    public var retries: Int
+    public var select: TestSelection
+    public var flaky: FlakyPolicy
+    /// The file of recorded test durations used to balance shards.
+    public var timings: String?
+    /// Where to write the merged JUnit report.
+    public var junit: String?
+    /// The Swift package to test, relative to the repository.
+    public var package: String
+    public var configuration: BuildConfiguration
+    /// How much of a failing test's output is kept in reports.
+    public var outputLimit: ByteCount
+
+    public init(shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0,
+                select: TestSelection = .all, flaky: FlakyPolicy = .fail, timings: String? = nil,
+                junit: String? = nil, package: String = ".", configuration: BuildConfiguration = .debug,
+                outputLimit: ByteCount = ByteCount(1 << 20)) {
+        self.shards = shards
+        self.timeout = timeout
+        self.retries = retries
+        self.select = select
+        self.flaky = flaky
+        self.timings = timings
+        self.junit = junit
+        self.package = package
+        self.configuration = configuration
+        self.outputLimit = outputLimit
+    }
+}
+
+public enum TestSelection: String, Sendable, Hashable, CaseIterable, SpecEnum {
+    /// Every test of the package.
+    case all
+    /// Only the test targets that depend on what the change touched.
+    case affected
+
+    static let noun = "selection"
+}
+
+public enum FlakyPolicy: String, Sendable, Hashable, CaseIterable, SpecEnum {
+    /// A test that passed only on retry fails the run.
+    case fail
+    /// A test that passed only on retry is reported but does not fail the run.
+    case pass
+
+    static let noun = "flaky policy"
+}
+
+public enum BuildConfiguration: String, Sendable, Hashable, CaseIterable, SpecEnum {
+    case debug
+    case release
+
+    static let noun = "build configuration"
+}
+
+/// Makes one store hold what another holds for the changed tests.
+public struct PromoteStage: Sendable, Hashable {
+    public var from: StoreRole
+    public var to: StoreRole
+    /// Delete what the destination has and the source no longer does.
+    public var prune: Bool
+
+    public init(from: StoreRole = .feature, to: StoreRole = .develop, prune: Bool = false) {
+        self.from = from
+        self.to = to
+        self.prune = prune
+    }
+}
+
+/// An enumeration written in specs by its raw value, named in messages by `noun`.
+protocol SpecEnum: RawRepresentable<String>, CaseIterable {
+    static var noun: String { get }
+}

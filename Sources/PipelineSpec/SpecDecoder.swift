@@ -1,0 +1,247 @@
+/// Where each value of a spec was written, by key path, so validation can point at it.
+public struct SourceMap: Sendable {
+    private var locations: [KeyPath: SourceLocation] = [:]
+
+    mutating func record(_ path: KeyPath, _ location: SourceLocation) {
+        locations[path] = location
+    }
+
+    /// The location of the value at `path`, or of the nearest enclosing value that was written.
+    public func location(of path: KeyPath, fallback: SourceLocation = .start) -> SourceLocation {
+        locations[path] ?? fallback
+    }
+}
+
+/// Turns a `YAMLNode` tree into a `PipelineSpec`, collecting every type problem as it goes
+/// (unknown keys, wrong kinds of value, unparseable durations) rather than stopping at the first.
+struct SpecDecoder {
+    let file: String
+    private(set) var diagnostics: [Diagnostic] = []
+    private(set) var sourceMap = SourceMap()
+
+    init(file: String) {
+        self.file = file
+    }
+
+    /// The entries of one mapping, checked against the keys it may hold.
+    struct Fields {
+        let path: KeyPath
+        let location: SourceLocation
+        let values: [String: YAMLNode]
+    }
+
+    mutating func decode(_ root: YAMLNode) -> PipelineSpec? {
+        guard let fields = fields(root, at: .root, what: "a pipeline",
+                                  allowed: ["name", "description", "changes", "references", "stages"])
+        else { return nil }
+        let name = value(fields, "name", required: true) { $0.string($1, $2) }
+        let description = value(fields, "description", required: true) { $0.string($1, $2) }
+        let changes = value(fields, "changes") { $0.changes($1, $2) } ?? ChangeSettings()
+        let references = value(fields, "references") { $0.references($1, $2) }
+        let stages = value(fields, "stages", required: true) { $0.stages($1, $2) }
+        guard let name, let description, let stages else { return nil }
+        return PipelineSpec(name: name, description: description, changes: changes,
+                            references: references, stages: stages)
+    }
+
+    // MARK: Sections
+
+    private mutating func changes(_ node: YAMLNode, _ path: KeyPath) -> ChangeSettings? {
+        guard let fields = fields(node, at: path, what: "the change settings",
+                                  allowed: ["compare", "tests", "base", "head"]) else { return nil }
+        var settings = ChangeSettings()
+        settings.compare = value(fields, "compare") { $0.choice($1, $2) } ?? settings.compare
+        settings.tests = value(fields, "tests") { $0.string($1, $2) } ?? settings.tests
+        settings.base = value(fields, "base") { $0.string($1, $2) }
+        settings.head = value(fields, "head") { $0.string($1, $2) }
+        return settings
+    }
+
+    private mutating func references(_ node: YAMLNode, _ path: KeyPath) -> ReferenceSettings? {
+        guard let fields = fields(node, at: path, what: "the reference settings",
+                                  allowed: ["local", "feature", "develop", "endpoint", "region", "profile", "allow-http"])
+        else { return nil }
+        var settings = ReferenceSettings()
+        settings.local = value(fields, "local") { $0.string($1, $2) }
+        settings.feature = value(fields, "feature") { $0.storage($1, $2) }
+        settings.develop = value(fields, "develop") { $0.storage($1, $2) }
+        settings.endpoint = value(fields, "endpoint") { $0.string($1, $2) }
+        settings.region = value(fields, "region") { $0.string($1, $2) }
+        settings.profile = value(fields, "profile") { $0.string($1, $2) }
+        settings.allowHTTP = value(fields, "allow-http") { $0.bool($1, $2) } ?? false
+        return settings
+    }
+
+    private mutating func stages(_ node: YAMLNode, _ path: KeyPath) -> [Stage]? {
+        guard case .sequence(let items) = node.value else {
+            report(node.location, path, "expected a list of stages (lines starting with '- '), found \(node.kindDescription)")
+            return nil
+        }
+        var stages: [Stage] = []
+        var complete = true
+        for (index, item) in items.enumerated() {
+            let itemPath = path.appending(index: index)
+            sourceMap.record(itemPath, item.location)
+            if let stage = stage(item, itemPath) {
+                stages.append(stage)
+            } else {
+                complete = false
+            }
+        }
+        return complete ? stages : nil
+    }
+
+    /// A stage is written `- test` or `- test:` followed by its settings.
+    private mutating func stage(_ node: YAMLNode, _ path: KeyPath) -> Stage? {
+        let kindText: String, kindLocation: SourceLocation, settings: YAMLNode?
+        switch node.value {
+        case .scalar(let text):
+            (kindText, kindLocation, settings) = (text, node.location, nil)
+        case .mapping(let entries) where entries.count == 1:
+            (kindText, kindLocation, settings) = (entries[0].key, entries[0].keyLocation, entries[0].value)
+        case .mapping(let entries):
+            let kinds = entries.map { "'\($0.key)'" }.joined(separator: ", ")
+            report(node.location, path, "a stage has exactly one kind, found \(entries.count): \(kinds); "
+                + "indent the settings under the kind")
+            return nil
+        case .null, .sequence:
+            report(node.location, path, "expected a stage such as '- test:', found \(node.kindDescription)")
+            return nil
+        }
+        guard let kind = Stage.Kind(rawValue: kindText) else {
+            let names = Stage.Kind.allCases.map(\.rawValue)
+            report(kindLocation, path, "unknown stage '\(kindText)'; " + Suggestion.phrase(for: kindText, in: names))
+            return nil
+        }
+        let stagePath = path.appending(kind.rawValue)
+        let node = settings ?? YAMLNode(value: .null, location: kindLocation)
+        sourceMap.record(stagePath, node.location)
+        switch kind {
+        case .test: return testStage(node, stagePath).map(Stage.test)
+        case .promote: return promoteStage(node, stagePath).map(Stage.promote)
+        }
+    }
+
+    private mutating func testStage(_ node: YAMLNode, _ path: KeyPath) -> TestStage? {
+        guard let fields = fields(node, at: path, what: "the test settings", nullIsEmpty: true, allowed: [
+            "shards", "timeout", "retries", "select", "flaky", "timings", "junit", "package", "configuration",
+            "output-limit",
+        ]) else { return nil }
+        var stage = TestStage()
+        stage.shards = value(fields, "shards") {
+            $0.scalar($1, $2, expected: "a shard count: auto or a whole number", parse: ShardCount.init(parsing:))
+        } ?? stage.shards
+        stage.timeout = value(fields, "timeout") { $0.duration($1, $2) } ?? stage.timeout
+        stage.retries = value(fields, "retries") { $0.integer($1, $2) } ?? stage.retries
+        stage.select = value(fields, "select") { $0.choice($1, $2) } ?? stage.select
+        stage.flaky = value(fields, "flaky") { $0.choice($1, $2) } ?? stage.flaky
+        stage.timings = value(fields, "timings") { $0.string($1, $2) }
+        stage.junit = value(fields, "junit") { $0.string($1, $2) }
+        stage.package = value(fields, "package") { $0.string($1, $2) } ?? stage.package
+        stage.configuration = value(fields, "configuration") { $0.choice($1, $2) } ?? stage.configuration
+        stage.outputLimit = value(fields, "output-limit") {
+            $0.scalar($1, $2, expected: "a size, written like 512KB, 1MB or 2GiB", parse: ByteCount.init(parsing:))
+        } ?? stage.outputLimit
+        return stage
+    }
+
+    private mutating func promoteStage(_ node: YAMLNode, _ path: KeyPath) -> PromoteStage? {
+        guard let fields = fields(node, at: path, what: "the promote settings", nullIsEmpty: true,
+                                  allowed: ["from", "to", "prune"]) else { return nil }
+        var stage = PromoteStage()
+        stage.from = value(fields, "from") { $0.choice($1, $2) } ?? stage.from
+        stage.to = value(fields, "to") { $0.choice($1, $2) } ?? stage.to
+        stage.prune = value(fields, "prune") { $0.bool($1, $2) } ?? stage.prune
+        return stage
+    }
+
+    // MARK: Mappings and fields
+
+    private mutating func fields(_ node: YAMLNode, at path: KeyPath, what: String, nullIsEmpty: Bool = false,
+                                 allowed: [String]) -> Fields? {
+        let entries: [YAMLNode.Entry]
+        switch node.value {
+        case .mapping(let mapping): entries = mapping
+        case .null where nullIsEmpty: entries = []
+        default:
+            report(node.location, path, "expected a mapping of \(what) (key: value lines), found \(node.kindDescription)")
+            return nil
+        }
+        var values: [String: YAMLNode] = [:]
+        for entry in entries {
+            guard allowed.contains(entry.key) else {
+                report(entry.keyLocation, path,
+                       "unknown key '\(entry.key)'; " + Suggestion.phrase(for: entry.key, in: allowed))
+                continue
+            }
+            values[entry.key] = entry.value
+            sourceMap.record(path.appending(entry.key), entry.value.location)
+        }
+        return Fields(path: path, location: node.location, values: values)
+    }
+
+    /// Reads one field with `read`, or reports it missing when `required`.
+    private mutating func value<T>(_ fields: Fields, _ key: String, required: Bool = false,
+                                   _ read: (inout SpecDecoder, YAMLNode, KeyPath) -> T?) -> T? {
+        guard let node = fields.values[key] else {
+            if required { report(fields.location, fields.path, "missing required key '\(key)'") }
+            return nil
+        }
+        if case .null = node.value {
+            report(node.location, fields.path.appending(key), "has no value")
+            return nil
+        }
+        return read(&self, node, fields.path.appending(key))
+    }
+
+    // MARK: Scalars
+
+    private mutating func string(_ node: YAMLNode, _ path: KeyPath) -> String? {
+        scalar(node, path, expected: "a string") { $0 }
+    }
+
+    private mutating func bool(_ node: YAMLNode, _ path: KeyPath) -> Bool? {
+        scalar(node, path, expected: "true or false") { ["true": true, "false": false][$0] }
+    }
+
+    private mutating func integer(_ node: YAMLNode, _ path: KeyPath) -> Int? {
+        scalar(node, path, expected: "a whole number") { Int($0) }
+    }
+
+    private mutating func duration(_ node: YAMLNode, _ path: KeyPath) -> Duration? {
+        scalar(node, path, expected: "a duration, written like 90s, 2m or 1h", parse: Duration.init(parsingSpec:))
+    }
+
+    private mutating func storage(_ node: YAMLNode, _ path: KeyPath) -> StorageLocation? {
+        scalar(node, path, expected: "a folder path or s3://bucket/prefix", parse: StorageLocation.init(parsing:))
+    }
+
+    private mutating func choice<E: SpecEnum>(_ node: YAMLNode, _ path: KeyPath) -> E? {
+        guard case .scalar(let text) = node.value else {
+            return scalar(node, path, expected: "a \(E.noun)") { E(rawValue: $0) }
+        }
+        guard let choice = E(rawValue: text) else {
+            let names = E.allCases.map(\.rawValue)
+            report(node.location, path, "'\(text)' is not a \(E.noun); " + Suggestion.phrase(for: text, in: names))
+            return nil
+        }
+        return choice
+    }
+
+    private mutating func scalar<T>(_ node: YAMLNode, _ path: KeyPath, expected: String,
+                                    parse: (String) -> T?) -> T? {
+        guard case .scalar(let text) = node.value else {
+            report(node.location, path, "expected \(expected), found \(node.kindDescription)")
+            return nil
+        }
+        guard let value = parse(text) else {
+            report(node.location, path, "expected \(expected), found '\(text)'")
+            return nil
+        }
+        return value
+    }
+
+    private mutating func report(_ location: SourceLocation, _ path: KeyPath, _ message: String) {
+        diagnostics.append(Diagnostic(file: file, location: location, keyPath: path, message: message))
+    }
+}

@@ -1,0 +1,149 @@
+import Foundation
+
+/// The checks that need a whole, well-typed spec: ranges, names, and how fields fit together.
+/// Every problem is reported; none stops the others.
+struct SpecValidator {
+    let file: String
+    /// The file name without `.yml`: `pipeline run NAME` finds a pipeline by it.
+    let fileStem: String
+    let sourceMap: SourceMap
+    private(set) var diagnostics: [Diagnostic] = []
+
+    init(file: String, fileStem: String, sourceMap: SourceMap) {
+        self.file = file
+        self.fileStem = fileStem
+        self.sourceMap = sourceMap
+    }
+
+    static let maximumShards = 256
+    static let maximumRetries = 10
+    static let maximumOutputLimit = ByteCount(1 << 30)
+
+    mutating func validate(_ spec: PipelineSpec) {
+        let root = KeyPath.root
+        if !Self.isValidName(spec.name) {
+            report(root.appending("name"), "'\(spec.name)' is not a valid pipeline name; "
+                + "use lowercase letters, digits, '-' and '_', starting with a letter or digit")
+        } else if spec.name != fileStem {
+            report(root.appending("name"), "'\(spec.name)' differs from the file name '\(fileStem).yml'; "
+                + "rename one so they match (pipeline run finds pipelines by file name)")
+        }
+        if spec.description.trimmingCharacters(in: .whitespaces).isEmpty {
+            report(root.appending("description"), "is empty; write one line saying what the pipeline is for")
+        } else if spec.description.contains("\n") {
+            report(root.appending("description"), "must be one line (pipeline list shows it beside the name)")
+        }
+        validate(spec.changes, at: root.appending("changes"))
+        if let references = spec.references {
+            validate(references, at: root.appending("references"))
+        }
+        validateStages(spec)
+    }
+
+    private mutating func validate(_ changes: ChangeSettings, at path: KeyPath) {
+        let pattern = changes.tests
+        if pattern.isEmpty || pattern.contains("/") || pattern.allSatisfy({ $0 == "*" || $0 == "?" }) {
+            report(path.appending("tests"), "'\(pattern)' is not a test directory name pattern; "
+                + "write a name with * or ? wildcards, such as *Tests")
+        }
+    }
+
+    private mutating func validate(_ references: ReferenceSettings, at path: KeyPath) {
+        for role in StoreRole.allCases {
+            guard case .s3(let bucket, _) = references.location(of: role) else { continue }
+            if !Self.isValidBucket(bucket) {
+                report(path.appending(role.rawValue), "'\(bucket)' is not a valid S3 bucket name "
+                    + "(3–63 lowercase letters, digits, '.' and '-')")
+            }
+        }
+        if let feature = references.feature, feature == references.develop {
+            report(path.appending("develop"), "is the same store as feature (\(feature)); they must differ")
+        }
+        if let endpoint = references.endpoint {
+            validate(endpoint: endpoint, allowHTTP: references.allowHTTP, at: path.appending("endpoint"))
+        }
+    }
+
+    private mutating func validate(endpoint: String, allowHTTP: Bool, at path: KeyPath) {
+        guard let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(),
+              ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty
+        else {
+            report(path, "'\(endpoint)' is not an http(s) URL such as https://s3.example.com")
+            return
+        }
+        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        if scheme == "http", !loopback, !allowHTTP {
+            report(path, "plain http to '\(host)' would send credentials unencrypted; "
+                + "use https, or set allow-http: true")
+        }
+    }
+
+    private mutating func validateStages(_ spec: PipelineSpec) {
+        let path = KeyPath.root.appending("stages")
+        if spec.stages.isEmpty {
+            report(path, "has no stages; add at least one ("
+                + Stage.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+        }
+        var firstIndex: [Stage.Kind: Int] = [:]
+        for (index, stage) in spec.stages.enumerated() {
+            let stagePath = path.appending(index: index).appending(stage.kind.rawValue)
+            if let first = firstIndex[stage.kind] {
+                report(path.appending(index: index), "stage '\(stage.kind.rawValue)' already runs as stages[\(first)]; "
+                    + "a pipeline runs each kind of stage once")
+            } else {
+                firstIndex[stage.kind] = index
+            }
+            switch stage {
+            case .test(let test): validate(test, at: stagePath)
+            case .promote(let promote): validate(promote, references: spec.references, at: stagePath)
+            }
+        }
+    }
+
+    private mutating func validate(_ test: TestStage, at path: KeyPath) {
+        if case .fixed(let count) = test.shards, !(1...Self.maximumShards).contains(count) {
+            report(path.appending("shards"), "must be auto or between 1 and \(Self.maximumShards) (found \(count))")
+        }
+        if test.timeout <= .zero {
+            report(path.appending("timeout"), "must be greater than zero (found \(test.timeout.specText))")
+        }
+        if !(0...Self.maximumRetries).contains(test.retries) {
+            report(path.appending("retries"), "must be between 0 and \(Self.maximumRetries) (found \(test.retries))")
+        }
+        if test.outputLimit.bytes <= 0 || test.outputLimit > Self.maximumOutputLimit {
+            report(path.appending("output-limit"),
+                   "must be between 1 byte and \(Self.maximumOutputLimit) (found \(test.outputLimit))")
+        }
+    }
+
+    private mutating func validate(_ promote: PromoteStage, references: ReferenceSettings?, at path: KeyPath) {
+        if promote.from == promote.to {
+            report(path.appending("to"), "is the same store as from (\(promote.from.rawValue)); promote copies between two stores")
+        }
+        for role in [promote.from, promote.to] where references?.location(of: role) == nil {
+            report(path, "needs references.\(role.rawValue) (a folder path or s3://bucket/prefix)")
+        }
+    }
+
+    private mutating func report(_ path: KeyPath, _ message: String) {
+        diagnostics.append(Diagnostic(file: file, location: sourceMap.location(of: path), keyPath: path,
+                                      message: message))
+    }
+
+    static func isValidName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first.isASCIILowercaseOrDigit else { return false }
+        return name.unicodeScalars.allSatisfy { $0.isASCIILowercaseOrDigit || $0 == "-" || $0 == "_" }
+    }
+
+    static func isValidBucket(_ bucket: String) -> Bool {
+        (3...63).contains(bucket.count)
+            && bucket.unicodeScalars.allSatisfy { $0.isASCIILowercaseOrDigit || $0 == "." || $0 == "-" }
+            && bucket.first != "." && bucket.first != "-" && bucket.last != "." && bucket.last != "-"
+    }
+}
+
+extension Unicode.Scalar {
+    fileprivate var isASCIILowercaseOrDigit: Bool {
+        ("a"..."z").contains(self) || ("0"..."9").contains(self)
+    }
+}

@@ -1,0 +1,2 @@
+import PipelineCLI
+await PipelineMain.run()
