@@ -14,10 +14,16 @@ public struct SourceMap: Sendable {
 
 /// Turns a `YAMLNode` tree into a `PipelineSpec`, collecting every type problem as it goes
 /// (unknown keys, wrong kinds of value, unparseable durations) rather than stopping at the first.
+/// A value it cannot read is left at its default and its path is remembered in `reported`,
+/// so validation can still check everything else without repeating the complaint.
 struct SpecDecoder {
     let file: String
     private(set) var diagnostics: [Diagnostic] = []
     private(set) var sourceMap = SourceMap()
+    /// Paths already reported on (and their enclosing paths for missing keys).
+    private(set) var reported: Set<KeyPath> = []
+    /// For each decoded stage, its index in the spec's list (stages that could not be read are left out).
+    private(set) var stageIndices: [Int] = []
 
     init(file: String) {
         self.file = file
@@ -39,9 +45,8 @@ struct SpecDecoder {
         let changes = value(fields, "changes") { $0.changes($1, $2) } ?? ChangeSettings()
         let references = value(fields, "references") { $0.references($1, $2) }
         let stages = value(fields, "stages", required: true) { $0.stages($1, $2) }
-        guard let name, let description, let stages else { return nil }
-        return PipelineSpec(name: name, description: description, changes: changes,
-                            references: references, stages: stages)
+        return PipelineSpec(name: name ?? "", description: description ?? "", changes: changes,
+                            references: references, stages: stages ?? [])
     }
 
     // MARK: Sections
@@ -78,17 +83,17 @@ struct SpecDecoder {
             return nil
         }
         var stages: [Stage] = []
-        var complete = true
         for (index, item) in items.enumerated() {
             let itemPath = path.appending(index: index)
             sourceMap.record(itemPath, item.location)
             if let stage = stage(item, itemPath) {
                 stages.append(stage)
-            } else {
-                complete = false
+                stageIndices.append(index)
             }
         }
-        return complete ? stages : nil
+        if items.isEmpty || !stages.isEmpty { return stages }
+        reported.insert(path)
+        return nil
     }
 
     /// A stage is written `- test` or `- test:` followed by its settings.
@@ -184,7 +189,10 @@ struct SpecDecoder {
     private mutating func value<T>(_ fields: Fields, _ key: String, required: Bool = false,
                                    _ read: (inout SpecDecoder, YAMLNode, KeyPath) -> T?) -> T? {
         guard let node = fields.values[key] else {
-            if required { report(fields.location, fields.path, "missing required key '\(key)'") }
+            if required {
+                report(fields.location, fields.path, "missing required key '\(key)'")
+                reported.insert(fields.path.appending(key))
+            }
             return nil
         }
         if case .null = node.value {
@@ -242,6 +250,7 @@ struct SpecDecoder {
     }
 
     private mutating func report(_ location: SourceLocation, _ path: KeyPath, _ message: String) {
+        reported.insert(path)
         diagnostics.append(Diagnostic(file: file, location: location, keyPath: path, message: message))
     }
 }

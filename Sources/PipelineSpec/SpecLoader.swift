@@ -14,12 +14,14 @@ public enum SpecLoader {
         let decoded = decoder.decode(root)
         var diagnostics = decoder.diagnostics
         if let decoded {
-            var validator = SpecValidator(file: file, fileStem: fileStem, sourceMap: decoder.sourceMap)
+            var validator = SpecValidator(file: file, fileStem: fileStem, decoder: decoder)
             validator.validate(decoded)
             diagnostics += validator.diagnostics
         }
         guard let spec = decoded, diagnostics.isEmpty else {
-            throw .invalid(diagnostics.sorted { $0.location < $1.location })
+            // Sorted by place; the sort is stable, so problems at one place keep the order they were found in.
+            throw .invalid(diagnostics.enumerated().sorted { ($0.element.location, $0.offset) < ($1.element.location, $1.offset) }
+                .map(\.element))
         }
         return spec
     }

@@ -7,12 +7,18 @@ struct SpecValidator {
     /// The file name without `.yml`: `pipeline run NAME` finds a pipeline by it.
     let fileStem: String
     let sourceMap: SourceMap
+    /// Paths the decoder already reported on: their values are defaults, not the user's, so not checked.
+    let alreadyReported: Set<KeyPath>
+    /// For each stage of the spec, its index in the file's list.
+    let stageIndices: [Int]
     private(set) var diagnostics: [Diagnostic] = []
 
-    init(file: String, fileStem: String, sourceMap: SourceMap) {
+    init(file: String, fileStem: String, decoder: SpecDecoder) {
         self.file = file
         self.fileStem = fileStem
-        self.sourceMap = sourceMap
+        self.sourceMap = decoder.sourceMap
+        self.alreadyReported = decoder.reported
+        self.stageIndices = decoder.stageIndices
     }
 
     static let maximumShards = 256
@@ -85,7 +91,7 @@ struct SpecValidator {
                 + Stage.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
         }
         var firstIndex: [Stage.Kind: Int] = [:]
-        for (index, stage) in spec.stages.enumerated() {
+        for (stage, index) in zip(spec.stages, stageIndices) {
             let stagePath = path.appending(index: index).appending(stage.kind.rawValue)
             if let first = firstIndex[stage.kind] {
                 report(path.appending(index: index), "stage '\(stage.kind.rawValue)' already runs as stages[\(first)]; "
@@ -126,6 +132,7 @@ struct SpecValidator {
     }
 
     private mutating func report(_ path: KeyPath, _ message: String) {
+        guard !alreadyReported.contains(path) else { return }
         diagnostics.append(Diagnostic(file: file, location: sourceMap.location(of: path), keyPath: path,
                                       message: message))
     }

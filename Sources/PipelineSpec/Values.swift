@@ -79,6 +79,7 @@ extension Duration {
         let milliseconds = components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000
         let sign = milliseconds < 0 ? "-" : ""
         let magnitude = abs(milliseconds)
+        if magnitude == 0 { return "0s" }
         if magnitude < 1_000 { return "\(sign)\(magnitude)ms" }
         if magnitude % 1_000 != 0 || magnitude < 60_000 {
             let seconds = Double(magnitude) / 1_000

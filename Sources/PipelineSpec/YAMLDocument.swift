@@ -71,7 +71,7 @@ public enum YAMLDocument {
             guard depth <= YAMLDocument.maximumDepth else {
                 throw fail(location, "nesting is deeper than \(YAMLDocument.maximumDepth) levels")
             }
-            try refuseProperties(of: node, at: location)
+            try refuseProperties(at: location)
             switch node {
             case .alias:
                 throw fail(location, "aliases (*name) are not supported in pipeline specs; write the value out")
@@ -87,7 +87,7 @@ public enum YAMLDocument {
                 var entries: [YAMLNode.Entry] = []
                 for (key, value) in mapping {
                     let keyLocation = key.mark.map { SourceLocation(line: $0.line, column: $0.column) } ?? location
-                    try refuseProperties(of: key, at: keyLocation)
+                    try refuseProperties(at: keyLocation)
                     guard case .scalar(let keyScalar) = key else {
                         throw fail(keyLocation, "keys must be plain names, not lists or mappings")
                     }
@@ -98,22 +98,19 @@ public enum YAMLDocument {
             }
         }
 
-        /// Refuses anchors and tags. Tags are read from the text at the node's start, where libyaml
-        /// places its properties: Yams gives quoted scalars a `!!str` tag of its own and resolves key tags.
-        private func refuseProperties(of node: Yams.Node, at location: SourceLocation) throws(Diagnostic) {
-            let anchor: Anchor? = switch node {
-            case .scalar(let scalar): scalar.anchor
-            case .mapping(let mapping): mapping.anchor
-            case .sequence(let sequence): sequence.anchor
-            case .alias: nil
-            }
-            if let anchor {
-                throw fail(location,
-                           "anchors (&\(anchor.rawValue)) and aliases are not supported in pipeline specs; write the value out")
-            }
-            if lines.scalar(at: location) == "!" {
-                let tag = lines.word(at: location)
-                throw fail(location, "tags (\(tag)) are not supported in pipeline specs; remove the tag")
+        /// Refuses anchors and tags, read from the text at the node's start, where libyaml places a node's
+        /// properties. (Yams holds anchors weakly, gives quoted scalars a `!!str` tag of its own and
+        /// resolves key tags, so its nodes cannot answer this.)
+        private func refuseProperties(at location: SourceLocation) throws(Diagnostic) {
+            switch lines.scalar(at: location) {
+            case "&":
+                throw fail(location, "anchors (\(lines.word(at: location))) and aliases are not supported "
+                    + "in pipeline specs; write the value out")
+            case "!":
+                throw fail(location, "tags (\(lines.word(at: location))) are not supported in pipeline specs; "
+                    + "remove the tag")
+            default:
+                return
             }
         }
 
@@ -142,6 +139,11 @@ public enum YAMLDocument {
         case .composer(let context, let problem, let mark, _):
             if context?.text.contains("single document") == true {
                 return at(mark, "found a second YAML document; a pipeline file holds exactly one")
+            }
+            if problem.contains("undefined alias") {
+                let location = SourceLocation(line: mark.line, column: mark.column)
+                return Diagnostic(file: file, location: location, message:
+                    "aliases (\(lines.word(at: location))) are not supported in pipeline specs; write the value out")
             }
             return at(mark, "not valid YAML: \(problem)")
         case .reader(let problem, let offset, _, _):

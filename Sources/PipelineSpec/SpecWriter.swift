@@ -1,0 +1,67 @@
+import Foundation
+
+/// Writes a `PipelineSpec` back as YAML-lite text that `SpecLoader` reads to the same value.
+/// Every setting is written out, defaults included, so the text shows what the pipeline will do.
+public enum SpecWriter {
+    public static func yaml(_ spec: PipelineSpec) -> String {
+        var lines = ["name: \(quoted(spec.name))", "description: \(quoted(spec.description))", "changes:"]
+        lines.append("  compare: \(spec.changes.compare.rawValue)")
+        lines.append("  tests: \(quoted(spec.changes.tests))")
+        optional("base", spec.changes.base, indent: 2, into: &lines)
+        optional("head", spec.changes.head, indent: 2, into: &lines)
+        if let references = spec.references {
+            lines.append("references:")
+            optional("local", references.local, indent: 2, into: &lines)
+            optional("feature", references.feature?.description, indent: 2, into: &lines)
+            optional("develop", references.develop?.description, indent: 2, into: &lines)
+            optional("endpoint", references.endpoint, indent: 2, into: &lines)
+            optional("region", references.region, indent: 2, into: &lines)
+            optional("profile", references.profile, indent: 2, into: &lines)
+            lines.append("  allow-http: \(references.allowHTTP)")
+        }
+        lines.append("stages:")
+        for stage in spec.stages {
+            lines.append("  - \(stage.kind.rawValue):")
+            switch stage {
+            case .test(let test):
+                lines.append("      shards: \(test.shards)")
+                lines.append("      timeout: \(test.timeout.specText)")
+                lines.append("      retries: \(test.retries)")
+                lines.append("      select: \(test.select.rawValue)")
+                lines.append("      flaky: \(test.flaky.rawValue)")
+                optional("timings", test.timings, indent: 6, into: &lines)
+                optional("junit", test.junit, indent: 6, into: &lines)
+                lines.append("      package: \(quoted(test.package))")
+                lines.append("      configuration: \(test.configuration.rawValue)")
+                lines.append("      output-limit: \(test.outputLimit.bytes)")
+            case .promote(let promote):
+                lines.append("      from: \(promote.from.rawValue)")
+                lines.append("      to: \(promote.to.rawValue)")
+                lines.append("      prune: \(promote.prune)")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    private static func optional(_ key: String, _ value: String?, indent: Int, into lines: inout [String]) {
+        guard let value else { return }
+        lines.append(String(repeating: " ", count: indent) + "\(key): \(quoted(value))")
+    }
+
+    /// A double-quoted YAML string: always a string, whatever characters it holds.
+    static func quoted(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                result += String(format: "\\u%04X", scalar.value)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}
