@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+@testable import PipelineCLI
+
+@Suite("The pipeline binary, end to end")
+struct CLITests {
+    @Test("--version names the linked libgit2 and libcurl")
+    func version() throws {
+        let workspace = try Workspace(pipelines: [:])
+        let result = try workspace.run("--version")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("pipeline \(Version.number) (libgit2 1."))
+        #expect(result.stdout.contains("libcurl 7.") || result.stdout.contains("libcurl 8."))
+    }
+
+    @Test("list shows every pipeline with its description and stages, and the reference commands")
+    func list() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge, "nightly.yml": Specs.nightly])
+        let result = try workspace.run("list")
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "Pipelines in pipelines/:")
+        #expect(lines.contains("  nightly     The full suite every night."))
+        #expect(lines.contains("  post-merge  After a merge into develop, test in shards and promote the changed tests' references."))
+        #expect(lines.contains("              1. test: 3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests"))
+        #expect(lines.contains("              2. promote: feature → develop for the changed tests, keep files feature no longer has"))
+        #expect(lines.contains("              run: pipeline run post-merge   (add --dry-run to see the plan)"))
+        #expect(result.stdout.contains("pipeline refs push TEST…"))
+        #expect(result.stdout.contains("(developers, when opening a pull request)"))
+    }
+
+    @Test("list --json gives each pipeline's plan")
+    func listJSON() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
+        let result = try workspace.run("list", "--json")
+        #expect(result.status == 0)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.count == 1)
+        #expect(entries[0]["name"] as? String == "post-merge")
+        let plan = try #require(entries[0]["plan"] as? [String: Any])
+        #expect((plan["stages"] as? [[String: Any]])?.map { $0["kind"] as? String } == ["test", "promote"])
+    }
+
+    @Test("list marks an invalid pipeline and exits 3")
+    func listInvalid() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge, "broken.yml": "name: broken\n"])
+        let result = try workspace.run("list")
+        #expect(result.status == 3)
+        #expect(result.stdout.contains("  broken      (invalid: 2 problems)"))
+        #expect(result.stderr == "error: 1 of 2 pipelines have problems; run 'pipeline validate' to see them\n")
+    }
+
+    @Test("validate checks all of pipelines/ and exits 0 when clean")
+    func validateClean() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge, "nightly.yml": Specs.nightly])
+        let result = try workspace.run("validate")
+        #expect(result.status == 0)
+        #expect(result.stdout == "ok: pipelines/nightly.yml (1 stage)\nok: pipelines/post-merge.yml (2 stages)\n")
+    }
+
+    @Test("validate prints every problem as FILE:LINE:COLUMN and exits 3")
+    func validateProblems() throws {
+        let broken = """
+        name: broken
+        description: two problems
+        stages:
+          - test:
+              shards: many
+              timout: 2m
+
+        """
+        let workspace = try Workspace(pipelines: ["broken.yml": broken, "nightly.yml": Specs.nightly])
+        let result = try workspace.run("validate")
+        #expect(result.status == 3)
+        #expect(result.stdout == "ok: pipelines/nightly.yml (1 stage)\n")
+        #expect(result.stderr == """
+        pipelines/broken.yml:5:15: stages[0].test.shards: expected a shard count: auto or a whole number, found 'many'
+        pipelines/broken.yml:6:7: stages[0].test: unknown key 'timout'; did you mean 'timeout'?
+        error: 1 of 2 files invalid, 2 problems in all
+
+        """)
+    }
+
+    @Test("validate takes files by path, as given")
+    func validateFiles() throws {
+        let workspace = try Workspace(pipelines: [:])
+        try workspace.write("name: elsewhere\ndescription: x\nstages: [test]\n", to: "elsewhere.yml")
+        let good = try workspace.run("validate", "elsewhere.yml")
+        #expect(good.status == 0)
+        #expect(good.stdout == "ok: elsewhere.yml (1 stage)\n")
+        let missing = try workspace.run("validate", "nowhere.yml")
+        #expect(missing.status == 3)
+        #expect(missing.stderr == "nowhere.yml: cannot read: no such file\nerror: 1 of 1 file invalid, 1 problem in all\n")
+    }
+
+    @Test("run --dry-run prints the plan and writes nothing")
+    func dryRun() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
+        let before = workspace.listing()
+        let result = try workspace.run("run", "post-merge", "--dry-run")
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+        pipeline post-merge (pipelines/post-merge.yml)
+          After a merge into develop, test in shards and promote the changed tests' references.
+
+        changes: HEAD (a merge commit) against its first parent; test directories named *Tests
+        references: local Tests/__Snapshots__, feature .pipeline/storage/feature, develop .pipeline/storage/develop
+        stages:
+          1. test     3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests
+          2. promote  feature → develop for the changed tests, keep files feature no longer has
+
+        dry run: nothing was built, run, written or uploaded
+
+        """)
+        #expect(workspace.listing() == before)
+    }
+
+    @Test("run --dry-run --json gives the plan for machines")
+    func dryRunJSON() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
+        let result = try workspace.run("run", "post-merge", "--dry-run", "--json")
+        #expect(result.status == 0)
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(plan["pipeline"] as? String == "post-merge")
+        #expect(plan["dryRun"] as? Bool == true)
+        let stages = try #require(plan["stages"] as? [[String: Any]])
+        let test = try #require(stages.first?["test"] as? [String: Any])
+        #expect(test["shardCount"] as? Int == 3)
+        #expect(test["timeoutSeconds"] as? Double == 120)
+        #expect(test["retries"] as? Int == 1)
+        let promote = try #require(stages.last?["promote"] as? [String: Any])
+        #expect(promote["toLocation"] as? String == ".pipeline/storage/develop")
+    }
+
+    @Test("an unknown pipeline name lists the ones that exist, exit 2")
+    func unknownPipeline() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge, "nightly.yml": Specs.nightly])
+        let result = try workspace.run("run", "post-merg", "--dry-run")
+        #expect(result.status == 2)
+        #expect(result.stderr == "error: no pipeline named 'post-merg' in pipelines/; available: nightly, post-merge\n")
+    }
+
+    @Test("an invalid pipeline is not run: its problems, exit 3")
+    func runInvalid() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": "name: post-merge\ndescription: x\nstages: [tests]\n"])
+        let result = try workspace.run("run", "post-merge", "--dry-run")
+        #expect(result.status == 3)
+        #expect(result.stderr == "pipelines/post-merge.yml:3:10: stages[0]: unknown stage 'tests'; did you mean 'test'?\n")
+    }
+
+    @Test("no pipelines/ folder: say where it looked, exit 3")
+    func noPipelinesFolder() throws {
+        let workspace = try Workspace(pipelines: [:])
+        try FileManager.default.removeItem(at: workspace.root.appendingPathComponent("pipelines"))
+        let result = try workspace.run("list")
+        #expect(result.status == 3)
+        #expect(result.stderr.hasPrefix("error: no pipelines/ folder in "))
+        #expect(result.stderr.contains(workspace.root.lastPathComponent))
+    }
+
+    @Test("-C runs as if started in another folder")
+    func directoryOption() throws {
+        let workspace = try Workspace(pipelines: ["nightly.yml": Specs.nightly])
+        let result = try PipelineBinary.run(["validate", "-C", workspace.root.path], in: FileManager.default.temporaryDirectory)
+        #expect(result.status == 0)
+        #expect(result.stdout == "ok: pipelines/nightly.yml (1 stage)\n")
+    }
+
+    @Test("usage errors exit 2 with the argument parser's message")
+    func usageErrors() throws {
+        let workspace = try Workspace(pipelines: [:])
+        let unknown = try workspace.run("frobnicate")
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("Unexpected argument 'frobnicate'"))
+        let missing = try workspace.run("run")
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("Missing expected argument '<name>'"))
+    }
+
+    @Test("help for every command exits 0 and explains it", arguments: [
+        ["--help"], ["list", "--help"], ["validate", "--help"], ["run", "--help"],
+    ])
+    func help(_ arguments: [String]) throws {
+        let workspace = try Workspace(pipelines: [:])
+        let result = try PipelineBinary.run(arguments, in: workspace.root)
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("USAGE: pipeline"))
+    }
+
+    @Test("shell completion scripts come from the argument parser")
+    func completion() throws {
+        let workspace = try Workspace(pipelines: [:])
+        let result = try workspace.run("--generate-completion-script", "bash")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("_pipeline()"))
+    }
+
+    @Test("exit codes are distinct")
+    func exitCodes() {
+        let codes = ExitStatus.allCases.map(\.rawValue)
+        #expect(Set(codes).count == codes.count)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// Runs the built `pipeline` executable as a user would, capturing its output and exit status.
+enum PipelineBinary {
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// The folder holding the built products (the test bundle's folder).
+    static let productsDirectory: URL = {
+        #if os(macOS)
+        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        #endif
+        return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+    }()
+
+    static let url = productsDirectory.appendingPathComponent("pipeline")
+
+    /// Runs `pipeline ARGUMENTS` in `directory` with no input; output goes through files, so no pipe can fill up.
+    static func run(_ arguments: [String], in directory: URL) throws -> Result {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = directory
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: try String(contentsOf: outURL, encoding: .utf8),
+                      stderr: try String(contentsOf: errURL, encoding: .utf8))
+    }
+}
+
+/// A throwaway repository folder with a `pipelines/` folder, removed when the test ends.
+struct Workspace: ~Copyable {
+    let root: URL
+
+    init(pipelines: [String: String]) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-e2e-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("pipelines"), withIntermediateDirectories: true)
+        for (name, text) in pipelines {
+            try write(text, to: "pipelines/\(name)")
+        }
+    }
+
+    func write(_ text: String, to path: String) throws {
+        try Data(text.utf8).write(to: root.appendingPathComponent(path))
+    }
+
+    func run(_ arguments: String...) throws -> PipelineBinary.Result {
+        try PipelineBinary.run(arguments, in: root)
+    }
+
+    /// Every path below the root, to prove a command wrote nothing.
+    func listing() -> [String] {
+        (FileManager.default.subpaths(atPath: root.path) ?? []).sorted()
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: root)
+    }
+}
+
+enum Specs {
+    static let postMerge = """
+    name: post-merge
+    description: After a merge into develop, test in shards and promote the changed tests' references.
+    changes:
+      compare: merge
+      tests: "*Tests"
+    references:
+      local: Tests/__Snapshots__
+      feature: .pipeline/storage/feature
+      develop: .pipeline/storage/develop
+    stages:
+      - test:
+          shards: 3
+          timeout: 120s
+          retries: 1
+      - promote:
+          from: feature
+          to: develop
+
+    """
+
+    static let nightly = """
+    name: nightly
+    description: The full suite every night.
+    stages:
+      - test:
+          shards: auto
+          timeout: 10m
+
+    """
+}

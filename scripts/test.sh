@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The whole test suite: set-up, a build that must be free of warnings in this project's code, then swift test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/setup.sh
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+swift build --build-tests 2>&1 | tee "$log"
+# Warnings in dependencies are not ours to fix; warnings in Sources/ and Tests/ fail the run.
+if grep -E "^$PWD/(Sources|Tests)/.*: warning:" "$log"; then
+    echo "test: the build has warnings in this project's code (above)" >&2
+    exit 1
+fi
+
+swift test --skip-build "$@"
