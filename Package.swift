@@ -24,7 +24,7 @@ let package = Package(
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
         .target(name: "PipelineSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Runs a pipeline's stages; renders the dry-run plan and the task list.
-        .target(name: "Orchestrator", dependencies: ["PipelineSpec"]),
+        .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges"]),
         // libgit2 wrapper: revisions, merge bases, tree diffs.
         .target(name: "GitChanges", dependencies: ["CLibgit2", "CShims"]),
         // Reference storage: folder and S3 (libcurl) stores, promotion.
@@ -38,6 +38,7 @@ let package = Package(
 
         .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"],
                     resources: [.copy("Fixtures")]),
+        .testTarget(name: "GitChangesTests", dependencies: ["GitChanges"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI"]),
     ]
 )

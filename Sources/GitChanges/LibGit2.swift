@@ -1,5 +1,68 @@
 import CLibgit2
 
+/// Why git could not answer. Messages say what to do, not what libgit2 called it.
+public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// No repository at `path` or any folder above it.
+    case notARepository(path: String)
+    /// The repository belongs to another user and git refuses to read it.
+    case notOwned(path: String)
+    /// `revision` names no commit.
+    case unknownRevision(String, reason: String)
+    /// The repository has no commits yet.
+    case noCommits(path: String)
+    /// A shallow clone lacks the history the comparison needs.
+    case shallowClone(missing: String)
+    /// The two revisions share no history.
+    case noMergeBase(String, String)
+    /// Any other libgit2 failure: the operation, libgit2's code, error class and message.
+    case libgit2(operation: String, code: Int32, errorClass: Int32, message: String)
+
+    public var description: String {
+        switch self {
+        case .notARepository(let path):
+            "not a git repository: \(path) (nor any folder above it)"
+        case .notOwned(let path):
+            "the repository at \(path) belongs to another user; if you trust it, run "
+                + "'git config --global --add safe.directory \(path)'"
+        case .unknownRevision(let revision, let reason):
+            "unknown revision '\(revision)': \(reason)"
+        case .noCommits(let path):
+            "the repository at \(path) has no commits yet"
+        case .shallowClone(let missing):
+            "shallow clone: \(missing) is not in this clone; fetch more history "
+                + "('git fetch --deepen=1', or 'git fetch --unshallow'; in GitHub Actions, 'fetch-depth: 0')"
+        case .noMergeBase(let first, let second):
+            "'\(first)' and '\(second)' have no common ancestor"
+        case .libgit2(let operation, let code, let errorClass, let message):
+            "\(operation) failed: \(message) (libgit2 error \(code), class \(errorClass))"
+        }
+    }
+}
+
+/// libgit2's process-wide set-up, and the one checker every libgit2 call goes through.
+enum LibGit2Runtime {
+    /// `git_libgit2_init` runs once per process, before any repository is opened.
+    private static let initialized: Int32 = git_libgit2_init()
+
+    static func ensureInitialized() {
+        _ = initialized
+    }
+
+    /// Returns `result` when it is not an error; otherwise reads libgit2's thread-local error at once
+    /// and throws it. The last error is read in the same synchronous call that failed.
+    @discardableResult
+    static func check(_ result: Int32, _ operation: @autoclosure () -> String) throws(GitError) -> Int32 {
+        guard result < 0 else { return result }
+        let (errorClass, message) = lastError()
+        throw .libgit2(operation: operation(), code: result, errorClass: errorClass, message: message)
+    }
+
+    static func lastError() -> (errorClass: Int32, message: String) {
+        guard let error = git_error_last() else { return (0, "no message") }
+        return (error.pointee.klass, error.pointee.message.map { String(cString: $0) } ?? "no message")
+    }
+}
+
 /// Facts about the libgit2 this binary is linked against.
 public enum LibGit2 {
     /// The linked libgit2's version, such as `1.5.1`.

@@ -15,7 +15,7 @@ struct PipelineCommand: AsyncParsableCommand {
         4 git error, 5 storage error, 6 build failed, 70 internal error, 130 interrupted.
         """,
         version: "pipeline \(Version.number) (libgit2 \(LibGit2.version), libcurl \(Curl.version))",
-        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self]
+        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self]
     )
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GitChanges
 import PipelineSpec
 
 /// Runs the `pipeline` command line and exits with a documented status.
@@ -32,6 +33,9 @@ public enum PipelineMain {
         case SpecError.invalid(let diagnostics):
             diagnostics.forEach { Console.error($0.description) }
             return .spec
+        case let error as GitError:
+            Console.error("error: \(error)")
+            return .git
         case let error as SpecError:
             Console.error("error: \(error)")
             if case .unknownPipeline = error { return .usage }

@@ -1,0 +1,153 @@
+import CLibgit2
+
+/// Owns one libgit2 object and frees it exactly once, when the owner goes away.
+/// The pointer never leaves this library.
+final class Owned {
+    let pointer: OpaquePointer
+    private let free: (OpaquePointer) -> Void
+
+    init(_ pointer: OpaquePointer, free: @escaping (OpaquePointer) -> Void) {
+        self.pointer = pointer
+        self.free = free
+    }
+
+    deinit {
+        free(pointer)
+    }
+}
+
+/// An open repository.
+final class Repository {
+    let handle: Owned
+    /// The folder shown in messages: the work tree, or the git folder of a bare repository.
+    let displayPath: String
+
+    init(discoveringFrom path: String) throws(GitError) {
+        LibGit2Runtime.ensureInitialized()
+        var repository: OpaquePointer?
+        let result = git_repository_open_ext(&repository, path, 0, nil)
+        if result == GIT_ENOTFOUND.rawValue {
+            throw .notARepository(path: path)
+        }
+        if result < 0 {
+            let (_, message) = LibGit2Runtime.lastError()
+            if result == GIT_EOWNER.rawValue || message.contains("safe.directory") || message.contains("owned by") {
+                throw .notOwned(path: path)
+            }
+        }
+        try LibGit2Runtime.check(result, "opening the repository at \(path)")
+        guard let repository else { throw .notARepository(path: path) }
+        handle = Owned(repository, free: git_repository_free)
+        let workdir = git_repository_workdir(repository).map { String(cString: $0) }
+        let gitdir = git_repository_path(repository).map { String(cString: $0) } ?? path
+        displayPath = String((workdir ?? gitdir).reversed().drop { $0 == "/" }.reversed())
+    }
+
+    var isShallow: Bool { git_repository_is_shallow(handle.pointer) == 1 }
+
+    /// The commit a revision names (`HEAD~2`, `origin/develop`, a tag, a short SHA).
+    func commit(_ revision: String) throws(GitError) -> Commit {
+        var object: OpaquePointer?
+        let result = git_revparse_single(&object, handle.pointer, revision)
+        if result < 0 {
+            let (_, message) = LibGit2Runtime.lastError()
+            if revision == "HEAD", git_repository_head_unborn(handle.pointer) == 1 {
+                throw .noCommits(path: displayPath)
+            }
+            if result == GIT_ENOTFOUND.rawValue || result == GIT_EAMBIGUOUS.rawValue
+                || result == GIT_EINVALIDSPEC.rawValue {
+                throw .unknownRevision(revision, reason: message)
+            }
+            try LibGit2Runtime.check(result, "reading revision '\(revision)'")
+        }
+        guard let object else { throw .unknownRevision(revision, reason: "no object") }
+        let owned = Owned(object, free: git_object_free)
+        var peeled: OpaquePointer?
+        let peel = git_object_peel(&peeled, owned.pointer, GIT_OBJECT_COMMIT)
+        if peel < 0 {
+            let (_, message) = LibGit2Runtime.lastError()
+            throw .unknownRevision(revision, reason: "it does not name a commit (\(message))")
+        }
+        guard let peeled else { throw .unknownRevision(revision, reason: "no commit") }
+        return Commit(Owned(peeled, free: git_object_free))
+    }
+
+    /// The best common ancestor of two commits.
+    func mergeBase(_ first: Commit, _ second: Commit, names: (String, String)) throws(GitError) -> Commit {
+        var oid = git_oid()
+        var firstID = first.oid, secondID = second.oid
+        let result = git_merge_base(&oid, handle.pointer, &firstID, &secondID)
+        if result == GIT_ENOTFOUND.rawValue {
+            if isShallow { throw .shallowClone(missing: "the merge base of '\(names.0)' and '\(names.1)'") }
+            throw .noMergeBase(names.0, names.1)
+        }
+        if result < 0, isShallow {
+            throw .shallowClone(missing: "the merge base of '\(names.0)' and '\(names.1)'")
+        }
+        try LibGit2Runtime.check(result, "finding the merge base of '\(names.0)' and '\(names.1)'")
+        return try commit(Commit.hex(oid))
+    }
+}
+
+/// A commit of an open repository.
+final class Commit {
+    let handle: Owned
+
+    init(_ handle: Owned) {
+        self.handle = handle
+    }
+
+    var oid: git_oid { git_commit_id(handle.pointer).pointee }
+
+    /// The full hexadecimal SHA.
+    var sha: String { Self.hex(oid) }
+
+    var parentCount: Int { Int(git_commit_parentcount(handle.pointer)) }
+
+    func parent(_ index: Int, in repository: Repository) throws(GitError) -> Commit {
+        var parent: OpaquePointer?
+        let result = git_commit_parent(&parent, handle.pointer, UInt32(index))
+        if result < 0, repository.isShallow || result == GIT_ENOTFOUND.rawValue {
+            // A shallow clone lists parents it does not have.
+            throw .shallowClone(missing: "parent \(index + 1) of commit \(sha.prefix(12))")
+        }
+        try LibGit2Runtime.check(result, "reading parent \(index + 1) of commit \(sha.prefix(12))")
+        guard let parent else { throw .shallowClone(missing: "parent \(index + 1) of commit \(sha.prefix(12))") }
+        return Commit(Owned(parent, free: git_commit_free))
+    }
+
+    func tree() throws(GitError) -> Tree {
+        var tree: OpaquePointer?
+        try LibGit2Runtime.check(git_commit_tree(&tree, handle.pointer), "reading the tree of commit \(sha.prefix(12))")
+        guard let tree else { throw .libgit2(operation: "reading a tree", code: -1, errorClass: 0, message: "no tree") }
+        return Tree(Owned(tree, free: git_tree_free))
+    }
+
+    static func hex(_ oid: git_oid) -> String {
+        withUnsafeBytes(of: oid.id) { bytes in
+            bytes.map { byte in
+                let digits = Array("0123456789abcdef".utf8)
+                return String(decoding: [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]], as: UTF8.self)
+            }.joined()
+        }
+    }
+}
+
+/// A tree of an open repository.
+final class Tree {
+    let handle: Owned
+
+    init(_ handle: Owned) {
+        self.handle = handle
+    }
+
+    /// Whether `path` (a file or folder) exists in this tree.
+    func contains(_ path: String) throws(GitError) -> Bool {
+        var entry: OpaquePointer?
+        let result = git_tree_entry_bypath(&entry, handle.pointer, path)
+        if result == GIT_ENOTFOUND.rawValue { return false }
+        try LibGit2Runtime.check(result, "looking up '\(path)'")
+        if let entry { git_tree_entry_free(entry) }
+        return true
+    }
+}

@@ -1,0 +1,36 @@
+/// A name pattern with `*` (any run of characters) and `?` (one character), as in `*Tests`.
+public struct NamePattern: Sendable, Hashable, CustomStringConvertible {
+    public let pattern: String
+    private let characters: [Character]
+
+    public init(_ pattern: String) {
+        self.pattern = pattern
+        characters = Array(pattern)
+    }
+
+    public var description: String { pattern }
+
+    public func matches(_ name: some StringProtocol) -> Bool {
+        let name = Array(name)
+        var p = 0, n = 0
+        var star: Int?, resume = 0
+        while n < name.count {
+            if p < characters.count, characters[p] == "?" || characters[p] == name[n] {
+                p += 1
+                n += 1
+            } else if p < characters.count, characters[p] == "*" {
+                star = p
+                resume = n
+                p += 1
+            } else if let star {
+                p = star + 1
+                resume += 1
+                n = resume
+            } else {
+                return false
+            }
+        }
+        while p < characters.count, characters[p] == "*" { p += 1 }
+        return p == characters.count
+    }
+}
