@@ -74,7 +74,7 @@ final class TestRepository {
     }
 
     func remove(_ paths: String...) throws {
-        try git(["rm", "-q", "-r"] + paths)
+        try git(["rm", "-q", "-r", "-f"] + paths)
     }
 
     func commit(_ message: String) throws {
