@@ -1,3 +1,4 @@
+import GitChanges
 import PipelineSpec
 
 /// What `pipeline run NAME --dry-run` would do, for people (`render()`) and machines (JSON).
@@ -8,6 +9,8 @@ public struct PipelinePlan: Sendable, Encodable {
     public let description: String
     public let dryRun: Bool
     public let changes: ChangesPlan
+    /// What the compared commits changed, when the plan was made in a repository.
+    public let changeSet: ChangeSet?
     public let references: ReferencesPlan?
     public let stages: [StagePlan]
 
@@ -54,7 +57,8 @@ public struct PipelinePlan: Sendable, Encodable {
         public let prune: Bool
     }
 
-    public init(spec: PipelineSpec, file: String, availableCores: Int, dryRun: Bool) {
+    public init(spec: PipelineSpec, file: String, availableCores: Int, dryRun: Bool, changeSet: ChangeSet? = nil) {
+        self.changeSet = changeSet
         let describer = StageDescription(availableCores: availableCores)
         pipeline = spec.name
         self.file = file
@@ -92,6 +96,9 @@ public struct PipelinePlan: Sendable, Encodable {
     public func render() -> String {
         var lines = ["pipeline \(pipeline) (\(file))", "  \(description)", ""]
         lines.append("changes: \(changes.summary)")
+        if let changeSet {
+            lines += ChangeReport.render(changeSet).map { "  " + $0 }
+        }
         if let references {
             let stores = [("local", references.local), ("feature", references.feature), ("develop", references.develop)]
                 .compactMap { name, value in value.map { "\(name) \($0)" } }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import GitChanges
 import Orchestrator
 import PipelineSpec
 
@@ -20,6 +21,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print the plan as JSON (see docs/json.md).")
     var json = false
 
+    @OptionGroup var changeOptions: ChangeOptions
+
     func run() async throws {
         let catalog = try PipelineCatalog.locate(from: global.workingDirectory)
         let spec = try catalog.load(named: name)
@@ -27,8 +30,11 @@ struct RunCommand: AsyncParsableCommand {
             throw CLIFailure(status: .usage, message:
                 "running stages is not in this build yet; 'pipeline run \(name) --dry-run' shows the plan")
         }
+        let detector = ChangeDetector(repositoryPath: global.workingDirectory.path,
+                                      testPattern: changeOptions.testPattern(settings: spec.changes))
+        let changeSet = try detector.changes(try changeOptions.comparison(settings: spec.changes))
         let plan = PipelinePlan(spec: spec, file: catalog.displayPath(of: try catalog.file(named: name)),
-                                availableCores: global.availableCores, dryRun: true)
+                                availableCores: global.availableCores, dryRun: true, changeSet: changeSet)
         if json {
             try Console.json(plan)
         } else {

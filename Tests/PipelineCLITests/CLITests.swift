@@ -94,26 +94,89 @@ struct CLITests {
         #expect(missing.stderr == "nowhere.yml: cannot read: no such file\nerror: 1 of 1 file invalid, 1 problem in all\n")
     }
 
-    @Test("run --dry-run prints the plan and writes nothing")
+    @Test("run --dry-run prints the plan, with what the commits changed, and writes nothing")
     func dryRun() throws {
         let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
         let before = workspace.listing()
         let result = try workspace.run("run", "post-merge", "--dry-run")
         #expect(result.status == 0)
-        #expect(result.stdout == """
-        pipeline post-merge (pipelines/post-merge.yml)
-          After a merge into develop, test in shards and promote the changed tests' references.
-
-        changes: HEAD (a merge commit) against its first parent; test directories named *Tests
-        references: local Tests/__Snapshots__, feature .pipeline/storage/feature, develop .pipeline/storage/develop
-        stages:
-          1. test     3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests
-          2. promote  feature → develop for the changed tests, keep files feature no longer has
-
-        dry run: nothing was built, run, written or uploaded
-
-        """)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(Array(lines.prefix(4)) == [
+            "pipeline post-merge (pipelines/post-merge.yml)",
+            "  After a merge into develop, test in shards and promote the changed tests' references.",
+            "",
+            "changes: HEAD (a merge commit) against its first parent; test directories named *Tests",
+        ])
+        #expect(lines[4].hasPrefix("  comparing the empty tree → "))
+        #expect(Array(lines.dropFirst(5)) == [
+            "  1 file changed",
+            "  other files (1):",
+            "    added    pipelines/post-merge.yml",
+            "references: local Tests/__Snapshots__, feature .pipeline/storage/feature, develop .pipeline/storage/develop",
+            "stages:",
+            "  1. test     3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests",
+            "  2. promote  feature → develop for the changed tests, keep files feature no longer has",
+            "",
+            "dry run: nothing was built, run, written or uploaded",
+            "",
+        ])
         #expect(workspace.listing() == before)
+    }
+
+    @Test("run --dry-run outside a git repository stops at the changes step, exit 4")
+    func dryRunOutsideRepository() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
+        try FileManager.default.removeItem(at: workspace.root.appendingPathComponent(".git"))
+        let result = try workspace.run("run", "post-merge", "--dry-run")
+        #expect(result.status == 4)
+        #expect(result.stderr.hasPrefix("error: not a git repository: "))
+        #expect(result.stdout == "")
+    }
+
+    @Test("changes lists a merge's test changes; --json has the documented fields")
+    func changes() throws {
+        let workspace = try Workspace(pipelines: [:])
+        try workspace.git("checkout", "-q", "-b", "feature")
+        try FileManager.default.createDirectory(at: workspace.root.appendingPathComponent("Tests/AppTests/__Snapshots__/MenuTests"),
+                                                withIntermediateDirectories: true)
+        try workspace.write("x", to: "Tests/AppTests/MenuTests.swift")
+        try workspace.write("png", to: "Tests/AppTests/__Snapshots__/MenuTests/test_初期起動時.1.png")
+        try workspace.git("add", "-A")
+        try workspace.git("commit", "-q", "-m", "menu")
+        try workspace.git("checkout", "-q", "develop")
+        try workspace.git("merge", "-q", "--no-ff", "-m", "merge", "feature")
+        let human = try workspace.run("changes")
+        #expect(human.status == 0)
+        #expect(human.stdout.contains("test files (1):\n  added    Tests/AppTests/MenuTests.swift\n"))
+        #expect(human.stdout.contains("tests whose references may need promotion (1): MenuTests"))
+        let json = try workspace.run("changes", "--json")
+        #expect(json.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect((object["head"] as? String)?.count == 40)
+        #expect((object["base"] as? String)?.count == 40)
+        #expect(object["promotable"] as? [String] == ["MenuTests"])
+        let files = try #require(object["files"] as? [[String: Any]])
+        #expect(files.map { $0["path"] as? String } == ["Tests/AppTests/MenuTests.swift",
+                                                         "Tests/AppTests/__Snapshots__/MenuTests/test_初期起動時.1.png"])
+        #expect((object["testTargets"] as? [[String: Any]])?.first?["path"] as? String == "Tests/AppTests")
+        #expect((object["referenceFolders"] as? [[String: Any]])?.first?["name"] as? String == "MenuTests")
+        #expect(object["testFiles"] is [[String: Any]])
+
+        let unknown = try workspace.run("changes", "--base", "no-such-branch")
+        #expect(unknown.status == 4)
+        #expect(unknown.stderr.hasPrefix("error: unknown revision 'no-such-branch'"))
+    }
+
+    @Test("an empty merge says so and exits 0")
+    func emptyMerge() throws {
+        let workspace = try Workspace(pipelines: [:])
+        try workspace.git("checkout", "-q", "-b", "noop")
+        try workspace.git("commit", "-q", "--allow-empty", "-m", "nothing")
+        try workspace.git("checkout", "-q", "develop")
+        try workspace.git("merge", "-q", "--no-ff", "-m", "merge noop", "noop")
+        let result = try workspace.run("changes")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("no changes between these commits\n"))
     }
 
     @Test("run --dry-run --json gives the plan for machines")
@@ -179,7 +242,7 @@ struct CLITests {
     }
 
     @Test("help for every command exits 0 and explains it", arguments: [
-        ["--help"], ["list", "--help"], ["validate", "--help"], ["run", "--help"],
+        ["--help"], ["list", "--help"], ["validate", "--help"], ["run", "--help"], ["changes", "--help"],
     ])
     func help(_ arguments: [String]) throws {
         let workspace = try Workspace(pipelines: [:])

@@ -43,16 +43,33 @@ enum PipelineBinary {
     }
 }
 
-/// A throwaway repository folder with a `pipelines/` folder, removed when the test ends.
+/// A throwaway git repository with a `pipelines/` folder, committed, removed when the test ends.
 struct Workspace: ~Copyable {
     let root: URL
 
     init(pipelines: [String: String]) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent(".git"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("pipelines"), withIntermediateDirectories: true)
         for (name, text) in pipelines {
             try write(text, to: "pipelines/\(name)")
+        }
+        try git("init", "-q", "-b", "develop")
+        try git("add", "-A")
+        try git("commit", "-q", "--allow-empty", "-m", "pipelines")
+    }
+
+    /// Runs git in the workspace with a fixed identity.
+    func git(_ arguments: String...) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com"] + arguments
+        process.currentDirectoryURL = root
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "git \(arguments) failed"])
         }
     }
 
