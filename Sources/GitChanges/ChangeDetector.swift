@@ -37,13 +37,15 @@ public struct ChangeDetector: Sendable {
         let headTree = try head.tree()
         let baseTree = try base?.tree()
         let files = try diff(from: baseTree, to: headTree, in: repository)
+        let baseFolders = FolderIndex(root: baseTree, repository: repository)
+        let headFolders = FolderIndex(root: headTree, repository: repository)
         let classifier = ChangeClassifier(pattern: testPattern)
         return try classifier.classify(
             files, base: base?.sha, head: head.sha, comparison: comparison.name, headIsMerge: head.parentCount > 1
         ) { (path, side) throws(GitError) -> Bool in
             switch side {
-            case .base: try baseTree?.contains(path) ?? false
-            case .head: try headTree.contains(path)
+            case .base: try baseFolders.containsFolder(path)
+            case .head: try headFolders.containsFolder(path)
             }
         }
     }

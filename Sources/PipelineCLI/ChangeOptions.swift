@@ -19,6 +19,9 @@ struct ChangeOptions: ParsableArguments {
                                valueName: "pattern"))
     var tests: String?
 
+    @Flag(name: .customLong("no-renames"), help: "Report a rename as a deletion and an addition, like git diff --no-renames.")
+    var noRenames = false
+
     func validate() throws {
         if !mergeBase.isEmpty {
             guard mergeBase.count == 2 else {

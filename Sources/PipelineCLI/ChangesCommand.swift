@@ -29,7 +29,8 @@ struct ChangesCommand: AsyncParsableCommand {
             settings = try PipelineCatalog.locate(from: global.workingDirectory).load(named: pipeline).changes
         }
         let detector = ChangeDetector(repositoryPath: global.workingDirectory.path,
-                                      testPattern: changeOptions.testPattern(settings: settings))
+                                      testPattern: changeOptions.testPattern(settings: settings),
+                                      detectRenames: !changeOptions.noRenames)
         let changes = try detector.changes(try changeOptions.comparison(settings: settings))
         if json {
             try Console.json(changes)

@@ -31,7 +31,8 @@ struct RunCommand: AsyncParsableCommand {
                 "running stages is not in this build yet; 'pipeline run \(name) --dry-run' shows the plan")
         }
         let detector = ChangeDetector(repositoryPath: global.workingDirectory.path,
-                                      testPattern: changeOptions.testPattern(settings: spec.changes))
+                                      testPattern: changeOptions.testPattern(settings: spec.changes),
+                                      detectRenames: !changeOptions.noRenames)
         let changeSet = try detector.changes(try changeOptions.comparison(settings: spec.changes))
         let plan = PipelinePlan(spec: spec, file: catalog.displayPath(of: try catalog.file(named: name)),
                                 availableCores: global.availableCores, dryRun: true, changeSet: changeSet)

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Benchmark: `pipeline changes` against `git diff` on a generated large repository.
+# Usage: scripts/bench-changes.sh [FILES] [CHANGED] [RUNS]   (defaults: 100000 files, 5000 changed, 7 runs)
+# Prints the median whole-process wall time of each command and the ratios, in one run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+files="${1:-100000}" changed="${2:-5000}" runs="${3:-7}"
+
+scripts/setup.sh
+swift build -c release --product pipeline >/dev/null
+bin="$(swift build -c release --show-bin-path)/pipeline"
+
+repo="$(mktemp -d)/bench-repo"
+trap 'rm -rf "$(dirname "$repo")"' EXIT
+git init -q -b develop "$repo"
+echo "generating a repository of $files files, and a merge changing $changed of them…" >&2
+# One fast-import stream: a base commit, a feature branch changing files in test targets,
+# reference images and sources (edits, additions, deletions), and a merge commit into develop.
+python3 - "$files" "$changed" <<'PY' | git -C "$repo" fast-import --quiet
+import sys
+files, changed = int(sys.argv[1]), int(sys.argv[2])
+def path(i):
+    target = i % 200
+    kind = i % 3
+    if kind == 0: return f"Sources/Module{target}/File{i}.swift"
+    if kind == 1: return f"Tests/Module{target}Tests/Case{i}Tests.swift"
+    return f"Tests/Module{target}Tests/__Snapshots__/Case{i-1}Tests/test_{i}.1.png"
+out = sys.stdout
+def blob(mark, text):
+    data = text.encode()
+    out.write(f"blob\nmark :{mark}\ndata {len(data)}\n"); out.flush()
+    sys.stdout.buffer.write(data); out.write("\n")
+def commit(ref, mark, message, parents, ops):
+    out.write(f"commit {ref}\nmark :{mark}\ncommitter Bench <bench@example.com> 1700000000 +0000\n")
+    msg = message.encode(); out.write(f"data {len(msg)}\n{message}\n")
+    for i, p in enumerate(parents): out.write(("from" if i == 0 else "merge") + f" :{p}\n")
+    for op in ops: out.write(op + "\n")
+    out.write("\n")
+blob(1, "base content\n" * 4); blob(2, "changed content\n" * 4); blob(3, "develop content\n")
+commit("refs/heads/develop", 10, "base", [], [f"M 100644 :1 {path(i)}" for i in range(files)])
+step = max(1, files // changed)
+ops = []
+for n, i in enumerate(range(0, files, step)):
+    if len(ops) >= changed: break
+    if n % 10 == 0: ops.append(f"D {path(i)}")
+    elif n % 10 == 1: ops.append(f"M 100644 :2 {path(i)}.new")
+    else: ops.append(f"M 100644 :2 {path(i)}")
+commit("refs/heads/feature", 11, "feature", [10], ops)
+commit("refs/heads/develop", 12, "develop moves", [10], ["M 100644 :3 README.md"])
+# fast-import starts a commit from its first parent's tree: the merge brings the feature's changes in.
+commit("refs/heads/develop", 13, "Merge feature", [12, 11], ops)
+PY
+git -C "$repo" symbolic-ref HEAD refs/heads/develop
+git -C "$repo" read-tree HEAD   # an index, as in a real checkout (the work tree is not needed)
+
+measure() {  # prints the median wall seconds of RUNS whole-process runs of the command
+    python3 - "$runs" "$@" <<'PY'
+import statistics, subprocess, sys, time
+runs, command = int(sys.argv[1]), sys.argv[2:]
+times = []
+for _ in range(runs):
+    start = time.perf_counter()
+    subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
+    times.append(time.perf_counter() - start)
+print(f"{statistics.median(times):.4f}")
+PY
+}
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+cd "$repo"
+count_git=$(git diff --no-renames --name-only HEAD^1 HEAD | wc -l)
+count_pipeline=$("$bin" changes --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len({p for f in d["files"] for p in [f["path"], f.get("oldPath")] if p}))')
+echo "files in the repository: $files; changed by the merge: git $count_git, pipeline $count_pipeline (rename sources included)"
+[[ "$count_git" == "$count_pipeline" ]] || { echo "bench: the two disagree on the changed files" >&2; exit 1; }
+
+t_git=$(measure git diff --no-renames --name-only HEAD^1 HEAD)
+t_git_m=$(measure git diff -M --name-status HEAD^1 HEAD)
+t_pipeline=$(measure "$bin" changes)
+t_pipeline_json=$(measure "$bin" changes --json)
+printf '%-52s %8.3f s\n' "git diff --no-renames --name-only HEAD^1 HEAD" "$t_git" \
+    "git diff -M --name-status HEAD^1 HEAD (renames on)" "$t_git_m" \
+    "pipeline changes (renames on, classified)" "$t_pipeline" \
+    "pipeline changes --json" "$t_pipeline_json"
+echo "ratio pipeline changes / git diff --no-renames: $(ratio "$t_pipeline" "$t_git")"
+echo "ratio pipeline changes / git diff -M:          $(ratio "$t_pipeline" "$t_git_m")"
