@@ -26,13 +26,14 @@ final class Repository {
         LibGit2Runtime.ensureInitialized()
         var repository: OpaquePointer?
         let result = git_repository_open_ext(&repository, path, 0, nil)
-        if result == GIT_ENOTFOUND.rawValue {
-            throw .notARepository(path: path)
-        }
         if result < 0 {
+            // libgit2 1.5 reports a repository owned by another user as a missing 'safe.directory' config value.
             let (_, message) = LibGit2Runtime.lastError()
             if result == GIT_EOWNER.rawValue || message.contains("safe.directory") || message.contains("owned by") {
                 throw .notOwned(path: path)
+            }
+            if result == GIT_ENOTFOUND.rawValue {
+                throw .notARepository(path: path)
             }
         }
         try LibGit2Runtime.check(result, "opening the repository at \(path)")

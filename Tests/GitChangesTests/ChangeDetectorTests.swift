@@ -263,6 +263,15 @@ struct ChangeDetectorTests {
         }
     }
 
+    @Test("a repository owned by another user says so and how to trust it",
+          .enabled(if: getuid() == 0, "changing a folder's owner needs root"))
+    func ownedByAnotherUser() throws {
+        let repository = try TestRepository.package()
+        _ = try TestRepository.run(["chown", "-R", "nobody", repository.path], in: repository.root)
+        #expect(throws: GitError.notOwned(path: repository.path)) { try changes(repository) }
+        #expect(GitError.notOwned(path: "/r").description.contains("git config --global --add safe.directory /r"))
+    }
+
     @Test("not a repository, unknown revisions and empty repositories are named plainly")
     func badInput() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-repo-\(UUID())")
