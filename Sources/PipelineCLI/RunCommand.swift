@@ -25,7 +25,8 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let catalog = try PipelineCatalog.locate(from: global.workingDirectory)
-        let spec = try catalog.load(named: name)
+        let file = try catalog.file(named: name)
+        let spec = try SpecLoader.load(file, displayPath: catalog.displayPath(of: file))
         guard dryRun else {
             throw CLIFailure(status: .usage, message:
                 "running stages is not in this build yet; 'pipeline run \(name) --dry-run' shows the plan")
@@ -34,7 +35,7 @@ struct RunCommand: AsyncParsableCommand {
                                       testPattern: changeOptions.testPattern(settings: spec.changes),
                                       detectRenames: !changeOptions.noRenames)
         let changeSet = try detector.changes(try changeOptions.comparison(settings: spec.changes))
-        let plan = PipelinePlan(spec: spec, file: catalog.displayPath(of: try catalog.file(named: name)),
+        let plan = PipelinePlan(spec: spec, file: catalog.displayPath(of: file),
                                 availableCores: global.availableCores, dryRun: true, changeSet: changeSet)
         if json {
             try Console.json(plan)

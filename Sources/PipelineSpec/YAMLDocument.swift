@@ -39,11 +39,11 @@ public enum YAMLDocument {
     public static let maximumDepth = 32
 
     public static func parse(_ text: String, file: String) throws(Diagnostic) -> YAMLNode {
-        let lines = SourceLines(text)
         guard text.utf8.count <= maximumSize else {
             throw Diagnostic(file: file, location: .start, message:
                 "file is \(ByteCount(text.utf8.count)); a pipeline spec may be at most \(ByteCount(maximumSize))")
         }
+        let lines = SourceLines(text)
         let root: Yams.Node?
         do {
             root = try Parser(yaml: text).singleRoot()
