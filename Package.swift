@@ -18,7 +18,7 @@ let package = Package(
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
         // Argument parsing, output, and the mapping of errors to messages and exit codes.
         .target(name: "PipelineCLI", dependencies: [
-            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore",
+            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore", "TestSharding",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges"]),
         // libgit2 wrapper: revisions, merge bases, tree diffs.
         .target(name: "GitChanges", dependencies: ["CLibgit2", "CShims"]),
+        // Test sharding: building, listing, planning by recorded durations, running shards, reports.
+        .target(name: "TestSharding"),
         // Reference storage: folder and S3 (libcurl) stores, promotion.
         .target(name: "ReferenceStore", dependencies: ["CCurl", "CShims"]),
         .systemLibrary(name: "CLibgit2", pkgConfig: "libgit2",
@@ -39,6 +41,7 @@ let package = Package(
         .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"],
                     resources: [.copy("Fixtures")]),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges"]),
+        .testTarget(name: "TestShardingTests", dependencies: ["TestSharding"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI"]),
     ]
 )

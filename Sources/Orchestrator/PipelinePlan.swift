@@ -73,10 +73,7 @@ public struct PipelinePlan: Sendable, Encodable {
         stages = spec.stages.map { stage in
             switch stage {
             case .test(let test):
-                let count = switch test.shards {
-                case .auto: availableCores
-                case .fixed(let count): count
-                }
+                let count = test.shards.resolved(cores: availableCores)
                 return StagePlan(kind: "test", summary: describer.describe(test), test: TestPlan(
                     shards: test.shards.description, shardCount: count, timeoutSeconds: test.timeout.seconds,
                     retries: test.retries, select: test.select.rawValue, flaky: test.flaky.rawValue,

@@ -13,10 +13,17 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case storage = 5
     /// The package under test did not build.
     case build = 6
+    /// No test was selected: the package has none, or no test matches the filters. Never a pass.
+    case noTests = 7
     /// A bug in pipeline itself.
     case internalError = 70
     /// Stopped by Ctrl-C or SIGTERM.
     case interrupted = 130
+}
+
+/// Ends the command with a status after it has already reported why (a failed test run).
+struct QuietExit: Error {
+    let status: ExitStatus
 }
 
 /// An error the CLI reports as one message with a chosen exit status.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GitChanges
 import PipelineSpec
+import TestSharding
 
 /// Runs the `pipeline` command line and exits with a documented status.
 public enum PipelineMain {
@@ -25,8 +26,18 @@ public enum PipelineMain {
         }
     }
 
+    private static func status(of error: TestRunError) -> ExitStatus {
+        switch error {
+        case .buildFailed, .noTestProduct, .listingFailed, .cannotStart: .build
+        case .noTests, .noTestsMatched: .noTests
+        case .invalidFilter, .invalidNode, .invalidShards, .unreadableTimings, .cannotWrite: .usage
+        }
+    }
+
     private static func report(_ error: Error) -> ExitStatus {
         switch error {
+        case let exit as QuietExit:
+            return exit.status
         case let failure as CLIFailure:
             Console.error("error: \(failure.message)")
             return failure.status
@@ -36,6 +47,9 @@ public enum PipelineMain {
         case let error as GitError:
             Console.error("error: \(error)")
             return .git
+        case let error as TestRunError:
+            Console.error("error: \(error)")
+            return status(of: error)
         case let error as SpecError:
             Console.error("error: \(error)")
             if case .unknownPipeline = error { return .usage }

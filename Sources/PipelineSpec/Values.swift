@@ -147,4 +147,12 @@ public enum ShardCount: Sendable, Hashable, CustomStringConvertible {
         case .fixed(let count): "\(count)"
         }
     }
+
+    /// The number of shards on a machine with `cores` cores.
+    public func resolved(cores: Int) -> Int {
+        switch self {
+        case .auto: max(1, cores)
+        case .fixed(let count): count
+        }
+    }
 }

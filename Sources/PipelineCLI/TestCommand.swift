@@ -1,0 +1,174 @@
+import ArgumentParser
+import Foundation
+import PipelineSpec
+import TestSharding
+
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run a Swift package's tests in balanced parallel shards.",
+        discussion: """
+        Builds the tests once, then runs the built test product directly in parallel processes, \
+        shards balanced by the durations recorded on earlier runs. A hung test is killed after \
+        --timeout, a crashing test is named and the rest of its shard still runs, failures are \
+        retried with --retries and reported flaky if they then pass. Every listed test must run \
+        exactly once. Exit status 1 when a test failed, 7 when no test was selected.
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The package whose tests run.", valueName: "path"))
+    var packagePath = "."
+
+    @Option(name: [.customShort("c"), .long], help: "Build configuration: debug or release.")
+    var configuration = "debug"
+
+    @Flag(help: "Use the test product already built.")
+    var skipBuild = false
+
+    @Option(name: .customLong("Xbuild"), parsing: .unconditionalSingleValue,
+            help: ArgumentHelp("An extra argument for 'swift build' (repeat it: --Xbuild -Xswiftc --Xbuild -DCI).", valueName: "arg"))
+    var buildArguments: [String] = []
+
+    @Option(help: ArgumentHelp("How many shards run at once: a number, or 'auto' for one per core.", valueName: "n|auto"))
+    var shards = "auto"
+
+    @Option(help: ArgumentHelp("Run only part I of N of the suite, for N CI machines sharing one plan.", valueName: "I/N"))
+    var node = "1/1"
+
+    @Option(help: ArgumentHelp("Kill a test running longer than this (e.g. 90s, 10m).", valueName: "duration"))
+    var timeout = "10m"
+
+    @Option(help: "Run a failing test again up to this many times; one that then passes is flaky.")
+    var retries = 0
+
+    @Option(help: ArgumentHelp("Whether a flaky test fails the run: fail or pass.", valueName: "fail|pass"))
+    var flaky = "fail"
+
+    @Option(help: ArgumentHelp("Recorded test durations (read to plan, updated after the run). Default: <package>/.build/pipeline/timings.json.",
+                               valueName: "path"))
+    var timings: String?
+
+    @Flag(help: "Do not update the timings file.")
+    var noRecord = false
+
+    @Option(help: ArgumentHelp("Write one JUnit XML report of the whole run here.", valueName: "path"))
+    var junit: String?
+
+    @Option(help: ArgumentHelp("Run only tests whose name matches this regular expression (repeatable).", valueName: "regex"))
+    var filter: [String] = []
+
+    @Option(help: ArgumentHelp("Leave out tests whose name matches this regular expression (repeatable).", valueName: "regex"))
+    var skip: [String] = []
+
+    @Option(help: ArgumentHelp("Output kept per failing test (e.g. 64KiB).", valueName: "size"))
+    var outputLimit = "1MiB"
+
+    @Flag(help: "List the selected tests and stop.")
+    var list = false
+
+    @Flag(help: "Print the shard plan with expected durations and stop.")
+    var plan = false
+
+    @Flag(help: "Print the report as JSON (see docs/json.md); progress still goes to standard error.")
+    var json = false
+
+    func run() async throws {
+        let options = try runOptions()
+        let package = URL(fileURLWithPath: packagePath, relativeTo: global.workingDirectory).standardizedFileURL
+        let settings = BuildSettings(packagePath: package, configuration: configuration,
+                                     extraArguments: buildArguments, skipBuild: skipBuild)
+        let workFolder = package.appendingPathComponent(".build/pipeline")
+        let logs = workFolder.appendingPathComponent("logs")
+        try? FileManager.default.removeItem(at: logs)
+        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        Interrupts.install()
+
+        if !skipBuild { Console.error("Building the tests of \(package.path) (\(configuration))…") }
+        let product = try await TestProduct.build(settings, scratch: logs)
+        let tests = try options.select(try await product.discover(scratch: logs))
+        guard !tests.isEmpty else { throw TestRunError.noTests(package: package.path) }
+        if list {
+            tests.forEach { Console.out($0.name) }
+            return
+        }
+
+        let timingsFile = timings.map { URL(fileURLWithPath: $0, relativeTo: global.workingDirectory).standardizedFileURL }
+            ?? workFolder.appendingPathComponent("timings.json")
+        var recorded = try Timings.load(timingsFile)
+        let shardPlan = ShardPlanner(timings: recorded).plan(tests, shards: options.shards, node: options.node)
+        if plan {
+            try showPlan(shardPlan)
+            return
+        }
+
+        let runner = TestRunner(product: product, options: options, logs: logs)
+        let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
+        let planned = shardPlan.reduce(0) { $0 + $1.tests.count }
+        Console.error("Running \(planned) tests in \(shardPlan.count) shard\(shardPlan.count == 1 ? "" : "s")"
+                      + (options.node.count > 1 ? " (node \(options.node))" : "")
+                      + ", expected \(String(format: "%.1f", shardPlan.map(\.expectedSeconds).max() ?? 0)) s")
+        let progress = RunProgress(total: planned, shards: shardPlan.count,
+                                   expectedSeconds: shardPlan.map(\.expectedSeconds).max() ?? 0,
+                                   interactive: interactive) { text in
+            FileHandle.standardError.write(Data(text.utf8))
+        }
+        let report = await runner.run(shardPlan, progress: progress, statusInterval: interactive ? .seconds(1) : .seconds(10))
+
+        if !noRecord {
+            for record in report.tests where record.status == .passed || record.status == .failed || record.status == .flaky {
+                recorded.record(TestID(record.name, framework: record.framework), seconds: record.seconds)
+            }
+            try recorded.save(timingsFile)
+        }
+        if let junit {
+            let url = URL(fileURLWithPath: junit, relativeTo: global.workingDirectory).standardizedFileURL
+            do {
+                try Data(JUnitReport.xml(report, flakyFails: options.flakyFails).utf8).write(to: url, options: .atomic)
+            } catch {
+                throw TestRunError.cannotWrite(path: url.path, reason: error.localizedDescription)
+            }
+        }
+        if json {
+            try Console.json(report)
+        } else {
+            Console.out(report.render())
+        }
+        if !report.passed {
+            throw QuietExit(status: .testsFailed)
+        }
+    }
+
+    private func runOptions() throws -> TestRunOptions {
+        guard let count = ShardCount(parsing: shards), count.resolved(cores: global.availableCores) > 0 else {
+            throw TestRunError.invalidShards(shards)
+        }
+        guard let limit = Duration(parsingSpec: timeout), limit > .zero else {
+            throw CLIFailure(status: .usage, message: "--timeout '\(timeout)' must be a positive duration such as 90s or 10m")
+        }
+        guard retries >= 0, retries <= 100 else {
+            throw CLIFailure(status: .usage, message: "--retries \(retries) must be between 0 and 100")
+        }
+        guard flaky == "fail" || flaky == "pass" else {
+            throw CLIFailure(status: .usage, message: "--flaky '\(flaky)' must be 'fail' or 'pass'")
+        }
+        guard let output = ByteCount(parsing: outputLimit), output.bytes > 0 else {
+            throw CLIFailure(status: .usage, message: "--output-limit '\(outputLimit)' must be a size such as 64KiB or 1MiB")
+        }
+        return TestRunOptions(shards: count.resolved(cores: global.availableCores), node: try Node(parsing: node),
+                              limits: RunLimits(timeout: limit, outputLimit: Int(output.bytes)), retries: retries,
+                              flakyFails: flaky == "fail", filters: filter, skips: skip)
+    }
+
+    private func showPlan(_ shards: [Shard]) throws {
+        if json {
+            try Console.json(shards)
+            return
+        }
+        for shard in shards {
+            Console.out("shard \(shard.index): \(shard.tests.count) tests, expected \(String(format: "%.2f", shard.expectedSeconds)) s")
+            shard.tests.forEach { Console.out("  \($0.name)") }
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a child process ended.
+public enum Termination: Equatable, Sendable, CustomStringConvertible {
+    case exited(Int32)
+    case signalled(Int32)
+
+    public var description: String {
+        switch self {
+        case .exited(let code): "exit code \(code)"
+        case .signalled(let signal): "signal \(signal) (\(Termination.signalName(signal)))"
+        }
+    }
+
+    static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGILL: "SIGILL"
+        case SIGTRAP: "SIGTRAP"
+        case SIGABRT: "SIGABRT"
+        case SIGBUS: "SIGBUS"
+        case SIGFPE: "SIGFPE"
+        case SIGKILL: "SIGKILL"
+        case SIGSEGV: "SIGSEGV"
+        case SIGTERM: "SIGTERM"
+        default: "signal \(signal)"
+        }
+    }
+
+    /// Decodes a `waitpid` status (the W* macros are not visible to Swift).
+    init(waitStatus status: Int32) {
+        let signal = status & 0x7f
+        self = signal == 0 ? .exited((status >> 8) & 0xff) : .signalled(signal)
+    }
+}
+
+/// A process started in its own process group, its standard output and error appended to one log file.
+/// The group is what gets killed on a timeout or an interrupt, so grandchildren go with it.
+public final class ChildProcess: Sendable {
+    public let pid: pid_t
+    public let log: URL
+
+    private init(pid: pid_t, log: URL) {
+        self.pid = pid
+        self.log = log
+    }
+
+    /// Starts `arguments[0]` (looked up in PATH when it has no slash).
+    public static func start(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError) -> ChildProcess {
+        precondition(!arguments.isEmpty, "a command needs a program")
+        let launch = Launch(arguments: arguments, environment: environment, log: log)
+        let pid = try launch.spawn()
+        await ProcessGroups.shared.remember(pid)
+        return ChildProcess(pid: pid, log: log)
+    }
+
+    /// Waits for the process to end, polling so no thread blocks. `onPoll` runs between polls and may
+    /// call `terminate()`; cancellation of the waiting task terminates the process group.
+    public func wait(onPoll: () async -> Void = {}) async -> Termination {
+        var delay: UInt64 = 2_000_000
+        while true {
+            var status: Int32 = 0
+            let result = waitpid(pid, &status, WNOHANG)
+            if result == pid || (result < 0 && errno != EINTR) {
+                await ProcessGroups.shared.forget(pid)
+                return result == pid ? Termination(waitStatus: status) : .exited(127)
+            }
+            if Task.isCancelled { terminate() }
+            await onPoll()
+            try? await Task.sleep(nanoseconds: delay)
+            delay = min(delay * 2, 40_000_000)
+        }
+    }
+
+    /// Ends the whole process group: SIGKILL, since a hung or interrupted test gets no say.
+    public func terminate() {
+        kill(-pid, SIGKILL)
+    }
+}
+
+/// Every live process group this process started, so an interrupt can end them all.
+public actor ProcessGroups {
+    public static let shared = ProcessGroups()
+    private var groups: Set<pid_t> = []
+
+    func remember(_ pid: pid_t) { groups.insert(pid) }
+    func forget(_ pid: pid_t) { groups.remove(pid) }
+
+    /// Sends SIGTERM to every group, then SIGKILL to any still alive after `grace` seconds.
+    public func terminateAll(grace: Duration = .milliseconds(500)) async {
+        let live = groups
+        for group in live { kill(-group, SIGTERM) }
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline && live.contains(where: { kill(-$0, 0) == 0 }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        for group in live { kill(-group, SIGKILL) }
+    }
+}
+
+/// The posix_spawn call, kept apart from the process's lifetime.
+private struct Launch {
+    let arguments: [String]
+    let environment: [String: String]
+    let log: URL
+
+    func spawn() throws(TestRunError) -> pid_t {
+        let descriptor = open(log.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw .cannotStart(command: arguments[0], reason: "cannot write \(log.path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+
+        #if canImport(Darwin)
+        var actions: posix_spawn_file_actions_t? = nil
+        var attributes: posix_spawnattr_t? = nil
+        #else
+        var actions = posix_spawn_file_actions_t()
+        var attributes = posix_spawnattr_t()
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, descriptor, 1)
+        posix_spawn_file_actions_adddup2(&actions, descriptor, 2)
+
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var noMask = sigset_t()
+        sigemptyset(&noMask)
+        posix_spawnattr_setsigmask(&attributes, &noMask)
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let program = arguments[0].contains("/") ? arguments[0] : Launch.lookUp(arguments[0], in: environment["PATH"])
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw .cannotStart(command: arguments[0], reason: String(cString: strerror(result)))
+        }
+        return pid
+    }
+
+    static func lookUp(_ program: String, in path: String?) -> String {
+        for folder in (path ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(folder)/\(program)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return program
+    }
+}

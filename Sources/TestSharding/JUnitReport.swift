@@ -1,0 +1,76 @@
+import Foundation
+
+/// One JUnit XML document for the whole run, readable by CI systems (Jenkins, GitLab, GitHub
+/// actions that take JUnit). Suites are test classes (`Module.Class`), in name order.
+///
+/// Failed tests get `<failure>`; timed-out, crashed and missing tests `<error>`; skipped tests
+/// `<skipped/>`. A flaky test is a passing testcase with a `<flakyFailure>` element (the Maven
+/// Surefire convention) and a `flaky` property, or a `<failure>` when flaky tests fail the run.
+public enum JUnitReport {
+    public static func xml(_ report: TestReport, flakyFails: Bool) -> String {
+        let suites = Dictionary(grouping: report.tests, by: \.suite).sorted { $0.key < $1.key }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"pipeline\" tests=\"\(report.summary.total)\" failures=\"\(count(report.tests, [.failed]))\" "
+            + "errors=\"\(count(report.tests, [.timedOut, .crashed, .missing]))\" skipped=\"\(report.summary.skipped)\" "
+            + "time=\"\(time(report.summary.seconds))\">\n"
+        for (suite, records) in suites {
+            xml += "  <testsuite name=\"\(escape(suite))\" tests=\"\(records.count)\" failures=\"\(count(records, [.failed]))\" "
+                + "errors=\"\(count(records, [.timedOut, .crashed, .missing]))\" skipped=\"\(count(records, [.skipped]))\" "
+                + "time=\"\(time(records.reduce(0) { $0 + $1.seconds }))\">\n"
+            for record in records {
+                xml += testcase(record, flakyFails: flakyFails)
+            }
+            xml += "  </testsuite>\n"
+        }
+        return xml + "</testsuites>\n"
+    }
+
+    private static func testcase(_ record: TestReport.Record, flakyFails: Bool) -> String {
+        let open = "    <testcase classname=\"\(escape(record.suite))\" name=\"\(escape(record.test))\" time=\"\(time(record.seconds))\""
+        let message = escape(record.message ?? record.status.rawValue)
+        let output = escape(record.output ?? "")
+        let body: String
+        switch record.status {
+        case .passed:
+            return open + "/>\n"
+        case .skipped:
+            body = "      <skipped\(record.message.map { " message=\"\(escape($0))\"" } ?? "")/>\n"
+        case .failed:
+            body = "      <failure message=\"\(message)\" type=\"failed\">\(output)</failure>\n"
+        case .timedOut, .crashed, .missing:
+            body = "      <error message=\"\(message)\" type=\"\(record.status.rawValue)\">\(output)</error>\n"
+        case .flaky:
+            let properties = "      <properties><property name=\"flaky\" value=\"true\"/>"
+                + "<property name=\"attempts\" value=\"\(record.attempts)\"/></properties>\n"
+            body = properties + (flakyFails
+                ? "      <failure message=\"flaky: passed on attempt \(record.attempts) after failing: \(message)\" type=\"flaky\">\(output)</failure>\n"
+                : "      <flakyFailure message=\"\(message)\" type=\"flaky\"><system-out>\(output)</system-out></flakyFailure>\n")
+        }
+        return open + ">\n" + body + "    </testcase>\n"
+    }
+
+    private static func count(_ records: [TestReport.Record], _ statuses: Set<TestStatus>) -> Int {
+        records.filter { statuses.contains($0.status) }.count
+    }
+
+    private static func time(_ seconds: Double) -> String { String(format: "%.3f", seconds) }
+
+    /// Escapes markup and drops characters XML 1.0 cannot hold (most control characters).
+    static func escape(_ text: String) -> String {
+        var result = ""
+        result.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "\t", "\n", "\r": result.unicodeScalars.append(scalar)
+            case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value):
+                result += "\u{FFFD}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Live progress of a test run, written to standard error: a status line (rewritten in place on a
+/// terminal, every few seconds otherwise) and one line per failure as it happens.
+public actor RunProgress {
+    private let total: Int
+    private let shards: Int
+    private let expectedSeconds: Double
+    private let interactive: Bool
+    private let write: @Sendable (String) -> Void
+    private let start = ContinuousClock.now
+    private var done = 0
+    private var failures = 0
+    private var activeShards = 0
+    private var statusShown = false
+
+    public init(total: Int, shards: Int, expectedSeconds: Double, interactive: Bool, write: @escaping @Sendable (String) -> Void) {
+        self.total = total
+        self.shards = shards
+        self.expectedSeconds = expectedSeconds
+        self.interactive = interactive
+        self.write = write
+    }
+
+    func shardStarted() { activeShards += 1 }
+    func shardFinished() { activeShards -= 1 }
+
+    /// Counts a finished attempt; failures are announced at once.
+    func record(_ attempt: TestAttempt) {
+        if attempt.attempt == 1 { done += 1 }
+        let retry = attempt.attempt > 1 ? " (retry \(attempt.attempt - 1))" : ""
+        switch attempt.status {
+        case .passed where attempt.attempt > 1:
+            emit("↻ \(attempt.test.name) passed on retry \(attempt.attempt - 1): flaky")
+        case .failed, .timedOut, .crashed:
+            if attempt.attempt == 1 { failures += 1 }
+            emit("✗ \(attempt.test.name) \(attempt.status.rawValue)\(retry): \(attempt.message ?? "")")
+        default:
+            break
+        }
+    }
+
+    /// The status line: shards running, tests done of total, failures, elapsed and expected time.
+    public func showStatus() {
+        let elapsed = (ContinuousClock.now - start).seconds
+        let line = "[\(activeShards)/\(shards) shards running] \(done)/\(total) tests done, \(failures) failed, "
+            + "\(elapsed.formatted(places: 1)) s elapsed of ~\(expectedSeconds.formatted(places: 1)) s expected"
+        if interactive {
+            write("\r\u{1B}[2K" + line)
+            statusShown = true
+        } else {
+            write(line + "\n")
+        }
+    }
+
+    /// Clears the in-place status line before the final report.
+    public func finish() {
+        if statusShown { write("\r\u{1B}[2K") }
+        statusShown = false
+    }
+
+    private func emit(_ line: String) {
+        write((statusShown ? "\r\u{1B}[2K" : "") + line.replacingOccurrences(of: "\n", with: " ") + "\n")
+        statusShown = false
+    }
+}

@@ -1,0 +1,113 @@
+/// This machine's part of a suite split across CI machines: node `index` of `count` (1-based).
+public struct Node: Equatable, Codable, Sendable, CustomStringConvertible {
+    public let index: Int
+    public let count: Int
+
+    public static let whole = Node(index: 1, count: 1)
+
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
+
+    /// Parses `I/N`, as in `--node 2/8`.
+    public init(parsing text: String) throws(TestRunError) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
+              count >= 1, count <= 10_000, (1...count).contains(index) else { throw .invalidNode(text) }
+        self.init(index: index, count: count)
+    }
+
+    public var description: String { "\(index)/\(count)" }
+}
+
+/// A group of tests one process runs, with the time they are expected to take.
+public struct Shard: Equatable, Codable, Sendable {
+    public let index: Int
+    public var tests: [TestID]
+    public var expectedSeconds: Double
+}
+
+/// Splits a suite into shards balanced by recorded durations, longest first.
+///
+/// The split is deterministic: the same tests and the same timings give the same plan on every
+/// machine, whatever its core count, because the suite is first split across nodes and only then,
+/// on each node, across that node's shards.
+public struct ShardPlanner: Sendable {
+    public let timings: Timings
+    /// Assumed for a test with no record when nothing else is known.
+    public static let defaultEstimate = 1.0
+
+    public init(timings: Timings) {
+        self.timings = timings
+    }
+
+    /// Recorded duration, else the median of recorded tests in the same suite, else of all recorded
+    /// tests, else a default.
+    public func estimates(for tests: [TestID]) -> [TestID: Double] {
+        let known = tests.compactMap { test in timings[test].map { (test, $0) } }
+        let overall = Self.median(known.map(\.1)) ?? Self.defaultEstimate
+        let bySuite = Dictionary(grouping: known, by: { $0.0.suite }).mapValues { Self.median($0.map(\.1)) ?? overall }
+        return Dictionary(uniqueKeysWithValues: tests.map { ($0, timings[$0] ?? bySuite[$0.suite] ?? overall) })
+    }
+
+    /// This node's shards (at most `shards`, none empty), each listing its tests in name order.
+    public func plan(_ tests: [TestID], shards: Int, node: Node = .whole) -> [Shard] {
+        let tests = tests.sorted()
+        let estimates = estimates(for: tests)
+        let nodeTests: [TestID]
+        if node.count > 1 {
+            let parts = Self.balance(units(tests, estimates: estimates, bins: node.count), into: node.count)
+            nodeTests = parts[node.index - 1].flatMap(\.tests)
+        } else {
+            nodeTests = tests
+        }
+        let bins = Self.balance(units(nodeTests, estimates: estimates, bins: shards), into: max(1, shards))
+        return bins.filter { !$0.isEmpty }.enumerated().map { index, units in
+            Shard(index: index + 1, tests: units.flatMap(\.tests).sorted(), expectedSeconds: units.reduce(0) { $0 + $1.seconds })
+        }
+    }
+
+    /// What is placed whole: a single test, or a suite of short tests kept together (so its
+    /// per-suite set-up runs once) when the suite is small against one bin's share of the work.
+    struct Unit {
+        let name: String
+        let tests: [TestID]
+        let seconds: Double
+    }
+
+    func units(_ tests: [TestID], estimates: [TestID: Double], bins: Int) -> [Unit] {
+        let total = tests.reduce(0) { $0 + estimates[$1]! }
+        let smallSuite = total / Double(max(1, bins)) / 8
+        var units: [Unit] = []
+        for (suite, members) in Dictionary(grouping: tests, by: { "\($0.framework.rawValue) \($0.suite)" }) {
+            let seconds = members.reduce(0) { $0 + estimates[$1]! }
+            if members.count > 1 && seconds <= smallSuite {
+                units.append(Unit(name: suite, tests: members, seconds: seconds))
+            } else {
+                units += members.map { Unit(name: "\($0.framework.rawValue) \($0.name)", tests: [$0], seconds: estimates[$0]!) }
+            }
+        }
+        return units
+    }
+
+    /// Longest processing time first: each unit, longest first (ties by name), goes to the least
+    /// loaded bin (ties to the lowest index).
+    static func balance(_ units: [Unit], into count: Int) -> [[Unit]] {
+        var bins = Array(repeating: [Unit](), count: count)
+        var loads = Array(repeating: 0.0, count: count)
+        for unit in units.sorted(by: { ($0.seconds, $1.name) > ($1.seconds, $0.name) }) {
+            let target = loads.indices.min { (loads[$0], $0) < (loads[$1], $1) }!
+            bins[target].append(unit)
+            loads[target] += unit.seconds
+        }
+        return bins
+    }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+    }
+}

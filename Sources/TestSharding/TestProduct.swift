@@ -1,0 +1,150 @@
+import Foundation
+
+/// How to build and find a package's test product.
+public struct BuildSettings: Sendable {
+    public var packagePath: URL
+    public var configuration: String
+    /// Extra arguments for `swift build`, such as `-Xswiftc -DCI`.
+    public var extraArguments: [String]
+    public var skipBuild: Bool
+
+    public init(packagePath: URL, configuration: String = "debug", extraArguments: [String] = [], skipBuild: Bool = false) {
+        self.packagePath = packagePath
+        self.configuration = configuration
+        self.extraArguments = extraArguments
+        self.skipBuild = skipBuild
+    }
+
+    var buildArguments: [String] {
+        ["swift", "build", "--package-path", packagePath.path, "--configuration", configuration] + extraArguments
+    }
+}
+
+/// The built `<Package>PackageTests.xctest`, and the commands that list and run its tests directly,
+/// as `swift test` does internally (parallel `swift test` processes would serialise on SwiftPM's lock).
+public struct TestProduct: Sendable {
+    public let path: URL
+    public let packagePath: URL
+    let environment: [String: String]
+
+    /// Builds the tests (unless told to skip) and finds the product in `swift build --show-bin-path`.
+    public static func build(_ settings: BuildSettings, scratch: URL) async throws(TestRunError) -> TestProduct {
+        let environment = ProcessInfo.processInfo.environment
+        let package = settings.packagePath.path
+        if !settings.skipBuild {
+            let log = scratch.appendingPathComponent("build.log")
+            let result = try await Command.run(settings.buildArguments + ["--build-tests"], environment: environment, log: log)
+            guard result.termination == .exited(0) else {
+                let errors = result.output.split(separator: "\n").filter { $0.contains("error:") }.map(String.init)
+                throw .buildFailed(package: package, errors: errors.isEmpty ? Array(result.output.split(separator: "\n").suffix(10).map(String.init)) : errors,
+                                   log: log.path)
+            }
+        }
+        let log = scratch.appendingPathComponent("bin-path.log")
+        let result = try await Command.run(settings.buildArguments + ["--show-bin-path"], environment: environment, log: log)
+        guard result.termination == .exited(0), let binPath = result.output.split(separator: "\n").last.map(String.init) else {
+            throw .listingFailed(command: "swift build --show-bin-path", output: result.output)
+        }
+        let bin = URL(fileURLWithPath: binPath)
+        let products = (try? FileManager.default.contentsOfDirectory(atPath: binPath))?
+            .filter { $0.hasSuffix("PackageTests.xctest") }.sorted() ?? []
+        guard let product = products.first else { throw .noTestProduct(binPath: binPath) }
+        var childEnvironment = environment
+        childEnvironment["NO_COLOR"] = "1"
+        return TestProduct(path: bin.appendingPathComponent(product), packagePath: settings.packagePath,
+                           environment: childEnvironment)
+    }
+
+    /// Every test in the product, from the product's own listings (≈10 ms each).
+    public func discover(scratch: URL) async throws(TestRunError) -> [TestID] {
+        #if os(macOS)
+        // Xcode's xctest has no listing flag; SwiftPM's listing covers both libraries.
+        let listings: [(arguments: [String], framework: TestFramework?)] = [
+            (["swift", "test", "list", "--skip-build", "--package-path", packagePath.path], nil),
+        ]
+        #else
+        let listings: [(arguments: [String], framework: TestFramework?)] = [
+            ([path.path, "--testing-library", "xctest", "--list-tests"], .xctest),
+            ([path.path, "--testing-library", "swift-testing", "--list-tests"], .swiftTesting),
+        ]
+        #endif
+        var tests: [TestID] = []
+        for (index, listing) in listings.enumerated() {
+            let result = try await Command.run(listing.arguments, environment: environment,
+                                               log: scratch.appendingPathComponent("list-\(index).log"))
+            guard result.termination == .exited(0) else {
+                throw .listingFailed(command: listing.arguments.joined(separator: " "), output: result.output)
+            }
+            tests += TestListing.parse(result.output, framework: listing.framework)
+        }
+        return tests
+    }
+
+    /// The command running the given tests of one framework in one process.
+    func command(for tests: [TestID], framework: TestFramework, eventStream: URL) -> [String] {
+        switch framework {
+        case .xctest:
+            let selectors = tests.map(\.name).joined(separator: ",")
+            #if os(macOS)
+            return ["/usr/bin/xcrun", "xctest", "-XCTest", selectors, path.path]
+            #else
+            return [path.path, "--testing-library", "xctest", selectors]
+            #endif
+        case .swiftTesting:
+            #if os(macOS)
+            let launcher = ["/usr/bin/xcrun", "swiftpm-testing-helper", "--test-bundle-path", path.path]
+            #else
+            let launcher = [path.path]
+            #endif
+            return launcher + ["--testing-library", "swift-testing", "--no-parallel",
+                               "--event-stream-output-path", eventStream.path, "--event-stream-version", "0"]
+                + tests.flatMap { ["--filter", SwiftTestingFilter.pattern(for: $0)] }
+        }
+    }
+}
+
+/// Parses the listings of `<product> --list-tests`.
+enum TestListing {
+    /// Parses one listing; with no framework given (SwiftPM's listing of both), a name ending in
+    /// `)` is a Swift Testing function and any other an XCTest method.
+    static func parse(_ output: String, framework: TestFramework?) -> [TestID] {
+        output.split(whereSeparator: \.isNewline).compactMap { line in
+            let name = line.trimmingCharacters(in: .whitespaces)
+            // XCTest opens with "Listing N tests in X.xctest:"; every test name holds a dot and no space
+            // outside its parentheses.
+            guard !name.isEmpty, !name.hasPrefix("Listing "), name.contains(".") else { return nil }
+            return TestID(name, framework: framework ?? (name.hasSuffix(")") ? .swiftTesting : .xctest))
+        }
+    }
+}
+
+/// Swift Testing's `--filter` is a regular expression matched against the test's ID, which
+/// continues with `/File.swift:line:column`; the name is escaped and anchored at both ends.
+enum SwiftTestingFilter {
+    static func pattern(for test: TestID) -> String {
+        "^" + escaped(test.name) + "(/|$)"
+    }
+
+    static func escaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            if "\\^$.|?*+()[]{}".contains(character) { result.append("\\") }
+            result.append(character)
+        }
+        return result
+    }
+}
+
+/// A short command whose output is wanted whole: build, bin path, listings.
+struct Command {
+    let termination: Termination
+    let output: String
+
+    static func run(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError) -> Command {
+        try? FileManager.default.removeItem(at: log)
+        let process = try await ChildProcess.start(arguments, environment: environment, log: log)
+        let termination = await process.wait()
+        let data = (try? Data(contentsOf: log)) ?? Data()
+        return Command(termination: termination, output: String(decoding: data, as: UTF8.self))
+    }
+}

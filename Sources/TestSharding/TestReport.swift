@@ -1,0 +1,131 @@
+/// The outcome of a whole run: one record per listed test, and the check that each ran exactly once.
+/// Its JSON form (`pipeline test --json`) is documented in docs/json.md and keeps its field names.
+public struct TestReport: Codable, Sendable {
+    public struct Summary: Codable, Sendable, Equatable {
+        public var total = 0
+        public var passed = 0
+        /// Failed, timed out, crashed and missing tests together (and flaky ones where they fail the run).
+        public var failed = 0
+        public var skipped = 0
+        public var flaky = 0
+        public var timedOut = 0
+        public var crashed = 0
+        public var missing = 0
+        public var duplicated = 0
+        public var seconds = 0.0
+        public var expectedSeconds = 0.0
+        /// max(longest test, sum of test times / shards): the best any split could do.
+        public var idealSeconds = 0.0
+        public var shards = 0
+        public var node = Node.whole
+    }
+
+    public struct Record: Codable, Sendable, Equatable {
+        public var name: String
+        public var framework: TestFramework
+        public var suite: String
+        public var test: String
+        public var status: TestStatus
+        /// Duration of the last attempt.
+        public var seconds: Double
+        public var attempts: Int
+        public var shard: Int
+        public var message: String?
+        public var output: String?
+        /// The log of the process that ran its last attempt.
+        public var log: String?
+    }
+
+    public var version = 1
+    public var summary: Summary
+    public var tests: [Record]
+    /// Tests that ran more than once in one attempt, or were reported without being asked for.
+    public var problems: [String]
+    public var passed: Bool
+
+    /// Folds every attempt into one record per test. A test that failed and then passed is flaky;
+    /// a test with no attempt at all is missing.
+    public init(shards: [Shard], attempts: [TestAttempt], seconds: Double, node: Node, flakyFails: Bool) {
+        let byTest = Dictionary(grouping: attempts, by: \.test)
+        var summary = Summary(seconds: seconds, expectedSeconds: shards.map(\.expectedSeconds).max() ?? 0,
+                              shards: shards.count, node: node)
+        var records: [Record] = []
+        var problems: [String] = []
+        let planned = shards.flatMap { shard in shard.tests.map { ($0, shard.index) } }
+        for (test, shard) in planned.sorted(by: { $0.0 < $1.0 }) {
+            let tries = (byTest[test] ?? []).sorted { $0.attempt < $1.attempt }
+            let repeated = Dictionary(grouping: tries, by: \.attempt).filter { $0.value.count > 1 }
+            if !repeated.isEmpty {
+                summary.duplicated += 1
+                problems.append("\(test.name) ran \(repeated.values.map(\.count).max()!) times in one attempt")
+            }
+            let last = tries.last ?? TestAttempt(test: test, status: .missing, seconds: 0,
+                                                 message: "never reported by any test process")
+            let status: TestStatus = last.status == .passed && tries.contains { $0.status.isFailure } ? .flaky : last.status
+            let failure = tries.last { $0.status.isFailure || $0.status == .missing }
+            records.append(Record(name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
+                                  status: status, seconds: last.seconds, attempts: max(1, tries.count), shard: shard,
+                                  message: status == .passed || status == .skipped ? last.message : (failure ?? last).message,
+                                  output: status == .passed || status == .skipped ? nil : (failure ?? last).output,
+                                  log: (failure ?? last).log))
+        }
+        let plannedSet = Set(planned.map(\.0))
+        for unexpected in Set(attempts.map(\.test)).subtracting(plannedSet).sorted() {
+            problems.append("\(unexpected.name) ran without being asked for")
+        }
+        summary.total = records.count
+        for record in records {
+            switch record.status {
+            case .passed: summary.passed += 1
+            case .skipped: summary.skipped += 1
+            case .flaky: summary.flaky += 1
+            case .failed: summary.failed += 1
+            case .timedOut: summary.timedOut += 1
+            case .crashed: summary.crashed += 1
+            case .missing: summary.missing += 1
+            }
+        }
+        summary.failed += summary.timedOut + summary.crashed + summary.missing + (flakyFails ? summary.flaky : 0)
+        let durations = records.map(\.seconds)
+        summary.idealSeconds = max(durations.max() ?? 0, durations.reduce(0, +) / Double(max(1, shards.count)))
+        self.summary = summary
+        self.tests = records
+        self.problems = problems
+        self.passed = summary.failed == 0 && problems.isEmpty && summary.total > 0
+    }
+
+    /// The plain summary line: `N passed, N failed, N skipped`, then flaky, timed-out, crashed and missing counts.
+    public var summaryLine: String {
+        var line = "\(summary.passed) passed, \(summary.failed) failed, \(summary.skipped) skipped"
+        let details = [(summary.flaky, "flaky"), (summary.timedOut, "timed out"), (summary.crashed, "crashed"),
+                       (summary.missing, "missing"), (summary.duplicated, "duplicated")]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        if !details.isEmpty { line += " (\(details.joined(separator: ", ")))" }
+        return line
+    }
+
+    /// The human report: every test that did not pass with its message and the start of its output
+    /// (`outputLines` lines; the JSON and JUnit reports keep it all), then the summary.
+    public func render(outputLines: Int = 30) -> String {
+        var lines: [String] = []
+        for record in tests where record.status != .passed && record.status != .skipped {
+            let attempts = record.attempts > 1 ? ", \(record.attempts) attempts" : ""
+            lines.append("✗ \(record.name) — \(record.status.rawValue) (\(record.seconds.formatted(places: 2)) s\(attempts))")
+            lines += (record.message ?? "").split(separator: "\n").map { "    \($0)" }
+            if let output = record.output, !output.isEmpty, record.status != .flaky {
+                let shown = output.split(separator: "\n", omittingEmptySubsequences: false)
+                lines += shown.prefix(shown.count > outputLines + 5 ? outputLines : shown.count).map { "    | \($0)" }
+                if shown.count > outputLines + 5 {
+                    lines.append("    | … \(shown.count - outputLines) more lines" + (record.log.map { " in \($0)" } ?? ""))
+                }
+            }
+        }
+        lines += problems.map { "✗ \($0)" }
+        lines.append(summaryLine)
+        lines.append("\(summary.total) tests in \(summary.shards) shard\(summary.shards == 1 ? "" : "s")"
+                     + (summary.node.count > 1 ? " on node \(summary.node)" : "")
+                     + ": \(summary.seconds.formatted(places: 2)) s (plan expected \(summary.expectedSeconds.formatted(places: 2)) s, "
+                     + "ideal \(summary.idealSeconds.formatted(places: 2)) s)")
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// What can stop a test run before it produces results. Each reads as one line for a person.
+public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
+    case cannotStart(command: String, reason: String)
+    case buildFailed(package: String, errors: [String], log: String)
+    case noTestProduct(binPath: String)
+    case listingFailed(command: String, output: String)
+    case noTests(package: String)
+    case noTestsMatched(filters: [String])
+    case invalidFilter(String, reason: String)
+    case invalidNode(String)
+    case invalidShards(String)
+    case unreadableTimings(path: String, reason: String)
+    case cannotWrite(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotStart(let command, let reason):
+            "cannot start \(command): \(reason)"
+        case .buildFailed(let package, let errors, let log):
+            (["the tests of \(package) did not build:"] + errors.prefix(20).map { "  \($0)" } + ["full build log: \(log)"])
+                .joined(separator: "\n")
+        case .noTestProduct(let binPath):
+            "no test product (*PackageTests.xctest) in \(binPath); does the package have test targets?"
+        case .listingFailed(let command, let output):
+            "listing the tests failed (\(command)): \(output.split(separator: "\n").suffix(3).joined(separator: " / "))"
+        case .noTests(let package):
+            "\(package) has no tests: zero tests is an error, not a pass"
+        case .noTestsMatched(let filters):
+            "no test matches \(filters.map { "'\($0)'" }.joined(separator: ", ")): zero tests is an error, not a pass"
+        case .invalidFilter(let filter, let reason):
+            "--filter '\(filter)' is not a valid regular expression: \(reason)"
+        case .invalidNode(let text):
+            "--node '\(text)' must be I/N with 1 ≤ I ≤ N, for example 2/8"
+        case .invalidShards(let text):
+            "--shards '\(text)' must be a positive whole number or 'auto'"
+        case .unreadableTimings(let path, let reason):
+            "timings file \(path) cannot be read: \(reason)"
+        case .cannotWrite(let path, let reason):
+            "cannot write \(path): \(reason)"
+        }
+    }
+}
