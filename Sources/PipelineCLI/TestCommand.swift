@@ -115,6 +115,11 @@ struct TestCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(text.utf8))
         }
         let report = await runner.run(shardPlan, progress: progress, statusInterval: interactive ? .seconds(1) : .seconds(10))
+        // An interrupted run's results are incomplete: record and report nothing.
+        if await ProcessGroups.shared.isStopping {
+            await ProcessGroups.shared.terminateAll()
+            throw QuietExit(status: .interrupted)
+        }
 
         if !noRecord {
             for record in report.tests where record.status == .passed || record.status == .failed || record.status == .flaky {

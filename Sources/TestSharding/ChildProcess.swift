@@ -53,9 +53,7 @@ public final class ChildProcess: Sendable {
     public static func start(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError) -> ChildProcess {
         precondition(!arguments.isEmpty, "a command needs a program")
         let launch = Launch(arguments: arguments, environment: environment, log: log)
-        let pid = try launch.spawn()
-        await ProcessGroups.shared.remember(pid)
-        return ChildProcess(pid: pid, log: log)
+        return ChildProcess(pid: try await ProcessGroups.shared.spawn(launch), log: log)
     }
 
     /// Waits for the process to end, polling so no thread blocks. `onPoll` runs between polls and may
@@ -87,23 +85,37 @@ public actor ProcessGroups {
     public static let shared = ProcessGroups()
     private var groups: Set<pid_t> = []
 
-    func remember(_ pid: pid_t) { groups.insert(pid) }
+    private var stopping = false
+
+    /// Whether an interrupt is ending every process: results gathered now are incomplete.
+    public var isStopping: Bool { stopping }
+
+    /// Starts a process and records its group in one step, so an interrupt cannot fall between
+    /// the two; once stopping, nothing new starts.
+    fileprivate func spawn(_ launch: Launch) throws(TestRunError) -> pid_t {
+        guard !stopping else { throw .cannotStart(command: launch.arguments[0], reason: "interrupted") }
+        let pid = try launch.spawn()
+        groups.insert(pid)
+        return pid
+    }
+
     func forget(_ pid: pid_t) { groups.remove(pid) }
 
-    /// Sends SIGTERM to every group, then SIGKILL to any still alive after `grace` seconds.
+    /// Sends SIGTERM to every group, then SIGKILL to any still alive after `grace`. From then on
+    /// every new group is killed as it starts, so nothing outlives the caller's exit.
     public func terminateAll(grace: Duration = .milliseconds(500)) async {
-        let live = groups
-        for group in live { kill(-group, SIGTERM) }
+        stopping = true
+        for group in groups { kill(-group, SIGTERM) }
         let deadline = ContinuousClock.now + grace
-        while ContinuousClock.now < deadline && live.contains(where: { kill(-$0, 0) == 0 }) {
+        while ContinuousClock.now < deadline && groups.contains(where: { kill(-$0, 0) == 0 }) {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        for group in live { kill(-group, SIGKILL) }
+        for group in groups { kill(-group, SIGKILL) }
     }
 }
 
 /// The posix_spawn call, kept apart from the process's lifetime.
-private struct Launch {
+fileprivate struct Launch {
     let arguments: [String]
     let environment: [String: String]
     let log: URL

@@ -25,7 +25,10 @@ struct ShardWorker {
                     let run = ProcessRun(product: product, framework: framework, tests: chunk, limits: limits,
                                          log: logs.appendingPathComponent("\(name).log"),
                                          eventStream: logs.appendingPathComponent("\(name).events.jsonl"), attempt: attempt)
-                    let outcome = await run.run { await progress.record($0) }
+                    let outcome = await run.run { attempt in
+                        if await !ProcessGroups.shared.isStopping { await progress.record(attempt) }
+                    }
+                    if await ProcessGroups.shared.isStopping { return attempts + results }
                     results += outcome.attempts
                     pending = outcome.relaunch + pending.dropFirst(chunk.count)
                 }
