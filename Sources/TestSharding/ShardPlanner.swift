@@ -42,12 +42,12 @@ public struct ShardPlanner: Sendable {
         self.timings = timings
     }
 
-    /// Recorded duration, else the median of recorded tests in the same suite, else of all recorded
-    /// tests, else a default.
+    /// Recorded duration, else the median of the recorded tests of the same suite, else of every
+    /// recorded test, else a default.
     public func estimates(for tests: [TestID]) -> [TestID: Double] {
-        let known = tests.compactMap { test in timings[test].map { (test, $0) } }
+        let known = timings.tests.map { (TestID($0.key, framework: .xctest).suite, $0.value.seconds) }
         let overall = Self.median(known.map(\.1)) ?? Self.defaultEstimate
-        let bySuite = Dictionary(grouping: known, by: { $0.0.suite }).mapValues { Self.median($0.map(\.1)) ?? overall }
+        let bySuite = Dictionary(grouping: known, by: \.0).mapValues { Self.median($0.map(\.1)) ?? overall }
         return Dictionary(uniqueKeysWithValues: tests.map { ($0, timings[$0] ?? bySuite[$0.suite] ?? overall) })
     }
 

@@ -1,0 +1,76 @@
+@testable import TestSharding
+import XCTest
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+final class TestReportTests: XCTestCase {
+    private let a = TestID("App.C/testA", framework: .xctest)
+    private let b = TestID("App.C/testB_初期起動時", framework: .xctest)
+    private let c = TestID("App.S/flaky()", framework: .swiftTesting)
+    private let d = TestID("App.S/gone()", framework: .swiftTesting)
+
+    private func report(_ attempts: [TestAttempt], flakyFails: Bool = true) -> TestReport {
+        let shards = [Shard(index: 1, tests: [a, b], expectedSeconds: 2), Shard(index: 2, tests: [c, d], expectedSeconds: 1)]
+        return TestReport(shards: shards, attempts: attempts, seconds: 3, node: .whole, flakyFails: flakyFails)
+    }
+
+    func testFailedThenPassedIsFlakyNeverPassed() {
+        let result = report([
+            TestAttempt(test: a, status: .passed, seconds: 1),
+            TestAttempt(test: b, status: .timedOut, seconds: 5, message: "still running"),
+            TestAttempt(test: c, status: .failed, seconds: 0.1, message: "boom", output: "log", attempt: 1),
+            TestAttempt(test: c, status: .passed, seconds: 0.1, attempt: 2),
+        ])
+        XCTAssertEqual(result.tests.map(\.status), [.passed, .timedOut, .flaky, .missing])
+        XCTAssertEqual(result.tests[2].attempts, 2)
+        XCTAssertEqual(result.tests[2].message, "boom", "a flaky test keeps the failure that made it flaky")
+        XCTAssertEqual(result.summaryLine, "1 passed, 3 failed, 0 skipped (1 flaky, 1 timed out, 1 missing)")
+        XCTAssertFalse(result.passed)
+        XCTAssertEqual(report([TestAttempt(test: c, status: .failed, seconds: 0), TestAttempt(test: c, status: .passed, seconds: 0, attempt: 2)],
+                              flakyFails: false).summary.failed, 3, "only the three missing tests fail when flaky passes")
+    }
+
+    func testEveryTestExactlyOnce() {
+        let result = report([
+            TestAttempt(test: a, status: .passed, seconds: 1), TestAttempt(test: a, status: .passed, seconds: 1),
+            TestAttempt(test: b, status: .passed, seconds: 1), TestAttempt(test: c, status: .passed, seconds: 1),
+            TestAttempt(test: d, status: .passed, seconds: 1),
+            TestAttempt(test: TestID("App.C/stranger", framework: .xctest), status: .passed, seconds: 1),
+        ])
+        XCTAssertEqual(result.summary.duplicated, 1)
+        XCTAssertEqual(result.problems, ["App.C/testA ran 2 times in one attempt", "App.C/stranger ran without being asked for"])
+        XCTAssertFalse(result.passed)
+        let clean = report([a, b, c, d].map { TestAttempt(test: $0, status: .passed, seconds: 0.5) })
+        XCTAssertTrue(clean.passed)
+        XCTAssertEqual(clean.summaryLine, "4 passed, 0 failed, 0 skipped")
+        XCTAssertEqual(clean.summary.idealSeconds, 1, "max(longest 0.5, 2 s over 2 shards)")
+    }
+
+    func testJUnitIsWellFormedAndCarriesEveryOutcome() throws {
+        let result = report([
+            TestAttempt(test: a, status: .failed, seconds: 1.5, message: "XCTAssertEqual failed: (\"<a & b>\")", output: "out\u{1B}[31m\u{0}"),
+            TestAttempt(test: b, status: .crashed, seconds: 0.2, message: "signal 4"),
+            TestAttempt(test: c, status: .failed, seconds: 0.1, message: "first"),
+            TestAttempt(test: c, status: .passed, seconds: 0.1, attempt: 2),
+            TestAttempt(test: d, status: .skipped, seconds: 0),
+        ])
+        let xml = JUnitReport.xml(result, flakyFails: false)
+        let document = try XMLDocument(data: Data(xml.utf8))
+        let cases = try document.nodes(forXPath: "//testcase")
+        XCTAssertEqual(cases.count, 4)
+        func element(_ path: String) throws -> XMLElement? { try document.nodes(forXPath: path).first as? XMLElement }
+        let failure = try XCTUnwrap(element("//testcase[@name='testA']/failure"))
+        XCTAssertEqual(failure.attribute(forName: "message")?.stringValue, "XCTAssertEqual failed: (\"<a & b>\")")
+        XCTAssertEqual(try element("//testcase[@name='testA']")?.attribute(forName: "classname")?.stringValue, "App.C")
+        XCTAssertEqual(try element("//testcase[@name='testA']")?.attribute(forName: "time")?.stringValue, "1.500")
+        XCTAssertNotNil(try element("//testcase[@name='testB_初期起動時']/error[@type='crashed']"))
+        XCTAssertNotNil(try element("//testcase[@name='flaky()']/flakyFailure"))
+        XCTAssertNil(try element("//testcase[@name='flaky()']/failure"))
+        XCTAssertNotNil(try element("//testcase[@name='gone()']/skipped"))
+        XCTAssertEqual(try element("/testsuites")?.attribute(forName: "failures")?.stringValue, "1")
+        XCTAssertEqual(try element("/testsuites")?.attribute(forName: "errors")?.stringValue, "1")
+        let failing = try XMLDocument(data: Data(JUnitReport.xml(result, flakyFails: true).utf8))
+        XCTAssertEqual(try failing.nodes(forXPath: "//testcase[@name='flaky()']/failure").count, 1)
+    }
+}

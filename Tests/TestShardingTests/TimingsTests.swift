@@ -1,0 +1,67 @@
+@testable import TestSharding
+import XCTest
+
+final class TimingsTests: XCTestCase {
+    private let test = TestID("M.C/test_初期起動時", framework: .xctest)
+
+    private func scratch() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("timings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+        return url
+    }
+
+    func testRecordKeepsARunningMeanOverRecentSamples() {
+        var timings = Timings()
+        timings.record(test, seconds: 2)
+        timings.record(test, seconds: 4)
+        XCTAssertEqual(timings[test], 3)
+        for _ in 0..<40 { timings.record(test, seconds: 10) }
+        XCTAssertEqual(timings[test]!, 10, accuracy: 0.1, "old samples fade")
+        XCTAssertEqual(timings.tests[test.name]?.samples, Timings.memory)
+    }
+
+    func testMergingTwoMachinesFilesIsOrderIndependent() {
+        var first = Timings(), second = Timings()
+        first.record(test, seconds: 1)
+        first.record(TestID("M.C/a", framework: .xctest), seconds: 5)
+        second.record(test, seconds: 3)
+        second.record(TestID("M.C/b", framework: .xctest), seconds: 7)
+        var ab = first, ba = second
+        ab.merge(second)
+        ba.merge(first)
+        XCTAssertEqual(ab, ba)
+        XCTAssertEqual(ab[test], 2)
+        XCTAssertEqual(ab.tests.count, 3)
+    }
+
+    func testSaveAndLoadRoundTripAndAMissingFileIsEmpty() throws {
+        let url = try scratch().appendingPathComponent("nested/timings.json")
+        XCTAssertEqual(try Timings.load(url), Timings())
+        var timings = Timings()
+        timings.record(test, seconds: 1.5)
+        try timings.save(url)
+        XCTAssertEqual(try Timings.load(url), timings)
+    }
+
+    func testUnreadableFilesNameTheFileAndTheProblem() throws {
+        let folder = try scratch()
+        let cases = [
+            ("not json", "not JSON of the timings format"),
+            (#"{"version": 2, "tests": {}}"#, "format version 2, expected 1"),
+            (#"{"version": 1, "tests": {"M.C/t": {"seconds": -1, "samples": 1}}}"#, "negative"),
+            (#"{"version": 1, "tests": {"M.C/t": {"seconds": "x", "samples": 1}}}"#, "tests.M.C/t.seconds"),
+        ]
+        for (index, (text, expected)) in cases.enumerated() {
+            let url = folder.appendingPathComponent("t\(index).json")
+            try Data(text.utf8).write(to: url)
+            XCTAssertThrowsError(try Timings.load(url)) { error in
+                guard case .unreadableTimings(let path, let reason) = error as? TestRunError else {
+                    return XCTFail("\(error)")
+                }
+                XCTAssertEqual(path, url.path)
+                XCTAssertTrue(reason.contains(expected), "\(reason) should mention \(expected)")
+            }
+        }
+    }
+}
