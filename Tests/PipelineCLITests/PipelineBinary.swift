@@ -21,7 +21,7 @@ enum PipelineBinary {
     static let url = productsDirectory.appendingPathComponent("pipeline")
 
     /// Runs `pipeline ARGUMENTS` in `directory` with no input; output goes through files, so no pipe can fill up.
-    static func run(_ arguments: [String], in directory: URL) throws -> Result {
+    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -35,6 +35,7 @@ enum PipelineBinary {
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = FileHandle.nullDevice
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         try process.run()
         process.waitUntilExit()
         return Result(status: process.terminationStatus,

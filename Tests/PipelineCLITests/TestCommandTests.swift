@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+
+/// `pipeline test` on the example package (Examples/ExampleSuite): real builds, real test
+/// processes, real hangs and crashes, checked on the report rather than the exit code alone.
+@Suite("pipeline test on the example package", .serialized)
+struct TestCommandTests {
+    /// The example package, and a scratch folder for this test's timings and reports.
+    let package = ExamplePackage.root
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try ExamplePackage.buildOnce()
+    }
+
+    private func test(_ arguments: String..., environment: [String: String] = [:]) throws -> PipelineBinary.Result {
+        try PipelineBinary.run(["test", "--package-path", package.path, "--skip-build",
+                                "--timings", scratch.appendingPathComponent("timings.json").path] + arguments,
+                               in: scratch, environment: environment)
+    }
+
+    private func report(_ result: PipelineBinary.Result) throws -> [String: [String: Any]] {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let tests = try #require(json["tests"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: tests.map { ($0["name"] as! String, $0) })
+    }
+
+    @Test("a clean run passes every XCTest and Swift Testing test once, records timings, writes JUnit")
+    func cleanRun() throws {
+        let junit = scratch.appendingPathComponent("junit.xml")
+        let result = try test("--junit", junit.path)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("\(ExamplePackage.testCount) passed, 0 failed, 0 skipped"))
+        #expect(result.stderr.contains("Running \(ExamplePackage.testCount) tests in"))
+
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.components(separatedBy: "<testcase ").count - 1 == ExamplePackage.testCount)
+        #expect(xml.contains(#"<testcase classname="ExampleKitTests.ThumbnailTests" name="test_初期起動時_画像にhair0が表示されていること""#))
+        #expect(xml.contains(#"name="scalingKeepsTheMatch(factor:)""#))
+        #expect(xml.contains(#"name="regexCharactersInTheName()""#))
+
+        let timings = try String(contentsOf: scratch.appendingPathComponent("timings.json"), encoding: .utf8)
+        #expect(timings.contains("ExampleKitTests.SlowRenderingTests/testRendersLargeCanvas"))
+        #expect(timings.contains("ExampleKitTests.MatchRatioTests/スナップショットが一致すること()"))
+    }
+
+    @Test("hangs, crashes, failures and flaky tests are each named, and every other test still runs")
+    func faults() throws {
+        let flakyMarkers = scratch.appendingPathComponent("flaky")
+        try FileManager.default.createDirectory(at: flakyMarkers, withIntermediateDirectories: true)
+        let result = try test("--timeout", "2s", "--retries", "1", "--json", environment: [
+            "EXAMPLE_HANG": "1", "EXAMPLE_CRASH": "1", "EXAMPLE_FAIL": "1",
+            "EXAMPLE_TESTING_HANG": "1", "EXAMPLE_TESTING_CRASH": "1", "EXAMPLE_FLAKY_DIR": flakyMarkers.path,
+        ])
+        #expect(result.status == 1)
+        let tests = try report(result)
+        #expect(tests.count == ExamplePackage.testCount, "each listed test is reported exactly once")
+        func status(_ name: String) -> String? { tests["ExampleKitTests." + name]?["status"] as? String }
+        func message(_ name: String) -> String { tests["ExampleKitTests." + name]?["message"] as? String ?? "" }
+
+        #expect(status("FaultyTests/testHangsWhenAsked") == "timed-out")
+        #expect(message("FaultyTests/testHangsWhenAsked").contains("still running after 2.0 s"))
+        #expect(status("SwiftTestingFaults/hangsWhenAsked()") == "timed-out")
+        #expect(status("FaultyTests/testCrashesWhenAsked") == "crashed")
+        #expect(message("FaultyTests/testCrashesWhenAsked").contains("Fatal error: EXAMPLE_CRASH=1 makes this test crash"))
+        #expect(status("SwiftTestingFaults/crashesWhenAsked()") == "crashed")
+        #expect(message("SwiftTestingFaults/crashesWhenAsked()").contains("EXAMPLE_TESTING_CRASH=1"))
+        #expect(status("ThumbnailTests/testFailsWhenAsked") == "failed")
+        #expect((tests["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"]?["attempts"] as? Int) == 2)
+        #expect((tests["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"]?["output"] as? String)?
+            .contains("ThumbnailTests.swift:24: error:") == true, "a failing test's own log is kept")
+        #expect(status("FaultyTests/testFlakyWhenAsked") == "flaky")
+        #expect(status("SwiftTestingFaults/flakyWhenAsked()") == "flaky")
+        // The tests after the hang and the crash in the same shard still ran.
+        #expect(status("FaultyTests/testAfterTheFaults") == "passed")
+        #expect(status("ThumbnailTests/test_初期起動時_画像にhair0が表示されていること") == "passed")
+        #expect(status("MatchRatioTests/scalingKeepsTheMatch(factor:)") == "passed")
+        #expect(status("freeStandingTest()") == "passed")
+        let passed = tests.values.filter { $0["status"] as? String == "passed" }.count
+        #expect(passed == ExamplePackage.testCount - 7)
+        #expect(result.stderr.contains("✗ ExampleKitTests.FaultyTests/testHangsWhenAsked timed-out"))
+    }
+
+    @Test("flaky tests fail the run unless --flaky pass; the summary line counts them apart")
+    func flakyPolicy() throws {
+        for (policy, expected) in [("fail", Int32(1)), ("pass", Int32(0))] {
+            let markers = scratch.appendingPathComponent("flaky-\(policy)")
+            try FileManager.default.createDirectory(at: markers, withIntermediateDirectories: true)
+            let result = try test("--retries", "2", "--flaky", policy, "--filter", "Flaky|flaky",
+                                  environment: ["EXAMPLE_FLAKY_DIR": markers.path])
+            #expect(result.status == expected, "--flaky \(policy): \(result.stdout)")
+            let failed = policy == "fail" ? 2 : 0
+            #expect(result.stdout.contains("0 passed, \(failed) failed, 0 skipped (2 flaky)"))
+        }
+    }
+
+    @Test("zero selected tests is an error with its own exit status, not a pass")
+    func zeroTests() throws {
+        let result = try test("--filter", "NoSuchTest")
+        #expect(result.status == 7)
+        #expect(result.stderr.contains("error: no test matches 'NoSuchTest': zero tests is an error, not a pass"))
+        let invalid = try test("--filter", "(unclosed")
+        #expect(invalid.status == 2)
+        #expect(invalid.stderr.contains("--filter '(unclosed' is not a valid regular expression"))
+        let node = try test("--node", "4/3")
+        #expect(node.status == 2)
+        #expect(node.stderr.contains("--node '4/3' must be I/N"))
+    }
+
+    @Test("N machines with --node I/N run disjoint parts whose union is the suite")
+    func nodes() throws {
+        let all = try test("--list")
+        let everyTest = all.stdout.split(separator: "\n").map(String.init)
+        #expect(everyTest.count == ExamplePackage.testCount)
+        var seen: [String] = []
+        for index in 1...3 {
+            let plan = try test("--node", "\(index)/3", "--plan", "--json", "--shards", "\(index)")
+            #expect(plan.status == 0)
+            let shards = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [[String: Any]])
+            seen += shards.flatMap { ($0["tests"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+        }
+        #expect(seen.sorted() == everyTest.sorted())
+    }
+
+    @Test("Ctrl-C ends every test process within 2 s and exits 130")
+    func interrupt() throws {
+        let process = Process()
+        process.executableURL = PipelineBinary.url
+        process.arguments = ["test", "--package-path", package.path, "--skip-build", "--no-record"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["EXAMPLE_HANG": "1", "EXAMPLE_TESTING_HANG": "1"]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let product = ExamplePackage.productName
+        let started = Date()
+        while ExamplePackage.processes(named: product).isEmpty && Date().timeIntervalSince(started) < 20 {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(!ExamplePackage.processes(named: product).isEmpty, "test processes started")
+        Thread.sleep(forTimeInterval: 0.5)
+        let interrupted = Date()
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(interrupted) < 2)
+        #expect(process.terminationStatus == 130)
+        #expect(ExamplePackage.processes(named: product).isEmpty, "no test process outlives pipeline")
+    }
+}
+
+/// The example package in this repository, built once per test run.
+enum ExamplePackage {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Examples/ExampleSuite")
+    static let productName = "ExampleSuitePackageTests.xctest"
+    /// 13 XCTest methods and 9 Swift Testing functions.
+    static let testCount = 22
+
+    private static let build: Result<Void, BuildError> = {
+        do {
+            let result = try PipelineBinary.run(["test", "--package-path", root.path, "--list"], in: root)
+            return result.status == 0 ? .success(()) : .failure(BuildError(message: result.stderr))
+        } catch {
+            return .failure(BuildError(message: "\(error)"))
+        }
+    }()
+
+    struct BuildError: Error { let message: String }
+
+    static func buildOnce() throws { try build.get() }
+
+    /// Live processes whose command line mentions `name` (from /proc).
+    static func processes(named name: String) -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { Int($0) != nil }.compactMap { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let line = String(decoding: data, as: UTF8.self)
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            return line.contains(name) && state != "Z" ? pid : nil
+        }
+    }
+}
