@@ -53,29 +53,15 @@ PY
 git -C "$repo" symbolic-ref HEAD refs/heads/develop
 git -C "$repo" read-tree HEAD   # an index, as in a real checkout (the work tree is not needed)
 
-measure() {  # prints the median wall seconds of RUNS whole-process runs of the command
-    python3 - "$runs" "$@" <<'PY'
-import statistics, subprocess, sys, time
-runs, command = int(sys.argv[1]), sys.argv[2:]
-times = []
-for _ in range(runs):
-    start = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
-    times.append(time.perf_counter() - start)
-print(f"{statistics.median(times):.4f}")
-PY
-}
-ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+source scripts/lib/bench.sh
 cd "$repo"
 count_git=$(git diff --no-renames --name-only HEAD^1 HEAD | wc -l)
 count_pipeline=$("$bin" changes --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len({p for f in d["files"] for p in [f["path"], f.get("oldPath")] if p}))')
 echo "files in the repository: $files; changed by the merge: git $count_git, pipeline $count_pipeline (rename sources included)"
 [[ "$count_git" == "$count_pipeline" ]] || { echo "bench: the two disagree on the changed files" >&2; exit 1; }
 
-t_git=$(measure git diff --no-renames --name-only HEAD^1 HEAD)
-t_git_m=$(measure git diff -M --name-status HEAD^1 HEAD)
-t_pipeline=$(measure "$bin" changes)
-t_pipeline_json=$(measure "$bin" changes --json)
+measure "git=git diff --no-renames --name-only HEAD^1 HEAD" "git_m=git diff -M --name-status HEAD^1 HEAD" \
+    "pipeline=$bin changes" "pipeline_json=$bin changes --json"
 printf '%-52s %8.3f s\n' "git diff --no-renames --name-only HEAD^1 HEAD" "$t_git" \
     "git diff -M --name-status HEAD^1 HEAD (renames on)" "$t_git_m" \
     "pipeline changes (renames on, classified)" "$t_pipeline" \

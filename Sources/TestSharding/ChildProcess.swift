@@ -70,7 +70,7 @@ public final class ChildProcess: Sendable {
             if Task.isCancelled { terminate() }
             await onPoll()
             try? await Task.sleep(nanoseconds: delay)
-            delay = min(delay * 2, 40_000_000)
+            delay = min(delay * 2, 10_000_000)
         }
     }
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Benchmark: `pipeline test` against `swift test` and the bare test binary, on any package.
+# Usage: scripts/bench-test.sh [PACKAGE_PATH] [RUNS]   (defaults: Examples/ExampleSuite, 3 runs)
+# A real open-source package works too, e.g.:
+#   git clone -q --branch 1.2.1 https://github.com/apple/swift-algorithms /tmp/swift-algorithms
+#   scripts/bench-test.sh /tmp/swift-algorithms
+# Prints, in one run, the median wall time of each way of running the whole suite, the ideal
+# bound max(longest test, sum of test times / cores) from the measured durations, and the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" runs="${2:-3}"
+cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || sysctl -n hw.ncpu)"
+
+scripts/setup.sh
+swift build -c release --product pipeline >/dev/null
+bin="$(swift build -c release --show-bin-path)/pipeline"
+source scripts/lib/bench.sh
+
+echo "building the tests of $package…" >&2
+swift build --build-tests --package-path "$package" >/dev/null
+product="$(ls -d "$(swift build --package-path "$package" --show-bin-path)"/*PackageTests.xctest | head -1)"
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+timings="$scratch/timings.json"
+
+# Durations from earlier runs are the planner's input: record them first, as CI would have.
+"$bin" test --package-path "$package" --skip-build --timings "$timings" >/dev/null 2>&1 || true
+"$bin" test --package-path "$package" --skip-build --timings "$timings" --no-record --json > "$scratch/report.json" 2>/dev/null || true
+read -r tests ideal_cores < <(python3 - "$scratch/report.json" "$cores" <<'PY'
+import json, sys
+report, cores = json.load(open(sys.argv[1])), int(sys.argv[2])
+durations = [t["seconds"] for t in report["tests"]]
+print(len(durations), f"{max(max(durations), sum(durations) / cores):.4f}")
+PY
+)
+
+# The bare binary, one process at a time: all XCTest tests, then all Swift Testing tests, serially.
+cat > "$scratch/direct.sh" <<SH
+"$product" --testing-library xctest >/dev/null 2>&1
+NO_COLOR=1 "$product" --testing-library swift-testing --no-parallel >/dev/null 2>&1
+true
+SH
+q_package="$(printf %q "$package")"
+run_pipeline="$(printf %q "$bin") test --package-path $q_package --skip-build --timings $(printf %q "$timings") --no-record"
+measure "pipeline=$run_pipeline" "pipeline_one=$run_pipeline --shards 1" \
+    "swift=swift test --package-path $q_package --skip-build" \
+    "swift_parallel=swift test --package-path $q_package --skip-build --parallel" \
+    "direct=bash $(printf %q "$scratch/direct.sh")"
+
+echo "package: $package ($tests tests, $cores cores, median of $runs runs)"
+printf '%-58s %8.2f s\n' \
+    "pipeline test (auto shards: $cores)" "$t_pipeline" \
+    "pipeline test --shards 1" "$t_pipeline_one" \
+    "swift test --skip-build (serial)" "$t_swift" \
+    "swift test --skip-build --parallel" "$t_swift_parallel" \
+    "test binary directly, serially" "$t_direct" \
+    "ideal: max(longest test, sum of test times / $cores)" "$ideal_cores"
+echo "ratio pipeline test / ideal:                          $(ratio "$t_pipeline" "$ideal_cores")   (target ≤ 1.10)"
+echo "ratio pipeline test / swift test --parallel:          $(ratio "$t_pipeline" "$t_swift_parallel")   (target ≤ 0.60 on many small tests)"
+echo "ratio pipeline test --shards 1 / direct binary:       $(ratio "$t_pipeline_one" "$t_direct")   (target ≤ 1.03)"
+echo "ratio pipeline test / swift test (serial):            $(ratio "$t_pipeline" "$t_swift")"

@@ -1,0 +1,15 @@
+"""Times whole commands, interleaved: run 1 of every command, then run 2 of every command, and so on,
+so a slow spell of the machine hits all of them alike. Prints `label median-seconds` per command.
+Usage: python3 interleave.py RUNS 'label=command line' ...  (commands split like a shell, no pipes)"""
+import shlex, statistics, subprocess, sys, time
+
+runs = int(sys.argv[1])
+commands = [(label, shlex.split(command)) for label, command in (arg.split("=", 1) for arg in sys.argv[2:])]
+times = {label: [] for label, _ in commands}
+for _ in range(runs):
+    for label, command in commands:
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times[label].append(time.perf_counter() - start)
+for label, values in times.items():
+    print(label, f"{statistics.median(values):.4f}")
