@@ -125,6 +125,7 @@ struct TestCommand: AsyncParsableCommand {
             for record in report.tests where record.status == .passed || record.status == .failed || record.status == .flaky {
                 recorded.record(TestID(record.name, framework: record.framework), seconds: record.seconds)
             }
+            recorded.recordOverhead(seconds: report.summary.overheadPerTest)
             try recorded.save(timingsFile)
         }
         if let junit {

@@ -32,6 +32,8 @@ struct ProcessRun {
         var attempts: [TestAttempt]
         /// Tests that did not start because the process died first: they deserve a new process.
         var relaunch: [TestID]
+        /// The process's wall time, start to exit.
+        var seconds = 0.0
     }
 
     func run(onFinish: (TestAttempt) async -> Void) async -> Outcome {
@@ -44,12 +46,14 @@ struct ProcessRun {
                                                              attempt: attempt) }, relaunch: [])
         }
         let watch = Watch(run: self)
+        let started = ContinuousClock.now
         let termination = await process.wait {
             await watch.poll(onFinish: onFinish)
             if watch.overdue(limits.timeout) { process.terminate() }
         }
         await watch.poll(onFinish: onFinish)
         var outcome = watch.outcome(termination)
+        outcome.seconds = (ContinuousClock.now - started).seconds
         for index in outcome.attempts.indices {
             outcome.attempts[index].log = log.path
             // Faults and missing tests are known only now; finished tests were announced as they ended.

@@ -43,12 +43,13 @@ public struct ShardPlanner: Sendable {
     }
 
     /// Recorded duration, else the median of the recorded tests of the same suite, else of every
-    /// recorded test, else a default.
+    /// recorded test, else a default; plus the recorded per-test overhead.
     public func estimates(for tests: [TestID]) -> [TestID: Double] {
         let known = timings.tests.map { (TestID($0.key, framework: .xctest).suite, $0.value.seconds) }
         let overall = Self.median(known.map(\.1)) ?? Self.defaultEstimate
         let bySuite = Dictionary(grouping: known, by: \.0).mapValues { Self.median($0.map(\.1)) ?? overall }
-        return Dictionary(uniqueKeysWithValues: tests.map { ($0, timings[$0] ?? bySuite[$0.suite] ?? overall) })
+        let overhead = timings.overheadPerTest?.seconds ?? 0
+        return Dictionary(uniqueKeysWithValues: tests.map { ($0, (timings[$0] ?? bySuite[$0.suite] ?? overall) + overhead) })
     }
 
     /// This node's shards (at most `shards`, none empty), each listing its tests in name order.

@@ -10,8 +10,10 @@ struct ShardWorker {
     let retries: Int
     let logs: URL
 
-    func run(progress: RunProgress) async -> [TestAttempt] {
+    /// Every attempt at the shard's tests, and the wall time of the processes that ran them.
+    func run(progress: RunProgress) async -> (attempts: [TestAttempt], processSeconds: Double) {
         var attempts: [TestAttempt] = []
+        var processSeconds = 0.0
         var tests = shard.tests
         var processNumber = 0
         for attempt in 1...(retries + 1) where !tests.isEmpty && !Task.isCancelled {
@@ -28,7 +30,8 @@ struct ShardWorker {
                     let outcome = await run.run { attempt in
                         if await !ProcessGroups.shared.isStopping { await progress.record(attempt) }
                     }
-                    if await ProcessGroups.shared.isStopping { return attempts + results }
+                    processSeconds += outcome.seconds
+                    if await ProcessGroups.shared.isStopping { return (attempts + results, processSeconds) }
                     results += outcome.attempts
                     pending = outcome.relaunch + pending.dropFirst(chunk.count)
                 }
@@ -36,7 +39,7 @@ struct ShardWorker {
             attempts += results
             tests = results.filter { $0.status.isFailure }.map(\.test)
         }
-        return attempts
+        return (attempts, processSeconds)
     }
 
     /// The longest prefix of `tests` whose selectors fit one process's argument budget (at least one).

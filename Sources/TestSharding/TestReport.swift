@@ -16,6 +16,8 @@ public struct TestReport: Codable, Sendable {
         public var expectedSeconds = 0.0
         /// max(longest test, sum of test times / shards): the best any split could do.
         public var idealSeconds = 0.0
+        /// Process time beyond the tests' own durations, per test run (start-up, harness).
+        public var overheadPerTest = 0.0
         public var shards = 0
         public var node = Node.whole
     }

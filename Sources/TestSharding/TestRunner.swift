@@ -59,7 +59,7 @@ public struct TestRunner: Sendable {
     /// Runs every shard at once, one task each, showing progress every `statusInterval`.
     public func run(_ shards: [Shard], progress: RunProgress, statusInterval: Duration) async -> TestReport {
         let start = ContinuousClock.now
-        let attempts = await withTaskGroup(of: [TestAttempt]?.self) { group in
+        let (attempts, processSeconds) = await withTaskGroup(of: ([TestAttempt], Double)?.self) { group in
             for shard in shards {
                 let worker = ShardWorker(shard: shard, product: product, limits: options.limits,
                                          retries: options.retries, logs: logs)
@@ -77,17 +77,24 @@ public struct TestRunner: Sendable {
                 return nil
             }
             var all: [TestAttempt] = []
+            var processSeconds = 0.0
             var running = shards.count
             while running > 0, let result = await group.next() {
-                guard let attempts = result else { continue }
+                guard let (attempts, seconds) = result else { continue }
                 all += attempts
+                processSeconds += seconds
                 running -= 1
             }
             group.cancelAll()
-            return all
+            return (all, processSeconds)
         }
         await progress.finish()
-        return TestReport(shards: shards, attempts: attempts, seconds: (ContinuousClock.now - start).seconds,
-                          node: options.node, flakyFails: options.flakyFails)
+        var report = TestReport(shards: shards, attempts: attempts, seconds: (ContinuousClock.now - start).seconds,
+                                node: options.node, flakyFails: options.flakyFails)
+        // What the processes spent beyond the tests' own durations: start-up and the harness's
+        // per-test work. Planning adds it to every estimate.
+        let testSeconds = attempts.reduce(0) { $0 + $1.seconds }
+        report.summary.overheadPerTest = attempts.isEmpty ? 0 : max(0, processSeconds - testSeconds) / Double(attempts.count)
+        return report
     }
 }

@@ -17,6 +17,9 @@ public struct Timings: Codable, Equatable, Sendable {
 
     public var version = Timings.formatVersion
     public var tests: [String: Entry] = [:]
+    /// Time a test costs beyond its own duration (process start-up, the harness's per-test work),
+    /// measured on earlier runs: small, but it decides the balance of suites of many tiny tests.
+    public var overheadPerTest: Entry?
 
     public init() {}
 
@@ -24,22 +27,26 @@ public struct Timings: Codable, Equatable, Sendable {
 
     /// Adds one measurement.
     public mutating func record(_ test: TestID, seconds: Double) {
-        fold(test.name, Entry(seconds: seconds, samples: 1))
+        tests[test.name] = Self.fold(tests[test.name], Entry(seconds: seconds, samples: 1))
+    }
+
+    /// Adds one measurement of the per-test overhead.
+    public mutating func recordOverhead(seconds: Double) {
+        overheadPerTest = Self.fold(overheadPerTest, Entry(seconds: seconds, samples: 1))
     }
 
     /// Folds another file's entries in; merging two files gives the same result in either order.
     public mutating func merge(_ other: Timings) {
-        for (name, entry) in other.tests.sorted(by: { $0.key < $1.key }) { fold(name, entry) }
+        for (name, entry) in other.tests { tests[name] = Self.fold(tests[name], entry) }
+        if let overhead = other.overheadPerTest { overheadPerTest = Self.fold(overheadPerTest, overhead) }
     }
 
-    private mutating func fold(_ name: String, _ entry: Entry) {
-        guard let old = tests[name] else {
-            tests[name] = entry
-            return
-        }
-        let samples = old.samples + entry.samples
-        let mean = (old.seconds * Double(old.samples) + entry.seconds * Double(entry.samples)) / Double(samples)
-        tests[name] = Entry(seconds: mean, samples: min(samples, Timings.memory))
+    /// A running mean over the last `memory` samples.
+    private static func fold(_ old: Entry?, _ new: Entry) -> Entry {
+        guard let old else { return new }
+        let samples = old.samples + new.samples
+        let mean = (old.seconds * Double(old.samples) + new.seconds * Double(new.samples)) / Double(samples)
+        return Entry(seconds: mean, samples: min(samples, memory))
     }
 
     /// Reads a timings file; a missing file is an empty record, an unreadable one an error.
