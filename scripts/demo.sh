@@ -20,3 +20,8 @@ echo "\$ pipeline list"
 echo
 echo "\$ pipeline run post-merge --dry-run"
 "$bin" run post-merge --dry-run
+echo
+echo "\$ pipeline test --package-path Examples/ExampleSuite --retries 1   # with a flaky test switched on"
+flaky="$(mktemp -d)"
+EXAMPLE_FLAKY_DIR="$flaky" "$bin" test --package-path Examples/ExampleSuite --retries 1 --flaky pass
+rm -rf "$flaky"

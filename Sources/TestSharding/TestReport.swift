@@ -112,7 +112,8 @@ public struct TestReport: Codable, Sendable {
         var lines: [String] = []
         for record in tests where record.status != .passed && record.status != .skipped {
             let attempts = record.attempts > 1 ? ", \(record.attempts) attempts" : ""
-            lines.append("✗ \(record.name) — \(record.status.rawValue) (\(record.seconds.formatted(places: 2)) s\(attempts))")
+            let mark = record.status == .flaky ? "⚠" : "✗"
+            lines.append("\(mark) \(record.name) — \(record.status.rawValue) (\(record.seconds.formatted(places: 2)) s\(attempts))")
             lines += (record.message ?? "").split(separator: "\n").map { "    \($0)" }
             if let output = record.output, !output.isEmpty, record.status != .flaky {
                 let shown = output.split(separator: "\n", omittingEmptySubsequences: false)

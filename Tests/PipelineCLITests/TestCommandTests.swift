@@ -149,6 +149,34 @@ struct TestCommandTests {
     }
 }
 
+@Suite("pipeline timings merge")
+struct TimingsMergeTests {
+    @Test("files of several machines merge into one weighted by samples; a bad file is named")
+    func merge() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("timings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try #"{"version":1,"tests":{"M.C/a":{"seconds":1,"samples":1},"M.C/テスト":{"seconds":4,"samples":1}}}"#
+            .write(to: folder.appendingPathComponent("node1.json"), atomically: true, encoding: .utf8)
+        try #"{"version":1,"tests":{"M.C/a":{"seconds":3,"samples":3}}}"#
+            .write(to: folder.appendingPathComponent("node2.json"), atomically: true, encoding: .utf8)
+        let result = try PipelineBinary.run(["timings", "merge", "node1.json", "node2.json", "-o", "all.json"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let merged = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("all.json"))) as? [String: Any])
+        let tests = try #require(merged["tests"] as? [String: [String: Any]])
+        #expect(tests["M.C/a"]?["seconds"] as? Double == 2.5)
+        #expect(tests["M.C/テスト"]?["seconds"] as? Double == 4)
+
+        try "{".write(to: folder.appendingPathComponent("broken.json"), atomically: true, encoding: .utf8)
+        let broken = try PipelineBinary.run(["timings", "merge", "node1.json", "broken.json", "-o", "all.json"], in: folder)
+        #expect(broken.status == 2)
+        #expect(broken.stderr.contains("timings file \(folder.appendingPathComponent("broken.json").path) cannot be read"))
+        let missing = try PipelineBinary.run(["timings", "merge", "nope.json", "-o", "all.json"], in: folder)
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("nope.json cannot be read: no such file"))
+    }
+}
+
 /// The example package in this repository, built once per test run.
 enum ExamplePackage {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
