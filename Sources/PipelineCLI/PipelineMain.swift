@@ -31,6 +31,7 @@ public enum PipelineMain {
         case .buildFailed, .noTestProduct, .listingFailed, .cannotStart: .build
         case .noTests, .noTestsMatched: .noTests
         case .invalidFilter, .invalidNode, .invalidShards, .unreadableTimings, .cannotWrite: .usage
+        case .interrupted: .interrupted
         }
     }
 

@@ -75,75 +75,37 @@ struct TestCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let options = try runOptions()
-        let package = URL(fileURLWithPath: packagePath, relativeTo: global.workingDirectory).standardizedFileURL
-        let settings = BuildSettings(packagePath: package, configuration: configuration,
-                                     extraArguments: buildArguments, skipBuild: skipBuild)
-        let workFolder = package.appendingPathComponent(".build/pipeline")
-        let logs = workFolder.appendingPathComponent("logs")
-        try? FileManager.default.removeItem(at: logs)
-        try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        let package = resolve(packagePath)
+        let session = TestSession(
+            settings: BuildSettings(packagePath: package, configuration: configuration,
+                                    extraArguments: buildArguments, skipBuild: skipBuild),
+            options: try runOptions(), timingsFile: timings.map(resolve), record: !noRecord)
         Interrupts.install()
-
         if !skipBuild { Console.error("Building the tests of \(package.path) (\(configuration))…") }
-        let product = try await TestProduct.build(settings, scratch: logs)
-        let tests = try options.select(try await product.discover(scratch: logs))
-        guard !tests.isEmpty else { throw TestRunError.noTests(package: package.path) }
-        if list {
-            tests.forEach { Console.out($0.name) }
-            return
-        }
+        let prepared = try await session.prepare()
+        if list { return prepared.tests.forEach { Console.out($0.name) } }
+        if plan { return try showPlan(prepared.shards) }
 
-        let timingsFile = timings.map { URL(fileURLWithPath: $0, relativeTo: global.workingDirectory).standardizedFileURL }
-            ?? workFolder.appendingPathComponent("timings.json")
-        var recorded = try Timings.load(timingsFile)
-        let shardPlan = ShardPlanner(timings: recorded).plan(tests, shards: options.shards, node: options.node)
-        if plan {
-            try showPlan(shardPlan)
-            return
-        }
-
-        let runner = TestRunner(product: product, options: options, logs: logs)
         let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
-        let planned = shardPlan.reduce(0) { $0 + $1.tests.count }
-        Console.error("Running \(planned) tests in \(shardPlan.count) shard\(shardPlan.count == 1 ? "" : "s")"
-                      + (options.node.count > 1 ? " (node \(options.node))" : "")
-                      + ", expected \(String(format: "%.1f", shardPlan.map(\.expectedSeconds).max() ?? 0)) s")
-        let progress = RunProgress(total: planned, shards: shardPlan.count,
-                                   expectedSeconds: shardPlan.map(\.expectedSeconds).max() ?? 0,
-                                   interactive: interactive) { text in
+        let node = session.options.node.count > 1 ? " (node \(session.options.node))" : ""
+        Console.error("Running \(prepared.plannedTests) tests in \(prepared.shards.count) shard\(prepared.shards.count == 1 ? "" : "s")"
+                      + "\(node), expected \(String(format: "%.1f", prepared.expectedSeconds)) s")
+        let progress = RunProgress(total: prepared.plannedTests, shards: prepared.shards.count,
+                                   expectedSeconds: prepared.expectedSeconds, interactive: interactive) { text in
             FileHandle.standardError.write(Data(text.utf8))
         }
-        let report = await runner.run(shardPlan, progress: progress, statusInterval: interactive ? .seconds(1) : .seconds(10))
-        // An interrupted run's results are incomplete: record and report nothing.
-        if await ProcessGroups.shared.isStopping {
-            await ProcessGroups.shared.terminateAll()
-            throw QuietExit(status: .interrupted)
-        }
-
-        if !noRecord {
-            for record in report.tests where record.status == .passed || record.status == .failed || record.status == .flaky {
-                recorded.record(TestID(record.name, framework: record.framework), seconds: record.seconds)
-            }
-            recorded.recordOverhead(seconds: report.summary.overheadPerTest)
-            try recorded.save(timingsFile)
-        }
-        if let junit {
-            let url = URL(fileURLWithPath: junit, relativeTo: global.workingDirectory).standardizedFileURL
-            do {
-                try Data(JUnitReport.xml(report, flakyFails: options.flakyFails).utf8).write(to: url, options: .atomic)
-            } catch {
-                throw TestRunError.cannotWrite(path: url.path, reason: error.localizedDescription)
-            }
-        }
+        let report = try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10))
+        if let junit { try session.writeJUnit(report, to: resolve(junit)) }
         if json {
             try Console.json(report)
         } else {
             Console.out(report.render())
         }
-        if !report.passed {
-            throw QuietExit(status: .testsFailed)
-        }
+        if !report.passed { throw QuietExit(status: .testsFailed) }
+    }
+
+    private func resolve(_ path: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: global.workingDirectory).standardizedFileURL
     }
 
     private func runOptions() throws -> TestRunOptions {

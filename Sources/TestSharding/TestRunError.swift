@@ -13,6 +13,7 @@ public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidShards(String)
     case unreadableTimings(path: String, reason: String)
     case cannotWrite(path: String, reason: String)
+    case interrupted
 
     public var description: String {
         switch self {
@@ -39,6 +40,8 @@ public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
             "timings file \(path) cannot be read: \(reason)"
         case .cannotWrite(let path, let reason):
             "cannot write \(path): \(reason)"
+        case .interrupted:
+            "interrupted: every test process was stopped and nothing was recorded"
         }
     }
 }
