@@ -40,8 +40,10 @@ let package = Package(
 
         .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "GitChangesTests", dependencies: ["GitChanges"]),
-        .testTarget(name: "TestShardingTests", dependencies: ["TestSharding"]),
+        // Helpers the test targets share (a seeded random generator for property tests).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
+        .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI"]),
     ]
 )

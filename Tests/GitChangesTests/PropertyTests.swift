@@ -1,18 +1,7 @@
 import Foundation
 import Testing
 @testable import GitChanges
-
-/// A small deterministic random generator, so a failing history can be rebuilt from its seed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TestSupport
 
 @Suite("Property: the changed files equal git diff --no-renames on random histories")
 struct PropertyTests {
@@ -22,7 +11,7 @@ struct PropertyTests {
 
     @Test("random commits, branches and merges", arguments: 1...6)
     func randomHistory(seed: UInt64) throws {
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         let repository = try TestRepository()
         var files: Set<String> = []
         /// Adds, edits, deletes and renames a few files, each applied at once; `only` confines the paths.

@@ -1,4 +1,5 @@
 @testable import TestSharding
+import TestSupport
 import XCTest
 
 final class ShardPlannerTests: XCTestCase {
@@ -95,18 +96,5 @@ final class ShardPlannerTests: XCTestCase {
         // A single selector longer than the limit still runs, alone.
         let huge = TestID("M.C/" + String(repeating: "x", count: 200), framework: .xctest)
         XCTAssertEqual(ShardWorker.chunk([huge, huge], framework: .xctest, limit: 100), [huge])
-    }
-}
-
-/// A small deterministic generator, so property tests repeat exactly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
