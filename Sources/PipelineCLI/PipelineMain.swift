@@ -28,8 +28,8 @@ public enum PipelineMain {
 
     private static func status(of error: TestRunError) -> ExitStatus {
         switch error {
-        case .buildFailed, .noTestProduct, .listingFailed, .cannotStart: .build
-        case .noTests, .noTestsMatched: .noTests
+        case .buildFailed, .listingFailed, .cannotStart: .build
+        case .noTests, .noTestsMatched, .noTestProduct: .noTests
         case .invalidFilter, .invalidNode, .invalidShards, .unreadableTimings, .cannotWrite: .usage
         case .interrupted: .interrupted
         }

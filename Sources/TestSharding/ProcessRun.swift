@@ -145,20 +145,16 @@ struct ProcessRun {
         /// A test's output: its part of the log for XCTest; its issues, or the log's end, for Swift Testing.
         private func output(of test: TestID, range: Range<Int>?) -> String? {
             let issues = run.framework == .swiftTesting ? swiftTesting.issueMessages(of: test) : []
-            guard let log = try? Data(contentsOf: run.log) else { return issues.joined(separator: "\n") }
-            var bytes: Data
+            let wanted: Range<Int>
             if run.framework == .xctest, let range {
-                bytes = log.subdata(in: min(range.lowerBound, log.count)..<min(range.upperBound, log.count))
+                wanted = range
             } else if timedOut || current?.test == test {
-                bytes = log
+                wanted = 0..<Int.max
             } else {
                 return issues.joined(separator: "\n")
             }
-            if bytes.count > run.limits.outputLimit {
-                let cut = bytes.count - run.limits.outputLimit
-                bytes = Data("[… \(cut) bytes of earlier output cut]\n".utf8) + bytes.suffix(run.limits.outputLimit)
-            }
-            return (issues + [String(decoding: bytes, as: UTF8.self)]).joined(separator: "\n")
+            guard let log = LogFile.read(run.log, wanted, keepingLast: run.limits.outputLimit) else { return issues.joined(separator: "\n") }
+            return (issues + [log]).joined(separator: "\n")
         }
 
         /// The runtime's `Fatal error: …` line, if the output has one.
@@ -167,6 +163,23 @@ struct ProcessRun {
                   let start = line.range(of: "Fatal error") else { return nil }
             return String(line[start.lowerBound...])
         }
+    }
+}
+
+/// Reading back the logs test processes wrote.
+enum LogFile {
+    /// The part of a log file in `range`, only its last `limit` bytes read when it is longer.
+    static func read(_ url: URL, _ range: Range<Int>, keepingLast limit: Int) -> String? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let size = try? Int(handle.seekToEnd()) else { return nil }
+        let upper = min(range.upperBound, size)
+        let lower = min(range.lowerBound, upper)
+        let start = max(lower, upper - limit)
+        guard (try? handle.seek(toOffset: UInt64(start))) != nil,
+              let bytes = try? handle.read(upToCount: upper - start) ?? Data() else { return nil }
+        let cut = start > lower ? "[… \(start - lower) bytes of earlier output cut]\n" : ""
+        return cut + String(decoding: bytes, as: UTF8.self)
     }
 }
 

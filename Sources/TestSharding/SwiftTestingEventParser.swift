@@ -22,9 +22,11 @@ struct SwiftTestingEventParser {
     mutating func consume(_ bytes: some Sequence<UInt8>) -> [TestEvent] {
         pending.append(contentsOf: bytes)
         var events: [TestEvent] = []
-        while let newline = pending.firstIndex(of: 0x0A) {
-            let line = Data(pending[..<newline])
-            pending.removeSubrange(...newline)
+        var lineStart = 0
+        defer { pending.removeFirst(lineStart) }
+        while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
+            let line = Data(pending[lineStart..<newline])
+            lineStart = newline + 1
             guard let record = try? decoder.decode(Record.self, from: line), record.kind == "event",
                   let event = record.payload, let id = event.testID else { continue }
             let name = Self.listedName(id)

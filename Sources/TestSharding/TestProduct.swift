@@ -35,9 +35,7 @@ public struct TestProduct: Sendable {
             let log = scratch.appendingPathComponent("build.log")
             let result = try await Command.run(settings.buildArguments + ["--build-tests"], environment: environment, log: log)
             guard result.termination == .exited(0) else {
-                let errors = result.output.split(separator: "\n").filter { $0.contains("error:") }.map(String.init)
-                throw .buildFailed(package: package, errors: errors.isEmpty ? Array(result.output.split(separator: "\n").suffix(10).map(String.init)) : errors,
-                                   log: log.path)
+                throw .buildFailed(package: package, errors: Self.buildErrors(in: result.output), log: log.path)
             }
         }
         var childEnvironment = environment
@@ -55,6 +53,17 @@ public struct TestProduct: Sendable {
         }
         guard let product = product(in: URL(fileURLWithPath: binPath)) else { throw .noTestProduct(binPath: binPath) }
         return TestProduct(path: product, packagePath: settings.packagePath, environment: childEnvironment)
+    }
+
+    /// The compiler's error lines, each once, without the source excerpts drawn under them; the
+    /// log's last lines when it has none.
+    static func buildErrors(in output: String) -> [String] {
+        var seen: Set<Substring> = []
+        let lines = output.split(separator: "\n")
+        let errors = lines.filter { line in
+            (line.hasPrefix("error:") || line.contains(": error:")) && !line.hasPrefix(" ") && seen.insert(line).inserted
+        }
+        return (errors.isEmpty ? Array(lines.suffix(10)) : errors).map(String.init)
     }
 
     /// The `*PackageTests.xctest` in a bin folder, if there is one.

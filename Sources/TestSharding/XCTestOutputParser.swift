@@ -16,13 +16,16 @@ struct XCTestOutputParser {
     mutating func consume(_ bytes: some Sequence<UInt8>) -> [TestEvent] {
         pending.append(contentsOf: bytes)
         var events: [TestEvent] = []
-        while let newline = pending.firstIndex(of: 0x0A) {
-            let start = consumed
-            let line = String(decoding: pending[..<newline], as: UTF8.self)
-            pending.removeSubrange(...newline)
-            consumed += newline + 1
-            if let event = parse(line, offset: start, end: consumed) { events.append(event) }
+        var lineStart = 0
+        while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
+            let offset = consumed + lineStart
+            let line = String(decoding: pending[lineStart..<newline], as: UTF8.self)
+            lineStart = newline + 1
+            if let event = parse(line, offset: offset, end: consumed + lineStart) { events.append(event) }
         }
+        // Drop the complete lines at once: per line would be quadratic in a large chunk.
+        pending.removeFirst(lineStart)
+        consumed += lineStart
         return events
     }
 

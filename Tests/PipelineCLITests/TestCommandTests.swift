@@ -149,6 +149,56 @@ struct TestCommandTests {
     }
 }
 
+@Suite("pipeline test on packages that cannot run")
+struct TestCommandFailureTests {
+    /// A throwaway package with the given files, removed when the test ends.
+    private func package(_ files: [String: String]) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("package-\(UUID().uuidString)")
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+        return root
+    }
+
+    @Test("a build failure exits 6 and names the file and line of each compiler error, once")
+    func buildFailure() throws {
+        let root = try package([
+            "Package.swift": """
+            // swift-tools-version:6.0
+            import PackageDescription
+            let package = Package(name: "Broken", targets: [.target(name: "Lib"), .testTarget(name: "LibTests", dependencies: ["Lib"])])
+            """,
+            "Sources/Lib/Value.swift": "public let value: Int = \"text\"\n",
+            "Tests/LibTests/ValueTests.swift": "import XCTest\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try PipelineBinary.run(["test"], in: root)
+        #expect(result.status == 6)
+        #expect(result.stderr.contains("error: the tests of \(root.path) did not build:"))
+        let located = result.stderr.split(separator: "\n").filter { $0.contains("Sources/Lib/Value.swift:1:") }
+        #expect(located.count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("full build log: \(root.path)/.build/pipeline/logs/build.log"))
+    }
+
+    @Test("a package without test targets exits 7: zero tests is never a pass")
+    func noTestTargets() throws {
+        let root = try package([
+            "Package.swift": """
+            // swift-tools-version:6.0
+            import PackageDescription
+            let package = Package(name: "NoTests", targets: [.target(name: "Lib")])
+            """,
+            "Sources/Lib/Value.swift": "public let value = 1\n",
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let result = try PipelineBinary.run(["test", "--package-path", root.path], in: FileManager.default.temporaryDirectory)
+        #expect(result.status == 7)
+        #expect(result.stderr.contains("no test product (*PackageTests.xctest)"))
+    }
+}
+
 @Suite("pipeline timings merge")
 struct TimingsMergeTests {
     @Test("files of several machines merge into one weighted by samples; a bad file is named")

@@ -120,3 +120,25 @@ final class SwiftTestingEventParserTests: XCTestCase {
         XCTAssertEqual(both.map(\.framework), [.xctest, .swiftTesting, .swiftTesting])
     }
 }
+
+final class LogFileTests: XCTestCase {
+    func testReadsARangeKeepingItsEnd() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data("0123456789".utf8).write(to: url)
+        XCTAssertEqual(LogFile.read(url, 2..<6, keepingLast: 100), "2345")
+        XCTAssertEqual(LogFile.read(url, 0..<Int.max, keepingLast: 3), "[… 7 bytes of earlier output cut]\n789")
+        XCTAssertEqual(LogFile.read(url, 20..<30, keepingLast: 3), "")
+        XCTAssertNil(LogFile.read(url.appendingPathExtension("missing"), 0..<1, keepingLast: 3))
+    }
+
+    func testAHugeChunkOfOutputParsesWhole() {
+        let test = TestID("App.Loud/testPrints", framework: .xctest)
+        var output = "Test Case 'Loud.testPrints' started at x\n"
+        output += String(repeating: "a line the test printed, again and again\n", count: 100_000)
+        output += "Test Case 'Loud.testPrints' passed (1.5 seconds)\n"
+        var parser = XCTestOutputParser(tests: [test])
+        let events = parser.consume(Array(output.utf8))
+        XCTAssertEqual(events.last, .finished(test, status: .passed, seconds: 1.5, message: nil, range: 0..<output.utf8.count))
+    }
+}
