@@ -124,8 +124,8 @@ struct TestCommandTests {
         #expect(seen.sorted() == everyTest.sorted())
     }
 
-    @Test("Ctrl-C ends every test process within 2 s and exits 130")
-    func interrupt() throws {
+    @Test("Ctrl-C or SIGTERM ends every test process within 2 s and exits 130", arguments: ["SIGINT", "SIGTERM"])
+    func interrupt(signal: String) throws {
         let process = Process()
         process.executableURL = PipelineBinary.url
         process.arguments = ["test", "--package-path", package.path, "--skip-build", "--no-record"]
@@ -141,7 +141,7 @@ struct TestCommandTests {
         #expect(!ExamplePackage.processes(named: product).isEmpty, "test processes started")
         Thread.sleep(forTimeInterval: 0.5)
         let interrupted = Date()
-        process.interrupt()
+        if signal == "SIGINT" { process.interrupt() } else { process.terminate() }
         process.waitUntilExit()
         #expect(Date().timeIntervalSince(interrupted) < 2)
         #expect(process.terminationStatus == 130)
