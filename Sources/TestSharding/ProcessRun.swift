@@ -27,6 +27,8 @@ struct ProcessRun {
     let log: URL
     let eventStream: URL
     let attempt: Int
+    /// The worker running it, for the report.
+    let shard: Int
 
     struct Outcome {
         var attempts: [TestAttempt]
@@ -56,6 +58,7 @@ struct ProcessRun {
         outcome.seconds = (ContinuousClock.now - started).seconds
         for index in outcome.attempts.indices {
             outcome.attempts[index].log = log.path
+            outcome.attempts[index].shard = shard
             // Faults and missing tests are known only now; finished tests were announced as they ended.
             if index >= watch.finished.count { await onFinish(outcome.attempts[index]) }
         }

@@ -1,45 +1,65 @@
 import Foundation
 
-/// Runs one shard: its XCTest tests in one process and its Swift Testing tests in another (more
-/// when a selector list is too long, or when a crash or timeout cuts a process short), then
-/// reruns its failures up to `retries` times.
+/// Runs the batches the pool gives one shard's worker: the XCTest tests of a batch in one process
+/// and its Swift Testing tests in another (more when a selector list is too long, or when a crash or
+/// timeout cuts a process short); then reruns the failures it saw, up to `retries` times.
 struct ShardWorker {
-    let shard: Shard
+    let shard: Int
+    let pool: WorkPool
     let product: TestProduct
     let limits: RunLimits
     let retries: Int
     let logs: URL
 
-    /// Every attempt at the shard's tests, and the wall time of the processes that ran them.
+    /// Every attempt this worker made, and the wall time of the processes that ran them.
     func run(progress: RunProgress) async -> (attempts: [TestAttempt], processSeconds: Double) {
+        var state = State()
+        var failures: [TestID] = []
+        while !state.stopped, let batch = await pool.next(for: shard) {
+            failures += await run(batch, attempt: 1, state: &state, progress: progress)
+        }
+        var attempt = 1
+        while !state.stopped && !failures.isEmpty && attempt <= retries {
+            attempt += 1
+            failures = await run(failures, attempt: attempt, state: &state, progress: progress)
+        }
+        return (state.attempts, state.processSeconds)
+    }
+
+    private struct State {
         var attempts: [TestAttempt] = []
         var processSeconds = 0.0
-        var tests = shard.tests
-        var processNumber = 0
-        for attempt in 1...(retries + 1) where !tests.isEmpty && !Task.isCancelled {
-            var results: [TestAttempt] = []
-            for framework in [TestFramework.xctest, .swiftTesting] {
-                var pending = tests.filter { $0.framework == framework }
-                while !pending.isEmpty && !Task.isCancelled {
-                    let chunk = Self.chunk(pending, framework: framework, limit: limits.selectorBytes)
-                    processNumber += 1
-                    let name = "shard-\(shard.index)-\(processNumber)"
-                    let run = ProcessRun(product: product, framework: framework, tests: chunk, limits: limits,
-                                         log: logs.appendingPathComponent("\(name).log"),
-                                         eventStream: logs.appendingPathComponent("\(name).events.jsonl"), attempt: attempt)
-                    let outcome = await run.run { attempt in
-                        if await !ProcessGroups.shared.isStopping { await progress.record(attempt) }
-                    }
-                    processSeconds += outcome.seconds
-                    if await ProcessGroups.shared.isStopping { return (attempts + results, processSeconds) }
-                    results += outcome.attempts
-                    pending = outcome.relaunch + pending.dropFirst(chunk.count)
+        var processes = 0
+        var stopped = false
+    }
+
+    /// Runs some tests once; returns those that failed, crashed or timed out.
+    private func run(_ tests: [TestID], attempt: Int, state: inout State, progress: RunProgress) async -> [TestID] {
+        var failures: [TestID] = []
+        for framework in [TestFramework.xctest, .swiftTesting] {
+            var pending = tests.filter { $0.framework == framework }
+            while !pending.isEmpty && !Task.isCancelled {
+                let chunk = Self.chunk(pending, framework: framework, limit: limits.selectorBytes)
+                state.processes += 1
+                let name = "shard-\(shard)-\(state.processes)"
+                let run = ProcessRun(product: product, framework: framework, tests: chunk, limits: limits,
+                                     log: logs.appendingPathComponent("\(name).log"),
+                                     eventStream: logs.appendingPathComponent("\(name).events.jsonl"),
+                                     attempt: attempt, shard: shard)
+                let outcome = await run.run { attempt in
+                    if await !ProcessGroups.shared.isStopping { await progress.record(attempt) }
                 }
+                state.processSeconds += outcome.seconds
+                state.attempts += outcome.attempts
+                failures += outcome.attempts.filter { $0.status.isFailure }.map(\.test)
+                if await ProcessGroups.shared.isStopping {
+                    state.stopped = true
+                    return []
+                }
+                pending = outcome.relaunch + pending.dropFirst(chunk.count)
             }
-            attempts += results
-            tests = results.filter { $0.status.isFailure }.map(\.test)
         }
-        return (attempts, processSeconds)
+        return failures
     }
 
     /// The longest prefix of `tests` whose selectors fit one process's argument budget (at least one).

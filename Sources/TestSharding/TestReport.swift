@@ -66,7 +66,8 @@ public struct TestReport: Codable, Sendable {
             let status: TestStatus = last.status == .passed && tries.contains { $0.status.isFailure } ? .flaky : last.status
             let failure = tries.last { $0.status.isFailure || $0.status == .missing }
             records.append(Record(name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
-                                  status: status, seconds: last.seconds, attempts: max(1, tries.count), shard: shard,
+                                  status: status, seconds: last.seconds, attempts: max(1, tries.count),
+                                  shard: (failure ?? last).shard ?? shard,
                                   message: status == .passed || status == .skipped ? last.message : (failure ?? last).message,
                                   output: status == .passed || status == .skipped ? nil : (failure ?? last).output,
                                   log: (failure ?? last).log))

@@ -26,6 +26,8 @@ public struct TestAttempt: Sendable, Equatable {
     public var attempt: Int
     /// The log of the process that ran it.
     public var log: String?
+    /// The shard whose worker ran it (a worker helps others when it finishes early).
+    public var shard: Int?
 
     public init(test: TestID, status: TestStatus, seconds: Double, message: String? = nil, output: String? = nil, attempt: Int = 1) {
         self.test = test

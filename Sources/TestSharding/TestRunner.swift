@@ -56,12 +56,16 @@ public struct TestRunner: Sendable {
         self.logs = logs
     }
 
-    /// Runs every shard at once, one task each, showing progress every `statusInterval`.
-    public func run(_ shards: [Shard], progress: RunProgress, statusInterval: Duration) async -> TestReport {
+    /// Runs every shard at once, one worker task each, showing progress every `statusInterval`.
+    /// `estimates` (expected seconds per test) and `knownShare` (the share of them recorded rather
+    /// than guessed) decide how much work stays in the pool for whichever worker is free first.
+    public func run(_ shards: [Shard], estimates: [TestID: Double], knownShare: Double,
+                    progress: RunProgress, statusInterval: Duration) async -> TestReport {
         let start = ContinuousClock.now
+        let pool = WorkPool(shards: shards, estimates: estimates, knownShare: knownShare)
         let (attempts, processSeconds) = await withTaskGroup(of: ([TestAttempt], Double)?.self) { group in
             for shard in shards {
-                let worker = ShardWorker(shard: shard, product: product, limits: options.limits,
+                let worker = ShardWorker(shard: shard.index, pool: pool, product: product, limits: options.limits,
                                          retries: options.retries, logs: logs)
                 group.addTask {
                     await progress.shardStarted()

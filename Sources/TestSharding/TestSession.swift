@@ -30,6 +30,8 @@ public struct TestSession: Sendable {
         public let tests: [TestID]
         public let timings: Timings
         public let shards: [Shard]
+        /// Expected seconds per selected test.
+        public let estimates: [TestID: Double]
 
         public var plannedTests: Int { shards.reduce(0) { $0 + $1.tests.count } }
         public var expectedSeconds: Double { shards.map(\.expectedSeconds).max() ?? 0 }
@@ -47,15 +49,20 @@ public struct TestSession: Sendable {
         guard !all.isEmpty else { throw .noTests(package: settings.packagePath.path) }
         let tests = try options.select(all)
         let timings = try Timings.load(timingsFile)
-        let shards = ShardPlanner(timings: timings).plan(tests, shards: options.shards, node: options.node)
-        return Prepared(product: product, tests: tests, timings: timings, shards: shards)
+        let planner = ShardPlanner(timings: timings)
+        let shards = planner.plan(tests, shards: options.shards, node: options.node)
+        return Prepared(product: product, tests: tests, timings: timings, shards: shards,
+                        estimates: planner.estimates(for: tests))
     }
 
     /// Runs the plan and folds the measured durations into the timings file. An interrupted run
     /// records nothing.
     public func run(_ prepared: Prepared, progress: RunProgress, statusInterval: Duration) async throws(TestRunError) -> TestReport {
         let runner = TestRunner(product: prepared.product, options: options, logs: logs)
-        let report = await runner.run(prepared.shards, progress: progress, statusInterval: statusInterval)
+        let known = prepared.tests.filter { prepared.timings[$0] != nil }.count
+        let report = await runner.run(prepared.shards, estimates: prepared.estimates,
+                                      knownShare: Double(known) / Double(max(1, prepared.tests.count)),
+                                      progress: progress, statusInterval: statusInterval)
         if await ProcessGroups.shared.isStopping {
             await ProcessGroups.shared.terminateAll()
             throw .interrupted
