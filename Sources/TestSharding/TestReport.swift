@@ -67,7 +67,7 @@ public struct TestReport: Codable, Sendable {
             let failure = tries.last { $0.status.isFailure || $0.status == .missing }
             records.append(Record(name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
                                   status: status, seconds: last.seconds, attempts: max(1, tries.count),
-                                  shard: (failure ?? last).shard ?? shard,
+                                  shard: last.shard ?? shard,
                                   message: status == .passed || status == .skipped ? last.message : (failure ?? last).message,
                                   output: status == .passed || status == .skipped ? nil : (failure ?? last).output,
                                   log: (failure ?? last).log))

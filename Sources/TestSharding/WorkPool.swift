@@ -27,7 +27,8 @@ actor WorkPool {
         }
         self.queues = queues
         self.remaining = remaining
-        tailShare = 0.5 - 0.4 * min(1, max(0, knownShare))
+        // A lone worker has no one to share with: it gets everything at once.
+        tailShare = shards.count < 2 ? 0 : 0.5 - 0.4 * min(1, max(0, knownShare))
     }
 
     /// The next tests for the worker of `shard`, or nil when every queue is empty.
