@@ -15,7 +15,8 @@ final class WorkPoolTests: XCTestCase {
     func testAWorkerGetsMostOfItsOwnShardFirstLongestFirst() async {
         var estimates: [TestID: Double] = [:]
         let one = shard(1, [0.1, 3, 0.2, 2, 0.3, 1, 0.4, 0.5], estimates: &estimates)
-        let pool = WorkPool(shards: [one], estimates: estimates, knownShare: 1)
+        let two = shard(2, [7.5], estimates: &estimates)
+        let pool = WorkPool(shards: [one, two], estimates: estimates, knownShare: 1)
         let first = await pool.next(for: 1) ?? []
         // All durations known: about 90% of the 7.5 s in the first batch, longest first.
         XCTAssertEqual(first.map { estimates[$0]! }, [3, 2, 1, 0.5, 0.4])
@@ -23,8 +24,18 @@ final class WorkPoolTests: XCTestCase {
         XCTAssertEqual(half.map { estimates[$0]! }, [0.3], "then half of what is left")
         let rest = await pool.next(for: 1) ?? []
         XCTAssertEqual(rest.map { estimates[$0]! }, [0.2, 0.1], "a small rest goes whole")
+        let stolen = await pool.next(for: 1)
+        XCTAssertEqual(stolen?.map { estimates[$0]! }, [7.5], "then it helps shard 2")
         let none = await pool.next(for: 1)
         XCTAssertNil(none)
+    }
+
+    func testALoneWorkerGetsEverythingAtOnce() async {
+        var estimates: [TestID: Double] = [:]
+        let one = shard(1, [0.1, 3, 0.2, 2], estimates: &estimates)
+        let pool = WorkPool(shards: [one], estimates: estimates, knownShare: 0)
+        let all = await pool.next(for: 1)
+        XCTAssertEqual(all?.map { estimates[$0]! }, [3, 2, 0.2, 0.1])
     }
 
     func testAFreeWorkerTakesTheShortEndOfTheBusiestShard() async {
