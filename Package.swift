@@ -30,11 +30,14 @@ let package = Package(
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding"),
         // Reference storage: folder and S3 (libcurl) stores, promotion.
-        .target(name: "ReferenceStore", dependencies: ["CCurl", "CShims"]),
+        .target(name: "ReferenceStore", dependencies: ["CCurl", "CCrypto", "CShims"]),
         .systemLibrary(name: "CLibgit2", pkgConfig: "libgit2",
                        providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
                        providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // SHA-256 (S3 payload signatures) and MD5 (S3 ETags) from the system's OpenSSL, which libcurl already uses.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
+                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Fixed-arity wrappers for C variadic functions Swift cannot call (curl_easy_setopt, git_libgit2_opts).
         .target(name: "CShims", dependencies: ["CLibgit2", "CCurl"]),
 
@@ -44,6 +47,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
+        .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI"]),
     ]
 )

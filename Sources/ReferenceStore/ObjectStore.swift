@@ -1,0 +1,45 @@
+import Foundation
+
+/// What a listing or a head request says of an object.
+public struct ObjectInfo: Hashable, Sendable {
+    /// Relative to the store's root.
+    public let key: ObjectKey
+    public let size: Int64
+    /// The MD5 of the content, lowercase hex: S3's ETag of an object uploaded in one part.
+    public let etag: String
+
+    public init(key: ObjectKey, size: Int64, etag: String) {
+        self.key = key
+        self.size = size
+        self.etag = etag
+    }
+}
+
+/// A place objects are kept: a folder, or an S3 bucket (with a prefix). Keys are relative to it.
+/// Implementations are safe to call from many tasks at once.
+public protocol ObjectStore: Sendable {
+    /// How messages name the store: a folder path, or `s3://bucket/prefix` (never a credential).
+    var name: String { get }
+
+    /// Every object below `prefix` (all of them when nil), in key order.
+    func list(under prefix: ObjectKey?) async throws(StoreError) -> [ObjectInfo]
+
+    /// The object's size and ETag, or nil when there is none.
+    func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo?
+
+    /// The metadata recorded with the object (`pipeline-commit`, …); empty when none.
+    func metadata(of key: ObjectKey) async throws(StoreError) -> [String: String]
+
+    /// Writes the object's content to `file` (replacing it whole), checking its MD5.
+    func download(_ key: ObjectKey, to file: URL) async throws(StoreError)
+
+    /// Stores `file` as the object, with metadata.
+    func upload(_ file: URL, to key: ObjectKey, metadata: [String: String]) async throws(StoreError)
+
+    /// Copies an object of `source` (this store or another) to `key` here, with new metadata;
+    /// server-side where both ends allow it.
+    func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
+              metadata: [String: String]) async throws(StoreError)
+
+    func delete(_ key: ObjectKey) async throws(StoreError)
+}

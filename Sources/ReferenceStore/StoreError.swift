@@ -1,0 +1,24 @@
+/// What reference storage can fail with. Each reads as one line naming the store, bucket, key or
+/// path concerned, and never holds a secret.
+public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    case unsafeKey(String, reason: String)
+    case notFound(store: String, key: String)
+    case io(path: String, reason: String)
+    case checksumMismatch(store: String, key: String, expected: String, actual: String)
+    case crypto(call: String)
+
+    public var description: String {
+        switch self {
+        case .unsafeKey(let key, let reason):
+            "refusing the object key '\(key)': \(reason)"
+        case .notFound(let store, let key):
+            "\(store): no object '\(key)'"
+        case .io(let path, let reason):
+            "\(path): \(reason)"
+        case .checksumMismatch(let store, let key, let expected, let actual):
+            "\(store): '\(key)' arrived damaged (MD5 \(actual), expected \(expected))"
+        case .crypto(let call):
+            "OpenSSL's \(call) failed"
+        }
+    }
+}
