@@ -14,4 +14,8 @@ if grep -E "^$PWD/(Sources|Tests)/.*: warning:" "$log"; then
     exit 1
 fi
 
-swift test --skip-build "$@"
+# The S3 store's tests run against a real S3-compatible server (OpenStack Swift with s3api, strict
+# Signature V4 checks) on 127.0.0.1, started here and stopped when the tests end.
+endpoint="$(scripts/s3-server.sh start 18080)"
+trap 'rm -f "$log"; scripts/s3-server.sh stop' EXIT
+PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"

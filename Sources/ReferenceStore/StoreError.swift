@@ -6,6 +6,12 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case io(path: String, reason: String)
     case checksumMismatch(store: String, key: String, expected: String, actual: String)
     case crypto(call: String)
+    /// No HTTP answer: refused, unreachable, timed out, dropped (after retries).
+    case transport(endpoint: String, reason: String)
+    /// An S3 error response: `code` is S3's (`NoSuchBucket`, `SignatureDoesNotMatch`, …).
+    case service(store: String, key: String?, status: Int, code: String, message: String)
+    case missingCredentials(String)
+    case insecureEndpoint(String)
 
     public var description: String {
         switch self {
@@ -19,6 +25,14 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(store): '\(key)' arrived damaged (MD5 \(actual), expected \(expected))"
         case .crypto(let call):
             "OpenSSL's \(call) failed"
+        case .transport(let endpoint, let reason):
+            "\(endpoint): \(reason)"
+        case .service(let store, let key, let status, let code, let message):
+            "\(store)\(key.map { ": '\($0)'" } ?? ""): \(code) (HTTP \(status))\(message.isEmpty ? "" : ": \(message)")"
+        case .missingCredentials(let detail):
+            "no S3 credentials: \(detail)"
+        case .insecureEndpoint(let endpoint):
+            "\(endpoint) is plain HTTP and not on this machine; use https, or allow it with allow-http: true"
         }
     }
 }

@@ -25,14 +25,19 @@ struct PromotionTests {
         var result: [String: String] = [:]
         for object in try await location.store.list(under: location.prefix) {
             let relative = object.key.relative(to: location.prefix!)!
-            let data = try #require(FileManager.default.contents(atPath: (location.store as! FolderStore).file(object.key).path))
-            result[relative.rawValue] = String(decoding: data, as: UTF8.self)
+            let file = scratch.url.appendingPathComponent("read-\(UUID().uuidString)")
+            try await location.store.download(object.key, to: file)
+            result[relative.rawValue] = try String(contentsOf: file, encoding: .utf8)
         }
         return result
     }
 
-    @Test("copies what differs, skips what is identical, lists stale files and deletes them only when pruning")
-    func promote() async throws {
+    @Test("copies what differs, skips what is identical, lists stale files and deletes them only when pruning",
+          arguments: StoreKind.available)
+    func promote(kind: StoreKind) async throws {
+        let store = try await kind.make(scratch)
+        let feature = StoreLocation(store: store, prefix: try ObjectKey("feature"))
+        let develop = StoreLocation(store: store, prefix: try ObjectKey("develop"))
         try await put(feature, "SnapshotTests/new.png", "new")
         try await put(feature, "SnapshotTests/same.png", "same")
         try await put(feature, "SnapshotTests/changed.png", "v2")

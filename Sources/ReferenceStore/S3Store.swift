@@ -1,0 +1,310 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+
+/// Where an S3 store is and how to sign for it. Never printed whole: `name` leaves the keys out.
+public struct S3Settings: Sendable {
+    public var endpoint: URL
+    public var bucket: String
+    public var region: String
+    public var credentials: AWSCredentials
+    /// Plain HTTP is refused unless the endpoint is this machine or this is set.
+    public var allowHTTP: Bool
+
+    public init(endpoint: URL, bucket: String, region: String = "us-east-1", credentials: AWSCredentials, allowHTTP: Bool = false) {
+        self.endpoint = endpoint
+        self.bucket = bucket
+        self.region = region
+        self.credentials = credentials
+        self.allowHTTP = allowHTTP
+    }
+}
+
+/// An S3 bucket (any S3-compatible endpoint, path-style URLs), spoken to over libcurl with AWS
+/// Signature V4. Requests run in parallel over kept-alive connections; a 5xx, 429, SlowDown,
+/// timeout or dropped connection is retried with exponential backoff and jitter, never another 4xx.
+public struct S3Store: ObjectStore {
+    public let settings: S3Settings
+    private let client: CurlClient
+    /// Attempts per request, the first included.
+    static let attempts = 5
+
+    public init(_ settings: S3Settings, maxConnections: Int = 16) throws(StoreError) {
+        let host = settings.endpoint.host ?? ""
+        let local = host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]"
+        guard settings.endpoint.scheme == "https" || local || settings.allowHTTP else {
+            throw .insecureEndpoint(settings.endpoint.absoluteString)
+        }
+        self.settings = settings
+        client = try CurlClient(maxConnections: maxConnections)
+    }
+
+    public var name: String { "s3://\(settings.bucket) at \(settings.endpoint.absoluteString)" }
+
+    public func list(under prefix: ObjectKey?) async throws(StoreError) -> [ObjectInfo] {
+        var objects: [ObjectInfo] = []
+        var token: String?
+        repeat {
+            var query = [("list-type", "2")]
+            if let prefix { query.append(("prefix", prefix.rawValue + "/")) }
+            if let token { query.append(("continuation-token", token)) }
+            let response = try await send("GET", key: nil, query: query)
+            let page = ListingParser.parse(response.body)
+            for entry in page.objects {
+                objects.append(ObjectInfo(key: try ObjectKey(entry.key), size: entry.size, etag: entry.etag))
+            }
+            token = page.isTruncated ? page.nextToken : nil
+        } while token != nil
+        return objects.sorted { $0.key < $1.key }
+    }
+
+    public func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo? {
+        do {
+            let response = try await send("HEAD", key: key)
+            return ObjectInfo(key: key, size: Int64(response.headers["content-length"] ?? "") ?? 0,
+                              etag: Self.etag(response.headers["etag"]))
+        } catch .notFound {
+            return nil
+        }
+    }
+
+    public func metadata(of key: ObjectKey) async throws(StoreError) -> [String: String] {
+        let response = try await send("HEAD", key: key)
+        var metadata: [String: String] = [:]
+        for (name, value) in response.headers where name.hasPrefix("x-amz-meta-") {
+            metadata[String(name.dropFirst("x-amz-meta-".count))] = value
+        }
+        return metadata
+    }
+
+    public func download(_ key: ObjectKey, to file: URL) async throws(StoreError) {
+        let temporary = file.deletingLastPathComponent().appendingPathComponent(".pipeline-tmp-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        let response = try await send("GET", key: key, downloadTo: temporary)
+        let expected = Self.etag(response.headers["etag"])
+        // A single-part object's ETag is its MD5; a multipart one ("…-N") cannot be checked this way.
+        if !expected.contains("-") {
+            let actual = try Digest.hex(ofFile: temporary, .md5)
+            guard actual == expected else {
+                throw .checksumMismatch(store: name, key: key.rawValue, expected: expected, actual: actual)
+            }
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            throw .io(path: file.path, reason: String(cString: strerror(errno)))
+        }
+    }
+
+    public func upload(_ file: URL, to key: ObjectKey, metadata: [String: String]) async throws(StoreError) {
+        let md5 = try Digest.hex(ofFile: file, .md5)
+        let headers = [("x-amz-content-sha256", try Digest.hex(ofFile: file, .sha256)),
+                       ("content-md5", Self.base64(hex: md5))] + Self.metadataHeaders(metadata)
+        _ = try await send("PUT", key: key, headers: headers, uploadFrom: file)
+    }
+
+    public func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
+                     metadata: [String: String]) async throws(StoreError) {
+        guard let other = source as? S3Store, other.settings.endpoint == settings.endpoint else {
+            // Another kind of store, or another endpoint: through a temporary file.
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-copy-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            try await source.download(sourceKey, to: scratch)
+            return try await upload(scratch, to: key, metadata: metadata)
+        }
+        let copySource = "/" + S3Encoding.path(other.settings.bucket) + "/" + S3Encoding.path(sourceKey.rawValue)
+        let headers = [("x-amz-copy-source", copySource), ("x-amz-metadata-directive", "REPLACE")] + Self.metadataHeaders(metadata)
+        let response = try await send("PUT", key: key, headers: headers, errorKey: sourceKey)
+        // A copy can fail after its 200 has been sent: the body then holds an <Error>.
+        if let error = ErrorParser.parse(response.body) {
+            throw .service(store: name, key: key.rawValue, status: response.status, code: error.code, message: error.message)
+        }
+    }
+
+    public func delete(_ key: ObjectKey) async throws(StoreError) {
+        _ = try await send("DELETE", key: key)
+    }
+
+    /// Creates the bucket (for tests and first-time set-up); an existing bucket of ours is fine.
+    public func createBucket() async throws(StoreError) {
+        do {
+            _ = try await send("PUT", key: nil)
+        } catch .service(_, _, _, let code, _) where code == "BucketAlreadyOwnedByYou" {
+        }
+    }
+
+    // MARK: Requests
+
+    private func send(_ method: String, key: ObjectKey?, query: [(String, String)] = [], headers: [(String, String)] = [],
+                      uploadFrom: URL? = nil, downloadTo: URL? = nil, errorKey: ObjectKey? = nil) async throws(StoreError) -> HTTPResponse {
+        var path = settings.endpoint.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        path += "/" + S3Encoding.path(settings.bucket)
+        if let key { path += "/" + S3Encoding.path(key.rawValue) }
+        let url = path + (query.isEmpty ? "" : "?" + S3Encoding.query(query))
+        var request = HTTPRequest(method: method, url: url)
+        request.headers = headers
+        if !headers.contains(where: { $0.0 == "x-amz-content-sha256" }) {
+            request.headers.append(("x-amz-content-sha256", S3Encoding.emptyPayloadHash))
+        }
+        if let token = settings.credentials.sessionToken { request.headers.append(("x-amz-security-token", token)) }
+        request.signing = ("aws:amz:\(settings.region):s3", settings.credentials.accessKey, settings.credentials.secret)
+        request.uploadFile = uploadFrom
+        request.downloadFile = downloadTo
+
+        var attempt = 0
+        while true {
+            attempt += 1
+            let outcome = try await client.perform(request)
+            switch outcome {
+            case .failure(let failure):
+                if attempt >= Self.attempts {
+                    throw .transport(endpoint: settings.endpoint.absoluteString, reason: "\(failure.message) (after \(attempt) attempts)")
+                }
+            case .success(let response) where (200..<300).contains(response.status):
+                return response
+            case .success(let response):
+                let error = ErrorParser.parse(response.body)
+                let code = error?.code ?? (response.status == 404 ? "NotFound" : "HTTP\(response.status)")
+                let retryable = response.status >= 500 || response.status == 429 || code == "SlowDown"
+                if !retryable || attempt >= Self.attempts {
+                    if response.status == 404 && code != "NoSuchBucket", let key = errorKey ?? key {
+                        throw .notFound(store: name, key: key.rawValue)
+                    }
+                    throw .service(store: name, key: (errorKey ?? key)?.rawValue, status: response.status, code: code,
+                                   message: (error?.message ?? "") + String(decoding: response.body, as: UTF8.self))
+                }
+            }
+            // Exponential backoff with full jitter: up to 0.1, 0.2, 0.4, 0.8 s.
+            let ceiling = 0.1 * Double(1 << (attempt - 1))
+            try? await Task.sleep(for: .milliseconds(Int(Double.random(in: 0...ceiling) * 1000)))
+        }
+    }
+
+    private static func metadataHeaders(_ metadata: [String: String]) -> [(String, String)] {
+        metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-\($0.key)", $0.value) }
+    }
+
+    static func etag(_ header: String?) -> String {
+        (header ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+    }
+
+    static func base64(hex: String) -> String {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return Data(bytes).base64EncodedString()
+    }
+}
+
+/// The encodings S3 signatures need, since libcurl 7.88 signs URLs exactly as written.
+enum S3Encoding {
+    static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+    /// Every byte but `A-Za-z0-9-._~` (and `/` when `keepSlash`) as `%XX`, uppercase.
+    static func encode(_ text: String, keepSlash: Bool) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: "/") where keepSlash:
+                result.append("/")
+            default:
+                result += String(format: "%%%02X", byte)
+            }
+        }
+        return result
+    }
+
+    static func path(_ key: String) -> String { encode(key, keepSlash: true) }
+
+    /// Query parameters sorted by name, names and values fully encoded.
+    static func query(_ parameters: [(String, String)]) -> String {
+        parameters.sorted { $0.0 < $1.0 }
+            .map { "\(encode($0.0, keepSlash: false))=\(encode($0.1, keepSlash: false))" }
+            .joined(separator: "&")
+    }
+}
+
+/// A page of ListObjectsV2.
+struct ListingPage {
+    struct Entry {
+        var key = ""
+        var size: Int64 = 0
+        var etag = ""
+    }
+
+    var objects: [Entry] = []
+    var isTruncated = false
+    var nextToken: String?
+}
+
+/// Reads ListObjectsV2 XML.
+final class ListingParser: NSObject, XMLParserDelegate {
+    private var page = ListingPage()
+    private var entry: ListingPage.Entry?
+    private var text = ""
+
+    static func parse(_ data: Data) -> ListingPage {
+        let delegate = ListingParser()
+        let parser = XMLParser(data: data)
+        parser.delegate = delegate
+        _ = parser.parse()
+        return delegate.page
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        text = ""
+        if name == "Contents" { entry = ListingPage.Entry() }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        switch name {
+        case "Key": entry?.key = text
+        case "Size": entry?.size = Int64(text) ?? 0
+        case "ETag": entry?.etag = S3Store.etag(text)
+        case "Contents": if let entry { page.objects.append(entry) }; entry = nil
+        case "IsTruncated": page.isTruncated = text == "true"
+        case "NextContinuationToken": page.nextToken = text
+        default: break
+        }
+    }
+}
+
+/// Reads an S3 `<Error><Code>…</Code><Message>…</Message></Error>` body.
+final class ErrorParser: NSObject, XMLParserDelegate {
+    private var code: String?
+    private var message = ""
+    private var text = ""
+    private var sawError = false
+
+    static func parse(_ data: Data) -> (code: String, message: String)? {
+        guard !data.isEmpty else { return nil }
+        let delegate = ErrorParser()
+        let parser = XMLParser(data: data)
+        parser.delegate = delegate
+        _ = parser.parse()
+        guard delegate.sawError, let code = delegate.code else { return nil }
+        return (code, delegate.message)
+    }
+
+    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        text = ""
+        if name == "Error" { sawError = true }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
+
+    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+        if name == "Code" { code = text }
+        if name == "Message" { message = text }
+    }
+}
