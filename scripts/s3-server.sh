@@ -114,12 +114,13 @@ CONF
 # Swift reads /etc/swift/swift.conf unless told otherwise.
 export SWIFT_CONF_FILE="$state/swift.conf"
 pids=()
-memcached -l 127.0.0.1 -p 11211 -u "$(id -un)" -d -P "$state/run/memcached.pid"
+memcached -l 127.0.0.1 -p 11211 -u "$(id -un)" > "$state/run/memcached.log" 2>&1 &
+pids+=($!)
 for server in object container account proxy; do
     "swift-$server-server" "$state/$server-server.conf" > "$state/run/$server.log" 2>&1 &
     pids+=($!)
 done
-printf '%s\n' "${pids[@]}" "$(cat "$state/run/memcached.pid")" > "$state/pids"
+printf '%s\n' "${pids[@]}" > "$state/pids"
 
 # Ready when the storage ports and memcached accept AND the health check answers (early requests get 503).
 ready() {
@@ -128,5 +129,16 @@ ready() {
 }
 for _ in $(seq 100); do ready && break; sleep 0.2; done
 ready || { echo "s3-server: did not start; logs in $state/run" >&2; tail -5 "$state"/run/*.log >&2; exit 1; }
-sleep 1
+# Early requests still fail (503, or 500 while the account is auto-created): ready only once a
+# container can really be created, through Swift's own API with the same tempauth user.
+writable() {
+    local token
+    token="$(curl -fsS -D - -o /dev/null -H 'X-Auth-User: test:tester' -H 'X-Auth-Key: testing' \
+        "http://127.0.0.1:$port/auth/v1.0" 2>/dev/null | tr -d '\r' | sed -n 's/^[Xx]-[Aa]uth-[Tt]oken: //p')"
+    [[ -n "$token" ]] || return 1
+    curl -fsS -o /dev/null -X PUT -H "X-Auth-Token: $token" "http://127.0.0.1:$port/v1/AUTH_test/readiness" 2>/dev/null \
+        && curl -fsS -o /dev/null -X DELETE -H "X-Auth-Token: $token" "http://127.0.0.1:$port/v1/AUTH_test/readiness" 2>/dev/null
+}
+for _ in $(seq 150); do writable && break; sleep 0.2; done
+writable || { echo "s3-server: started but cannot store anything; logs in $state/run" >&2; exit 1; }
 echo "http://127.0.0.1:$port"

@@ -170,7 +170,7 @@ public struct S3Store: ObjectStore {
                         throw .notFound(store: name, key: key.rawValue)
                     }
                     throw .service(store: name, key: (errorKey ?? key)?.rawValue, status: response.status, code: code,
-                                   message: (error?.message ?? "") + String(decoding: response.body, as: UTF8.self))
+                                   message: error?.message ?? "")
                 }
             }
             // Exponential backoff with full jitter: up to 0.1, 0.2, 0.4, 0.8 s.
