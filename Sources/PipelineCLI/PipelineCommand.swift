@@ -37,6 +37,11 @@ struct GlobalOptions: ParsableArguments {
         return URL(fileURLWithPath: directory, isDirectory: true, relativeTo: current).standardizedFileURL
     }
 
+    /// A path from the command line, absolute, relative to the working folder.
+    func resolve(_ path: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: workingDirectory).standardizedFileURL
+    }
+
     var availableCores: Int {
         ProcessInfo.processInfo.activeProcessorCount
     }

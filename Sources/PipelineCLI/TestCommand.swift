@@ -75,11 +75,11 @@ struct TestCommand: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let package = resolve(packagePath)
+        let package = global.resolve(packagePath)
         let session = TestSession(
             settings: BuildSettings(packagePath: package, configuration: configuration,
                                     extraArguments: buildArguments, skipBuild: skipBuild),
-            options: try runOptions(), timingsFile: timings.map(resolve), record: !noRecord)
+            options: try runOptions(), timingsFile: timings.map(global.resolve), record: !noRecord)
         Interrupts.install()
         if !skipBuild { Console.error("Building the tests of \(package.path) (\(configuration))…") }
         let prepared = try await session.prepare()
@@ -95,17 +95,13 @@ struct TestCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data(text.utf8))
         }
         let report = try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10))
-        if let junit { try session.writeJUnit(report, to: resolve(junit)) }
+        if let junit { try session.writeJUnit(report, to: global.resolve(junit)) }
         if json {
             try Console.json(report)
         } else {
             Console.out(report.render())
         }
         if !report.passed { throw QuietExit(status: .testsFailed) }
-    }
-
-    private func resolve(_ path: String) -> URL {
-        URL(fileURLWithPath: path, relativeTo: global.workingDirectory).standardizedFileURL
     }
 
     private func runOptions() throws -> TestRunOptions {

@@ -30,13 +30,13 @@ struct TimingsCommand: ParsableCommand {
         func run() throws {
             var merged = Timings()
             for file in files {
-                let url = URL(fileURLWithPath: file, relativeTo: global.workingDirectory).standardizedFileURL
+                let url = global.resolve(file)
                 guard FileManager.default.fileExists(atPath: url.path) else {
                     throw TestRunError.unreadableTimings(path: url.path, reason: "no such file")
                 }
                 merged.merge(try Timings.load(url))
             }
-            try merged.save(URL(fileURLWithPath: output, relativeTo: global.workingDirectory).standardizedFileURL)
+            try merged.save(global.resolve(output))
             Console.error("merged \(files.count) file\(files.count == 1 ? "" : "s"): \(merged.tests.count) tests")
         }
     }

@@ -63,10 +63,7 @@ public struct FolderStore: ObjectStore {
             }
             return try await upload(original, to: key, metadata: metadata)
         }
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-copy-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        try await source.download(sourceKey, to: scratch)
-        try await upload(scratch, to: key, metadata: metadata)
+        try await copyThroughTemporaryFile(sourceKey, from: source, to: key, metadata: metadata)
     }
 
     public func delete(_ key: ObjectKey) async throws(StoreError) {

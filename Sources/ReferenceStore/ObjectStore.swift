@@ -43,3 +43,14 @@ public protocol ObjectStore: Sendable {
 
     func delete(_ key: ObjectKey) async throws(StoreError)
 }
+
+extension ObjectStore {
+    /// A copy between stores that cannot copy directly: download to a temporary file, upload it.
+    func copyThroughTemporaryFile(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
+                                  metadata: [String: String]) async throws(StoreError) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-copy-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try await source.download(sourceKey, to: scratch)
+        try await upload(scratch, to: key, metadata: metadata)
+    }
+}

@@ -105,11 +105,8 @@ public struct S3Store: ObjectStore {
     public func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
                      metadata: [String: String]) async throws(StoreError) {
         guard let other = source as? S3Store, other.settings.endpoint == settings.endpoint else {
-            // Another kind of store, or another endpoint: through a temporary file.
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-copy-\(UUID().uuidString)")
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            try await source.download(sourceKey, to: scratch)
-            return try await upload(scratch, to: key, metadata: metadata)
+            // Another kind of store, or another endpoint.
+            return try await copyThroughTemporaryFile(sourceKey, from: source, to: key, metadata: metadata)
         }
         let copySource = "/" + S3Encoding.path(other.settings.bucket) + "/" + S3Encoding.path(sourceKey.rawValue)
         let headers = [("x-amz-copy-source", copySource), ("x-amz-metadata-directive", "REPLACE")] + Self.metadataHeaders(metadata)

@@ -42,18 +42,16 @@ public enum Termination: Equatable, Sendable, CustomStringConvertible {
 /// The group is what gets killed on a timeout or an interrupt, so grandchildren go with it.
 public final class ChildProcess: Sendable {
     public let pid: pid_t
-    public let log: URL
 
-    private init(pid: pid_t, log: URL) {
+    private init(pid: pid_t) {
         self.pid = pid
-        self.log = log
     }
 
     /// Starts `arguments[0]` (looked up in PATH when it has no slash).
     public static func start(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError) -> ChildProcess {
         precondition(!arguments.isEmpty, "a command needs a program")
         let launch = Launch(arguments: arguments, environment: environment, log: log)
-        return ChildProcess(pid: try await ProcessGroups.shared.spawn(launch), log: log)
+        return ChildProcess(pid: try await ProcessGroups.shared.spawn(launch))
     }
 
     /// Waits for the process to end, polling so no thread blocks. `onPoll` runs between polls and may

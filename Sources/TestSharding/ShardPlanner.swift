@@ -54,8 +54,12 @@ public struct ShardPlanner: Sendable {
 
     /// This node's shards (at most `shards`, none empty), each listing its tests in name order.
     public func plan(_ tests: [TestID], shards: Int, node: Node = .whole) -> [Shard] {
+        plan(tests, estimates: estimates(for: tests), shards: shards, node: node)
+    }
+
+    /// The same, with the estimates already at hand (they must cover every test).
+    public func plan(_ tests: [TestID], estimates: [TestID: Double], shards: Int, node: Node = .whole) -> [Shard] {
         let tests = tests.sorted()
-        let estimates = estimates(for: tests)
         let nodeTests: [TestID]
         if node.count > 1 {
             let parts = Self.balance(units(tests, estimates: estimates, bins: node.count), into: node.count)

@@ -50,9 +50,9 @@ public struct TestSession: Sendable {
         let tests = try options.select(all)
         let timings = try Timings.load(timingsFile)
         let planner = ShardPlanner(timings: timings)
-        let shards = planner.plan(tests, shards: options.shards, node: options.node)
-        return Prepared(product: product, tests: tests, timings: timings, shards: shards,
-                        estimates: planner.estimates(for: tests))
+        let estimates = planner.estimates(for: tests)
+        let shards = planner.plan(tests, estimates: estimates, shards: options.shards, node: options.node)
+        return Prepared(product: product, tests: tests, timings: timings, shards: shards, estimates: estimates)
     }
 
     /// Runs the plan and folds the measured durations into the timings file. An interrupted run

@@ -2,7 +2,7 @@
 bench_lib="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # measure LABEL=COMMAND ...: sets t_LABEL to the median wall seconds of $runs whole-process runs of
-# each command, the commands interleaved run by run (exit statuses are ignored).
+# each command, the commands interleaved run by run (a command that fails is named on stderr).
 measure() {
     local label seconds
     while read -r label seconds; do

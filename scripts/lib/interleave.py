@@ -6,10 +6,16 @@ import shlex, statistics, subprocess, sys, time
 runs = int(sys.argv[1])
 commands = [(label, shlex.split(command)) for label, command in (arg.split("=", 1) for arg in sys.argv[2:])]
 times = {label: [] for label, _ in commands}
+failed = {}
 for _ in range(runs):
     for label, command in commands:
         start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        status = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
         times[label].append(time.perf_counter() - start)
+        if status != 0:
+            failed[label] = status
+# A command that failed did not do the work timed: say so beside its figure.
+for label, status in failed.items():
+    print(f"interleave: '{label}' exited with status {status}; its time may not be comparable", file=sys.stderr)
 for label, values in times.items():
     print(label, f"{statistics.median(values):.4f}")
