@@ -23,8 +23,9 @@ let package = Package(
         ]),
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
         .target(name: "PipelineSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
-        // Runs a pipeline's stages; renders the dry-run plan and the task list.
-        .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges"]),
+        // Runs a pipeline's stages; renders the dry-run plan and the task list; moves references
+        // between the checkout and the stores a spec names.
+        .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges", "ReferenceStore"]),
         // libgit2 wrapper: revisions, merge bases, tree diffs.
         .target(name: "GitChanges", dependencies: ["CLibgit2", "CShims"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
@@ -43,11 +44,11 @@ let package = Package(
 
         .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"],
                     resources: [.copy("Fixtures")]),
-        // Helpers the test targets share (a seeded random generator for property tests).
+        // Helpers the test targets share: a seeded random generator, the fault-injecting S3 proxy.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
-        .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore"]),
-        .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI"]),
+        .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
+        .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI", "ReferenceStore", "TestSupport"]),
     ]
 )

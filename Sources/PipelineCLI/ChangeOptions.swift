@@ -15,10 +15,6 @@ struct ChangeOptions: ParsableArguments {
                                valueName: "base> <head"))
     var mergeBase: [String] = []
 
-    @Option(help: ArgumentHelp("Name pattern of test directories (default: the spec's changes.tests, or *Tests).",
-                               valueName: "pattern"))
-    var tests: String?
-
     @Flag(name: .customLong("no-renames"), help: "Report a rename as a deletion and an addition, like git diff --no-renames.")
     var noRenames = false
 
@@ -53,8 +49,15 @@ struct ChangeOptions: ParsableArguments {
             return settings.compare == .range ? .range(base: base, head: head) : .mergeBase(base: base, head: head)
         }
     }
+}
 
-    func testPattern(settings: ChangeSettings = ChangeSettings()) -> String {
+/// How test directories and files are named, for the commands that look for tests in a checkout.
+struct TestPatternOption: ParsableArguments {
+    @Option(help: ArgumentHelp("Name pattern of test directories and files (default: the spec's changes.tests, or *Tests).",
+                               valueName: "pattern"))
+    var tests: String?
+
+    func pattern(settings: ChangeSettings = ChangeSettings()) -> String {
         tests ?? settings.tests
     }
 }

@@ -16,6 +16,7 @@ struct ChangesCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var changeOptions: ChangeOptions
+    @OptionGroup var testPattern: TestPatternOption
 
     @Option(help: ArgumentHelp("Take the comparison and test pattern from this pipeline's spec.", valueName: "name"))
     var pipeline: String?
@@ -29,7 +30,7 @@ struct ChangesCommand: AsyncParsableCommand {
             settings = try PipelineCatalog.locate(from: global.workingDirectory).load(named: pipeline).changes
         }
         let detector = ChangeDetector(repositoryPath: global.workingDirectory.path,
-                                      testPattern: changeOptions.testPattern(settings: settings),
+                                      testPattern: testPattern.pattern(settings: settings),
                                       detectRenames: !changeOptions.noRenames)
         let changes = try detector.changes(try changeOptions.comparison(settings: settings))
         if json {

@@ -15,6 +15,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case build = 6
     /// No test was selected: the package has none, or no test matches the filters. Never a pass.
     case noTests = 7
+    /// Promotion refused: develop's references changed after the branch was cut (`--force` overwrites).
+    case conflict = 8
     /// A bug in pipeline itself.
     case internalError = 70
     /// Stopped by Ctrl-C or SIGTERM.

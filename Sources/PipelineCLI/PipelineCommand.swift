@@ -12,11 +12,12 @@ struct PipelineCommand: AsyncParsableCommand {
         'pipeline list' to see them and 'pipeline run NAME --dry-run' to see what one would do.
 
         Exit codes: 0 success, 1 tests failed, 2 usage error, 3 invalid or missing spec, \
-        4 git error, 5 storage error, 6 build failed, 7 no tests selected, 70 internal error, \
+        4 git error, 5 storage error, 6 build failed, 7 no tests selected, \
+        8 promotion conflict (develop changed after the branch was cut), 70 internal error, \
         130 interrupted.
         """,
         version: "pipeline \(Version.number) (libgit2 \(LibGit2.version), libcurl \(Curl.version))",
-        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, TimingsCommand.self]
+        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, TimingsCommand.self, RefsCommand.self]
     )
 }
 

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import GitChanges
+import Orchestrator
 import PipelineSpec
+import ReferenceStore
 import TestSharding
 
 /// Runs the `pipeline` command line and exits with a documented status.
@@ -35,6 +37,15 @@ public enum PipelineMain {
         }
     }
 
+    private static func status(of error: ReferenceError) -> ExitStatus {
+        switch error {
+        case .notConfigured: .spec
+        case .notATest, .needsConfirmation: .usage
+        case .noReferences, .incomplete: .storage
+        case .developChanged: .conflict
+        }
+    }
+
     private static func report(_ error: Error) -> ExitStatus {
         switch error {
         case let exit as QuietExit:
@@ -49,6 +60,12 @@ public enum PipelineMain {
             Console.error("error: \(error)")
             return .git
         case let error as TestRunError:
+            Console.error("error: \(error)")
+            return status(of: error)
+        case let error as StoreError:
+            Console.error("error: \(error)")
+            return .storage
+        case let error as ReferenceError:
             Console.error("error: \(error)")
             return status(of: error)
         case let error as SpecError:

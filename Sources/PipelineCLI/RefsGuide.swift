@@ -20,12 +20,8 @@ enum RefsGuide {
               purpose: "list references in develop whose test file no longer exists"),
     ]
 
-    /// Set when the `refs` commands are part of this build.
-    static let available = false
-
     static func render() -> [String] {
-        var lines = ["Reference commands (they replace the upload/download/force-upload scripts)"
-            + (available ? ":" : " — not in this build yet:")]
+        var lines = ["Reference commands (they replace the upload/download/force-upload scripts):"]
         let width = entries.map(\.command.count).max() ?? 0
         for entry in entries {
             let padding = String(repeating: " ", count: width - entry.command.count)

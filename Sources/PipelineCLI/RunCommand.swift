@@ -22,6 +22,7 @@ struct RunCommand: AsyncParsableCommand {
     var json = false
 
     @OptionGroup var changeOptions: ChangeOptions
+    @OptionGroup var testPattern: TestPatternOption
 
     func run() async throws {
         let catalog = try PipelineCatalog.locate(from: global.workingDirectory)
@@ -32,7 +33,7 @@ struct RunCommand: AsyncParsableCommand {
                 "running stages is not in this build yet; 'pipeline run \(name) --dry-run' shows the plan")
         }
         let detector = ChangeDetector(repositoryPath: global.workingDirectory.path,
-                                      testPattern: changeOptions.testPattern(settings: spec.changes),
+                                      testPattern: testPattern.pattern(settings: spec.changes),
                                       detectRenames: !changeOptions.noRenames)
         let changeSet = try detector.changes(try changeOptions.comparison(settings: spec.changes))
         let plan = PipelinePlan(spec: spec, file: catalog.displayPath(of: file),

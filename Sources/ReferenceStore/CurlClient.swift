@@ -12,7 +12,8 @@ struct HTTPRequest: Sendable {
     var downloadFile: URL?
     /// AWS Signature V4 by libcurl: `aws:amz:<region>:s3`, with the key pair as separate options.
     var signing: (provider: String, accessKey: String, secret: String)?
-    var timeoutSeconds = 300
+    /// A transfer moving no byte for this long is abandoned (and retried): a stalled server.
+    var stallSeconds = 30
 }
 
 struct HTTPResponse: Sendable {
@@ -138,7 +139,8 @@ private final class Transfer: @unchecked Sendable {
         try set(CURLOPT_URL, request.url)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_CONNECTTIMEOUT, 10)
-        try set(CURLOPT_TIMEOUT, request.timeoutSeconds)
+        try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        try set(CURLOPT_LOW_SPEED_TIME, request.stallSeconds)
         try CurlCheck.check(pipeline_curl_setopt_pointer(easy, CURLOPT_WRITEDATA, bodyStream), "CURLOPT_WRITEDATA")
         try CurlCheck.check(pipeline_curl_setopt_pointer(easy, CURLOPT_HEADERDATA, headerStream), "CURLOPT_HEADERDATA")
         switch request.method {

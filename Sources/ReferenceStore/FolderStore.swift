@@ -4,13 +4,16 @@ import Foundation
 /// is a file at `<root>/<key>`; its metadata is a JSON file at `<root>/.pipeline-metadata/<key>.json`
 /// (the folder's manifest of where each object came from). Hidden files are not objects. Writes go
 /// through a temporary file and a rename, and never through a symbolic link out of the root.
-public struct FolderStore: ObjectStore {
+public struct FolderStore: ObjectStore, FileBacked {
     public let root: URL
+    /// Whether metadata is kept; a checkout's `__Snapshots__` folder keeps none.
+    public let keepsMetadata: Bool
     public var name: String { root.path }
     static let metadataFolder = ".pipeline-metadata"
 
-    public init(root: URL) {
+    public init(root: URL, keepsMetadata: Bool = true) {
         self.root = root.standardizedFileURL
+        self.keepsMetadata = keepsMetadata
     }
 
     public func list(under prefix: ObjectKey?) async throws(StoreError) -> [ObjectInfo] {
@@ -37,14 +40,12 @@ public struct FolderStore: ObjectStore {
     }
 
     public func metadata(of key: ObjectKey) async throws(StoreError) -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: metadataFile(key).path) else { return [:] }
+        guard keepsMetadata, let data = FileManager.default.contents(atPath: metadataFile(key).path) else { return [:] }
         return (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
     }
 
     public func download(_ key: ObjectKey, to destination: URL) async throws(StoreError) {
-        let source = file(key)
-        guard FileManager.default.fileExists(atPath: source.path) else { throw .notFound(store: name, key: key.rawValue) }
-        try Self.place(copyOf: source, at: destination)
+        try Self.place(copyOf: try existingFile(key), at: destination)
     }
 
     public func upload(_ file: URL, to key: ObjectKey, metadata: [String: String]) async throws(StoreError) {
@@ -56,14 +57,13 @@ public struct FolderStore: ObjectStore {
 
     public func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
                      metadata: [String: String]) async throws(StoreError) {
-        if let folder = source as? FolderStore {
-            let original = folder.file(sourceKey)
-            guard FileManager.default.fileExists(atPath: original.path) else {
-                throw .notFound(store: folder.name, key: sourceKey.rawValue)
-            }
-            return try await upload(original, to: key, metadata: metadata)
+        if let files = source as? FileBacked {
+            return try await upload(try files.existingFile(sourceKey), to: key, metadata: metadata)
         }
-        try await copyThroughTemporaryFile(sourceKey, from: source, to: key, metadata: metadata)
+        let target = try writableFile(key)
+        try writeMetadata(metadata, for: key)
+        // The download itself goes through a temporary file beside the target and a rename.
+        try await source.download(sourceKey, to: target)
     }
 
     public func delete(_ key: ObjectKey) async throws(StoreError) {
@@ -85,11 +85,18 @@ public struct FolderStore: ObjectStore {
 
     func file(_ key: ObjectKey) -> URL { root.appendingPathComponent(key.rawValue) }
 
+    func existingFile(_ key: ObjectKey) throws(StoreError) -> URL {
+        let url = file(key)
+        guard FileManager.default.fileExists(atPath: url.path) else { throw .notFound(store: name, key: key.rawValue) }
+        return url
+    }
+
     private func metadataFile(_ key: ObjectKey) -> URL {
         root.appendingPathComponent(Self.metadataFolder).appendingPathComponent(key.rawValue + ".json")
     }
 
     private func writeMetadata(_ metadata: [String: String], for key: ObjectKey) throws(StoreError) {
+        guard keepsMetadata else { return }
         let url = metadataFile(key)
         try createFolder(url.deletingLastPathComponent())
         let encoder = JSONEncoder()

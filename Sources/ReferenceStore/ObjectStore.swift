@@ -44,6 +44,12 @@ public protocol ObjectStore: Sendable {
     func delete(_ key: ObjectKey) async throws(StoreError)
 }
 
+/// A store whose objects are files on this machine, which other stores can read directly.
+protocol FileBacked {
+    /// The object's file; `notFound` when there is none.
+    func existingFile(_ key: ObjectKey) throws(StoreError) -> URL
+}
+
 extension ObjectStore {
     /// A copy between stores that cannot copy directly: download to a temporary file, upload it.
     func copyThroughTemporaryFile(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,

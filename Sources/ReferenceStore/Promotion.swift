@@ -16,6 +16,8 @@ public struct StoreLocation: Sendable {
 public struct PromotionPlan: Equatable, Sendable {
     /// Objects missing at the destination, or different there.
     public var copies: [ObjectKey] = []
+    /// The copies that replace a different object at the destination.
+    public var overwrites: [ObjectKey] = []
     /// Objects already identical (same MD5): nothing to do.
     public var identical: [ObjectKey] = []
     /// Objects the destination has and the source no longer does: deleted only when pruning.
@@ -48,16 +50,32 @@ public struct Promoter: Sendable {
     /// The metadata key naming the commit an object was promoted from.
     public static let commitMetadata = "pipeline-commit"
 
-    /// Compares both sides of each test's folder. `tests` are folder names (`SnapshotTests`).
-    public func plan(tests: [String]) async throws(StoreError) -> PromotionPlan {
+    /// Compares both sides of each test's folder. `tests` are folder names (`SnapshotTests`);
+    /// nil compares everything under both prefixes.
+    public func plan(tests: [String]?) async throws(StoreError) -> PromotionPlan {
+        let folders: [ObjectKey?]
+        if let tests {
+            var keys: [ObjectKey?] = []
+            for test in tests.uniqued() { keys.append(try ObjectKey(test)) }
+            folders = keys
+        } else {
+            folders = [nil]
+        }
+        // Both sides of every folder are listed at once, `parallelism` requests at a time.
+        let listings = try await Self.concurrently(folders.flatMap { [($0, source), ($0, destination)] }, limit: parallelism) {
+            (item: (ObjectKey?, StoreLocation)) async throws(StoreError) -> [ObjectKey: String] in
+            try await Self.objects(at: item.1, in: item.0)
+        }
         var plan = PromotionPlan()
-        for test in Set(tests).sorted() {
-            let folder = try ObjectKey(test)
-            let wanted = try await objects(at: source, in: folder)
-            let present = try await objects(at: destination, in: folder)
-            if wanted.isEmpty { plan.testsWithoutReferences.append(test) }
+        for (index, folder) in folders.enumerated() {
+            let wanted = listings[2 * index], present = listings[2 * index + 1]
+            if wanted.isEmpty, let folder { plan.testsWithoutReferences.append(folder.rawValue) }
             for (key, etag) in wanted.sorted(by: { $0.key < $1.key }) {
-                if present[key] == etag { plan.identical.append(key) } else { plan.copies.append(key) }
+                switch present[key] {
+                case etag: plan.identical.append(key)
+                case nil: plan.copies.append(key)
+                default: plan.copies.append(key); plan.overwrites.append(key)
+                }
             }
             plan.stale += present.keys.filter { wanted[$0] == nil }.sorted()
         }
@@ -71,54 +89,81 @@ public struct Promoter: Sendable {
         enum Work: Sendable { case copy(ObjectKey), delete(ObjectKey) }
         let work = plan.copies.map(Work.copy) + (prune ? plan.stale.map(Work.delete) : [])
         var result = PromotionResult()
-        await withTaskGroup(of: (Work, StoreError?).self) { group in
-            var next = 0
-            func start() {
-                guard next < work.count else { return }
-                let item = work[next]
-                next += 1
-                group.addTask { [source, destination] in
-                    do throws(StoreError) {
-                        switch item {
-                        case .copy(let key):
-                            try await destination.store.copy(key.under(source.prefix), from: source.store,
-                                                             to: key.under(destination.prefix),
-                                                             metadata: [Promoter.commitMetadata: commit])
-                        case .delete(let key):
-                            try await destination.store.delete(key.under(destination.prefix))
-                        }
-                        return (item, nil)
-                    } catch {
-                        return (item, error)
-                    }
-                }
+        var done = 0
+        await Self.bounded(work, limit: parallelism) { [source, destination] (item: Work) async throws(StoreError) in
+            switch item {
+            case .copy(let key):
+                try await destination.store.copy(key.under(source.prefix), from: source.store,
+                                                 to: key.under(destination.prefix),
+                                                 metadata: [Promoter.commitMetadata: commit])
+            case .delete(let key):
+                try await destination.store.delete(key.under(destination.prefix))
             }
-            for _ in 0..<parallelism { start() }
-            var done = 0
-            while let (item, error) = await group.next() {
-                done += 1
-                switch (item, error) {
-                case (.copy(let key), nil): result.copied.append(key)
-                case (.delete(let key), nil): result.deleted.append(key)
-                case (_, let error?): result.failures.append(error.description)
-                }
-                await progress(done, work.count)
-                start()
+        } completed: { index, outcome in
+            switch (work[index], outcome) {
+            case (.copy(let key), .success): result.copied.append(key)
+            case (.delete(let key), .success): result.deleted.append(key)
+            case (_, .failure(let error)): result.failures.append(error.description)
             }
+            done += 1
+            await progress(done, work.count)
+            return true
         }
         result.copied.sort()
         result.deleted.sort()
         return result
     }
 
-    /// The objects below `<prefix>/<folder>/`, keyed relative to the prefix, with their ETags.
-    private func objects(at location: StoreLocation, in folder: ObjectKey) async throws(StoreError) -> [ObjectKey: String] {
-        let root = folder.under(location.prefix)
+    /// The objects below `<prefix>/<folder>/` (or the whole prefix), keyed relative to the prefix, with their ETags.
+    private static func objects(at location: StoreLocation, in folder: ObjectKey?) async throws(StoreError) -> [ObjectKey: String] {
+        let root = folder?.under(location.prefix) ?? location.prefix
         var result: [ObjectKey: String] = [:]
         for object in try await location.store.list(under: root) {
+            guard let root else { result[object.key] = object.etag; continue }
             guard let relative = object.key.relative(to: root) else { continue }
-            result[relative.under(folder)] = object.etag
+            result[folder.map(relative.under) ?? relative] = object.etag
         }
         return result
+    }
+
+    /// `work` applied to each item, at most `limit` at a time, results in the items' order; the
+    /// first failure stops the rest and is thrown.
+    public static func concurrently<Item: Sendable, Output: Sendable>(
+        _ items: [Item], limit: Int, _ work: @escaping @Sendable (Item) async throws(StoreError) -> Output
+    ) async throws(StoreError) -> [Output] {
+        var outputs = [Output?](repeating: nil, count: items.count)
+        var failure: StoreError?
+        await bounded(items, limit: limit, work) { index, outcome in
+            switch outcome {
+            case .success(let output): outputs[index] = output; return true
+            case .failure(let error): failure = error; return false
+            }
+        }
+        if let failure { throw failure }
+        return outputs.compactMap { $0 }
+    }
+
+    /// Runs `work` on each item, at most `limit` at a time. `completed` hears each outcome as it
+    /// comes, with the item's index, and returns false to start nothing more.
+    static func bounded<Item: Sendable, Output: Sendable>(
+        _ items: [Item], limit: Int, _ work: @escaping @Sendable (Item) async throws(StoreError) -> Output,
+        completed: (Int, Result<Output, StoreError>) async -> Bool
+    ) async {
+        await withTaskGroup(of: (Int, Result<Output, StoreError>).self) { group in
+            var next = 0
+            func start() {
+                guard next < items.count else { return }
+                let index = next, item = items[next]
+                next += 1
+                group.addTask {
+                    do throws(StoreError) { return (index, .success(try await work(item))) } catch { return (index, .failure(error)) }
+                }
+            }
+            for _ in 0..<max(1, limit) { start() }
+            while let (index, outcome) = await group.next() {
+                guard await completed(index, outcome) else { group.cancelAll(); return }
+                start()
+            }
+        }
     }
 }

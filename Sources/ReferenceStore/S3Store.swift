@@ -11,13 +11,20 @@ public struct S3Settings: Sendable {
     public var credentials: AWSCredentials
     /// Plain HTTP is refused unless the endpoint is this machine or this is set.
     public var allowHTTP: Bool
+    /// A request moving no byte for this many seconds is abandoned and retried.
+    public var stallSeconds: Int
+    /// Objects per listing page (S3's largest is 1,000); smaller only to test pagination.
+    public var pageSize: Int
 
-    public init(endpoint: URL, bucket: String, region: String = "us-east-1", credentials: AWSCredentials, allowHTTP: Bool = false) {
+    public init(endpoint: URL, bucket: String, region: String = "us-east-1", credentials: AWSCredentials,
+                allowHTTP: Bool = false, stallSeconds: Int = 30, pageSize: Int = 1000) {
         self.endpoint = endpoint
         self.bucket = bucket
         self.region = region
         self.credentials = credentials
         self.allowHTTP = allowHTTP
+        self.stallSeconds = stallSeconds
+        self.pageSize = pageSize
     }
 }
 
@@ -46,7 +53,7 @@ public struct S3Store: ObjectStore {
         var objects: [ObjectInfo] = []
         var token: String?
         repeat {
-            var query = [("list-type", "2")]
+            var query = [("list-type", "2"), ("max-keys", String(settings.pageSize))]
             if let prefix { query.append(("prefix", prefix.rawValue + "/")) }
             if let token { query.append(("continuation-token", token)) }
             let response = try await send("GET", key: nil, query: query)
@@ -104,8 +111,11 @@ public struct S3Store: ObjectStore {
 
     public func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
                      metadata: [String: String]) async throws(StoreError) {
+        if let files = source as? FileBacked {
+            return try await upload(try files.existingFile(sourceKey), to: key, metadata: metadata)
+        }
         guard let other = source as? S3Store, other.settings.endpoint == settings.endpoint else {
-            // Another kind of store, or another endpoint.
+            // Another endpoint: through this machine.
             return try await copyThroughTemporaryFile(sourceKey, from: source, to: key, metadata: metadata)
         }
         let copySource = "/" + S3Encoding.path(other.settings.bucket) + "/" + S3Encoding.path(sourceKey.rawValue)
@@ -144,6 +154,7 @@ public struct S3Store: ObjectStore {
         }
         if let token = settings.credentials.sessionToken { request.headers.append(("x-amz-security-token", token)) }
         request.signing = ("aws:amz:\(settings.region):s3", settings.credentials.accessKey, settings.credentials.secret)
+        request.stallSeconds = settings.stallSeconds
         request.uploadFile = uploadFrom
         request.downloadFile = downloadTo
 

@@ -12,6 +12,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case service(store: String, key: String?, status: Int, code: String, message: String)
     case missingCredentials(String)
     case insecureEndpoint(String)
+    /// A test's references have no place in the checkout.
+    case unplaceable(test: String, reason: String)
 
     public var description: String {
         switch self {
@@ -31,6 +33,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(store)\(key.map { ": '\($0)'" } ?? ""): \(code) (HTTP \(status))\(message.isEmpty ? "" : ": \(message)")"
         case .missingCredentials(let detail):
             "no S3 credentials: \(detail)"
+        case .unplaceable(let test, let reason):
+            "cannot place the references of '\(test)': \(reason)"
         case .insecureEndpoint(let endpoint):
             "\(endpoint) is plain HTTP and not on this machine; use https, or allow it with allow-http: true"
         }

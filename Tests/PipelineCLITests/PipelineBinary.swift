@@ -61,17 +61,7 @@ struct Workspace: ~Copyable {
 
     /// Runs git in the workspace with a fixed identity.
     func git(_ arguments: String...) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com"] + arguments
-        process.currentDirectoryURL = root
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "git \(arguments) failed"])
-        }
+        _ = try Git.run(arguments, in: root)
     }
 
     func write(_ text: String, to path: String) throws {
@@ -123,4 +113,26 @@ enum Specs {
           timeout: 10m
 
     """
+}
+
+enum Git {
+    /// Runs git in `folder` with a fixed identity; its standard output, trimmed. Fails when git does.
+    @discardableResult
+    static func run(_ arguments: [String], in folder: URL) throws -> String {
+        let process = Process()
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("git-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com"] + arguments
+        process.currentDirectoryURL = folder
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "git \(arguments) failed"])
+        }
+        return try String(contentsOf: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }

@@ -1,0 +1,37 @@
+import CLibgit2
+
+/// Questions about a repository's history that reference promotion asks: which commit a revision
+/// is, where a merged branch was cut, and whether one commit came before another.
+public final class CommitHistory {
+    private let repository: Repository
+
+    public init(repositoryPath: String) throws(GitError) {
+        repository = try Repository(discoveringFrom: repositoryPath)
+    }
+
+    /// The full SHA a revision names.
+    public func sha(_ revision: String) throws(GitError) -> String {
+        try repository.commit(revision).sha
+    }
+
+    /// Where the branch a comparison brought in was cut: for a merge commit, the merge base of
+    /// its first two parents; otherwise the commit compared from (`base`), when there is one.
+    public func branchPoint(of changes: ChangeSet) throws(GitError) -> String? {
+        let head = try repository.commit(changes.head)
+        guard changes.comparison == "merge", head.parentCount > 1 else { return changes.base }
+        let first = try head.parent(0, in: repository), second = try head.parent(1, in: repository)
+        return try repository.mergeBase(first, second, names: ("\(changes.head)^1", "\(changes.head)^2")).sha
+    }
+
+    /// Whether `ancestor` is `descendant` or comes before it; nil when `ancestor` is not in this
+    /// clone (another repository's commit, or history a shallow clone lacks).
+    public func isAncestor(_ ancestor: String, of descendant: String) throws(GitError) -> Bool? {
+        guard let old = try? repository.commit(ancestor) else { return nil }
+        let new = try repository.commit(descendant)
+        if old.sha == new.sha { return true }
+        var oldID = old.oid, newID = new.oid
+        let result = git_graph_descendant_of(repository.handle.pointer, &newID, &oldID)
+        if result < 0, repository.isShallow { return nil }
+        return try LibGit2Runtime.check(result, "comparing the history of \(ancestor) and \(descendant)") == 1
+    }
+}

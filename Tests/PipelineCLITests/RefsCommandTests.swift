@@ -1,0 +1,272 @@
+import Foundation
+import ReferenceStore
+import Testing
+import TestSupport
+
+/// Where the end-to-end reference tests keep feature and develop: two folders, or two prefixes of
+/// a fresh bucket on the S3 test server (when `scripts/test.sh` started it).
+enum RefsBackend: String, CaseIterable, CustomStringConvertible, Sendable {
+    case folder, s3
+
+    static let s3Endpoint = ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"]
+    static var available: [RefsBackend] { s3Endpoint == nil ? [.folder] : [.folder, .s3] }
+    var description: String { rawValue }
+
+    /// The spec's `references` block, after creating the bucket for S3.
+    func references(endpoint: String? = nil) async throws -> String {
+        switch self {
+        case .folder:
+            return "references:\n  feature: store/feature\n  develop: store/develop\n"
+        case .s3:
+            let bucket = "r-\(UUID().uuidString.prefix(18).lowercased())"
+            let settings = S3Settings(endpoint: URL(string: Self.s3Endpoint!)!, bucket: bucket,
+                                      credentials: AWSCredentials(accessKey: "test:tester", secret: "testing"))
+            try await S3Store(settings).createBucket()
+            return "references:\n  feature: s3://\(bucket)/feature\n  develop: s3://\(bucket)/develop\n"
+                + "  endpoint: \(endpoint ?? Self.s3Endpoint!)\n"
+        }
+    }
+
+    static let environment = ["AWS_ACCESS_KEY_ID": "test:tester", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_PROFILE": "",
+                              "CI": "true"]
+}
+
+/// A repository with two snapshot tests (LoginTests, ProfileTests) whose references sit beside
+/// their test files, as swift-snapshot-testing keeps them, and a spec naming the stores.
+final class SnapshotRepository {
+    let root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-refs-\(UUID().uuidString)")
+    static let snapshots = "Tests/AppTests/__Snapshots__"
+
+    init(references: String) throws {
+        try write("pipelines/post-merge.yml", """
+            name: post-merge
+            description: Promote the changed tests' references.
+            \(references)stages:
+              - promote:
+                  from: feature
+                  to: develop
+
+            """)
+        try write(".gitignore", "store/\n")
+        try write("Tests/AppTests/LoginTests.swift", "// login v1\n")
+        try write("Tests/AppTests/ProfileTests.swift", "// profile v1\n")
+        try write("\(Self.snapshots)/LoginTests/test_login.1.png", "login v1")
+        try write("\(Self.snapshots)/ProfileTests/test_プロフィール 1.png", "profile v1")
+        try git("init", "-q", "-b", "develop")
+        try commitAll("initial")
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    func write(_ path: String, _ text: String) throws {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func read(_ path: String) -> String? {
+        try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    func git(_ arguments: String...) throws {
+        try Git.run(arguments, in: root)
+    }
+
+    func commitAll(_ message: String) throws {
+        try git("add", "-A")
+        try git("commit", "-q", "-m", message)
+    }
+
+    func sha(_ revision: String = "HEAD") throws -> String {
+        try Git.run(["rev-parse", revision], in: root)
+    }
+
+    func pipeline(_ arguments: String...) throws -> PipelineBinary.Result {
+        try PipelineBinary.run(arguments, in: root, environment: RefsBackend.environment)
+    }
+
+    /// A `--json` report of a reference command.
+    func report(_ arguments: String...) throws -> [String: Any] {
+        let result = try PipelineBinary.run(arguments + ["--json"], in: root, environment: RefsBackend.environment)
+        guard result.status == 0,
+              let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey:
+                "\(arguments) exited \(result.status): \(result.stderr)"])
+        }
+        return object
+    }
+}
+
+@Suite("pipeline refs: the team's scripts as commands, on the folder store and on S3", .serialized)
+struct RefsCommandTests {
+    static let login = "\(SnapshotRepository.snapshots)/LoginTests/test_login.1.png"
+
+    @Test("push, promote after merges, a later merge's references protected until --force, re-runs copy nothing",
+          arguments: RefsBackend.available)
+    func promotion(backend: RefsBackend) async throws {
+        let repo = try SnapshotRepository(references: try await backend.references())
+        #expect(try repo.report("refs", "push", "LoginTests", "ProfileTests")["copied"] as? [String]
+                == ["LoginTests/test_login.1.png", "ProfileTests/test_プロフィール 1.png"])
+        let first = try repo.report("refs", "promote", "LoginTests", "ProfileTests")
+        #expect(first["copied"] as? [String] == ["LoginTests/test_login.1.png", "ProfileTests/test_プロフィール 1.png"])
+        #expect(first["commit"] as? String == (try repo.sha()))
+
+        // Two branches cut from here change the same reference; a merges first, then b.
+        try repo.git("checkout", "-q", "-b", "feature-a")
+        try repo.write("Tests/AppTests/LoginTests.swift", "// login a\n")
+        try repo.write(Self.login, "login a")
+        try repo.commitAll("a")
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("checkout", "-q", "-b", "feature-b")
+        try repo.write(Self.login, "login b")
+        try repo.write("Tests/AppTests/ProfileTests.swift", "// profile b\n")
+        try repo.commitAll("b")
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge a", "feature-a")
+        let mergeA = try repo.sha()
+        let promotedA = try repo.report("refs", "promote")
+        #expect(promotedA["tests"] as? [String] == ["LoginTests"], "the merge changed LoginTests only")
+        #expect(promotedA["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+
+        // b pushes its references, then merges (its LoginTests image differs from a's).
+        try repo.git("checkout", "-q", "feature-b")
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge b", "-X", "theirs", "feature-b")
+        let refused = try repo.pipeline("refs", "promote")
+        #expect(refused.status == 8, "\(refused.stderr)")
+        #expect(refused.stderr.contains("LoginTests/test_login.1.png, promoted by \(mergeA.prefix(12))"), "\(refused.stderr)")
+        let preview = try repo.report("refs", "promote", "--dry-run")
+        #expect((preview["conflicts"] as? [[String: String]])?.first?["commit"] == mergeA)
+        let unconfirmed = try repo.pipeline("refs", "promote", "--force")
+        #expect(unconfirmed.status == 2)
+        #expect(unconfirmed.stderr.contains("needs confirmation"), "\(unconfirmed.stderr)")
+        // Nothing was overwritten: develop still has a's image.
+        #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
+        #expect(repo.read(Self.login) == "login a")
+
+        let forced = try repo.report("refs", "promote", "--force", "--yes")
+        #expect(forced["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        let again = try repo.report("refs", "promote", "--force", "--yes")
+        #expect((again["copied"] as? [String])?.isEmpty == true)
+        #expect(again["identical"] as? Int == 2, "LoginTests and ProfileTests")
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.read(Self.login) == "login b")
+    }
+
+    @Test("pull replaces each test's local references, keeps local-only tests, fetches named tests from feature",
+          arguments: RefsBackend.available)
+    func pull(backend: RefsBackend) async throws {
+        let repo = try SnapshotRepository(references: try await backend.references())
+        #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes").status == 0)
+        try repo.write(Self.login, "edited locally")
+        try repo.write("\(SnapshotRepository.snapshots)/LoginTests/extra.png", "not in develop")
+        try repo.write("Tests/AppTests/NewTests.swift", "// new\n")
+        try repo.write("\(SnapshotRepository.snapshots)/NewTests/n.png", "recorded, not pushed")
+        let preview = try repo.report("refs", "pull", "--dry-run")
+        #expect(preview["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect(repo.read(Self.login) == "edited locally", "a dry run writes nothing")
+
+        let pulled = try repo.report("refs", "pull")
+        #expect(pulled["deleted"] as? [String] == ["LoginTests/extra.png"])
+        #expect((pulled["skipped"] as? [String: String])?["NewTests"] != nil)
+        #expect(repo.read(Self.login) == "login v1")
+        #expect(repo.read("\(SnapshotRepository.snapshots)/LoginTests/extra.png") == nil)
+        #expect(repo.read("\(SnapshotRepository.snapshots)/NewTests/n.png") == "recorded, not pushed")
+
+        try repo.write(Self.login, "under review")
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        try repo.write(Self.login, "something else")
+        #expect(try repo.pipeline("refs", "pull", "LoginTests", "--from", "feature").status == 0)
+        #expect(repo.read(Self.login) == "under review")
+        let missing = try repo.pipeline("refs", "pull", "NewTests", "--from", "feature")
+        #expect(missing.status == 5)
+        #expect(missing.stderr.contains("has no references for 'NewTests'"), "\(missing.stderr)")
+    }
+
+    @Test("orphans: references in develop whose test file is gone", arguments: RefsBackend.available)
+    func orphans(backend: RefsBackend) async throws {
+        let repo = try SnapshotRepository(references: try await backend.references())
+        #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes").status == 0)
+        #expect(try repo.pipeline("refs", "orphans").stdout.contains("No orphaned references"))
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent("Tests/AppTests/ProfileTests.swift"))
+        let result = try repo.pipeline("refs", "orphans", "--json")
+        let orphans = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]]
+        #expect(orphans?.map { $0["test"] as? String } == ["ProfileTests"])
+        #expect(orphans?.first?["objects"] as? Int == 1)
+    }
+
+    @Test("bad names and missing settings: one line each, a distinct exit code, nothing written")
+    func badInput() async throws {
+        let repo = try SnapshotRepository(references: try await RefsBackend.folder.references())
+        let notATest = try repo.pipeline("refs", "push", "Nope")
+        #expect(notATest.status == 2)
+        #expect(notATest.stderr == "error: 'Nope' is not a test here: no test file Nope.swift in \(repo.root.path)\n")
+        try repo.write("Tests/AppTests/EmptyTests.swift", "// no references\n")
+        let empty = try repo.pipeline("refs", "push", "EmptyTests")
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("'EmptyTests' is not a test here: it has no local references"), "\(empty.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: repo.root.appendingPathComponent("store").path))
+
+        try repo.write("pipelines/post-merge.yml", "name: post-merge\ndescription: none\nstages: []\n")
+        let unset = try repo.pipeline("refs", "pull")
+        #expect(unset.status == 3)
+        #expect(unset.stderr.contains("references.develop is not set"), "\(unset.stderr)")
+        let secret = "SECRET-not-to-be-printed-19"
+        let wrong = try PipelineBinary.run(["refs", "pull", "--develop", "s3://no-bucket/develop", "--endpoint", "http://127.0.0.1:9"],
+                                           in: repo.root, environment: ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": secret])
+        #expect(wrong.status == 5)
+        #expect(wrong.stderr.hasPrefix("error: http://127.0.0.1:9: "), "\(wrong.stderr)")
+        #expect(!(wrong.stdout + wrong.stderr).contains(secret))
+    }
+
+    @Test("a hostile store's key leading out of the checkout is refused before anything is written",
+          .enabled(if: RefsBackend.s3Endpoint != nil))
+    func hostileKey() async throws {
+        let proxy = try FaultProxy(upstream: URL(string: RefsBackend.s3Endpoint!)!, faults: [],
+                                   evilKey: "develop/LoginTests/../../../../escape.png")
+        let repo = try SnapshotRepository(references: try await RefsBackend.s3.references(endpoint: proxy.endpoint.absoluteString))
+        let before = FileManager.default.subpaths(atPath: repo.root.path)?.sorted()
+        let result = try repo.pipeline("refs", "pull")
+        #expect(result.status == 5)
+        #expect(result.stderr.contains("refusing the object key 'develop/LoginTests/../../../../escape.png'"), "\(result.stderr)")
+        #expect(FileManager.default.subpaths(atPath: repo.root.path)?.sorted() == before)
+    }
+
+    @Test("a promotion killed half-way finishes on the next run, copying nothing twice",
+          .enabled(if: RefsBackend.s3Endpoint != nil))
+    func killed() async throws {
+        let proxy = try FaultProxy(upstream: URL(string: RefsBackend.s3Endpoint!)!,
+                                   faults: Array(repeating: "delay=0.05", count: 400))
+        let references = try await RefsBackend.s3.references(endpoint: proxy.endpoint.absoluteString)
+        let repo = try SnapshotRepository(references: references)
+        try repo.write("Tests/AppTests/BigTests.swift", "// big\n")
+        for index in 0..<40 { try repo.write("\(SnapshotRepository.snapshots)/BigTests/image\(index).png", "image \(index)") }
+        #expect(try repo.pipeline("refs", "push", "BigTests").status == 0)
+
+        let process = Process()
+        process.executableURL = PipelineBinary.url
+        process.arguments = ["refs", "promote", "BigTests", "--parallel", "2"]
+        process.currentDirectoryURL = repo.root
+        process.environment = ProcessInfo.processInfo.environment.merging(RefsBackend.environment) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let pushes = proxy.requests.count
+        try process.run()
+        // Killed once some copies have been answered.
+        while proxy.requests.dropFirst(pushes).filter({ $0.hasPrefix("PUT ") }).count < 6, process.isRunning {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let resumed = try repo.report("refs", "promote", "BigTests")
+        let copiedBefore = resumed["identical"] as? Int ?? 0
+        #expect(copiedBefore >= 6 && copiedBefore < 40, "\(copiedBefore) copied before the kill")
+        #expect((resumed["copied"] as? [String])?.count == 40 - copiedBefore)
+        let final = try repo.report("refs", "promote", "BigTests")
+        #expect(final["identical"] as? Int == 40)
+    }
+}

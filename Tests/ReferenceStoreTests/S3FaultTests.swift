@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import ReferenceStore
+
+extension FaultProxy {
+    convenience init(_ faults: [String], evilKey: String? = nil) throws {
+        try self.init(upstream: S3TestServer.endpoint!, faults: faults, evilKey: evilKey)
+    }
+
+    /// A store of `bucket` reached through the proxy.
+    func store(bucket: String, credentials: AWSCredentials = S3TestServer.credentials, stallSeconds: Int = 30,
+               pageSize: Int = 1000) throws -> S3Store {
+        try S3Store(S3Settings(endpoint: endpoint, bucket: bucket, credentials: credentials,
+                               stallSeconds: stallSeconds, pageSize: pageSize))
+    }
+}
+
+/// A fresh bucket on the test server, made directly (not through the proxy).
+private func freshBucket() async throws -> String {
+    let bucket = "f-\(UUID().uuidString.prefix(18).lowercased())"
+    try await S3TestServer.store(bucket: bucket).createBucket()
+    return bucket
+}
+
+@Suite("S3 faults: retried when they may pass, reported at once when they cannot",
+       .enabled(if: S3TestServer.endpoint != nil, "needs the S3 test server (scripts/test.sh starts it)"))
+struct S3FaultTests {
+    let scratch: Scratch
+    init() throws { scratch = try Scratch() }
+
+    @Test("500, 503 SlowDown, 429 and a dropped connection are retried until the request passes")
+    func retried() async throws {
+        let bucket = try await freshBucket()
+        let proxy = try FaultProxy(["500", "slowdown", "429", "drop", "pass", "drop", "500"])
+        let store = try proxy.store(bucket: bucket)
+        let key = try ObjectKey(awkwardKeys[0])
+        try await store.upload(try scratch.file("a", "survives faults"), to: key, metadata: ["pipeline-commit": "c1"])
+        let target = scratch.url.appendingPathComponent("out")
+        try await store.download(key, to: target)
+        #expect(try String(contentsOf: target, encoding: .utf8) == "survives faults")
+        let outcomes = proxy.requests.map { $0.components(separatedBy: " -> ").last ?? "" }
+        #expect(outcomes == ["500", "slowdown", "429", "drop", "200", "drop", "500", "200"], "\(proxy.requests)")
+    }
+
+    @Test("a stalled request is abandoned and retried")
+    func stalled() async throws {
+        let bucket = try await freshBucket()
+        try await S3TestServer.store(bucket: bucket).upload(try scratch.file("a", "late"), to: try ObjectKey("T/a.png"), metadata: [:])
+        let proxy = try FaultProxy(["delay=5"])
+        let listed = try await proxy.store(bucket: bucket, stallSeconds: 1).list(under: nil)
+        #expect(listed.map(\.key.rawValue) == ["T/a.png"])
+        // The retry was answered while the stalled first request still waited in the proxy.
+        #expect(proxy.requests.first?.hasSuffix(" -> 200") == true, "\(proxy.requests)")
+        #expect(proxy.requests.count == 1, "\(proxy.requests)")
+    }
+
+    @Test("a 403 is not retried")
+    func denied() async throws {
+        let bucket = try await freshBucket()
+        let proxy = try FaultProxy(["403"])
+        let store = try proxy.store(bucket: bucket)
+        await #expect {
+            try await store.upload(try scratch.file("a", "x"), to: try ObjectKey("T/a.png"), metadata: [:])
+        } throws: { error in
+            "\(error)".contains("AccessDenied (HTTP 403)") && "\(error)".contains("'T/a.png'")
+        }
+        #expect(proxy.requests.count == 1, "\(proxy.requests)")
+    }
+
+    @Test("retries are bounded: five failures give one error naming the bucket and key")
+    func exhausted() async throws {
+        let bucket = try await freshBucket()
+        let proxy = try FaultProxy(Array(repeating: "500", count: 5))
+        let store = try proxy.store(bucket: bucket)
+        await #expect {
+            try await store.upload(try scratch.file("a", "x"), to: try ObjectKey("T/a.png"), metadata: [:])
+        } throws: { error in
+            "\(error)" == "s3://\(bucket) at \(proxy.endpoint.absoluteString): 'T/a.png': InternalError (HTTP 500): injected by fault-proxy"
+        }
+        #expect(proxy.requests.count == 5)
+    }
+
+    @Test("connections dropped every time end in a transport error naming the endpoint")
+    func dropped() async throws {
+        let bucket = try await freshBucket()
+        let proxy = try FaultProxy(Array(repeating: "drop", count: 5))
+        await #expect {
+            _ = try await proxy.store(bucket: bucket).list(under: nil)
+        } throws: { error in
+            "\(error)".hasPrefix(proxy.endpoint.absoluteString + ": ") && "\(error)".hasSuffix("(after 5 attempts)")
+        }
+    }
+
+    @Test("a hostile listing with a key leading out of the folder is refused")
+    func hostileKey() async throws {
+        let bucket = try await freshBucket()
+        for key in ["develop/../../etc/passwd", "/etc/passwd"] {
+            let proxy = try FaultProxy([], evilKey: key)
+            await #expect(throws: StoreError.self) { _ = try await proxy.store(bucket: bucket).list(under: nil) }
+        }
+    }
+
+    @Test("listings over several pages return every object once, in order")
+    func pages() async throws {
+        let bucket = try await freshBucket()
+        let direct = try S3TestServer.store(bucket: bucket)
+        let keys = (0..<7).map { "P/\($0) ページ+=.png" } + ["Q/other.png"]
+        for key in keys { try await direct.upload(try scratch.file("p", key), to: try ObjectKey(key), metadata: [:]) }
+        let proxy = try FaultProxy([])
+        let listed = try await proxy.store(bucket: bucket, pageSize: 2).list(under: try ObjectKey("P"))
+        #expect(listed.map(\.key.rawValue) == keys.filter { $0.hasPrefix("P/") }.sorted())
+        #expect(proxy.requests.count == 4, "7 objects at 2 a page: \(proxy.requests)")
+    }
+}
+
+@Suite("S3 errors: one line naming what failed, never a secret",
+       .enabled(if: S3TestServer.endpoint != nil, "needs the S3 test server (scripts/test.sh starts it)"))
+struct S3ErrorTests {
+    let secret = "SECRET-do-not-print-7f3a"
+
+    @Test("a wrong secret names the bucket and the signature error, and not the secret")
+    func wrongSecret() async throws {
+        let bucket = try await freshBucket()
+        let store = try S3TestServer.store(bucket: bucket, credentials: AWSCredentials(accessKey: "test:tester", secret: secret))
+        await #expect {
+            _ = try await store.list(under: nil)
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("s3://\(bucket)") && text.contains("SignatureDoesNotMatch (HTTP 403)") && !text.contains(secret)
+        }
+        #expect(!"\(store.settings.credentials)".contains(secret))
+    }
+
+    @Test("a missing bucket is named")
+    func missingBucket() async throws {
+        let store = try S3TestServer.store(bucket: "no-such-bucket-\(UUID().uuidString.prefix(8).lowercased())")
+        await #expect {
+            _ = try await store.list(under: nil)
+        } throws: { error in
+            "\(error)".contains("NoSuchBucket (HTTP 404)") && "\(error)".contains(store.settings.bucket)
+        }
+    }
+
+    @Test("a missing object is named")
+    func missingObject() async throws {
+        let store = try S3TestServer.store(bucket: try await freshBucket())
+        let target = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString)")
+        await #expect(throws: StoreError.notFound(store: store.name, key: "T/none.png")) {
+            try await store.download(try ObjectKey("T/none.png"), to: target)
+        }
+        #expect(!FileManager.default.fileExists(atPath: target.path), "nothing half-written")
+        #expect(try await store.head(try ObjectKey("T/none.png")) == nil)
+    }
+}
+
+@Suite("S3 endpoints")
+struct S3EndpointTests {
+    @Test("an unreachable endpoint is named after the retries")
+    func unreachable() async throws {
+        let store = try S3Store(S3Settings(endpoint: URL(string: "http://127.0.0.1:9")!, bucket: "b",
+                                           credentials: AWSCredentials(accessKey: "k", secret: "s")))
+        await #expect {
+            _ = try await store.list(under: nil)
+        } throws: { error in
+            "\(error)".hasPrefix("http://127.0.0.1:9: ") && "\(error)".contains("after 5 attempts")
+        }
+    }
+
+    @Test("plain HTTP to another machine is refused unless allowed")
+    func insecure() throws {
+        let credentials = AWSCredentials(accessKey: "k", secret: "s")
+        #expect(throws: StoreError.insecureEndpoint("http://s3.example.com")) {
+            _ = try S3Store(S3Settings(endpoint: URL(string: "http://s3.example.com")!, bucket: "b", credentials: credentials))
+        }
+        _ = try S3Store(S3Settings(endpoint: URL(string: "http://s3.example.com")!, bucket: "b", credentials: credentials,
+                                   allowHTTP: true))
+        _ = try S3Store(S3Settings(endpoint: URL(string: "https://s3.example.com")!, bucket: "b", credentials: credentials))
+    }
+}

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""A loopback HTTP proxy in front of an S3 server that injects faults, for the retry tests.
+
+    fault-proxy.py UPSTREAM_URL FAULTS [--evil-key KEY]
+
+Listens on 127.0.0.1 on a free port and prints "port N" as its first line. FAULTS is a
+comma-separated list applied to successive requests, after which requests pass through:
+  500       answer 500 InternalError          slowdown  answer 503 SlowDown
+  429       answer 429 TooManyRequests        403       answer 403 AccessDenied (not retried)
+  drop      close the connection unanswered   delay=S   wait S seconds, then forward
+  pass      forward unchanged
+With --evil-key, every listing answers with one object under that key (an unsafe key from a
+hostile store). Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
+forwarded unchanged, so the client's Signature V4 still verifies upstream.
+"""
+import http.client
+import signal
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# A parent may start this with signals blocked (Foundation's Process on Linux does): let SIGTERM end it.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+upstream = urllib.parse.urlsplit(sys.argv[1])
+faults = [f for f in sys.argv[2].split(",") if f] if len(sys.argv) > 2 else []
+evil_key = sys.argv[sys.argv.index("--evil-key") + 1] if "--evil-key" in sys.argv else None
+lock = threading.Lock()
+HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
+
+
+def next_fault():
+    with lock:
+        return faults.pop(0) if faults else "pass"
+
+
+def error_body(code, message):
+    return (f'<?xml version="1.0" encoding="UTF-8"?><Error><Code>{code}</Code>'
+            f"<Message>{message}</Message></Error>").encode()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def log(self, outcome):
+        print(f"{self.command} {self.path} -> {outcome}", flush=True)
+
+    def read_body(self):
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            chunks = []
+            while True:
+                size = int(self.rfile.readline().strip().split(b";")[0], 16)
+                if size == 0:
+                    self.rfile.readline()
+                    return b"".join(chunks)
+                chunks.append(self.rfile.read(size))
+                self.rfile.readline()
+        return self.rfile.read(int(self.headers.get("Content-Length", 0) or 0))
+
+    def answer(self, status, body, headers=(), length=None):
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body) if length is None else length))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def handle_any(self):
+        body = self.read_body()
+        fault = next_fault()
+        canned = {"500": (500, "InternalError"), "slowdown": (503, "SlowDown"),
+                  "429": (429, "TooManyRequests"), "403": (403, "AccessDenied")}
+        if fault in canned:
+            status, code = canned[fault]
+            self.log(fault)
+            return self.answer(status, error_body(code, "injected by fault-proxy"))
+        if fault == "drop":
+            self.log("drop")
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if fault.startswith("delay="):
+            time.sleep(float(fault.split("=", 1)[1]))
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+        if evil_key is not None and self.command == "GET" and query.get("list-type") == ["2"]:
+            self.log("evil listing")
+            listing = ('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><IsTruncated>false</IsTruncated>'
+                       f"<Contents><Key>{evil_key}</Key><Size>4</Size><ETag>&quot;0&quot;</ETag></Contents>"
+                       "</ListBucketResult>").encode()
+            return self.answer(200, listing, [("Content-Type", "application/xml")])
+        connection = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
+        connection.request(self.command, self.path, body=body if body or self.command in ("PUT", "POST") else None,
+                           headers=headers)
+        response = connection.getresponse()
+        data = response.read()
+        connection.close()
+        self.log(f"{response.status}" + (f" after {fault}" if fault != "pass" else ""))
+        # A HEAD answer carries the object's length, with no body.
+        length = response.getheader("Content-Length") if self.command == "HEAD" else None
+        self.answer(response.status, data, [(k, v) for k, v in response.getheaders()
+                                            if k.lower() not in HOP and k.lower() != "content-length"], length)
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_any
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print(f"port {server.server_address[1]}", flush=True)
+server.serve_forever()
