@@ -24,6 +24,10 @@ public protocol ObjectStore: Sendable {
     /// Every object below `prefix` (all of them when nil), in key order.
     func list(under prefix: ObjectKey?) async throws(StoreError) -> [ObjectInfo]
 
+    /// The same, when one cheap request can give it all (at most `limit` objects); nil otherwise.
+    /// Lets a promotion of many tests list a small prefix once instead of once per test.
+    func listIfSmall(under prefix: ObjectKey?, atMost limit: Int) async throws(StoreError) -> [ObjectInfo]?
+
     /// The object's size and ETag, or nil when there is none.
     func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo?
 
@@ -51,6 +55,9 @@ protocol FileBacked {
 }
 
 extension ObjectStore {
+    /// Stores without a cheap whole listing list per test (a folder store hashes every file it lists).
+    public func listIfSmall(under prefix: ObjectKey?, atMost limit: Int) async throws(StoreError) -> [ObjectInfo]? { nil }
+
     /// A copy between stores that cannot copy directly: download to a temporary file, upload it.
     func copyThroughTemporaryFile(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
                                   metadata: [String: String]) async throws(StoreError) {

@@ -53,32 +53,43 @@ public struct Promoter: Sendable {
     /// Compares both sides of each test's folder. `tests` are folder names (`SnapshotTests`);
     /// nil compares everything under both prefixes.
     public func plan(tests: [String]?) async throws(StoreError) -> PromotionPlan {
-        let folders: [ObjectKey?]
-        if let tests {
-            var keys: [ObjectKey?] = []
-            for test in tests.uniqued() { keys.append(try ObjectKey(test)) }
-            folders = keys
-        } else {
-            folders = [nil]
-        }
-        // Both sides of every folder are listed at once, `parallelism` requests at a time.
-        let listings = try await Self.concurrently(folders.flatMap { [($0, source), ($0, destination)] }, limit: parallelism) {
-            (item: (ObjectKey?, StoreLocation)) async throws(StoreError) -> [ObjectKey: String] in
-            try await Self.objects(at: item.1, in: item.0)
-        }
-        var plan = PromotionPlan()
-        for (index, folder) in folders.enumerated() {
-            let wanted = listings[2 * index], present = listings[2 * index + 1]
-            if wanted.isEmpty, let folder { plan.testsWithoutReferences.append(folder.rawValue) }
-            for (key, etag) in wanted.sorted(by: { $0.key < $1.key }) {
-                switch present[key] {
-                case etag: plan.identical.append(key)
-                case nil: plan.copies.append(key)
-                default: plan.copies.append(key); plan.overwrites.append(key)
-                }
+        guard let tests else {
+            let sides = try await Self.concurrently([source, destination], limit: 2) { location async throws(StoreError) in
+                try await Self.objects(at: location, in: nil)
             }
-            plan.stale += present.keys.filter { wanted[$0] == nil }.sorted()
+            return Self.compare(wanted: sides[0], present: sides[1], tests: nil)
         }
+        let folders = try Set(tests).sorted().map { (test) throws(StoreError) in try ObjectKey(test) }
+        let chosen = Set(folders.map(\.rawValue))
+        // Each side is listed once when a single request holds it all, else once per test folder.
+        let sides = try await Self.concurrently([source, destination], limit: 2) { [parallelism] location async throws(StoreError) in
+            if folders.count > 1,
+               let whole = try await location.store.listIfSmall(under: location.prefix, atMost: Self.smallListing) {
+                return Self.relative(whole, to: location.prefix, in: nil).filter { chosen.contains($0.key.firstSegment) }
+            }
+            let parts = try await Self.concurrently(folders, limit: max(1, parallelism / 2)) { folder async throws(StoreError) in
+                try await Self.objects(at: location, in: folder)
+            }
+            return parts.reduce(into: [:]) { $0.merge($1) { first, _ in first } }
+        }
+        return Self.compare(wanted: sides[0], present: sides[1], tests: folders.map(\.rawValue))
+    }
+
+    /// Objects a store lists in one request before a promotion lists per test instead.
+    static let smallListing = 1000
+
+    private static func compare(wanted: [ObjectKey: String], present: [ObjectKey: String], tests: [String]?) -> PromotionPlan {
+        var plan = PromotionPlan()
+        for (key, etag) in wanted.sorted(by: { $0.key < $1.key }) {
+            switch present[key] {
+            case etag: plan.identical.append(key)
+            case nil: plan.copies.append(key)
+            default: plan.copies.append(key); plan.overwrites.append(key)
+            }
+        }
+        plan.stale = present.keys.filter { wanted[$0] == nil }.sorted()
+        let withReferences = Set(wanted.keys.map(\.firstSegment))
+        plan.testsWithoutReferences = (tests ?? []).filter { !withReferences.contains($0) }
         return plan
     }
 
@@ -117,8 +128,13 @@ public struct Promoter: Sendable {
     /// The objects below `<prefix>/<folder>/` (or the whole prefix), keyed relative to the prefix, with their ETags.
     private static func objects(at location: StoreLocation, in folder: ObjectKey?) async throws(StoreError) -> [ObjectKey: String] {
         let root = folder?.under(location.prefix) ?? location.prefix
+        return relative(try await location.store.list(under: root), to: root, in: folder)
+    }
+
+    /// Listed objects keyed relative to the prefix they were listed under (`root`), then put back under `folder`.
+    private static func relative(_ objects: [ObjectInfo], to root: ObjectKey?, in folder: ObjectKey?) -> [ObjectKey: String] {
         var result: [ObjectKey: String] = [:]
-        for object in try await location.store.list(under: root) {
+        for object in objects {
             guard let root else { result[object.key] = object.etag; continue }
             guard let relative = object.key.relative(to: root) else { continue }
             result[folder.map(relative.under) ?? relative] = object.etag

@@ -53,17 +53,31 @@ public struct S3Store: ObjectStore {
         var objects: [ObjectInfo] = []
         var token: String?
         repeat {
-            var query = [("list-type", "2"), ("max-keys", String(settings.pageSize))]
-            if let prefix { query.append(("prefix", prefix.rawValue + "/")) }
-            if let token { query.append(("continuation-token", token)) }
-            let response = try await send("GET", key: nil, query: query)
-            let page = ListingParser.parse(response.body)
-            for entry in page.objects {
-                objects.append(ObjectInfo(key: try ObjectKey(entry.key), size: entry.size, etag: entry.etag))
-            }
-            token = page.isTruncated ? page.nextToken : nil
+            let page = try await listPage(under: prefix, after: token, size: settings.pageSize)
+            objects += page.objects
+            token = page.next
         } while token != nil
         return objects.sorted { $0.key < $1.key }
+    }
+
+    /// One request: the whole listing when it fits in a page of `limit`, else nil.
+    public func listIfSmall(under prefix: ObjectKey?, atMost limit: Int) async throws(StoreError) -> [ObjectInfo]? {
+        let page = try await listPage(under: prefix, after: nil, size: min(limit, settings.pageSize))
+        return page.next == nil ? page.objects.sorted { $0.key < $1.key } : nil
+    }
+
+    /// One ListObjectsV2 request, and the token of the next page when there is one.
+    private func listPage(under prefix: ObjectKey?, after token: String?,
+                          size: Int) async throws(StoreError) -> (objects: [ObjectInfo], next: String?) {
+        var query = [("list-type", "2"), ("max-keys", String(size))]
+        if let prefix { query.append(("prefix", prefix.rawValue + "/")) }
+        if let token { query.append(("continuation-token", token)) }
+        let page = ListingParser.parse(try await send("GET", key: nil, query: query).body)
+        var objects: [ObjectInfo] = []
+        for entry in page.objects {
+            objects.append(ObjectInfo(key: try ObjectKey(entry.key), size: entry.size, etag: entry.etag))
+        }
+        return (objects, page.isTruncated ? page.nextToken : nil)
     }
 
     public func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo? {

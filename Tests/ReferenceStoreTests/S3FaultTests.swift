@@ -111,6 +111,13 @@ struct S3FaultTests {
         let listed = try await proxy.store(bucket: bucket, pageSize: 2).list(under: try ObjectKey("P"))
         #expect(listed.map(\.key.rawValue) == keys.filter { $0.hasPrefix("P/") }.sorted())
         #expect(proxy.requests.count == 4, "7 objects at 2 a page: \(proxy.requests)")
+
+        // A promotion of two tests cannot list the bucket in one page here, so it lists per test.
+        let store = try proxy.store(bucket: bucket, pageSize: 2)
+        let promoter = Promoter(from: StoreLocation(store: store, prefix: nil),
+                                to: StoreLocation(store: store, prefix: try ObjectKey("develop")))
+        let plan = try await promoter.plan(tests: ["P", "Q"])
+        #expect(plan.copies.map(\.rawValue) == keys.sorted())
     }
 }
 
