@@ -14,6 +14,9 @@ if grep -E "^$PWD/(Sources|Tests)/.*: warning:" "$log"; then
     exit 1
 fi
 
+# This repository's own pipelines must validate.
+"$(swift build --show-bin-path)/pipeline" validate
+
 # The S3 store's tests run against a real S3-compatible server (OpenStack Swift with s3api, strict
 # Signature V4 checks) on 127.0.0.1, started here and stopped when the tests end.
 endpoint="$(scripts/s3-server.sh start 18080)"

@@ -9,6 +9,9 @@ public final class CommitHistory {
         repository = try Repository(discoveringFrom: repositoryPath)
     }
 
+    /// The repository's work tree (or git folder, when bare), with no trailing slash.
+    public var workTree: String { repository.displayPath }
+
     /// The full SHA a revision names.
     public func sha(_ revision: String) throws(GitError) -> String {
         try repository.commit(revision).sha

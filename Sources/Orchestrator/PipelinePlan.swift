@@ -12,7 +12,7 @@ public struct PipelinePlan: Sendable, Encodable {
     /// What the compared commits changed, when the plan was made in a repository.
     public let changeSet: ChangeSet?
     public let references: ReferencesPlan?
-    public let stages: [StagePlan]
+    public var stages: [StagePlan]
 
     public struct ChangesPlan: Sendable, Encodable {
         public let compare: String
@@ -33,6 +33,25 @@ public struct PipelinePlan: Sendable, Encodable {
         public let summary: String
         public let test: TestPlan?
         public let promote: PromotePlan?
+        /// The store a `push` or `orphans` stage works on.
+        public var store: StorePlan? = nil
+        /// What the stage would do, worked out for a dry run: the shards (from recorded durations)
+        /// or the objects that would be copied, skipped and pruned.
+        public var shards: [ShardPlan]? = nil
+        public var transfer: TransferReport? = nil
+        /// Why the dry run could not work the stage out in detail.
+        public var note: String? = nil
+    }
+
+    public struct StorePlan: Sendable, Encodable {
+        public let role: String
+        public let location: String?
+    }
+
+    public struct ShardPlan: Sendable, Encodable {
+        public let index: Int
+        public let expectedSeconds: Double
+        public let tests: [String]
     }
 
     public struct TestPlan: Sendable, Encodable {
@@ -85,6 +104,14 @@ public struct PipelinePlan: Sendable, Encodable {
                     fromLocation: spec.references?.location(of: promote.from)?.description,
                     toLocation: spec.references?.location(of: promote.to)?.description,
                     prune: promote.prune))
+            case .push(let push):
+                return StagePlan(kind: "push", summary: describer.describe(stage), test: nil, promote: nil,
+                                 store: StorePlan(role: push.to.rawValue,
+                                                  location: spec.references?.location(of: push.to)?.description))
+            case .orphans(let orphans):
+                return StagePlan(kind: "orphans", summary: describer.describe(stage), test: nil, promote: nil,
+                                 store: StorePlan(role: orphans.store.rawValue,
+                                                  location: spec.references?.location(of: orphans.store)?.description))
             }
         }
     }
@@ -106,6 +133,15 @@ public struct PipelinePlan: Sendable, Encodable {
         for (index, stage) in stages.enumerated() {
             let padding = String(repeating: " ", count: width - stage.kind.count)
             lines.append("  \(index + 1). \(stage.kind)\(padding)  \(stage.summary)")
+            let indent = "       "
+            if let note = stage.note { lines.append(indent + note) }
+            for shard in stage.shards ?? [] {
+                lines.append(indent + "shard \(shard.index): \(shard.tests.count) tests, expected "
+                             + String(format: "%.2f", shard.expectedSeconds) + " s")
+            }
+            if let transfer = stage.transfer {
+                lines += transfer.render(listLimit: 10).map { indent + $0 }
+            }
         }
         if dryRun {
             lines += ["", "dry run: nothing was built, run, written or uploaded"]

@@ -13,6 +13,10 @@ public struct StageDescription: Sendable {
         switch stage {
         case .test(let test): describe(test)
         case .promote(let promote): describe(promote)
+        case .push(let push):
+            "the changed tests' local references → \(push.to.rawValue)" + (push.prune ? ", deleting files the checkout no longer has" : "")
+        case .orphans(let orphans):
+            "list references in \(orphans.store.rawValue) whose test file is gone" + (orphans.fail ? " (they fail the pipeline)" : "")
         }
     }
 

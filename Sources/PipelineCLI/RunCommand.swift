@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import GitChanges
 import Orchestrator
 import PipelineSpec
@@ -7,7 +8,13 @@ struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Run a pipeline's stages in order.",
-        discussion: "With --dry-run, print the plan — what would be compared, tested and promoted — and change nothing."
+        discussion: """
+        Finds what the compared commits changed, then runs the stages in order: a test stage that \
+        fails stops promotion and pushing; a stage with nothing to do is skipped; a storage, build \
+        or git error stops the pipeline with its exit code. With --dry-run, print the plan — what \
+        would be compared, how the tests would be sharded, which objects would be copied — and \
+        build, run, write and upload nothing.
+        """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -27,21 +34,30 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let catalog = try PipelineCatalog.locate(from: global.workingDirectory)
         let file = try catalog.file(named: name)
-        let spec = try SpecLoader.load(file, displayPath: catalog.displayPath(of: file))
-        guard dryRun else {
-            throw CLIFailure(status: .usage, message:
-                "running stages is not in this build yet; 'pipeline run \(name) --dry-run' shows the plan")
-        }
+        let origin = catalog.displayPath(of: file)
+        let spec = try SpecLoader.load(file, displayPath: origin)
         let detector = ChangeDetector(repositoryPath: global.workingDirectory.path,
                                       testPattern: testPattern.pattern(settings: spec.changes),
                                       detectRenames: !changeOptions.noRenames)
         let changeSet = try detector.changes(try changeOptions.comparison(settings: spec.changes))
-        let plan = PipelinePlan(spec: spec, file: catalog.displayPath(of: file),
-                                availableCores: global.availableCores, dryRun: true, changeSet: changeSet)
-        if json {
-            try Console.json(plan)
-        } else {
-            Console.out(plan.render())
+        let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
+        let runner = PipelineRunner(spec: spec, base: catalog.folder.deletingLastPathComponent(), origin: origin,
+                                    changes: changeSet, cores: global.availableCores, interactive: interactive) { text in
+            FileHandle.standardError.write(Data(text.utf8))
         }
+        if dryRun {
+            let plan = await runner.detail(PipelinePlan(spec: spec, file: origin, availableCores: global.availableCores,
+                                                        dryRun: true, changeSet: changeSet))
+            return json ? try Console.json(plan) : Console.out(plan.render())
+        }
+        Interrupts.install()
+        Console.error(ChangeReport.render(changeSet).joined(separator: "\n"))
+        let outcome = try await runner.run()
+        if json {
+            try Console.json(outcome)
+        } else {
+            Console.out(outcome.render())
+        }
+        if !outcome.passed { throw QuietExit(status: .testsFailed) }
     }
 }

@@ -87,10 +87,14 @@ public enum StoreRole: String, Sendable, Hashable, CaseIterable, SpecEnum {
 public enum Stage: Sendable, Hashable {
     case test(TestStage)
     case promote(PromoteStage)
+    case push(PushStage)
+    case orphans(OrphansStage)
 
     public enum Kind: String, Sendable, CaseIterable, SpecEnum {
         case test
         case promote
+        case push
+        case orphans
 
         static let noun = "stage"
     }
@@ -99,6 +103,8 @@ public enum Stage: Sendable, Hashable {
         switch self {
         case .test: .test
         case .promote: .promote
+        case .push: .push
+        case .orphans: .orphans
         }
     }
 }
@@ -175,6 +181,31 @@ public struct PromoteStage: Sendable, Hashable {
         self.from = from
         self.to = to
         self.prune = prune
+    }
+}
+
+/// Uploads the changed tests' local references to a store (a pull request's references to feature).
+public struct PushStage: Sendable, Hashable {
+    public var to: StoreRole
+    /// Delete what the store has of those tests and the checkout no longer does.
+    public var prune: Bool
+
+    public init(to: StoreRole = .feature, prune: Bool = false) {
+        self.to = to
+        self.prune = prune
+    }
+}
+
+/// Lists references in a store whose test file no longer exists.
+public struct OrphansStage: Sendable, Hashable {
+    /// The store to look in.
+    public var store: StoreRole
+    /// Whether orphans fail the pipeline.
+    public var fail: Bool
+
+    public init(store: StoreRole = .develop, fail: Bool = false) {
+        self.store = store
+        self.fail = fail
     }
 }
 

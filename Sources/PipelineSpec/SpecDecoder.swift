@@ -124,6 +124,8 @@ struct SpecDecoder {
         switch kind {
         case .test: return testStage(node, stagePath).map(Stage.test)
         case .promote: return promoteStage(node, stagePath).map(Stage.promote)
+        case .push: return pushStage(node, stagePath).map(Stage.push)
+        case .orphans: return orphansStage(node, stagePath).map(Stage.orphans)
         }
     }
 
@@ -157,6 +159,24 @@ struct SpecDecoder {
         stage.from = value(fields, "from") { $0.choice($1, $2) } ?? stage.from
         stage.to = value(fields, "to") { $0.choice($1, $2) } ?? stage.to
         stage.prune = value(fields, "prune") { $0.bool($1, $2) } ?? stage.prune
+        return stage
+    }
+
+    private mutating func pushStage(_ node: YAMLNode, _ path: KeyPath) -> PushStage? {
+        guard let fields = fields(node, at: path, what: "the push settings", nullIsEmpty: true,
+                                  allowed: ["to", "prune"]) else { return nil }
+        var stage = PushStage()
+        stage.to = value(fields, "to") { $0.choice($1, $2) } ?? stage.to
+        stage.prune = value(fields, "prune") { $0.bool($1, $2) } ?? stage.prune
+        return stage
+    }
+
+    private mutating func orphansStage(_ node: YAMLNode, _ path: KeyPath) -> OrphansStage? {
+        guard let fields = fields(node, at: path, what: "the orphans settings", nullIsEmpty: true,
+                                  allowed: ["in", "fail"]) else { return nil }
+        var stage = OrphansStage()
+        stage.store = value(fields, "in") { $0.choice($1, $2) } ?? stage.store
+        stage.fail = value(fields, "fail") { $0.bool($1, $2) } ?? stage.fail
         return stage
     }
 

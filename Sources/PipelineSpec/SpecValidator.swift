@@ -102,6 +102,8 @@ struct SpecValidator {
             switch stage {
             case .test(let test): validate(test, at: stagePath)
             case .promote(let promote): validate(promote, references: spec.references, at: stagePath)
+            case .push(let push): requireStores([push.to], references: spec.references, at: stagePath)
+            case .orphans(let orphans): requireStores([orphans.store], references: spec.references, at: stagePath)
             }
         }
     }
@@ -126,7 +128,11 @@ struct SpecValidator {
         if promote.from == promote.to {
             report(path.appending("to"), "is the same store as from (\(promote.from.rawValue)); promote copies between two stores")
         }
-        for role in [promote.from, promote.to] where references?.location(of: role) == nil {
+        requireStores([promote.from, promote.to], references: references, at: path)
+    }
+
+    private mutating func requireStores(_ roles: [StoreRole], references: ReferenceSettings?, at path: KeyPath) {
+        for role in roles where references?.location(of: role) == nil {
             report(path, "needs references.\(role.rawValue) (a folder path or s3://bucket/prefix)")
         }
     }

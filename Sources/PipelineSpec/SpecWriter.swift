@@ -38,6 +38,12 @@ public enum SpecWriter {
                 lines.append("      from: \(promote.from.rawValue)")
                 lines.append("      to: \(promote.to.rawValue)")
                 lines.append("      prune: \(promote.prune)")
+            case .push(let push):
+                lines.append("      to: \(push.to.rawValue)")
+                lines.append("      prune: \(push.prune)")
+            case .orphans(let orphans):
+                lines.append("      in: \(orphans.store.rawValue)")
+                lines.append("      fail: \(orphans.fail)")
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -115,7 +115,10 @@ struct CLITests {
             "references: local Tests/__Snapshots__, feature .pipeline/storage/feature, develop .pipeline/storage/develop",
             "stages:",
             "  1. test     3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests",
+            "       no recorded durations in \(workspace.root.path)/.build/pipeline/timings.json yet: "
+                + "the shards are planned when the tests are listed",
             "  2. promote  feature → develop for the changed tests, keep files feature no longer has",
+            "       the change touched no test or reference folder: nothing to promote",
             "",
             "dry run: nothing was built, run, written or uploaded",
             "",

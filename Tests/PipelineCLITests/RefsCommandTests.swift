@@ -35,23 +35,40 @@ enum RefsBackend: String, CaseIterable, CustomStringConvertible, Sendable {
 /// their test files, as swift-snapshot-testing keeps them, and a spec naming the stores.
 final class SnapshotRepository {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-refs-\(UUID().uuidString)")
+    let snapshots: String
     static let snapshots = "Tests/AppTests/__Snapshots__"
 
-    init(references: String) throws {
-        try write("pipelines/post-merge.yml", """
-            name: post-merge
-            description: Promote the changed tests' references.
-            \(references)stages:
-              - promote:
-                  from: feature
-                  to: develop
+    static let promoteOnly = """
+        stages:
+          - promote:
+              from: feature
+              to: develop
 
-            """)
-        try write(".gitignore", "store/\n")
-        try write("Tests/AppTests/LoginTests.swift", "// login v1\n")
-        try write("Tests/AppTests/ProfileTests.swift", "// profile v1\n")
-        try write("\(Self.snapshots)/LoginTests/test_login.1.png", "login v1")
-        try write("\(Self.snapshots)/ProfileTests/test_プロフィール 1.png", "profile v1")
+        """
+
+    /// With `examplePackage`, the repository also holds the example package (its tests in
+    /// Tests/ExampleKitTests), so a pipeline's test stage has something real to run.
+    init(references: String, stages: String = promoteOnly, examplePackage: Bool = false) throws {
+        if examplePackage {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path) where item != ".build" {
+                try FileManager.default.copyItem(at: ExamplePackage.root.appendingPathComponent(item),
+                                                 to: root.appendingPathComponent(item))
+            }
+        }
+        let folder = examplePackage ? "Tests/ExampleKitTests" : "Tests/AppTests"
+        snapshots = "\(folder)/__Snapshots__"
+        try write("pipelines/post-merge.yml", "name: post-merge\ndescription: Test, then promote the changed tests' references.\n"
+                  + references + stages)
+        try write(".gitignore", "store/\n.build/\n")
+        if !examplePackage {
+            try write("\(folder)/LoginTests.swift", "// login v1\n")
+            try write("\(folder)/ProfileTests.swift", "// profile v1\n")
+        }
+        let images = examplePackage
+            ? ["ThumbnailTests/test_small.1.png": "thumbnail v1", "SlowRenderingTests/test_render.1.png": "render v1"]
+            : ["LoginTests/test_login.1.png": "login v1", "ProfileTests/test_プロフィール 1.png": "profile v1"]
+        for (path, content) in images { try write("\(snapshots)/\(path)", content) }
         try git("init", "-q", "-b", "develop")
         try commitAll("initial")
     }

@@ -133,7 +133,8 @@ struct TestCommandTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let product = ExamplePackage.productName
+        // This package's own product (other suites may run copies of the example elsewhere).
+        let product = package.appendingPathComponent(".build/debug/\(ExamplePackage.productName)").path
         let started = Date()
         while ExamplePackage.processes(named: product).isEmpty && Date().timeIntervalSince(started) < 20 {
             Thread.sleep(forTimeInterval: 0.05)

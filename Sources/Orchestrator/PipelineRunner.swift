@@ -1,0 +1,268 @@
+import Foundation
+import GitChanges
+import PipelineSpec
+import ReferenceStore
+import TestSharding
+
+/// How one stage ended.
+public struct StageOutcome: Sendable, Encodable {
+    public enum Status: String, Sendable, Encodable {
+        case passed, failed, skipped
+    }
+
+    public let kind: String
+    public let status: Status
+    /// One line: what the stage did, or why it was skipped.
+    public let summary: String
+    public let seconds: Double
+    public var test: TestReport? = nil
+    public var transfers: [TransferReport]? = nil
+    public var orphans: [Orphan]? = nil
+}
+
+/// What `pipeline run NAME` did. Its JSON form is documented in docs/json.md.
+public struct PipelineOutcome: Sendable, Encodable {
+    public let pipeline: String
+    public let changes: ChangeSet
+    public var stages: [StageOutcome]
+    public var passed: Bool { stages.allSatisfy { $0.status != .failed } }
+    public var seconds: Double
+
+    /// The closing summary: one line per stage.
+    public func render() -> String {
+        var lines = ["pipeline \(pipeline): \(passed ? "passed" : "failed") in \(String(format: "%.1f", seconds)) s"]
+        let width = stages.map(\.kind.count).max() ?? 0
+        for stage in stages {
+            let padding = String(repeating: " ", count: width - stage.kind.count)
+            lines.append("  \(stage.kind)\(padding)  \(stage.status.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) "
+                         + "\(stage.summary) (\(String(format: "%.1f", stage.seconds)) s)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Runs a pipeline's stages in order over one shared context: the changes found, the test results,
+/// the references moved. Promotion never runs after a failed test stage; a stage with nothing to
+/// do says so and is skipped; an error (storage, build, git) stops the pipeline there.
+public struct PipelineRunner: Sendable {
+    public let spec: PipelineSpec
+    /// The folder holding `pipelines/`: paths in the spec are relative to it.
+    public let base: URL
+    public let origin: String
+    public let changes: ChangeSet
+    public let cores: Int
+    /// Progress and stage headers, for standard error.
+    public let write: @Sendable (String) -> Void
+    public let interactive: Bool
+
+    public init(spec: PipelineSpec, base: URL, origin: String, changes: ChangeSet, cores: Int, interactive: Bool,
+                write: @escaping @Sendable (String) -> Void) {
+        self.spec = spec
+        self.base = base.standardizedFileURL
+        self.origin = origin
+        self.changes = changes
+        self.cores = cores
+        self.interactive = interactive
+        self.write = write
+    }
+
+    public func run() async throws -> PipelineOutcome {
+        let start = ContinuousClock.now
+        var outcome = PipelineOutcome(pipeline: spec.name, changes: changes, stages: [], seconds: 0)
+        let describer = StageDescription(availableCores: cores)
+        for (index, stage) in spec.stages.enumerated() {
+            write("==> [\(index + 1)/\(spec.stages.count)] \(stage.kind.rawValue): \(describer.describe(stage))\n")
+            let stageStart = ContinuousClock.now
+            var result = try await run(stage, after: outcome.stages)
+            result = StageOutcome(kind: result.kind, status: result.status, summary: result.summary,
+                                  seconds: (ContinuousClock.now - stageStart).seconds, test: result.test,
+                                  transfers: result.transfers, orphans: result.orphans)
+            write("    \(result.status.rawValue): \(result.summary)\n")
+            outcome.stages.append(result)
+        }
+        outcome.seconds = (ContinuousClock.now - start).seconds
+        return outcome
+    }
+
+    private func run(_ stage: Stage, after earlier: [StageOutcome]) async throws -> StageOutcome {
+        let kind = stage.kind.rawValue
+        switch stage {
+        case .test(let test):
+            return try await runTests(test)
+        case .promote(let promote):
+            if let failed = earlier.first(where: { $0.kind == "test" && $0.status == .failed }) {
+                return StageOutcome(kind: kind, status: .skipped, summary: "the \(failed.kind) stage failed; nothing promoted",
+                                    seconds: 0)
+            }
+            guard !changes.promotable.isEmpty else {
+                return StageOutcome(kind: kind, status: .skipped, summary: "the change touched no test or reference folder",
+                                    seconds: 0)
+            }
+            let report = try await transfers().promote(
+                tests: nil, changes: changes, history: try CommitHistory(repositoryPath: base.path),
+                from: promote.from, to: promote.to, force: false, prune: promote.prune, dryRun: false)
+            return finished(kind, [report])
+        case .push(let push):
+            if let failed = earlier.first(where: { $0.kind == "test" && $0.status == .failed }) {
+                return StageOutcome(kind: kind, status: .skipped, summary: "the \(failed.kind) stage failed; nothing pushed",
+                                    seconds: 0)
+            }
+            let tests = try await changedTestsWithReferences()
+            guard !tests.isEmpty else {
+                return StageOutcome(kind: kind, status: .skipped, summary: "no changed test has local references", seconds: 0)
+            }
+            let reports = try await transfers().push(tests: tests, to: [push.to], commit: changes.head, prune: push.prune,
+                                                     dryRun: false)
+            return finished(kind, reports)
+        case .orphans(let settings):
+            let orphans = try await transfers().orphans(in: settings.store)
+            let names = orphans.map(\.test).joined(separator: ", ")
+            var outcome = StageOutcome(kind: kind, status: orphans.isEmpty || !settings.fail ? .passed : .failed,
+                                       summary: orphans.isEmpty ? "no orphaned references in \(settings.store.rawValue)"
+                                           : "\(orphans.count) test(s) with references and no test file: \(names)",
+                                       seconds: 0)
+            outcome.orphans = orphans
+            return outcome
+        }
+    }
+
+    private func finished(_ kind: String, _ reports: [TransferReport]) -> StageOutcome {
+        let copied = reports.map(\.copied.count).reduce(0, +)
+        let identical = reports.map(\.identical).reduce(0, +)
+        let deleted = reports.map(\.deleted.count).reduce(0, +)
+        let failed = reports.map(\.failures.count).reduce(0, +)
+        let tests = Set(reports.flatMap(\.tests)).sorted()
+        var summary = "\(tests.count) test(s): copied \(copied), identical \(identical), deleted \(deleted)"
+        if failed > 0 { summary += ", \(failed) failed" }
+        var outcome = StageOutcome(kind: kind, status: failed == 0 ? .passed : .failed, summary: summary, seconds: 0)
+        outcome.transfers = reports
+        return outcome
+    }
+
+    /// The tests the change touched that have a test file and local references: what a push uploads.
+    private func changedTestsWithReferences() async throws -> [String] {
+        let local = transfers().stores.local(testPattern: spec.changes.tests)
+        let withReferences = Set(try await local.testsWithReferences())
+        return changes.promotable.filter { withReferences.contains($0) && local.testFiles.contains($0) }
+    }
+
+    private func transfers() -> ReferenceTransfers {
+        let stores = ReferenceStores(settings: spec.references ?? ReferenceSettings(), base: base, origin: origin)
+        let write = self.write
+        return ReferenceTransfers(stores: stores, testPattern: spec.changes.tests) { action, done, total in
+            if done == total { write("    \(action): \(done)/\(total) objects\n") }
+        }
+    }
+
+    // MARK: The test stage
+
+    /// The test stage's session: the spec's settings, paths relative to the repository.
+    public func session(_ test: TestStage, skipBuild: Bool = false) throws -> TestSession {
+        let package = URL(fileURLWithPath: test.package, relativeTo: base).standardizedFileURL
+        let options = TestRunOptions(shards: test.shards.resolved(cores: cores),
+                                     limits: RunLimits(timeout: test.timeout, outputLimit: Int(test.outputLimit.bytes)),
+                                     retries: test.retries, flakyFails: test.flaky == .fail,
+                                     filters: try affectedFilters(test, package: package) ?? [])
+        return TestSession(settings: BuildSettings(packagePath: package, configuration: test.configuration.rawValue,
+                                                   skipBuild: skipBuild),
+                           options: options,
+                           timingsFile: test.timings.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL })
+    }
+
+    private func runTests(_ test: TestStage) async throws -> StageOutcome {
+        let package = URL(fileURLWithPath: test.package, relativeTo: base).standardizedFileURL
+        if test.select == .affected, try affectedFilters(test, package: package)?.isEmpty == true {
+            return StageOutcome(kind: "test", status: .skipped, summary: "the change touched nothing in \(test.package)",
+                                seconds: 0)
+        }
+        let session = try session(test)
+        write("    building the tests of \(package.path) (\(test.configuration.rawValue))…\n")
+        let prepared = try await session.prepare()
+        write("    running \(prepared.plannedTests) tests in \(prepared.shards.count) shard(s), expected "
+              + String(format: "%.1f", prepared.expectedSeconds) + " s\n")
+        let write = self.write
+        let progress = RunProgress(total: prepared.plannedTests, shards: prepared.shards.count,
+                                   expectedSeconds: prepared.expectedSeconds, interactive: interactive) { write($0) }
+        let report = try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10))
+        if let junit = test.junit {
+            try session.writeJUnit(report, to: URL(fileURLWithPath: junit, relativeTo: base).standardizedFileURL)
+        }
+        write(report.render() + "\n")
+        var outcome = StageOutcome(kind: "test", status: report.passed ? .passed : .failed, summary: report.summaryLine,
+                                   seconds: 0)
+        outcome.test = report
+        return outcome
+    }
+
+    /// For `select: affected`: filters naming the changed test targets, when only test targets of
+    /// the package changed; nil (everything) when anything else in the package changed; empty when
+    /// the change touched nothing in it.
+    func affectedFilters(_ test: TestStage, package: URL) throws -> [String]? {
+        guard test.select == .affected else { return nil }
+        let root = try CommitHistory(repositoryPath: base.path).workTree
+        let prefix = String(package.path.dropFirst(root.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let inPackage = changes.files.flatMap(\.touchedPaths).filter { prefix.isEmpty || $0.hasPrefix(prefix + "/") }
+        guard !inPackage.isEmpty else { return [] }
+        let testTargets = changes.testTargets.filter { prefix.isEmpty || $0.path.hasPrefix(prefix + "/") }
+        let outsideTests = inPackage.filter { path in !testTargets.contains { path.hasPrefix($0.path + "/") } }
+        guard outsideTests.isEmpty else { return nil }
+        return testTargets.map { "^" + NSRegularExpression.escapedPattern(for: $0.name) + "\\." }
+    }
+}
+
+extension PipelineRunner {
+    /// The dry run's detail for each stage, worked out without building, running or writing:
+    /// the test shards from the recorded durations, and the objects each transfer would move
+    /// (read from the stores). A stage that cannot be worked out gets a note saying why.
+    public func detail(_ plan: PipelinePlan) async -> PipelinePlan {
+        var plan = plan
+        for (index, stage) in spec.stages.enumerated() {
+            do {
+                switch stage {
+                case .test(let test):
+                    let session = try session(test, skipBuild: true)
+                    let timings = try Timings.load(session.timingsFile)
+                    let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
+                    let selected = (try? session.options.select(tests)) ?? []
+                    if selected.isEmpty {
+                        plan.stages[index].note = "no recorded durations in \(session.timingsFile.path) yet: "
+                            + "the shards are planned when the tests are listed"
+                    } else {
+                        plan.stages[index].shards = ShardPlanner(timings: timings)
+                            .plan(selected, shards: session.options.shards)
+                            .map { PipelinePlan.ShardPlan(index: $0.index, expectedSeconds: $0.expectedSeconds, tests: $0.tests.map(\.name)) }
+                    }
+                    if test.select == .affected {
+                        let package = URL(fileURLWithPath: test.package, relativeTo: base).standardizedFileURL
+                        plan.stages[index].note = switch try affectedFilters(test, package: package) {
+                        case nil: "affected: every test, since the change touched more than test targets"
+                        case let filters? where filters.isEmpty: "affected: nothing in \(test.package) changed; the stage would be skipped"
+                        case _?: "affected: only the changed test targets (" + changes.testTargets.map(\.name).joined(separator: ", ") + ")"
+                        }
+                    }
+                case .promote(let promote):
+                    guard !changes.promotable.isEmpty else {
+                        plan.stages[index].note = "the change touched no test or reference folder: nothing to promote"
+                        continue
+                    }
+                    plan.stages[index].transfer = try await transfers().promote(
+                        tests: nil, changes: changes, history: try CommitHistory(repositoryPath: base.path),
+                        from: promote.from, to: promote.to, force: false, prune: promote.prune, dryRun: true)
+                case .push(let push):
+                    let tests = try await changedTestsWithReferences()
+                    guard !tests.isEmpty else {
+                        plan.stages[index].note = "no changed test has local references: nothing to push"
+                        continue
+                    }
+                    plan.stages[index].transfer = try await transfers().push(
+                        tests: tests, to: [push.to], commit: changes.head, prune: push.prune, dryRun: true).first
+                case .orphans:
+                    break
+                }
+            } catch {
+                plan.stages[index].note = "cannot work this stage out: \(error)"
+            }
+        }
+        return plan
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// `pipeline run post-merge` on a generated repository holding the example package: a merge that
+/// changes one test and its reference, the test stage running the package's real tests in shards,
+/// and the promotion — on the folder store and on the S3 test server.
+@Suite("pipeline run: the post-merge pipeline end to end", .serialized)
+struct PipelineRunTests {
+    static let stages = """
+        stages:
+          - test:
+              shards: 2
+              timeout: 60s
+          - promote:
+              from: feature
+              to: develop
+
+        """
+    static let thumbnail = "Tests/ExampleKitTests/__Snapshots__/ThumbnailTests/test_small.1.png"
+
+    /// The repository after a merge into develop that changed ThumbnailTests and its reference.
+    private func merged(_ backend: RefsBackend) async throws -> SnapshotRepository {
+        let repo = try SnapshotRepository(references: try await backend.references(), stages: Self.stages, examplePackage: true)
+        #expect(try repo.pipeline("refs", "promote", "ThumbnailTests", "SlowRenderingTests", "--force", "--yes").status == 0)
+        try repo.git("checkout", "-q", "-b", "feature/thumbnails")
+        try repo.write("Tests/ExampleKitTests/ThumbnailTests.swift",
+                       (repo.read("Tests/ExampleKitTests/ThumbnailTests.swift") ?? "") + "// brand colour\n")
+        try repo.write(Self.thumbnail, "thumbnail v2")
+        try repo.commitAll("thumbnails")
+        #expect(try repo.pipeline("refs", "push", "ThumbnailTests").status == 0)
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge thumbnails", "feature/thumbnails")
+        return repo
+    }
+
+    @Test("a dry run shows the plan and writes nothing; the run tests, then promotes the changed test's references",
+          arguments: RefsBackend.available)
+    func postMerge(backend: RefsBackend) async throws {
+        let repo = try await merged(backend)
+        let before = FileManager.default.subpaths(atPath: repo.root.path)?.sorted()
+        let plan = try repo.report("run", "post-merge", "--dry-run")
+        #expect(FileManager.default.subpaths(atPath: repo.root.path)?.sorted() == before, "nothing built or written")
+        let stages = plan["stages"] as? [[String: Any]] ?? []
+        let transfer = stages.last?["transfer"] as? [String: Any]
+        #expect(transfer?["copied"] as? [String] == ["ThumbnailTests/test_small.1.png"])
+        #expect(transfer?["dryRun"] as? Bool == true)
+
+        let outcome = try repo.report("run", "post-merge")
+        let results = outcome["stages"] as? [[String: Any]] ?? []
+        #expect(results.map { $0["status"] as? String } == ["passed", "passed"])
+        #expect((results.first?["test"] as? [String: Any]).flatMap { $0["summary"] as? [String: Any] }?["passed"] as? Int
+                == ExamplePackage.testCount)
+        let promoted = (results.last?["transfers"] as? [[String: Any]])?.first
+        #expect(promoted?["copied"] as? [String] == ["ThumbnailTests/test_small.1.png"])
+        #expect(promoted?["commit"] as? String == (try repo.sha()))
+        // develop now has the merged reference.
+        try repo.write(Self.thumbnail, "edited")
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.read(Self.thumbnail) == "thumbnail v2")
+    }
+
+    @Test("a failing test stops promotion: exit 1, the promote stage skipped, develop untouched")
+    func failedTests() async throws {
+        let repo = try await merged(.folder)
+        let result = try PipelineBinary.run(["run", "post-merge"], in: repo.root,
+                                            environment: RefsBackend.environment.merging(["EXAMPLE_FAIL": "1"]) { $1 })
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stdout.contains("test     failed"), "\(result.stdout)")
+        #expect(result.stdout.contains("promote  skipped the test stage failed; nothing promoted"), "\(result.stdout)")
+        try repo.write(Self.thumbnail, "edited")
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.read(Self.thumbnail) == "thumbnail v1", "develop still has the old reference")
+    }
+}
