@@ -17,7 +17,7 @@ struct PipelineCommand: AsyncParsableCommand {
         130 interrupted.
         """,
         version: "pipeline \(Version.number) (libgit2 \(LibGit2.version), libcurl \(Curl.version))",
-        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, TimingsCommand.self, RefsCommand.self]
+        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, PlanCommand.self, TimingsCommand.self, RefsCommand.self]
     )
 }
 

@@ -53,6 +53,9 @@ struct RunCommand: AsyncParsableCommand {
         Interrupts.install()
         Console.error(ChangeReport.render(changeSet).joined(separator: "\n"))
         let outcome = try await runner.run()
+        for stage in outcome.stages {
+            if let report = stage.test { CIReport.publish(report, title: "pipeline run \(name): \(stage.kind)") }
+        }
         if json {
             try Console.json(outcome)
         } else {

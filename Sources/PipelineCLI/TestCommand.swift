@@ -96,6 +96,7 @@ struct TestCommand: AsyncParsableCommand {
         }
         let report = try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10))
         if let junit { try session.writeJUnit(report, to: global.resolve(junit)) }
+        CIReport.publish(report, title: "pipeline test" + node)
         if json {
             try Console.json(report)
         } else {

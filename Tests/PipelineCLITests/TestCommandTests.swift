@@ -50,9 +50,13 @@ struct TestCommandTests {
     func faults() throws {
         let flakyMarkers = scratch.appendingPathComponent("flaky")
         try FileManager.default.createDirectory(at: flakyMarkers, withIntermediateDirectories: true)
+        let stepSummary = scratch.appendingPathComponent("step-summary.md")
+        _ = FileManager.default.createFile(atPath: stepSummary.path, contents: Data("earlier step\n".utf8))
         let result = try test("--timeout", "2s", "--retries", "1", "--json", environment: [
             "EXAMPLE_HANG": "1", "EXAMPLE_CRASH": "1", "EXAMPLE_FAIL": "1",
             "EXAMPLE_TESTING_HANG": "1", "EXAMPLE_TESTING_CRASH": "1", "EXAMPLE_FLAKY_DIR": flakyMarkers.path,
+            // As on GitHub Actions: annotations and a step summary.
+            "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": package.path, "GITHUB_STEP_SUMMARY": stepSummary.path,
         ])
         #expect(result.status == 1)
         let tests = try report(result)
@@ -81,6 +85,15 @@ struct TestCommandTests {
         let passed = tests.values.filter { $0["status"] as? String == "passed" }.count
         #expect(passed == ExamplePackage.testCount - 7)
         #expect(result.stderr.contains("✗ ExampleKitTests.FaultyTests/testHangsWhenAsked timed-out"))
+
+        #expect(result.stderr.contains("::error file=Tests/ExampleKitTests/ThumbnailTests.swift,line=24,"
+                                       + "title=ExampleKitTests.ThumbnailTests/testFailsWhenAsked failed::"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").contains {
+            $0.hasPrefix("::warning ") && $0.contains("title=ExampleKitTests.FaultyTests/testFlakyWhenAsked flaky::")
+        }, "a flaky test is a warning")
+        let markdown = try String(contentsOf: stepSummary, encoding: .utf8)
+        #expect(markdown.hasPrefix("earlier step\n### ❌ pipeline test"), "appended, not replaced")
+        #expect(markdown.contains("| `ExampleKitTests.FaultyTests/testHangsWhenAsked` | timed-out |"))
     }
 
     @Test("flaky tests fail the run unless --flaky pass; the summary line counts them apart")

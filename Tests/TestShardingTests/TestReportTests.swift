@@ -73,4 +73,24 @@ final class TestReportTests: XCTestCase {
         let failing = try XMLDocument(data: Data(JUnitReport.xml(result, flakyFails: true).utf8))
         XCTAssertEqual(try failing.nodes(forXPath: "//testcase[@name='flaky()']/failure").count, 1)
     }
+
+    func testGitHubAnnotationsPointAtTheFailingLineAndEscapeTheMessage() {
+        let result = report([
+            TestAttempt(test: a, status: .passed, seconds: 1),
+            TestAttempt(test: b, status: .failed, seconds: 1,
+                        message: "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100% wrong,\nsecond line"),
+            TestAttempt(test: c, status: .failed, seconds: 0.1, message: "boom", attempt: 1),
+            TestAttempt(test: c, status: .passed, seconds: 0.1, attempt: 2),
+        ])
+        let lines = GitHubReport.annotations(result, workspace: "/work/repo")
+        XCTAssertEqual(lines, [
+            "::error file=Tests/AppTests/C Tests.swift,line=42,title=App.C/testB_初期起動時 failed::"
+                + "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100%25 wrong,%0Asecond line",
+            "::warning title=App.S/flaky() flaky::boom",
+            "::error title=App.S/gone() missing::never reported by any test process",
+        ])
+        let markdown = GitHubReport.summary(result, title: "tests")
+        XCTAssertTrue(markdown.hasPrefix("### ❌ tests\n"), markdown)
+        XCTAssertTrue(markdown.contains("| `App.S/flaky()` | flaky | boom |"), markdown)
+    }
 }

@@ -1,0 +1,62 @@
+import Foundation
+
+/// A test report as GitHub Actions shows it: `::error` annotations on the failing lines, and a
+/// Markdown summary for `$GITHUB_STEP_SUMMARY`.
+public enum GitHubReport {
+    /// One `::error` workflow command per test that did not pass (flaky ones as `::warning`),
+    /// pointing at the first `File.swift:LINE` its message or output names, relative to `workspace`.
+    public static func annotations(_ report: TestReport, workspace: String?) -> [String] {
+        report.tests.compactMap { record in
+            let level: String
+            switch record.status {
+            case .passed, .skipped: return nil
+            case .flaky: level = "warning"
+            default: level = "error"
+            }
+            var properties = ["title=\(escapeProperty("\(record.name) \(record.status.rawValue)"))"]
+            if let (file, line) = location(in: [record.message, record.output].compactMap { $0 }.joined(separator: "\n")) {
+                let relative = workspace.flatMap { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : nil } ?? file
+                properties.insert(contentsOf: ["file=\(escapeProperty(relative))", "line=\(line)"], at: 0)
+            }
+            let message = record.message ?? record.status.rawValue
+            return "::\(level) \(properties.joined(separator: ","))::\(escapeData(message))"
+        }
+    }
+
+    /// A Markdown table of the run, and the tests that did not pass.
+    public static func summary(_ report: TestReport, title: String) -> String {
+        let s = report.summary
+        var lines = ["### \(report.passed ? "✅" : "❌") \(title)", "",
+                     "| passed | failed | skipped | flaky | timed out | crashed | time |",
+                     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+                     "| \(s.passed) | \(s.failed) | \(s.skipped) | \(s.flaky) | \(s.timedOut) | \(s.crashed) | "
+                        + String(format: "%.1f s", s.seconds) + " |"]
+        let notPassed = report.tests.filter { $0.status != .passed && $0.status != .skipped }
+        if !notPassed.isEmpty {
+            lines += ["", "| test | status | message |", "| --- | --- | --- |"]
+            for record in notPassed {
+                let message = (record.message ?? "").replacingOccurrences(of: "|", with: "\\|")
+                    .replacingOccurrences(of: "\n", with: " ")
+                lines.append("| `\(record.name)` | \(record.status.rawValue) | \(message.prefix(300)) |")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The first `/path/File.swift:LINE` in `text`.
+    static func location(in text: String) -> (String, Int)? {
+        guard let match = text.firstMatch(of: /(\/[^:\n]*?\.swift):(\d+)/), let line = Int(match.2) else { return nil }
+        return (String(match.1), line)
+    }
+
+    /// GitHub's escaping of a workflow command's message.
+    static func escapeData(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    /// … and of a property value.
+    static func escapeProperty(_ text: String) -> String {
+        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}
