@@ -157,30 +157,34 @@ public struct PipelineRunner: Sendable {
     // MARK: The test stage
 
     /// The test stage's session: the spec's settings, paths relative to the repository.
-    public func session(_ test: TestStage, skipBuild: Bool = false) throws -> TestSession {
-        let package = URL(fileURLWithPath: test.package, relativeTo: base).standardizedFileURL
+    public func session(_ test: TestStage, filters: [String] = [], skipBuild: Bool = false) -> TestSession {
         let options = TestRunOptions(shards: test.shards.resolved(cores: cores),
                                      limits: RunLimits(timeout: test.timeout, outputLimit: Int(test.outputLimit.bytes)),
-                                     retries: test.retries, flakyFails: test.flaky == .fail,
-                                     filters: try affectedFilters(test, package: package) ?? [])
-        return TestSession(settings: BuildSettings(packagePath: package, configuration: test.configuration.rawValue,
+                                     retries: test.retries, flakyFails: test.flaky == .fail, filters: filters)
+        return TestSession(settings: BuildSettings(packagePath: package(of: test), configuration: test.configuration.rawValue,
                                                    skipBuild: skipBuild),
                            options: options,
                            timingsFile: test.timings.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL })
     }
 
+    private func package(of test: TestStage) -> URL {
+        URL(fileURLWithPath: test.package, relativeTo: base).standardizedFileURL
+    }
+
     private func runTests(_ test: TestStage) async throws -> StageOutcome {
-        let package = URL(fileURLWithPath: test.package, relativeTo: base).standardizedFileURL
-        if test.select == .affected, try affectedFilters(test, package: package)?.isEmpty == true {
-            return StageOutcome(kind: "test", status: .skipped, summary: "the change touched nothing in \(test.package)",
+        let package = package(of: test)
+        let write = self.write
+        let selection = try await affected(test)
+        if let selection { selection.reasons.forEach { write("    \($0)\n") } }
+        if let selection, selection.filters?.isEmpty == true {
+            return StageOutcome(kind: "test", status: .skipped, summary: "the change affects no test target of \(test.package)",
                                 seconds: 0)
         }
-        let session = try session(test)
+        let session = session(test, filters: selection?.filters ?? [])
         write("    building the tests of \(package.path) (\(test.configuration.rawValue))…\n")
         let prepared = try await session.prepare()
         write("    running \(prepared.plannedTests) tests in \(prepared.shards.count) shard(s), expected "
               + String(format: "%.1f", prepared.expectedSeconds) + " s\n")
-        let write = self.write
         let progress = RunProgress(total: prepared.plannedTests, shards: prepared.shards.count,
                                    expectedSeconds: prepared.expectedSeconds, interactive: interactive) { write($0) }
         let report = try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10))
@@ -194,19 +198,11 @@ public struct PipelineRunner: Sendable {
         return outcome
     }
 
-    /// For `select: affected`: filters naming the changed test targets, when only test targets of
-    /// the package changed; nil (everything) when anything else in the package changed; empty when
-    /// the change touched nothing in it.
-    func affectedFilters(_ test: TestStage, package: URL) throws -> [String]? {
+    /// For `select: affected`, what the change selects; nil for `select: all`.
+    func affected(_ test: TestStage) async throws -> AffectedTests? {
         guard test.select == .affected else { return nil }
-        let root = try CommitHistory(repositoryPath: base.path).workTree
-        let prefix = String(package.path.dropFirst(root.count)).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        let inPackage = changes.files.flatMap(\.touchedPaths).filter { prefix.isEmpty || $0.hasPrefix(prefix + "/") }
-        guard !inPackage.isEmpty else { return [] }
-        let testTargets = changes.testTargets.filter { prefix.isEmpty || $0.path.hasPrefix(prefix + "/") }
-        let outsideTests = inPackage.filter { path in !testTargets.contains { path.hasPrefix($0.path + "/") } }
-        guard outsideTests.isEmpty else { return nil }
-        return testTargets.map { "^" + NSRegularExpression.escapedPattern(for: $0.name) + "\\." }
+        return try await AffectedTests.select(package: package(of: test), repository: try CommitHistory(repositoryPath: base.path).workTree,
+                                              changedPaths: changes.files.flatMap(\.touchedPaths))
     }
 }
 
@@ -220,26 +216,23 @@ extension PipelineRunner {
             do {
                 switch stage {
                 case .test(let test):
-                    let session = try session(test, skipBuild: true)
+                    let selection = try await affected(test)
+                    let session = session(test, filters: selection?.filters ?? [], skipBuild: true)
                     let timings = try Timings.load(session.timingsFile)
                     let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
                     let selected = (try? session.options.select(tests)) ?? []
-                    if selected.isEmpty {
-                        plan.stages[index].note = "no recorded durations in \(session.timingsFile.path) yet: "
-                            + "the shards are planned when the tests are listed"
+                    var notes = selection?.reasons ?? []
+                    if selection?.filters?.isEmpty == true {
+                        notes.append("the stage would be skipped")
+                    } else if selected.isEmpty {
+                        notes.append("no recorded durations in \(session.timingsFile.path) yet: "
+                                     + "the shards are planned when the tests are listed")
                     } else {
                         plan.stages[index].shards = ShardPlanner(timings: timings)
                             .plan(selected, shards: session.options.shards)
                             .map { PipelinePlan.ShardPlan(index: $0.index, expectedSeconds: $0.expectedSeconds, tests: $0.tests.map(\.name)) }
                     }
-                    if test.select == .affected {
-                        let package = URL(fileURLWithPath: test.package, relativeTo: base).standardizedFileURL
-                        plan.stages[index].note = switch try affectedFilters(test, package: package) {
-                        case nil: "affected: every test, since the change touched more than test targets"
-                        case let filters? where filters.isEmpty: "affected: nothing in \(test.package) changed; the stage would be skipped"
-                        case _?: "affected: only the changed test targets (" + changes.testTargets.map(\.name).joined(separator: ", ") + ")"
-                        }
-                    }
+                    plan.stages[index].note = notes.isEmpty ? nil : notes.joined(separator: "\n")
                 case .promote(let promote):
                     guard !changes.promotable.isEmpty else {
                         plan.stages[index].note = "the change touched no test or reference folder: nothing to promote"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GitChanges
 import PipelineSpec
 import TestSharding
 
@@ -65,6 +66,11 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Output kept per failing test (e.g. 64KiB).", valueName: "size"))
     var outputLimit = "1MiB"
 
+    @Flag(help: "Run only the test targets the change can affect, through the package's target graph (the change: --base/--head/--merge-base, default the merge at HEAD).")
+    var affected = false
+
+    @OptionGroup var changeOptions: ChangeOptions
+
     @Flag(help: "List the selected tests and stop.")
     var list = false
 
@@ -76,10 +82,23 @@ struct TestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let package = global.resolve(packagePath)
+        var options = try runOptions()
+        if affected {
+            let changes = try ChangeDetector(repositoryPath: package.path, detectRenames: !changeOptions.noRenames)
+                .changes(try changeOptions.comparison())
+            let selection = try await AffectedTests.select(
+                package: package, repository: try CommitHistory(repositoryPath: package.path).workTree,
+                changedPaths: changes.files.flatMap(\.touchedPaths))
+            selection.reasons.forEach { Console.error($0) }
+            if let filters = selection.filters {
+                guard !filters.isEmpty else { return Console.out("No test target is affected by the change; nothing to run.") }
+                options.filters += filters
+            }
+        }
         let session = TestSession(
             settings: BuildSettings(packagePath: package, configuration: configuration,
                                     extraArguments: buildArguments, skipBuild: skipBuild),
-            options: try runOptions(), timingsFile: timings.map(global.resolve), record: !noRecord)
+            options: options, timingsFile: timings.map(global.resolve), record: !noRecord)
         Interrupts.install()
         if !skipBuild { Console.error("Building the tests of \(package.path) (\(configuration))…") }
         let prepared = try await session.prepare()

@@ -71,4 +71,29 @@ struct PipelineRunTests {
         #expect(try repo.pipeline("refs", "pull").status == 0)
         #expect(repo.read(Self.thumbnail) == "thumbnail v1", "develop still has the old reference")
     }
+
+    @Test("select: affected and test --affected follow the package's target graph and say why")
+    func affected() async throws {
+        let stages = "stages:\n  - test:\n      select: affected\n      shards: 2\n"
+        let repo = try SnapshotRepository(references: try await RefsBackend.folder.references(), stages: stages,
+                                          examplePackage: true)
+        let library = "Sources/ExampleKit/Thumbnail.swift"
+        try repo.write(library, (repo.read(library) ?? "") + "// faster\n")
+        try repo.commitAll("library change")
+        let reason = "affected: ExampleKitTests, because it depends on ExampleKit, which changed (\(library))"
+        let plan = try repo.report("run", "post-merge", "--dry-run")
+        let note = ((plan["stages"] as? [[String: Any]])?.first?["note"] as? String) ?? ""
+        #expect(note.contains(reason), "\(note)")
+
+        let listed = try repo.pipeline("test", "--affected", "--list")
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stderr.contains(reason), "\(listed.stderr)")
+        #expect(listed.stdout.split(separator: "\n").count == ExamplePackage.testCount)
+
+        try repo.write("README.md", "notes\n")
+        try repo.commitAll("notes")
+        let everything = try repo.pipeline("test", "--affected", "--list", "--skip-build")
+        #expect(everything.stderr.contains("affected: every test target, since README.md is outside every target"),
+                "\(everything.stderr)")
+    }
 }

@@ -1,0 +1,128 @@
+import Foundation
+
+/// A package's targets and how they depend on each other, from `swift package describe --type json`:
+/// what selective testing follows from changed files to the test targets that can see them.
+public struct PackageGraph: Sendable, Decodable {
+    public struct Target: Sendable, Decodable {
+        public let name: String
+        /// The module name, which test names start with.
+        public let c99name: String
+        /// Relative to the package.
+        public let path: String
+        public let type: String
+        public let targetDependencies: [String]?
+
+        enum CodingKeys: String, CodingKey {
+            case name, c99name, path, type
+            case targetDependencies = "target_dependencies"
+        }
+    }
+
+    public let targets: [Target]
+
+    public init(targets: [Target]) {
+        self.targets = targets
+    }
+
+    /// Asks SwiftPM (no build is needed).
+    public static func describe(package: URL, scratch: URL) async throws(TestRunError) -> PackageGraph {
+        let log = scratch.appendingPathComponent("describe.log")
+        let result = try await Command.run(["swift", "package", "--package-path", package.path, "describe", "--type", "json"],
+                                           environment: ProcessInfo.processInfo.environment, log: log)
+        // Warnings may come before the JSON in the same log: it starts at the first line that is "{".
+        let start = result.output.hasPrefix("{") ? result.output.startIndex : result.output.range(of: "\n{")?.lowerBound
+        guard result.termination == .exited(0), let start,
+              let graph = try? JSONDecoder().decode(PackageGraph.self, from: Data(result.output[start...].utf8)) else {
+            throw .listingFailed(command: "swift package describe --type json", output: result.output)
+        }
+        return graph
+    }
+
+    /// Which test targets a change can affect, and why.
+    public enum Selection: Sendable, Equatable {
+        /// Every test: the manifest or a file outside every target changed.
+        case everything(reason: String)
+        /// These test targets (module name → why), possibly none.
+        case targets([String: String])
+    }
+
+    /// The test targets that are, or depend directly or transitively on, a target holding one of
+    /// `paths` (relative to the package).
+    public func affected(by paths: [String]) -> Selection {
+        var changed: [String: String] = [:]   // target name → the first changed file in it
+        for path in paths.sorted() {
+            let file = (path as NSString).lastPathComponent
+            if file == "Package.swift" || file == "Package.resolved" || (file.hasPrefix("Package@swift-") && file.hasSuffix(".swift")) {
+                if !path.contains("/") { return .everything(reason: "\(path) changed") }
+            }
+            guard let target = targets.filter({ path.hasPrefix($0.path + "/") }).max(by: { $0.path.count < $1.path.count }) else {
+                return .everything(reason: "\(path) is outside every target")
+            }
+            changed[target.name] = changed[target.name] ?? path
+        }
+        var selected: [String: String] = [:]
+        for test in targets where test.type == "test" {
+            if let file = changed[test.name] {
+                selected[test.c99name] = "it changed (\(file))"
+            } else if let (target, chain) = dependencyPath(from: test.name, toAnyOf: Set(changed.keys)) {
+                selected[test.c99name] = "it depends on \(chain.joined(separator: " → ")), which changed (\(changed[target]!))"
+            }
+        }
+        return .targets(selected)
+    }
+
+    /// The shortest chain of dependencies from `start` to a target in `goals`.
+    private func dependencyPath(from start: String, toAnyOf goals: Set<String>) -> (String, [String])? {
+        let byName = Dictionary(targets.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var queue: [(String, [String])] = [(start, [])]
+        var seen: Set<String> = [start]
+        while !queue.isEmpty {
+            let (name, chain) = queue.removeFirst()
+            for dependency in byName[name]?.targetDependencies ?? [] where !seen.contains(dependency) {
+                seen.insert(dependency)
+                let next = chain + [dependency]
+                if goals.contains(dependency) { return (dependency, next) }
+                queue.append((dependency, next))
+            }
+        }
+        return nil
+    }
+
+    /// Test filters running only `modules`' tests.
+    public static func filters(for modules: [String]) -> [String] {
+        modules.sorted().map { "^" + NSRegularExpression.escapedPattern(for: $0) + "\\." }
+    }
+}
+
+/// What selective testing picks for a change: every test (`filters` nil), or the test targets
+/// that can see a changed file through the package's target graph (none: nothing to run), with
+/// one line per decision saying why.
+public struct AffectedTests: Sendable {
+    public let filters: [String]?
+    public let reasons: [String]
+
+    /// `changedPaths` are relative to `repository` (the work tree); the package may be in a subfolder.
+    public static func select(package: URL, repository: String, changedPaths: [String]) async throws(TestRunError) -> AffectedTests {
+        let prefix = String(package.standardizedFileURL.path.dropFirst(repository.count))
+            .trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let inPackage = changedPaths.compactMap { path -> String? in
+            if prefix.isEmpty { return path }
+            return path.hasPrefix(prefix + "/") ? String(path.dropFirst(prefix.count + 1)) : nil
+        }
+        guard !inPackage.isEmpty else {
+            return AffectedTests(filters: [], reasons: ["affected: nothing in \(prefix.isEmpty ? "the package" : prefix) changed"])
+        }
+        // SwiftPM's log goes to a temporary folder: a dry run writes nothing in the package.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-describe-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        switch try await PackageGraph.describe(package: package, scratch: scratch).affected(by: inPackage) {
+        case .everything(let reason):
+            return AffectedTests(filters: nil, reasons: ["affected: every test target, since \(reason)"])
+        case .targets(let targets):
+            let reasons = targets.isEmpty ? ["affected: no test target depends on what changed"]
+                : targets.sorted { $0.key < $1.key }.map { "affected: \($0.key), because \($0.value)" }
+            return AffectedTests(filters: PackageGraph.filters(for: Array(targets.keys)), reasons: reasons)
+        }
+    }
+}
