@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "pipeline", targets: ["pipeline"]),
+        // `swift package pipeline …` for packages that depend on this one.
+        .plugin(name: "PipelinePlugin", targets: ["PipelinePlugin"]),
     ],
     dependencies: [
         // Command-line parsing, help text and shell completion for the thin CLI.
@@ -41,6 +43,17 @@ let package = Package(
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
         // Fixed-arity wrappers for C variadic functions Swift cannot call (curl_easy_setopt, git_libgit2_opts).
         .target(name: "CShims", dependencies: ["CLibgit2", "CCurl"]),
+
+        // Runs the pipeline tool in the package folder. It writes references, timings and reports
+        // there, and reaches S3 stores over the network.
+        .plugin(name: "PipelinePlugin",
+                capability: .command(
+                    intent: .custom(verb: "pipeline", description: "Run pipelines, sharded tests and reference commands"),
+                    permissions: [
+                        .writeToPackageDirectory(reason: "pipeline writes reference images, test timings and reports in the package"),
+                        .allowNetworkConnections(scope: .all(), reason: "pipeline reads and writes reference images in S3 storage"),
+                    ]),
+                dependencies: ["pipeline"]),
 
         .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"],
                     resources: [.copy("Fixtures")]),

@@ -14,8 +14,8 @@ if grep -E "^$PWD/(Sources|Tests)/.*: warning:" "$log"; then
     exit 1
 fi
 
-# This repository's own pipelines must validate.
-"$(swift build --show-bin-path)/pipeline" validate
+# This repository's own pipelines must validate; run through the SwiftPM command plugin, which proves it too.
+swift package --allow-writing-to-package-directory --allow-network-connections all pipeline validate
 
 # The S3 store's tests run against a real S3-compatible server (OpenStack Swift with s3api, strict
 # Signature V4 checks) on 127.0.0.1, started here and stopped when the tests end.

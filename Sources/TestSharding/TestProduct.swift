@@ -31,7 +31,10 @@ public struct TestProduct: Sendable {
     public static func build(_ settings: BuildSettings, scratch: URL) async throws(TestRunError) -> TestProduct {
         let environment = ProcessInfo.processInfo.environment
         let package = settings.packagePath.path
-        if !settings.skipBuild {
+        // The SwiftPM plugin builds the debug tests of its package itself (a nested build would wait on its lock).
+        let prebuilt = environment["PIPELINE_PREBUILT_PACKAGE"] == settings.packagePath.standardizedFileURL.path
+            && settings.configuration == "debug" && settings.extraArguments.isEmpty
+        if !settings.skipBuild && !prebuilt {
             let log = scratch.appendingPathComponent("build.log")
             let result = try await Command.run(settings.buildArguments + ["--build-tests"], environment: environment, log: log)
             guard result.termination == .exited(0) else {
