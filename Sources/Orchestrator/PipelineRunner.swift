@@ -90,7 +90,7 @@ public struct PipelineRunner: Sendable {
         case .test(let test):
             return try await runTests(test)
         case .promote(let promote):
-            if let failed = earlier.first(where: { $0.kind == "test" && $0.status == .failed }) {
+            if !promote.evenIfTestsFail, let failed = earlier.first(where: { $0.kind == "test" && $0.status == .failed }) {
                 return StageOutcome(kind: kind, status: .skipped, summary: "the \(failed.kind) stage failed; nothing promoted",
                                     seconds: 0)
             }

@@ -43,6 +43,7 @@ public struct StageDescription: Sendable {
             ? "delete files \(promote.from.rawValue) no longer has"
             : "keep files \(promote.from.rawValue) no longer has"
         return "\(promote.from.rawValue) → \(promote.to.rawValue) for the changed tests, \(prune)"
+            + (promote.evenIfTestsFail ? ", even if the tests fail" : "")
     }
 
     public func describe(_ changes: ChangeSettings) -> String {

@@ -176,11 +176,14 @@ public struct PromoteStage: Sendable, Hashable {
     public var to: StoreRole
     /// Delete what the destination has and the source no longer does.
     public var prune: Bool
+    /// Promote even when the test stage failed (by default a failed test stage stops promotion).
+    public var evenIfTestsFail: Bool
 
-    public init(from: StoreRole = .feature, to: StoreRole = .develop, prune: Bool = false) {
+    public init(from: StoreRole = .feature, to: StoreRole = .develop, prune: Bool = false, evenIfTestsFail: Bool = false) {
         self.from = from
         self.to = to
         self.prune = prune
+        self.evenIfTestsFail = evenIfTestsFail
     }
 }
 

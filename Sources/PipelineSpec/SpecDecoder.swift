@@ -154,11 +154,12 @@ struct SpecDecoder {
 
     private mutating func promoteStage(_ node: YAMLNode, _ path: KeyPath) -> PromoteStage? {
         guard let fields = fields(node, at: path, what: "the promote settings", nullIsEmpty: true,
-                                  allowed: ["from", "to", "prune"]) else { return nil }
+                                  allowed: ["from", "to", "prune", "even-if-tests-fail"]) else { return nil }
         var stage = PromoteStage()
         stage.from = value(fields, "from") { $0.choice($1, $2) } ?? stage.from
         stage.to = value(fields, "to") { $0.choice($1, $2) } ?? stage.to
         stage.prune = value(fields, "prune") { $0.bool($1, $2) } ?? stage.prune
+        stage.evenIfTestsFail = value(fields, "even-if-tests-fail") { $0.bool($1, $2) } ?? stage.evenIfTestsFail
         return stage
     }
 

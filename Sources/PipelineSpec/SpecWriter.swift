@@ -38,6 +38,7 @@ public enum SpecWriter {
                 lines.append("      from: \(promote.from.rawValue)")
                 lines.append("      to: \(promote.to.rawValue)")
                 lines.append("      prune: \(promote.prune)")
+                lines.append("      even-if-tests-fail: \(promote.evenIfTestsFail)")
             case .push(let push):
                 lines.append("      to: \(push.to.rawValue)")
                 lines.append("      prune: \(push.prune)")

@@ -96,4 +96,42 @@ struct PipelineRunTests {
         #expect(everything.stderr.contains("affected: every test target, since README.md is outside every target"),
                 "\(everything.stderr)")
     }
+
+    @Test("bad input stops the pipeline at the right stage with its exit code, and later stages do not run")
+    func stops() async throws {
+        // A merge with no test change: promotion has nothing to do and says so.
+        let quiet = try SnapshotRepository(references: try await RefsBackend.folder.references())
+        try quiet.write("README.md", "notes\n")
+        try quiet.commitAll("notes")
+        let skipped = try quiet.pipeline("run", "post-merge")
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        #expect(skipped.stdout.contains("promote  skipped the change touched no test or reference folder"), "\(skipped.stdout)")
+
+        // Storage that cannot be reached: exit 5 at the promote stage, naming the endpoint.
+        let references = "references:\n  feature: s3://refs/feature\n  develop: s3://refs/develop\n  endpoint: http://127.0.0.1:9\n"
+        let unreachable = try SnapshotRepository(references: references)
+        try unreachable.write("\(unreachable.snapshots)/LoginTests/test_login.1.png", "login v2")
+        try unreachable.commitAll("new image")
+        let down = try unreachable.pipeline("run", "post-merge")
+        #expect(down.status == 5)
+        #expect(down.stderr.contains("==> [1/1] promote"))
+        #expect(down.stderr.contains("error: http://127.0.0.1:9: "), "\(down.stderr)")
+
+        // A package that does not build: exit 6 at the test stage; promotion never starts.
+        let broken = try SnapshotRepository(references: try await RefsBackend.folder.references(), stages: Self.stages,
+                                            examplePackage: true)
+        try broken.write("Sources/ExampleKit/Broken.swift", "let broken: Int = \"not a number\"\n")
+        try broken.write(Self.thumbnail, "thumbnail v2")
+        try broken.commitAll("broken")
+        let failed = try broken.pipeline("run", "post-merge")
+        #expect(failed.status == 6)
+        #expect(failed.stderr.contains("Broken.swift:1:"), "the compiler error is named: \(failed.stderr)")
+        #expect(!failed.stderr.contains("promote:"), "\(failed.stderr)")
+
+        // Outside a repository: exit 4 before any stage.
+        try FileManager.default.removeItem(at: quiet.root.appendingPathComponent(".git"))
+        let outside = try quiet.pipeline("run", "post-merge")
+        #expect(outside.status == 4)
+        #expect(!outside.stderr.contains("==>"))
+    }
 }

@@ -269,7 +269,8 @@ enum ExamplePackage {
             guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
             let line = String(decoding: data, as: UTF8.self)
             let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
-            return line.contains(name) && state != "Z" ? pid : nil
+            // A listing (`--list-tests`) ends at once; only processes running tests count.
+            return line.contains(name) && !line.contains("--list-tests") && state != "Z" ? pid : nil
         }
     }
 }
