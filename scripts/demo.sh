@@ -79,5 +79,6 @@ pipeline run post-merge
 echo
 echo "demo: develop now holds the new ThumbnailTests reference, recorded with the merge commit:"
 cat .pipeline/storage/develop/.pipeline-metadata/ThumbnailTests/test_image_1.1.png.json; echo
-pipeline refs promote --dry-run
+echo; echo "demo: run again, the plan now shards by the recorded durations and has nothing left to promote" >&2
+pipeline run post-merge --dry-run
 cd "$here"
