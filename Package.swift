@@ -20,7 +20,7 @@ let package = Package(
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
         // Argument parsing, output, and the mapping of errors to messages and exit codes.
         .target(name: "PipelineCLI", dependencies: [
-            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore", "TestSharding",
+            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
@@ -41,6 +41,10 @@ let package = Package(
         // SHA-256 (S3 payload signatures) and MD5 (S3 ETags) from the system's OpenSSL, which libcurl already uses.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        // Image comparison for snapshot review: PNG decoding and encoding by libpng, match ratio, overlay, mask.
+        .target(name: "ImageDiff", dependencies: ["CPNG"]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         // Fixed-arity wrappers for C variadic functions Swift cannot call (curl_easy_setopt, git_libgit2_opts).
         .target(name: "CShims", dependencies: ["CLibgit2", "CCurl"]),
 
@@ -61,7 +65,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
+        .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
-        .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI", "ReferenceStore", "TestSupport"]),
+        .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI", "ReferenceStore", "ImageDiff", "TestSupport"]),
     ]
 )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GitChanges
+import ImageDiff
 import Orchestrator
 import PipelineSpec
 import ReferenceStore
@@ -62,6 +63,9 @@ public enum PipelineMain {
         case let error as TestRunError:
             Console.error("error: \(error)")
             return status(of: error)
+        case let error as ImageError:
+            Console.error("error: \(error)")
+            return .usage
         case let error as StoreError:
             Console.error("error: \(error)")
             return .storage

@@ -1,0 +1,81 @@
+import ArgumentParser
+import Foundation
+import ImageDiff
+
+extension RefsCommand {
+    struct Diff: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Compare a reference image with a new one: match ratio, differing pixels, an overlay.",
+            discussion: """
+            Anyone looking at a failed snapshot test: instead of overlaying the two images by hand, \
+            'pipeline refs diff REFERENCE.png NEW.png -o overlay.png' reports the share of matching \
+            pixels and writes the reference tinted red and blended over the new image, with the \
+            differing pixels in yellow. Exit 1 when the match is below --precision or the sizes differ \
+            (then the common area is compared); exit 2 when an image cannot be read.
+            """
+        )
+
+        @OptionGroup var global: GlobalOptions
+
+        @Argument(help: ArgumentHelp("The reference image (PNG).", valueName: "reference"))
+        var reference: String
+
+        @Argument(help: ArgumentHelp("The new image (PNG).", valueName: "new"))
+        var new: String
+
+        @Option(help: "The share of matching pixels needed to pass, 0–1.")
+        var precision = 0.985
+
+        @Option(help: "The largest difference of a channel (0–255) still counted as the same pixel.")
+        var tolerance = 0
+
+        @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Write the overlay image here.", valueName: "overlay.png"))
+        var overlay: String?
+
+        @Option(help: ArgumentHelp("Write a black and white mask of the differing pixels here.", valueName: "mask.png"))
+        var mask: String?
+
+        @Flag(help: "Print the comparison as JSON (see docs/json.md).")
+        var json = false
+
+        func validate() throws {
+            guard (0...1).contains(precision) else { throw ValidationError("--precision must be between 0 and 1") }
+            guard (0...255).contains(tolerance) else { throw ValidationError("--tolerance must be between 0 and 255") }
+        }
+
+        struct Report: Encodable {
+            let reference: String
+            let new: String
+            let comparison: ImageComparison
+            let matchRatio: Double
+            let precision: Double
+            let passed: Bool
+            let overlay: String?
+            let mask: String?
+        }
+
+        func run() throws {
+            let referenceImage = try PNG.read(global.resolve(reference))
+            let newImage = try PNG.read(global.resolve(new))
+            let comparer = ImageComparer(tolerance: tolerance)
+            let comparison = comparer.compare(referenceImage, newImage)
+            if let overlay { try PNG.write(comparer.overlay(referenceImage, newImage), to: global.resolve(overlay)) }
+            if let mask { try PNG.write(comparer.mask(referenceImage, newImage), to: global.resolve(mask)) }
+            let passed = comparison.passes(precision: precision)
+            if json {
+                try Console.json(Report(reference: reference, new: new, comparison: comparison, matchRatio: comparison.matchRatio,
+                                        precision: precision, passed: passed, overlay: overlay, mask: mask))
+            } else {
+                if !comparison.sameSize {
+                    Console.out("sizes differ: reference \(comparison.reference), new \(comparison.new); "
+                                + "compared over the common \(min(comparison.reference.width, comparison.new.width))×"
+                                + "\(min(comparison.reference.height, comparison.new.height))")
+                }
+                Console.out(String(format: "match %.4f%%: ", comparison.matchRatio * 100)
+                            + "\(comparison.differingPixels) of \(comparison.comparedPixels) pixels differ (tolerance \(tolerance)); "
+                            + "precision \(precision): \(passed ? "passed" : "failed")")
+            }
+            if !passed { throw QuietExit(status: .testsFailed) }
+        }
+    }
+}

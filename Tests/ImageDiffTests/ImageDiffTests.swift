@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import ImageDiff
+
+/// A scratch folder, removed when the value goes.
+final class Scratch {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("imagediff-\(UUID().uuidString)")
+    init() throws { try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+@Suite("Image comparison")
+struct ImageDiffTests {
+    let scratch: Scratch
+    init() throws { scratch = try Scratch() }
+
+    /// A 40×30 opaque gradient, and a copy with `changes` pixels altered by `amount`.
+    private func pair(changes: Int, amount: UInt8 = 40) -> (RGBAImage, RGBAImage) {
+        var pixels: [UInt8] = []
+        for y in 0..<30 { for x in 0..<40 { pixels += [UInt8(x * 6), UInt8(y * 8), UInt8((x + y) * 3), 255] } }
+        let reference = RGBAImage(width: 40, height: 30, pixels: pixels)
+        var changed = pixels
+        for index in 0..<changes { changed[(index * 37 % 1200) * 4 + 1] &+= amount }
+        return (reference, RGBAImage(width: 40, height: 30, pixels: changed))
+    }
+
+    @Test("PNG files round-trip through libpng, and a file that is not a PNG is named in one line")
+    func roundTrip() throws {
+        let (image, _) = pair(changes: 0)
+        let file = scratch.url.appendingPathComponent("a b 画像.png")
+        try PNG.write(image, to: file)
+        #expect(try PNG.read(file) == image)
+        let text = scratch.url.appendingPathComponent("not.png")
+        try Data("hello".utf8).write(to: text)
+        #expect { try PNG.read(text) } throws: { error in
+            "\(error)".hasPrefix("\(text.path): not a readable PNG image (") }
+        #expect(throws: ImageError.self) { try PNG.read(scratch.url.appendingPathComponent("missing.png")) }
+    }
+
+    @Test("the differing pixels are counted exactly, with and without a tolerance")
+    func counts() {
+        let (reference, new) = pair(changes: 25, amount: 40)
+        let exact = ImageComparer().compare(reference, new)
+        #expect(exact.differingPixels == 25)
+        #expect(exact.comparedPixels == 1200)
+        #expect(abs(exact.matchRatio - 1175.0 / 1200) < 1e-12)
+        #expect(exact.passes(precision: 0.97) && !exact.passes(precision: 0.985))
+        #expect(ImageComparer(tolerance: 40).compare(reference, new).differingPixels == 0)
+        #expect(ImageComparer(tolerance: 39).compare(reference, new).differingPixels == 25)
+    }
+
+    @Test("colours are weighted by alpha, as ImageMagick compares them: an invisible pixel's colour does not count")
+    func transparency() {
+        let reference = RGBAImage(width: 3, height: 1, pixels: [10, 20, 30, 0, 10, 20, 30, 128, 10, 20, 30, 255])
+        let new = RGBAImage(width: 3, height: 1, pixels: [200, 0, 0, 0, 10, 20, 31, 128, 10, 20, 30, 254])
+        // Transparent: same. Half transparent, blue off by one: differs. Opaque, alpha off by one: differs.
+        #expect(ImageComparer().compare(reference, new).differingPixels == 2)
+        #expect(ImageComparer(tolerance: 1).compare(reference, new).differingPixels == 0)
+    }
+
+    @Test("different sizes are reported and compared over the common area, never passing")
+    func sizes() {
+        let (reference, _) = pair(changes: 0)
+        let bigger = RGBAImage(width: 50, height: 20, fill: (0, 0, 0, 255))
+        let result = ImageComparer().compare(reference, bigger)
+        #expect(!result.sameSize)
+        #expect(result.comparedPixels == 40 * 20)
+        #expect(!result.passes(precision: 0))
+        #expect(ImageComparer().overlay(reference, bigger).width == 40)
+        #expect(ImageComparer().mask(reference, bigger).height == 20)
+    }
+
+    @Test("the overlay tints the reference red over the new image and highlights differences; the mask is black and white")
+    func drawing() {
+        let reference = RGBAImage(width: 2, height: 1, pixels: [255, 255, 255, 255, 0, 0, 0, 255])
+        let new = RGBAImage(width: 2, height: 1, pixels: [0, 0, 255, 255, 9, 0, 0, 255])
+        let comparer = ImageComparer(tolerance: 10)
+        // Pixel 0 differs (white vs blue): highlighted. Pixel 1 matches within the tolerance:
+        // 60% of the reference's luminance (0) in red, 40% of the new pixel (9, 0, 0).
+        #expect(comparer.overlay(reference, new).pixels == [255, 230, 0, 255, 4, 0, 0, 255])
+        #expect(comparer.mask(reference, new).pixels == [255, 255, 255, 255, 0, 0, 0, 255])
+        let same = RGBAImage(width: 1, height: 1, pixels: [100, 150, 200, 255])
+        let luma = 0.299 * 100 + 0.587 * 150 + 0.114 * 200
+        #expect(comparer.overlay(same, same).pixels == [UInt8((0.6 * luma + 0.4 * 100).rounded()), 60, 80, 255])
+    }
+
+    @Test("8- and 16-bit, RGB and RGBA, grey, grey with alpha and palette PNGs all decode to the same pixels")
+    func flavours() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("make-pngs.py")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, scratch.url.path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let names = ["rgb8", "rgba8", "rgb16", "rgba16", "grey8", "grey16", "greyalpha8", "palette8", "palette4", "palette2"]
+        let images = try names.map { try PNG.read(scratch.url.appendingPathComponent("\($0).png")) }
+        let levels: [UInt8] = [0, 85, 170, 255]
+        var expected: [UInt8] = []
+        for y in 0..<5 { for x in 0..<7 { let g = levels[(x + 2 * y) % 4]; expected += [g, g, g, 255] } }
+        for (name, image) in zip(names, images) {
+            #expect(image.width == 7 && image.height == 5, "\(name)")
+            #expect(image.pixels == expected, "\(name) decodes to the same pixels")
+        }
+    }
+}
