@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "PipelineSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Runs a pipeline's stages; renders the dry-run plan and the task list; moves references
         // between the checkout and the stores a spec names.
-        .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding"]),
+        .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff"]),
         // libgit2 wrapper: revisions, merge bases, tree diffs.
         .target(name: "GitChanges", dependencies: ["CLibgit2", "CShims"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.

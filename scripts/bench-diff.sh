@@ -8,11 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-7}"
 
-scripts/setup.sh
-if ! command -v compare >/dev/null; then
-    sudo=""; [[ "$(id -u)" -ne 0 ]] && sudo="sudo"
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq imagemagick >/dev/null
-fi
+scripts/setup.sh imagemagick
 swift build -c release --product pipeline >/dev/null
 bin="$(swift build -c release --show-bin-path)/pipeline"
 work="$(mktemp -d)"

@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Installs the system libraries pipeline links against (libgit2, libcurl, OpenSSL's libcrypto, libpng, pkg-config).
 # Idempotent: installs only what is missing, and runs `apt-get update` only when it has to.
+# Extra Debian packages a script needs can be named: scripts/setup.sh chromium imagemagick.
 set -euo pipefail
 
 if [[ "$(uname -s)" == "Darwin" ]]; then
     command -v brew >/dev/null || { echo "setup: Homebrew is needed on macOS (https://brew.sh)" >&2; exit 1; }
-    for formula in libgit2 curl openssl@3 libpng pkg-config; do
+    extras=()
+    for name in "$@"; do [[ "$name" == chromium ]] || extras+=("$name"); done   # Chromium comes as an app
+    for formula in libgit2 curl openssl@3 libpng pkg-config "${extras[@]}"; do
         brew list --versions "$formula" >/dev/null || brew install "$formula"
     done
     exit 0
 fi
 
-packages=(libgit2-dev libcurl4-openssl-dev libssl-dev libpng-dev pkg-config)
+packages=(libgit2-dev libcurl4-openssl-dev libssl-dev libpng-dev pkg-config "$@")
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

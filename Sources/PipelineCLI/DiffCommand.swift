@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import ImageDiff
+import Orchestrator
+import PipelineSpec
+import ReferenceStore
 
 extension RefsCommand {
     struct Diff: ParsableCommand {
@@ -76,6 +79,64 @@ extension RefsCommand {
                             + "precision \(precision): \(passed ? "passed" : "failed")")
             }
             if !passed { throw QuietExit(status: .testsFailed) }
+        }
+    }
+}
+
+extension RefsCommand {
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write an HTML page reviewing reference changes: new, removed, and changed side by side.",
+            discussion: """
+            Reviewers of a pull request, and CI as an artifact: compares feature (what the branch \
+            proposes) with develop, or any two folders (--new-folder, --reference-folder), and writes \
+            one self-contained page (images inline, no network). Each changed reference is shown as \
+            reference / new / overlay with its match ratio, worst first, with a filter by test.
+            """
+        )
+
+        @OptionGroup var options: ReferenceOptions
+
+        @Argument(help: ArgumentHelp("Only these tests (default: every test in either location).", valueName: "test"))
+        var tests: [String] = []
+
+        @Option(name: .customLong("new"), help: "The store with the proposed references.")
+        var newRole: StoreRole = .feature
+
+        @Option(name: .customLong("reference"), help: "The store with the references they replace.")
+        var referenceRole: StoreRole = .develop
+
+        @Option(help: ArgumentHelp("Compare this folder of proposed references (<Test>/<image>) instead of a store.", valueName: "path"))
+        var newFolder: String?
+
+        @Option(help: ArgumentHelp("Compare with this folder of references instead of a store.", valueName: "path"))
+        var referenceFolder: String?
+
+        @Option(help: "The largest difference of a channel (0–255) still counted as the same pixel.")
+        var tolerance = 0
+
+        @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Where to write the page.", valueName: "path"))
+        var output = "reference-review.html"
+
+        func run() async throws {
+            let transfers = try options.transfers()
+            func location(_ folder: String?, _ role: StoreRole) throws -> StoreLocation {
+                guard let folder else { return try transfers.stores.location(role) }
+                return StoreLocation(store: FolderStore(root: options.global.resolve(folder)), prefix: nil)
+            }
+            let new = try location(newFolder, newRole), reference = try location(referenceFolder, referenceRole)
+            let entries = try await ReferenceReview(tolerance: tolerance, parallelism: options.parallel)
+                .entries(tests: tests.isEmpty ? nil : tests, reference: reference, new: new)
+            let page = ReviewPage.html(title: "Reference review", subtitle: "\(new.name) against \(reference.name)", entries: entries)
+            let url = options.global.resolve(output)
+            do {
+                try Data(page.utf8).write(to: url, options: .atomic)
+            } catch {
+                throw CLIFailure(status: .usage, message: "\(url.path): cannot write the page (\(error.localizedDescription))")
+            }
+            let changed = entries.filter { $0.status == .changed }
+            Console.out("\(url.path): \(changed.count) changed, \(entries.filter { $0.status == .new }.count) new, "
+                        + "\(entries.filter { $0.status == .removed }.count) removed")
         }
     }
 }

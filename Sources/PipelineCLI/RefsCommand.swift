@@ -15,7 +15,7 @@ struct RefsCommand: AsyncParsableCommand {
         __Snapshots__/<Test>/ (swift-snapshot-testing's layout), or in references.local/<Test>/. \
         Every transfer copies only what differs and is safe to re-run.
         """,
-        subcommands: [Pull.self, Push.self, Promote.self, Orphans.self, Diff.self]
+        subcommands: [Pull.self, Push.self, Promote.self, Orphans.self, Diff.self, Report.self]
     )
 
     struct Pull: AsyncParsableCommand {
