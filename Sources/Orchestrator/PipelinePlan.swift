@@ -108,6 +108,10 @@ public struct PipelinePlan: Sendable, Encodable {
                 return StagePlan(kind: "push", summary: describer.describe(stage), test: nil, promote: nil,
                                  store: StorePlan(role: push.to.rawValue,
                                                   location: spec.references?.location(of: push.to)?.description))
+            case .review(let review):
+                return StagePlan(kind: "review", summary: describer.describe(stage), test: nil, promote: nil,
+                                 store: StorePlan(role: review.new.rawValue,
+                                                  location: spec.references?.location(of: review.new)?.description))
             case .orphans(let orphans):
                 return StagePlan(kind: "orphans", summary: describer.describe(stage), test: nil, promote: nil,
                                  store: StorePlan(role: orphans.store.rawValue,

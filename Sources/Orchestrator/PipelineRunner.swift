@@ -1,5 +1,6 @@
 import Foundation
 import GitChanges
+import ImageDiff
 import PipelineSpec
 import ReferenceStore
 import TestSharding
@@ -114,6 +115,24 @@ public struct PipelineRunner: Sendable {
             let reports = try await transfers().push(tests: tests, to: [push.to], commit: changes.head, prune: push.prune,
                                                      dryRun: false)
             return finished(kind, reports)
+        case .review(let review):
+            guard !changes.promotable.isEmpty else {
+                return StageOutcome(kind: kind, status: .skipped, summary: "the change touched no test or reference folder",
+                                    seconds: 0)
+            }
+            let stores = transfers().stores
+            let entries = try await ReferenceReview(tolerance: review.tolerance)
+                .entries(tests: changes.promotable, reference: try stores.location(review.reference), new: try stores.location(review.new))
+            let page = ReviewPage.html(title: "Reference review: \(spec.name)",
+                                       subtitle: "\(review.new.rawValue) against \(review.reference.rawValue) at \(changes.head.prefix(12))",
+                                       entries: entries)
+            let url = URL(fileURLWithPath: review.output, relativeTo: base).standardizedFileURL
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(page.utf8).write(to: url, options: .atomic)
+            let changed = entries.filter { $0.status == .changed }.count
+            return StageOutcome(kind: kind, status: .passed, summary: "\(url.path): \(changed) changed, "
+                                + "\(entries.filter { $0.status == .new }.count) new, \(entries.filter { $0.status == .removed }.count) removed",
+                                seconds: 0)
         case .orphans(let settings):
             let orphans = try await transfers().orphans(in: settings.store)
             let names = orphans.map(\.test).joined(separator: ", ")
@@ -249,7 +268,7 @@ extension PipelineRunner {
                     }
                     plan.stages[index].transfer = try await transfers().push(
                         tests: tests, to: [push.to], commit: changes.head, prune: push.prune, dryRun: true).first
-                case .orphans:
+                case .orphans, .review:
                     break
                 }
             } catch {

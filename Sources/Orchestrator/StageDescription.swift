@@ -17,6 +17,8 @@ public struct StageDescription: Sendable {
             "the changed tests' local references → \(push.to.rawValue)" + (push.prune ? ", deleting files the checkout no longer has" : "")
         case .orphans(let orphans):
             "list references in \(orphans.store.rawValue) whose test file is gone" + (orphans.fail ? " (they fail the pipeline)" : "")
+        case .review(let review):
+            "an HTML review of the changed tests' references, \(review.new.rawValue) against \(review.reference.rawValue), in \(review.output)"
         }
     }
 

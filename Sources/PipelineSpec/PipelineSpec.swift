@@ -89,12 +89,14 @@ public enum Stage: Sendable, Hashable {
     case promote(PromoteStage)
     case push(PushStage)
     case orphans(OrphansStage)
+    case review(ReviewStage)
 
     public enum Kind: String, Sendable, CaseIterable, SpecEnum {
         case test
         case promote
         case push
         case orphans
+        case review
 
         static let noun = "stage"
     }
@@ -105,6 +107,7 @@ public enum Stage: Sendable, Hashable {
         case .promote: .promote
         case .push: .push
         case .orphans: .orphans
+        case .review: .review
         }
     }
 }
@@ -209,6 +212,25 @@ public struct OrphansStage: Sendable, Hashable {
     public init(store: StoreRole = .develop, fail: Bool = false) {
         self.store = store
         self.fail = fail
+    }
+}
+
+/// Writes the HTML review page of the changed tests' references (a CI artifact).
+public struct ReviewStage: Sendable, Hashable {
+    /// Where the page goes, relative to the repository.
+    public var output: String
+    /// The store with the proposed references, and the one they replace.
+    public var new: StoreRole
+    public var reference: StoreRole
+    /// The largest channel difference still counted as the same pixel.
+    public var tolerance: Int
+
+    public init(output: String = ".build/pipeline/reference-review.html", new: StoreRole = .feature,
+                reference: StoreRole = .develop, tolerance: Int = 0) {
+        self.output = output
+        self.new = new
+        self.reference = reference
+        self.tolerance = tolerance
     }
 }
 

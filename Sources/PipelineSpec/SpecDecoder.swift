@@ -126,6 +126,7 @@ struct SpecDecoder {
         case .promote: return promoteStage(node, stagePath).map(Stage.promote)
         case .push: return pushStage(node, stagePath).map(Stage.push)
         case .orphans: return orphansStage(node, stagePath).map(Stage.orphans)
+        case .review: return reviewStage(node, stagePath).map(Stage.review)
         }
     }
 
@@ -178,6 +179,17 @@ struct SpecDecoder {
         var stage = OrphansStage()
         stage.store = value(fields, "in") { $0.choice($1, $2) } ?? stage.store
         stage.fail = value(fields, "fail") { $0.bool($1, $2) } ?? stage.fail
+        return stage
+    }
+
+    private mutating func reviewStage(_ node: YAMLNode, _ path: KeyPath) -> ReviewStage? {
+        guard let fields = fields(node, at: path, what: "the review settings", nullIsEmpty: true,
+                                  allowed: ["output", "new", "reference", "tolerance"]) else { return nil }
+        var stage = ReviewStage()
+        stage.output = value(fields, "output") { $0.string($1, $2) } ?? stage.output
+        stage.new = value(fields, "new") { $0.choice($1, $2) } ?? stage.new
+        stage.reference = value(fields, "reference") { $0.choice($1, $2) } ?? stage.reference
+        stage.tolerance = value(fields, "tolerance") { $0.integer($1, $2) } ?? stage.tolerance
         return stage
     }
 

@@ -104,6 +104,11 @@ struct SpecValidator {
             case .promote(let promote): validate(promote, references: spec.references, at: stagePath)
             case .push(let push): requireStores([push.to], references: spec.references, at: stagePath)
             case .orphans(let orphans): requireStores([orphans.store], references: spec.references, at: stagePath)
+            case .review(let review):
+                requireStores([review.new, review.reference], references: spec.references, at: stagePath)
+                if !(0...255).contains(review.tolerance) {
+                    report(stagePath.appending("tolerance"), "must be between 0 and 255 (found \(review.tolerance))")
+                }
             }
         }
     }

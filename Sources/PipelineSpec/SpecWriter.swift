@@ -45,6 +45,11 @@ public enum SpecWriter {
             case .orphans(let orphans):
                 lines.append("      in: \(orphans.store.rawValue)")
                 lines.append("      fail: \(orphans.fail)")
+            case .review(let review):
+                lines.append("      output: \(quoted(review.output))")
+                lines.append("      new: \(review.new.rawValue)")
+                lines.append("      reference: \(review.reference.rawValue)")
+                lines.append("      tolerance: \(review.tolerance)")
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -286,4 +286,21 @@ struct RefsCommandTests {
         let final = try repo.report("refs", "promote", "BigTests")
         #expect(final["identical"] as? Int == 40)
     }
+
+    @Test("a review stage writes the page for the changed tests as an artifact")
+    func reviewStage() async throws {
+        let repo = try SnapshotRepository(references: try await RefsBackend.folder.references(),
+                                          stages: "stages:\n  - review:\n      output: artifacts/review.html\n")
+        #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes").status == 0)
+        try repo.write(Self.login, "login v2")
+        try repo.commitAll("new login image")
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        let result = try repo.pipeline("run", "post-merge")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("review  passed  \(repo.root.path)/artifacts/review.html: 1 changed, 0 new, 0 removed"),
+                "\(result.stdout)")
+        let page = repo.read("artifacts/review.html") ?? ""
+        #expect(page.contains("<h2>LoginTests/test_login.1.png<span class=\"status changed\">"))
+        #expect(page.contains("not compared:"), "the test's images are not PNGs, and the page says so")
+    }
 }
