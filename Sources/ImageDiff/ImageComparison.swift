@@ -79,21 +79,31 @@ public struct ImageComparer: Sendable {
     typealias Pixel = (UInt8, UInt8, UInt8, UInt8)
 
     /// Visits the common area row by row: the pixel's index in it, whether it differs, and both pixels.
+    /// Two 16-bit images are compared at full depth; otherwise at 8 bits.
     private func forEachPixel(_ reference: RGBAImage, _ new: RGBAImage, _ body: (Int, Bool, Pixel, Pixel) -> Void) {
         let width = min(reference.width, new.width), height = min(reference.height, new.height)
         let tolerance = self.tolerance
+        let deep = reference.deep.flatMap { a in new.deep.map { b in (a, b) } }
         reference.pixels.withUnsafeBufferPointer { a in
             new.pixels.withUnsafeBufferPointer { b in
                 for y in 0..<height {
                     var i = y * reference.width * 4, j = y * new.width * 4
                     for x in 0..<width {
                         let r = (a[i], a[i + 1], a[i + 2], a[i + 3]), n = (b[j], b[j + 1], b[j + 2], b[j + 3])
-                        // Colours are compared weighted by their alpha, as ImageMagick's compare does:
-                        // an invisible pixel's colour does not matter.
-                        let limit = tolerance * 255, ra = Int(r.3), na = Int(n.3)
-                        let differs = abs(Int(r.3) - Int(n.3)) > tolerance
-                            || abs(Int(r.0) * ra - Int(n.0) * na) > limit || abs(Int(r.1) * ra - Int(n.1) * na) > limit
-                            || abs(Int(r.2) * ra - Int(n.2) * na) > limit
+                        let differs: Bool
+                        if let (p, q) = deep {
+                            // Premultiplied already; a tolerance in 8-bit steps is 257 16-bit steps.
+                            let limit = tolerance * 257
+                            differs = abs(Int(p[i]) - Int(q[j])) > limit || abs(Int(p[i + 1]) - Int(q[j + 1])) > limit
+                                || abs(Int(p[i + 2]) - Int(q[j + 2])) > limit || abs(Int(p[i + 3]) - Int(q[j + 3])) > limit
+                        } else {
+                            // Colours are compared weighted by their alpha, as ImageMagick's compare does:
+                            // an invisible pixel's colour does not matter.
+                            let limit = tolerance * 255, ra = Int(r.3), na = Int(n.3)
+                            differs = abs(Int(r.3) - Int(n.3)) > tolerance
+                                || abs(Int(r.0) * ra - Int(n.0) * na) > limit || abs(Int(r.1) * ra - Int(n.1) * na) > limit
+                                || abs(Int(r.2) * ra - Int(n.2) * na) > limit
+                        }
                         body(y * width + x, differs, r, n)
                         i += 4
                         j += 4

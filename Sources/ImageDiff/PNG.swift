@@ -6,12 +6,17 @@ public struct RGBAImage: Sendable, Equatable {
     public let width: Int
     public let height: Int
     public var pixels: [UInt8]
+    /// For a 16-bit PNG, its samples at full depth (RGBA, colour premultiplied by alpha, as libpng
+    /// gives 16-bit data), so a change below 1/256 of a channel still counts; nil for 8-bit images.
+    public var deep: [UInt16]?
 
-    public init(width: Int, height: Int, pixels: [UInt8]) {
+    public init(width: Int, height: Int, pixels: [UInt8], deep: [UInt16]? = nil) {
         precondition(pixels.count == width * height * 4, "RGBA needs 4 bytes a pixel")
+        precondition(deep == nil || deep!.count == pixels.count, "16-bit RGBA needs 4 samples a pixel")
         self.width = width
         self.height = height
         self.pixels = pixels
+        self.deep = deep
     }
 
     /// A plain image of one colour.
@@ -37,21 +42,38 @@ public enum ImageError: Error, Equatable, CustomStringConvertible {
 /// PNG files through libpng's simplified API, which turns every PNG flavour (1–16-bit, palette,
 /// grey, with or without alpha) into 8-bit RGBA. Each `png_image` has one owner that frees it.
 public enum PNG {
+    /// The largest image read: 8K × 8K. A bigger header is refused before anything is allocated.
+    public static let maximumPixels = 1 << 26
+
     public static func read(_ url: URL) throws(ImageError) -> RGBAImage {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw .unreadable(path: url.path, reason: "no such file") }
         let control = Control()
         try control.check(png_image_begin_read_from_file(&control.image, url.path), .unreadable, url)
+        let sixteenBit = control.image.format & pipeline_png_format_flag_linear != 0
         control.image.format = pipeline_png_format_rgba
         // A 16-bit PNG with no gAMA or sRGB chunk is sRGB, as every image tool writes and reads it
         // (libpng would otherwise take it as linear and brighten it).
         control.image.flags |= pipeline_png_flag_16bit_srgb
         let width = Int(control.image.width), height = Int(control.image.height)
-        guard width > 0, height > 0, width * height <= 1 << 28 else {
-            throw .unreadable(path: url.path, reason: "\(width)×\(height) is not an image size this tool reads")
+        guard width > 0, height > 0, width <= maximumPixels, height <= maximumPixels, width * height <= maximumPixels else {
+            throw .unreadable(path: url.path, reason: "\(width)×\(height) is larger than the \(maximumPixels) pixels this tool reads")
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let read = pixels.withUnsafeMutableBytes { png_image_finish_read(&control.image, nil, $0.baseAddress, 0, nil) }
         try control.check(read, .unreadable, url)
-        return RGBAImage(width: width, height: height, pixels: pixels)
+        return RGBAImage(width: width, height: height, pixels: pixels, deep: sixteenBit ? try samples(url) : nil)
+    }
+
+    /// A 16-bit PNG's samples unconverted: libpng's 16-bit "linear" format is the file's own values
+    /// when the file names no gamma, with colour premultiplied by alpha.
+    private static func samples(_ url: URL) throws(ImageError) -> [UInt16] {
+        let control = Control()
+        try control.check(png_image_begin_read_from_file(&control.image, url.path), .unreadable, url)
+        control.image.format = pipeline_png_format_linear_rgba
+        var samples = [UInt16](repeating: 0, count: Int(control.image.width) * Int(control.image.height) * 4)
+        let read = samples.withUnsafeMutableBytes { png_image_finish_read(&control.image, nil, $0.baseAddress, 0, nil) }
+        try control.check(read, .unreadable, url)
+        return samples
     }
 
     public static func write(_ image: RGBAImage, to url: URL) throws(ImageError) {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GitChanges
 import ImageDiff
 import Orchestrator
 import PipelineSpec
@@ -97,8 +98,13 @@ extension RefsCommand {
 
         @OptionGroup var options: ReferenceOptions
 
-        @Argument(help: ArgumentHelp("Only these tests (default: every test in either location).", valueName: "test"))
+        @Argument(help: ArgumentHelp("These tests (default: the tests the compared commits changed).", valueName: "test"))
         var tests: [String] = []
+
+        @Flag(help: "Every test in either location, not only the changed ones.")
+        var all = false
+
+        @OptionGroup var changeOptions: ChangeOptions
 
         @Option(name: .customLong("new"), help: "The store with the proposed references.")
         var newRole: StoreRole = .feature
@@ -126,7 +132,7 @@ extension RefsCommand {
             }
             let new = try location(newFolder, newRole), reference = try location(referenceFolder, referenceRole)
             let entries = try await ReferenceReview(tolerance: tolerance, parallelism: options.parallel)
-                .entries(tests: tests.isEmpty ? nil : tests, reference: reference, new: new)
+                .entries(tests: try selectedTests(), reference: reference, new: new)
             let page = ReviewPage.html(title: "Reference review", subtitle: "\(new.name) against \(reference.name)", entries: entries)
             let url = options.global.resolve(output)
             do {
@@ -135,8 +141,22 @@ extension RefsCommand {
                 throw CLIFailure(status: .usage, message: "\(url.path): cannot write the page (\(error.localizedDescription))")
             }
             let changed = entries.filter { $0.status == .changed }
+            Console.error("\(entries.count) reference(s) compared")
             Console.out("\(url.path): \(changed.count) changed, \(entries.filter { $0.status == .new }.count) new, "
                         + "\(entries.filter { $0.status == .removed }.count) removed")
+        }
+
+        /// The named tests, every test (nil), or the tests the compared commits changed.
+        private func selectedTests() throws -> [String]? {
+            if !tests.isEmpty { return tests }
+            if all { return nil }
+            let detector = ChangeDetector(repositoryPath: options.global.workingDirectory.path, testPattern: options.testPattern,
+                                          detectRenames: !changeOptions.noRenames)
+            do {
+                return try detector.changes(try changeOptions.comparison(settings: try options.settings().changes)).promotable
+            } catch let error as GitError {
+                throw CLIFailure(status: .git, message: "\(error); to review every test, pass --all, or name the tests")
+            }
         }
     }
 }

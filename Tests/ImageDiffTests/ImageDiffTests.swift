@@ -103,4 +103,56 @@ struct ImageDiffTests {
             #expect(image.pixels == expected, "\(name) decodes to the same pixels")
         }
     }
+
+    @Test("a truncated PNG, a 100000×100000 header, a missing file: one line each, nothing allocated, no crash")
+    func badInput() throws {
+        let (image, _) = pair(changes: 0)
+        let whole = scratch.url.appendingPathComponent("whole.png")
+        try PNG.write(image, to: whole)
+        let data = try Data(contentsOf: whole)
+        let truncated = scratch.url.appendingPathComponent("truncated.png")
+        try data.prefix(data.count / 2).write(to: truncated)
+        #expect { try PNG.read(truncated) } throws: { "\($0)".hasPrefix("\(truncated.path): not a readable PNG image (") }
+
+        // A valid signature and header claiming 100000×100000 pixels, then a little image data.
+        func chunk(_ kind: String, _ body: [UInt8]) -> Data {
+            var data = Data()
+            withUnsafeBytes(of: UInt32(body.count).bigEndian) { data.append(contentsOf: $0) }
+            let typed = Data(kind.utf8) + Data(body)
+            data.append(typed)
+            withUnsafeBytes(of: crc32(typed).bigEndian) { data.append(contentsOf: $0) }
+            return data
+        }
+        var size: [UInt8] = []
+        for value in [UInt32(100_000), UInt32(100_000)] { withUnsafeBytes(of: value.bigEndian) { size += $0 } }
+        let header = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + chunk("IHDR", size + [8, 6, 0, 0, 0])
+            + chunk("IDAT", [0x78, 0x9C, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01]) + chunk("IEND", [])
+        let huge = scratch.url.appendingPathComponent("huge.png")
+        try header.write(to: huge)
+        #expect { try PNG.read(huge) } throws: {
+            "\($0)" == "\(huge.path): not a readable PNG image (100000×100000 is larger than the 67108864 pixels this tool reads)"
+        }
+        let missing = scratch.url.appendingPathComponent("missing.png")
+        #expect(throws: ImageError.unreadable(path: missing.path, reason: "no such file")) { try PNG.read(missing) }
+    }
+
+    @Test("16-bit images are compared at full depth: a change below 1/256 of a channel counts")
+    func deep() {
+        let reference = RGBAImage(width: 2, height: 1, pixels: [1, 1, 1, 255, 2, 2, 2, 255],
+                                  deep: [0x0100, 0x0100, 0x0100, 0xFFFF, 0x0200, 0x0200, 0x0200, 0xFFFF])
+        let new = RGBAImage(width: 2, height: 1, pixels: [1, 1, 1, 255, 2, 2, 2, 255],
+                            deep: [0x0101, 0x0100, 0x0100, 0xFFFF, 0x0200, 0x0200, 0x0200, 0xFFFF])
+        #expect(ImageComparer().compare(reference, new).differingPixels == 1)
+        #expect(ImageComparer(tolerance: 1).compare(reference, new).differingPixels == 0)
+    }
+
+    /// The CRC-32 PNG chunks carry.
+    private func crc32(_ data: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
 }

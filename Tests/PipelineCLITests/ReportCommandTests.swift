@@ -34,7 +34,7 @@ final class ReportCommandTests {
     }
 
     private func report() throws -> String {
-        let result = try PipelineBinary.run(["refs", "report", "--new-folder", "feature", "--reference-folder", "develop",
+        let result = try PipelineBinary.run(["refs", "report", "--all", "--new-folder", "feature", "--reference-folder", "develop",
                                              "-o", "review.html"], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasSuffix("review.html: 2 changed, 1 new, 1 removed\n"), "\(result.stdout)")
@@ -51,6 +51,13 @@ final class ReportCommandTests {
         #expect(html.matches(of: /src="data:image\/png;base64,/).count == 2 * 3 + 1 + 1, "reference, new, overlay per change")
         #expect(!html.contains("http://") && !html.contains("https://"), "no network")
         #expect(html.contains("id=\"filter\""))
+
+        let named = try PipelineBinary.run(["refs", "report", "LoginTests", "--new-folder", "feature", "--reference-folder", "develop",
+                                            "-o", "login.html"], in: folder)
+        #expect(named.stdout.hasSuffix("login.html: 1 changed, 0 new, 0 removed\n"), "\(named.stdout)")
+        let outside = try PipelineBinary.run(["refs", "report", "--new-folder", "feature", "--reference-folder", "develop"], in: folder)
+        #expect(outside.status == 4)
+        #expect(outside.stderr.contains("pass --all, or name the tests"), "\(outside.stderr)")
     }
 
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
