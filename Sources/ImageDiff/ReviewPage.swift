@@ -2,7 +2,7 @@ import Foundation
 
 /// One reference in a review: new, removed or changed, with its images as PNG data.
 public struct ReviewEntry: Sendable {
-    public enum Status: String, Sendable, Encodable {
+    public enum Status: String, Sendable {
         case new, removed, changed
     }
 

@@ -15,7 +15,7 @@ public struct StageOutcome: Sendable, Encodable {
     public let status: Status
     /// One line: what the stage did, or why it was skipped.
     public let summary: String
-    public let seconds: Double
+    public var seconds: Double
     public var test: TestReport? = nil
     public var transfers: [TransferReport]? = nil
     public var orphans: [Orphan]? = nil
@@ -75,9 +75,7 @@ public struct PipelineRunner: Sendable {
             write("==> [\(index + 1)/\(spec.stages.count)] \(stage.kind.rawValue): \(describer.describe(stage))\n")
             let stageStart = ContinuousClock.now
             var result = try await run(stage, after: outcome.stages)
-            result = StageOutcome(kind: result.kind, status: result.status, summary: result.summary,
-                                  seconds: (ContinuousClock.now - stageStart).seconds, test: result.test,
-                                  transfers: result.transfers, orphans: result.orphans)
+            result.seconds = (ContinuousClock.now - stageStart).seconds
             write("    \(result.status.rawValue): \(result.summary)\n")
             outcome.stages.append(result)
         }
@@ -87,13 +85,13 @@ public struct PipelineRunner: Sendable {
 
     private func run(_ stage: Stage, after earlier: [StageOutcome]) async throws -> StageOutcome {
         let kind = stage.kind.rawValue
+        let testsFailed = earlier.contains { $0.kind == Stage.Kind.test.rawValue && $0.status == .failed }
         switch stage {
         case .test(let test):
             return try await runTests(test)
         case .promote(let promote):
-            if !promote.evenIfTestsFail, let failed = earlier.first(where: { $0.kind == "test" && $0.status == .failed }) {
-                return StageOutcome(kind: kind, status: .skipped, summary: "the \(failed.kind) stage failed; nothing promoted",
-                                    seconds: 0)
+            if testsFailed, !promote.evenIfTestsFail {
+                return StageOutcome(kind: kind, status: .skipped, summary: "the test stage failed; nothing promoted", seconds: 0)
             }
             guard !changes.promotable.isEmpty else {
                 return StageOutcome(kind: kind, status: .skipped, summary: "the change touched no test or reference folder",
@@ -104,9 +102,8 @@ public struct PipelineRunner: Sendable {
                 from: promote.from, to: promote.to, force: false, prune: promote.prune, dryRun: false)
             return finished(kind, [report])
         case .push(let push):
-            if let failed = earlier.first(where: { $0.kind == "test" && $0.status == .failed }) {
-                return StageOutcome(kind: kind, status: .skipped, summary: "the \(failed.kind) stage failed; nothing pushed",
-                                    seconds: 0)
+            if testsFailed {
+                return StageOutcome(kind: kind, status: .skipped, summary: "the test stage failed; nothing pushed", seconds: 0)
             }
             let tests = try await changedTestsWithReferences()
             guard !tests.isEmpty else {

@@ -47,7 +47,7 @@ extension RefsCommand {
             guard (0...255).contains(tolerance) else { throw ValidationError("--tolerance must be between 0 and 255") }
         }
 
-        struct Report: Encodable {
+        struct Output: Encodable {
             let reference: String
             let new: String
             let comparison: ImageComparison
@@ -67,7 +67,7 @@ extension RefsCommand {
             if let mask { try PNG.write(comparer.mask(referenceImage, newImage), to: global.resolve(mask)) }
             let passed = comparison.passes(precision: precision)
             if json {
-                try Console.json(Report(reference: reference, new: new, comparison: comparison, matchRatio: comparison.matchRatio,
+                try Console.json(Output(reference: reference, new: new, comparison: comparison, matchRatio: comparison.matchRatio,
                                         precision: precision, passed: passed, overlay: overlay, mask: mask))
             } else {
                 if !comparison.sameSize {
@@ -125,14 +125,15 @@ extension RefsCommand {
         var output = "reference-review.html"
 
         func run() async throws {
-            let transfers = try options.transfers()
+            let (transfers, changeSettings) = try options.context()
             func location(_ folder: String?, _ role: StoreRole) throws -> StoreLocation {
                 guard let folder else { return try transfers.stores.location(role) }
                 return StoreLocation(store: FolderStore(root: options.global.resolve(folder)), prefix: nil)
             }
             let new = try location(newFolder, newRole), reference = try location(referenceFolder, referenceRole)
             let entries = try await ReferenceReview(tolerance: tolerance, parallelism: options.parallel)
-                .entries(tests: try selectedTests(), reference: reference, new: new)
+                .entries(tests: try selectedTests(testPattern: transfers.testPattern, settings: changeSettings),
+                         reference: reference, new: new)
             let page = ReviewPage.html(title: "Reference review", subtitle: "\(new.name) against \(reference.name)", entries: entries)
             let url = options.global.resolve(output)
             do {
@@ -147,13 +148,13 @@ extension RefsCommand {
         }
 
         /// The named tests, every test (nil), or the tests the compared commits changed.
-        private func selectedTests() throws -> [String]? {
+        private func selectedTests(testPattern: String, settings: ChangeSettings) throws -> [String]? {
             if !tests.isEmpty { return tests }
             if all { return nil }
-            let detector = ChangeDetector(repositoryPath: options.global.workingDirectory.path, testPattern: options.testPattern,
+            let detector = ChangeDetector(repositoryPath: options.global.workingDirectory.path, testPattern: testPattern,
                                           detectRenames: !changeOptions.noRenames)
             do {
-                return try detector.changes(try changeOptions.comparison(settings: try options.settings().changes)).promotable
+                return try detector.changes(try changeOptions.comparison(settings: settings)).promotable
             } catch let error as GitError {
                 throw CLIFailure(status: .git, message: "\(error); to review every test, pass --all, or name the tests")
             }

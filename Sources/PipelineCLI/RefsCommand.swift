@@ -91,9 +91,10 @@ struct RefsCommand: AsyncParsableCommand {
         var prune = false
 
         func run() async throws {
-            let transfers = try options.transfers()
+            let (transfers, changeSettings) = try options.context()
             if force, !tests.isEmpty {
-                let preview = try await transfers.push(tests: tests, to: [.feature, .develop], commit: options.headCommit(),
+                let commit = options.headCommit()
+                let preview = try await transfers.push(tests: tests, to: [.feature, .develop], commit: commit,
                                                        prune: prune, dryRun: true)
                 if !options.dryRun {
                     let count = preview.map(\.copied.count).reduce(0, +)
@@ -101,13 +102,13 @@ struct RefsCommand: AsyncParsableCommand {
                                          + "to feature and develop, replacing what is there?", yes: yes)
                 }
                 let reports = options.dryRun ? preview : try await transfers.push(
-                    tests: tests, to: [.feature, .develop], commit: options.headCommit(), prune: prune, dryRun: false)
+                    tests: tests, to: [.feature, .develop], commit: commit, prune: prune, dryRun: false)
                 return try options.finish(reports)
             }
             let root = options.global.workingDirectory.path
-            let detector = ChangeDetector(repositoryPath: root, testPattern: options.testPattern,
+            let detector = ChangeDetector(repositoryPath: root, testPattern: transfers.testPattern,
                                           detectRenames: !changeOptions.noRenames)
-            let changes = try detector.changes(try changeOptions.comparison(settings: try options.settings().changes))
+            let changes = try detector.changes(try changeOptions.comparison(settings: changeSettings))
             let history = try CommitHistory(repositoryPath: root)
             func promote(force: Bool, dryRun: Bool) async throws -> TransferReport {
                 try await transfers.promote(tests: tests.isEmpty ? nil : tests, changes: changes, history: history,
@@ -222,7 +223,7 @@ struct ReferenceOptions: ParsableArguments {
         return (first.1, catalog.displayPath(of: try catalog.file(named: first.0)), base)
     }
 
-    func settings() throws -> PipelineSpec.Settings {
+    private func settings() throws -> PipelineSpec.Settings {
         let (spec, origin, base) = try source()
         var references = spec?.references ?? ReferenceSettings()
         references.feature = feature ?? references.feature
@@ -234,18 +235,20 @@ struct ReferenceOptions: ParsableArguments {
         return PipelineSpec.Settings(references: references, changes: spec?.changes ?? ChangeSettings(), origin: origin, base: base)
     }
 
-    var testPattern: String {
-        patternOption.pattern(settings: (try? settings().changes) ?? ChangeSettings())
+    func transfers() throws -> ReferenceTransfers {
+        try context().transfers
     }
 
-    func transfers() throws -> ReferenceTransfers {
+    /// The transfers over the stores, and the spec's change settings: the specs are read once.
+    func context() throws -> (transfers: ReferenceTransfers, changes: ChangeSettings) {
         let settings = try settings()
         let stores = ReferenceStores(settings: settings.references, base: settings.base, origin: settings.origin)
         let progress = TransferProgress()
-        return ReferenceTransfers(stores: stores, testPattern: patternOption.pattern(settings: settings.changes),
-                                  parallelism: parallel) { action, done, total in
+        let transfers = ReferenceTransfers(stores: stores, testPattern: patternOption.pattern(settings: settings.changes),
+                                           parallelism: parallel) { action, done, total in
             await progress.update(action, done, total)
         }
+        return (transfers, settings.changes)
     }
 
     /// The checkout's HEAD commit, recorded with pushed objects; nil outside a repository.

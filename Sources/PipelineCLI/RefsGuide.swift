@@ -1,4 +1,4 @@
-/// The team's four reference scripts and the commands that replace them: who runs each, and when.
+/// The reference commands, who runs each and when: the team's four scripts as commands, and the review tools.
 /// `pipeline list` prints this so the task list people kept by hand is no longer needed.
 enum RefsGuide {
     struct Entry {
@@ -18,6 +18,10 @@ enum RefsGuide {
               purpose: "push to feature and develop references of tests whose files did not change"),
         Entry(command: "pipeline refs orphans", who: "maintainers, now and then",
               purpose: "list references in develop whose test file no longer exists"),
+        Entry(command: "pipeline refs diff REF.png NEW.png -o overlay.png", who: "anyone reading a failed snapshot test",
+              purpose: "match ratio, differing pixels, and the reference overlaid in red on the new image"),
+        Entry(command: "pipeline refs report", who: "reviewers of a pull request, and CI as an artifact",
+              purpose: "an HTML page of the changed references, side by side, worst first"),
     ]
 
     static func render() -> [String] {

@@ -28,6 +28,7 @@ struct CLITests {
         #expect(lines.contains("              run: pipeline run post-merge   (add --dry-run to see the plan)"))
         #expect(result.stdout.contains("pipeline refs push TEST…"))
         #expect(result.stdout.contains("(developers, when opening a pull request)"))
+        #expect(result.stdout.contains("pipeline refs diff REF.png NEW.png -o overlay.png"))
     }
 
     @Test("list --json gives each pipeline's plan")
