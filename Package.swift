@@ -20,14 +20,18 @@ let package = Package(
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
         // Argument parsing, output, and the mapping of errors to messages and exit codes.
         .target(name: "PipelineCLI", dependencies: [
-            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff",
+            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff", "SnapshotConventions",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
         .target(name: "PipelineSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Runs a pipeline's stages; renders the dry-run plan and the task list; moves references
         // between the checkout and the stores a spec names.
-        .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff"]),
+        .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff",
+                                                     "SnapshotConventions"]),
+        // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
+        // and an inventory of reference files that shows what a test run wrote.
+        .target(name: "SnapshotConventions"),
         // libgit2 wrapper: revisions, merge bases, tree diffs.
         .target(name: "GitChanges", dependencies: ["CLibgit2", "CShims"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
@@ -66,6 +70,7 @@ let package = Package(
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
+        .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI", "ReferenceStore", "ImageDiff", "TestSupport"]),
     ]

@@ -1,46 +1,18 @@
 import Foundation
 
-/// One reference in a review: new, removed or changed, with its images as PNG data.
-public struct ReviewEntry: Sendable {
-    public enum Status: String, Sendable {
-        case new, removed, changed
-    }
-
-    /// `<Test>/<image>`.
-    public let key: String
-    public let status: Status
-    public let comparison: ImageComparison?
-    public let reference: Data?
-    public let new: Data?
-    public let overlay: Data?
-    /// Why the images could not be compared (not PNGs), when so.
-    public let note: String?
-
-    public init(key: String, status: Status, comparison: ImageComparison? = nil, reference: Data? = nil,
-                new: Data? = nil, overlay: Data? = nil, note: String? = nil) {
-        self.key = key
-        self.status = status
-        self.comparison = comparison
-        self.reference = reference
-        self.new = new
-        self.overlay = overlay
-        self.note = note
-    }
-
-    public var test: String { String(key.prefix { $0 != "/" }) }
-}
-
-/// A self-contained HTML page (images inline, no network) for reviewing reference changes:
-/// changed references worst first, each as reference / new / overlay side by side with its match
-/// ratio, then new and removed ones, with a filter by test.
+/// A self-contained HTML page (images inline, no network) for reviewing references: a run's
+/// failed snapshots first (reference / new / overlay with the match ratio for images, a line diff
+/// for text), then references changed between two stores; worst match first within each status,
+/// with a filter by test. Each entry has an anchor, `#` + `anchor(for: key)`, for links.
 public enum ReviewPage {
     public static func html(title: String, subtitle: String, entries: [ReviewEntry]) -> String {
-        let order: [ReviewEntry.Status: Int] = [.changed: 0, .new: 1, .removed: 2]
+        let order = Dictionary(uniqueKeysWithValues: ReviewEntry.Status.allCases.enumerated().map { ($1, $0) })
         let sorted = entries.sorted {
-            (order[$0.status]!, $0.comparison?.matchRatio ?? 0, $0.key) < (order[$1.status]!, $1.comparison?.matchRatio ?? 0, $1.key)
+            (order[$0.status] ?? 0, $0.comparison?.matchRatio ?? 0, $0.key) < (order[$1.status] ?? 0, $1.comparison?.matchRatio ?? 0, $1.key)
         }
-        let counts = [ReviewEntry.Status.changed, .new, .removed].map { status in
-            "\(entries.filter { $0.status == status }.count) \(status.rawValue)"
+        let counts = ReviewEntry.Status.allCases.compactMap { status in
+            let count = entries.filter { $0.status == status }.count
+            return count == 0 ? nil : "\(count) \(status.rawValue)"
         }.joined(separator: ", ")
         var html = """
         <!DOCTYPE html>
@@ -53,35 +25,26 @@ public enum ReviewPage {
         section { border: 1px solid #d2d2d7; border-radius: 8px; padding: 12px; margin-bottom: 16px; }
         section h2 { font-size: 15px; margin: 0 0 8px; font-family: ui-monospace, monospace; }
         .status { font-size: 12px; padding: 2px 8px; border-radius: 10px; margin-left: 8px; color: white; }
-        .changed { background: #d70015; } .new { background: #248a3d; } .removed { background: #6e6e73; }
+        .changed, .failed { background: #d70015; } .new { background: #248a3d; } .removed { background: #6e6e73; }
+        .missing, .written { background: #b25000; }
+        .test { color: #6e6e73; font-family: ui-monospace, monospace; }
+        pre { font: 12px ui-monospace, monospace; background: #f5f5f7; padding: 8px; overflow-x: auto; margin: 6px 0; }
+        .diff div { white-space: pre; } .diff .added { background: #d8f5dd; } .diff .removed { background: #fde2e1; }
+        .diff .gap { color: #6e6e73; }
         .images { display: flex; gap: 12px; flex-wrap: wrap; }
         figure { margin: 0; } figcaption { color: #6e6e73; font-size: 12px; margin-bottom: 4px; }
-        img { max-width: 360px; max-height: 720px; border: 1px solid #e5e5ea; background:
-              repeating-conic-gradient(#f2f2f7 0 25%, white 0 50%) 0 0 / 16px 16px; }
+        img { max-width: 360px; max-height: 720px; min-width: 96px; image-rendering: pixelated; border: 1px solid #e5e5ea;
+              background: repeating-conic-gradient(#f2f2f7 0 25%, white 0 50%) 0 0 / 16px 16px; }
         </style></head><body>
         <h1>\(escape(title))</h1>
-        <div class="sub">\(escape(subtitle)) — \(counts)</div>
+        <div class="sub">\(escape(subtitle)) — \(counts.isEmpty ? "nothing to review" : counts)</div>
         <input id="filter" type="search" placeholder="Filter by test…" oninput="filter(this.value)">
 
         """
         for entry in sorted {
-            html += "<section data-test=\"\(escape(entry.test.lowercased()))\">\n"
-            html += "<h2>\(escape(entry.key))<span class=\"status \(entry.status.rawValue)\">\(entry.status.rawValue)</span></h2>\n"
-            if let comparison = entry.comparison {
-                let sizes = comparison.sameSize ? "" : " — sizes differ: \(comparison.reference) → \(comparison.new)"
-                html += "<p>match \(String(format: "%.3f", comparison.matchRatio * 100))%: "
-                    + "\(comparison.differingPixels) of \(comparison.comparedPixels) pixels differ\(sizes)</p>\n"
-            }
-            if let note = entry.note { html += "<p>\(escape(note))</p>\n" }
-            html += "<div class=\"images\">"
-            for (caption, data) in [("reference", entry.reference), ("new", entry.new), ("overlay", entry.overlay)] {
-                guard let data else { continue }
-                html += "<figure><figcaption>\(caption)</figcaption>"
-                    + "<img alt=\"\(caption) \(escape(entry.key))\" src=\"data:image/png;base64,\(data.base64EncodedString())\"></figure>"
-            }
-            html += "</div>\n</section>\n"
+            html += section(entry)
         }
-        if entries.isEmpty { html += "<p>No reference changed.</p>\n" }
+        if entries.isEmpty { html += "<p>Nothing to review.</p>\n" }
         html += """
         <script>
         function filter(text) {
@@ -95,6 +58,51 @@ public enum ReviewPage {
 
         """
         return html
+    }
+
+    /// The fragment identifier of an entry: its key with every character but letters, digits,
+    /// `-` and `_` turned into `_`.
+    public static func anchor(for key: String) -> String {
+        "ref-" + String(key.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
+    }
+
+    private static func section(_ entry: ReviewEntry) -> String {
+        let searchable = ([entry.test] + (entry.testName.map { [$0] } ?? [])).joined(separator: " ").lowercased()
+        var html = "<section id=\"\(anchor(for: entry.key))\" data-test=\"\(escape(searchable))\">\n"
+        html += "<h2>\(escape(entry.key))<span class=\"status \(entry.status.rawValue)\">\(entry.status.rawValue)</span></h2>\n"
+        if let test = entry.testName { html += "<div class=\"test\">\(escape(test))</div>\n" }
+        if let message = entry.message { html += "<pre>\(escape(message))</pre>\n" }
+        if let comparison = entry.comparison {
+            let sizes = comparison.sameSize ? "" : " — sizes differ: \(comparison.reference) → \(comparison.new)"
+            html += "<p>match \(String(format: "%.3f", comparison.matchRatio * 100))%: "
+                + "\(comparison.differingPixels) of \(comparison.comparedPixels) pixels differ\(sizes)</p>\n"
+        }
+        if let note = entry.note { html += "<p>\(escape(note))</p>\n" }
+        if let diff = entry.textDiff {
+            html += "<div class=\"diff\"><pre>"
+            let hunks = diff.hunks()
+            if hunks.isEmpty { html += "<div>(the texts are identical)</div>" }
+            for (index, hunk) in hunks.enumerated() {
+                if index > 0 { html += "<div class=\"gap\">⋯</div>" }
+                for line in hunk {
+                    let mark = switch line.kind { case .same: " "; case .removed: "−"; case .added: "+" }
+                    html += "<div class=\"\(line.kind.rawValue)\">\(mark) \(escape(line.text))</div>"
+                }
+            }
+            html += "</pre></div>\n"
+        }
+        let images = [("reference", entry.reference), ("new", entry.new), ("overlay", entry.overlay)]
+            .filter { $0.1 != nil && entry.textDiff == nil }
+        if !images.isEmpty {
+            html += "<div class=\"images\">"
+            for (caption, data) in images {
+                guard let data else { continue }
+                html += "<figure><figcaption>\(caption)</figcaption>"
+                    + "<img alt=\"\(caption) \(escape(entry.key))\" src=\"data:image/png;base64,\(data.base64EncodedString())\"></figure>"
+            }
+            html += "</div>\n"
+        }
+        return html + "</section>\n"
     }
 
     static func escape(_ text: String) -> String {

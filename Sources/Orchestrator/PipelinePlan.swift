@@ -39,6 +39,8 @@ public struct PipelinePlan: Sendable, Encodable {
         /// or the objects that would be copied, skipped and pruned.
         public var shards: [ShardPlan]? = nil
         public var transfer: TransferReport? = nil
+        /// A `pull` stage's transfers: develop for every test, then feature for the changed tests.
+        public var transfers: [TransferReport]? = nil
         /// Why the dry run could not work the stage out in detail.
         public var note: String? = nil
     }
@@ -91,6 +93,10 @@ public struct PipelinePlan: Sendable, Encodable {
         }
         stages = spec.stages.map { stage in
             switch stage {
+            case .pull(let pull):
+                return StagePlan(kind: "pull", summary: describer.describe(stage), test: nil, promote: nil,
+                                 store: StorePlan(role: pull.from.rawValue,
+                                                  location: spec.references?.location(of: pull.from)?.description))
             case .test(let test):
                 let count = test.shards.resolved(cores: availableCores)
                 return StagePlan(kind: "test", summary: describer.describe(test), test: TestPlan(
@@ -143,7 +149,7 @@ public struct PipelinePlan: Sendable, Encodable {
                 lines.append(indent + "shard \(shard.index): \(shard.tests.count) tests, expected "
                              + String(format: "%.2f", shard.expectedSeconds) + " s")
             }
-            if let transfer = stage.transfer {
+            for transfer in (stage.transfer.map { [$0] } ?? []) + (stage.transfers ?? []) {
                 lines += transfer.render(listLimit: 10).map { indent + $0 }
             }
         }

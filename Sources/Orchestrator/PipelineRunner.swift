@@ -3,6 +3,7 @@ import GitChanges
 import ImageDiff
 import PipelineSpec
 import ReferenceStore
+import SnapshotConventions
 import TestSharding
 
 /// How one stage ended.
@@ -19,6 +20,25 @@ public struct StageOutcome: Sendable, Encodable {
     public var test: TestReport? = nil
     public var transfers: [TransferReport]? = nil
     public var orphans: [Orphan]? = nil
+    /// The test stage's failed snapshots and written references, as its review page shows them.
+    public var snapshots: [SnapshotEntry]? = nil
+}
+
+/// One entry of a snapshot review, in a pipeline's JSON outcome.
+public struct SnapshotEntry: Sendable, Encodable {
+    public let key: String
+    public let status: String
+    public let test: String?
+    public let matchRatio: Double?
+    public let note: String?
+
+    init(_ entry: ReviewEntry) {
+        key = entry.key
+        status = entry.status.rawValue
+        test = entry.testName
+        matchRatio = entry.comparison?.matchRatio
+        note = entry.note
+    }
 }
 
 /// What `pipeline run NAME` did. Its JSON form is documented in docs/json.md.
@@ -71,10 +91,11 @@ public struct PipelineRunner: Sendable {
         let start = ContinuousClock.now
         var outcome = PipelineOutcome(pipeline: spec.name, changes: changes, stages: [], seconds: 0)
         let describer = StageDescription(availableCores: cores)
+        var context = Context()
         for (index, stage) in spec.stages.enumerated() {
             write("==> [\(index + 1)/\(spec.stages.count)] \(stage.kind.rawValue): \(describer.describe(stage))\n")
             let stageStart = ContinuousClock.now
-            var result = try await run(stage, after: outcome.stages)
+            var result = try await run(stage, after: outcome.stages, context: &context)
             result.seconds = (ContinuousClock.now - stageStart).seconds
             write("    \(result.status.rawValue): \(result.summary)\n")
             outcome.stages.append(result)
@@ -83,23 +104,47 @@ public struct PipelineRunner: Sendable {
         return outcome
     }
 
-    private func run(_ stage: Stage, after earlier: [StageOutcome]) async throws -> StageOutcome {
+    /// What stages hand on to later ones.
+    private struct Context {
+        /// The changed tests, found once: changed files, and references the compared commits pushed.
+        var changed: (all: [String], pushed: [String])?
+        /// The test stage's snapshot findings, for the review stage.
+        var snapshots: SnapshotFindings?
+    }
+
+    private func changedTests(_ context: inout Context) async throws -> (all: [String], pushed: [String]) {
+        if let changed = context.changed { return changed }
+        let changed = try await transfers().changedTests(changes, history: try CommitHistory(repositoryPath: base.path))
+        context.changed = changed
+        return changed
+    }
+
+    private func run(_ stage: Stage, after earlier: [StageOutcome], context: inout Context) async throws -> StageOutcome {
         let kind = stage.kind.rawValue
         let testsFailed = earlier.contains { $0.kind == Stage.Kind.test.rawValue && $0.status == .failed }
         switch stage {
+        case .pull(let pull):
+            let changed = pull.changedFrom == nil ? [] : try await changedTests(&context).all
+            let reports = try await transfers().pullForRun(changed: changed, base: pull.from, changedFrom: pull.changedFrom,
+                                                           dryRun: false)
+            return finished(kind, reports)
         case .test(let test):
-            return try await runTests(test)
+            let (outcome, findings) = try await runTests(test)
+            context.snapshots = findings
+            return outcome
         case .promote(let promote):
             if testsFailed, !promote.evenIfTestsFail {
                 return StageOutcome(kind: kind, status: .skipped, summary: "the test stage failed; nothing promoted", seconds: 0)
             }
-            guard !changes.promotable.isEmpty else {
-                return StageOutcome(kind: kind, status: .skipped, summary: "the change touched no test or reference folder",
-                                    seconds: 0)
+            let changed = try await changedTests(&context)
+            guard !changed.all.isEmpty else {
+                return StageOutcome(kind: kind, status: .skipped,
+                                    summary: "the change touched no test or reference folder, and pushed no reference", seconds: 0)
             }
-            let report = try await transfers().promote(
-                tests: nil, changes: changes, history: try CommitHistory(repositoryPath: base.path),
+            var report = try await transfers().promote(
+                tests: changed.all, changes: changes, history: try CommitHistory(repositoryPath: base.path),
                 from: promote.from, to: promote.to, force: false, prune: promote.prune, dryRun: false)
+            report.pushed = changed.pushed
             return finished(kind, [report])
         case .push(let push):
             if testsFailed {
@@ -113,23 +158,7 @@ public struct PipelineRunner: Sendable {
                                                      dryRun: false)
             return finished(kind, reports)
         case .review(let review):
-            guard !changes.promotable.isEmpty else {
-                return StageOutcome(kind: kind, status: .skipped, summary: "the change touched no test or reference folder",
-                                    seconds: 0)
-            }
-            let stores = transfers().stores
-            let entries = try await ReferenceReview(tolerance: review.tolerance)
-                .entries(tests: changes.promotable, reference: try stores.location(review.reference), new: try stores.location(review.new))
-            let page = ReviewPage.html(title: "Reference review: \(spec.name)",
-                                       subtitle: "\(review.new.rawValue) against \(review.reference.rawValue) at \(changes.head.prefix(12))",
-                                       entries: entries)
-            let url = URL(fileURLWithPath: review.output, relativeTo: base).standardizedFileURL
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(page.utf8).write(to: url, options: .atomic)
-            let changed = entries.filter { $0.status == .changed }.count
-            return StageOutcome(kind: kind, status: .passed, summary: "\(url.path): \(changed) changed, "
-                                + "\(entries.filter { $0.status == .new }.count) new, \(entries.filter { $0.status == .removed }.count) removed",
-                                seconds: 0)
+            return try await writeReview(review, failures: context.snapshots?.entries ?? [], changed: try await changedTests(&context).all)
         case .orphans(let settings):
             let orphans = try await transfers().orphans(in: settings.store)
             let names = orphans.map(\.test).joined(separator: ", ")
@@ -140,6 +169,28 @@ public struct PipelineRunner: Sendable {
             outcome.orphans = orphans
             return outcome
         }
+    }
+
+    /// One page: the test stage's failed snapshots, then the changed tests' references, new against reference store.
+    private func writeReview(_ review: ReviewStage, failures: [ReviewEntry], changed: [String]) async throws -> StageOutcome {
+        guard !failures.isEmpty || !changed.isEmpty else {
+            return StageOutcome(kind: "review", status: .skipped,
+                                summary: "no snapshot failed, and the change touched no test or reference folder", seconds: 0)
+        }
+        let stores = transfers().stores
+        let entries = changed.isEmpty ? [] : try await ReferenceReview(tolerance: review.tolerance)
+            .entries(tests: changed, reference: try stores.location(review.reference), new: try stores.location(review.new))
+        let page = ReviewPage.html(title: "Reference review: \(spec.name)",
+                                   subtitle: "failed snapshots of this run, and \(review.new.rawValue) against "
+                                       + "\(review.reference.rawValue) at \(changes.head.prefix(12))",
+                                   entries: failures + entries)
+        let url = URL(fileURLWithPath: review.output, relativeTo: base).standardizedFileURL
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(page.utf8).write(to: url, options: .atomic)
+        let counts = [(failures.count, "failed snapshot(s)"), (entries.filter { $0.status == .changed }.count, "changed"),
+                      (entries.filter { $0.status == .new }.count, "new"), (entries.filter { $0.status == .removed }.count, "removed")]
+        return StageOutcome(kind: "review", status: .passed,
+                            summary: "\(url.path): " + counts.map { "\($0.0) \($0.1)" }.joined(separator: ", "), seconds: 0)
     }
 
     private func finished(_ kind: String, _ reports: [TransferReport]) -> StageOutcome {
@@ -187,31 +238,37 @@ public struct PipelineRunner: Sendable {
         URL(fileURLWithPath: test.package, relativeTo: base).standardizedFileURL
     }
 
-    private func runTests(_ test: TestStage) async throws -> StageOutcome {
+    private func runTests(_ test: TestStage) async throws -> (StageOutcome, SnapshotFindings?) {
         let package = package(of: test)
         let write = self.write
         let selection = try await affected(test)
         if let selection { selection.reasons.forEach { write("    \($0)\n") } }
         if let selection, selection.filters?.isEmpty == true {
-            return StageOutcome(kind: "test", status: .skipped, summary: "the change affects no test target of \(test.package)",
-                                seconds: 0)
+            return (StageOutcome(kind: "test", status: .skipped, summary: "the change affects no test target of \(test.package)",
+                                 seconds: 0), nil)
         }
-        let session = session(test, filters: selection?.filters ?? [])
+        let run = testRun(test, filters: selection?.filters ?? [])
         write("    building the tests of \(package.path) (\(test.configuration.rawValue))…\n")
-        let prepared = try await session.prepare()
-        write("    running \(prepared.plannedTests) tests in \(prepared.shards.count) shard(s), expected "
-              + String(format: "%.1f", prepared.expectedSeconds) + " s\n")
-        let progress = RunProgress(total: prepared.plannedTests, shards: prepared.shards.count,
-                                   expectedSeconds: prepared.expectedSeconds, interactive: interactive) { write($0) }
-        let report = try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10))
-        if let junit = test.junit {
-            try session.writeJUnit(report, to: URL(fileURLWithPath: junit, relativeTo: base).standardizedFileURL)
-        }
+        let prepared = try await run.prepare()
+        let (report, findings) = try await run.run(prepared)
         write(report.render() + "\n")
-        var outcome = StageOutcome(kind: "test", status: report.passed ? .passed : .failed, summary: report.summaryLine,
+        findings.render().forEach { write("    \($0)\n") }
+        var outcome = StageOutcome(kind: "test", status: report.passed ? .passed : .failed,
+                                   summary: report.summaryLine + (findings.page.map { "; snapshot review: \($0.path)" } ?? ""),
                                    seconds: 0)
         outcome.test = report
-        return outcome
+        outcome.snapshots = findings.page == nil ? nil : findings.entries.map(SnapshotEntry.init)
+        return (outcome, findings)
+    }
+
+    /// The test stage's run: the session with the snapshot check over the checkout's references.
+    func testRun(_ test: TestStage, filters: [String]) -> TestRun {
+        let session = session(test, filters: filters)
+        let write = self.write
+        return TestRun(settings: session.settings, options: session.options, timingsFile: session.timingsFile,
+                       snapshots: SnapshotCheck(package: package(of: test), local: transfers().stores.local(testPattern: spec.changes.tests)),
+                       junit: test.junit.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL },
+                       interactive: interactive, write: write)
     }
 
     /// For `select: affected`, what the change selects; nil for `select: all`.
@@ -228,9 +285,14 @@ extension PipelineRunner {
     /// (read from the stores). A stage that cannot be worked out gets a note saying why.
     public func detail(_ plan: PipelinePlan) async -> PipelinePlan {
         var plan = plan
+        var context = Context()
         for (index, stage) in spec.stages.enumerated() {
             do {
                 switch stage {
+                case .pull(let pull):
+                    let changed = pull.changedFrom == nil ? [] : try await changedTests(&context).all
+                    plan.stages[index].transfers = try await transfers().pullForRun(
+                        changed: changed, base: pull.from, changedFrom: pull.changedFrom, dryRun: true)
                 case .test(let test):
                     let selection = try await affected(test)
                     let session = session(test, filters: selection?.filters ?? [], skipBuild: true)
@@ -238,6 +300,10 @@ extension PipelineRunner {
                     let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
                     let selected = (try? session.options.select(tests)) ?? []
                     var notes = selection?.reasons ?? []
+                    let snapshots = testRun(test, filters: []).snapshots
+                    notes.append("snapshots: \(SnapshotSwitches.record)=\(snapshots.mode.rawValue)"
+                                 + (snapshots.writesFail ? " (CI: a missing reference fails, a written one too)" : "")
+                                 + "; failed snapshots go to \(snapshots.artifacts.path) and are reviewed in \(snapshots.page.path)")
                     if selection?.filters?.isEmpty == true {
                         notes.append("the stage would be skipped")
                     } else if selected.isEmpty {
@@ -250,13 +316,17 @@ extension PipelineRunner {
                     }
                     plan.stages[index].note = notes.isEmpty ? nil : notes.joined(separator: "\n")
                 case .promote(let promote):
-                    guard !changes.promotable.isEmpty else {
-                        plan.stages[index].note = "the change touched no test or reference folder: nothing to promote"
+                    let changed = try await changedTests(&context)
+                    guard !changed.all.isEmpty else {
+                        plan.stages[index].note = "the change touched no test or reference folder, and pushed no reference: "
+                            + "nothing to promote"
                         continue
                     }
-                    plan.stages[index].transfer = try await transfers().promote(
-                        tests: nil, changes: changes, history: try CommitHistory(repositoryPath: base.path),
+                    var report = try await transfers().promote(
+                        tests: changed.all, changes: changes, history: try CommitHistory(repositoryPath: base.path),
                         from: promote.from, to: promote.to, force: false, prune: promote.prune, dryRun: true)
+                    report.pushed = changed.pushed
+                    plan.stages[index].transfer = report
                 case .push(let push):
                     let tests = try await changedTestsWithReferences()
                     guard !tests.isEmpty else {

@@ -31,27 +31,9 @@ public struct ReferenceReview: Sendable {
                 try await location.store.download(key.under(location.prefix), to: file)
                 return file
             }
-            let referenceFile = status == .new ? nil : try await fetch(reference, "reference.png")
-            let newFile = status == .removed ? nil : try await fetch(new, "new.png")
-            return Self.entry(key.rawValue, status, referenceFile, newFile, comparer: comparer, scratch: folder)
-        }
-    }
-
-    private static func entry(_ key: String, _ status: ReviewEntry.Status, _ referenceFile: URL?, _ newFile: URL?,
-                              comparer: ImageComparer, scratch: URL) -> ReviewEntry {
-        let referenceData = referenceFile.flatMap { try? Data(contentsOf: $0) }
-        let newData = newFile.flatMap { try? Data(contentsOf: $0) }
-        guard status == .changed, let referenceFile, let newFile else {
-            return ReviewEntry(key: key, status: status, reference: referenceData, new: newData)
-        }
-        do {
-            let referenceImage = try PNG.read(referenceFile), newImage = try PNG.read(newFile)
-            let overlayFile = scratch.appendingPathComponent("overlay.png")
-            try PNG.write(comparer.overlay(referenceImage, newImage), to: overlayFile)
-            return ReviewEntry(key: key, status: status, comparison: comparer.compare(referenceImage, newImage),
-                               reference: referenceData, new: newData, overlay: try? Data(contentsOf: overlayFile))
-        } catch {
-            return ReviewEntry(key: key, status: status, reference: nil, new: nil, note: "not compared: \(error)")
+            let referenceFile = status == .new ? nil : try await fetch(reference, "reference-" + key.lastSegment)
+            let newFile = status == .removed ? nil : try await fetch(new, "new-" + key.lastSegment)
+            return ReviewEntry.comparing(key: key.rawValue, status: status, reference: referenceFile, new: newFile, comparer: comparer)
         }
     }
 }

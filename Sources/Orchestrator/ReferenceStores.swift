@@ -77,6 +77,9 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     case incomplete(failed: Int, total: Int)
     /// Overwriting needs a confirmation nobody can give.
     case needsConfirmation(String)
+    /// Recording references stopped: a test failed for another reason, or wrote another test's
+    /// reference. Every reference was put back as it was.
+    case recordingFailed(test: String, reason: String)
 
     public var description: String {
         switch self {
@@ -93,6 +96,8 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
             "\(failed) of \(total) object(s) failed; the others were done, and re-running finishes the job"
         case .needsConfirmation(let what):
             "\(what) needs confirmation: run it in a terminal, or pass --yes"
+        case .recordingFailed(let test, let reason):
+            "recording stopped: \(test) \(reason); every reference was put back as it was"
         }
     }
 }

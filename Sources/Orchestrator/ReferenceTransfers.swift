@@ -36,6 +36,9 @@ public struct TransferReport: Sendable, Encodable {
     public var skipped: [String: String] = [:]
     /// Develop references promoted after the branch was cut (overwritten only with `--force`).
     public var conflicts: [PromotionConflict] = []
+    /// Tests found through the commits recorded in the source store (pushed by the compared
+    /// commits) rather than through changed files.
+    public var pushed: [String] = []
     /// Develop references whose promoting commit is not in this clone, so could not be checked.
     public var unverified: [String] = []
     public var failures: [String] = []
@@ -66,15 +69,22 @@ public struct ReferenceTransfers: Sendable {
         self.progress = progress
     }
 
-    /// Makes the checkout hold what `role` holds for `tests` (every test there when nil):
-    /// downloads what differs and deletes local images the store does not have. Tests with local
-    /// references only are kept; tests with no place in the checkout are skipped.
-    public func pull(tests: [String]?, from role: StoreRole, dryRun: Bool) async throws -> TransferReport {
+    /// Makes the checkout hold what `role` holds for `tests` (every test there when nil, but
+    /// those `excluded`): downloads what differs and deletes local images the store does not have.
+    /// Tests with local references only are kept; tests with no place in the checkout are skipped.
+    /// A named test the store has nothing of is an error, or with `skippingMissing` left as it is.
+    public func pull(tests: [String]?, from role: StoreRole, excluding excluded: Set<String> = [],
+                     skippingMissing: Bool = false, dryRun: Bool) async throws -> TransferReport {
         let source = try stores.location(role)
         let local = stores.local(testPattern: testPattern)
         let promoter = Promoter(from: source, to: StoreLocation(store: local), parallelism: parallelism)
         var plan = try await promoter.plan(tests: tests)
-        if let missing = plan.testsWithoutReferences.first { throw ReferenceError.noReferences(test: missing, store: source.name) }
+        if !skippingMissing, let missing = plan.testsWithoutReferences.first {
+            throw ReferenceError.noReferences(test: missing, store: source.name)
+        }
+        plan.copies.removeAll { excluded.contains($0.firstSegment) }
+        plan.stale.removeAll { excluded.contains($0.firstSegment) }
+        plan.identical.removeAll { excluded.contains($0.firstSegment) }
         let sourceTests = Set((plan.copies + plan.identical).map(\.firstSegment))
         var skipped: [String: String] = [:]
         for test in Set(plan.stale.map(\.firstSegment)).subtracting(sourceTests) {
@@ -86,8 +96,52 @@ public struct ReferenceTransfers: Sendable {
         plan.copies.removeAll { skipped[$0.firstSegment] != nil }
         plan.stale.removeAll { skipped[$0.firstSegment] != nil }
         let report = TransferReport(action: "pull", from: source.name, to: local.name,
-                                    tests: tests ?? sourceTests.sorted(), commit: nil, dryRun: dryRun, skipped: skipped)
+                                    tests: tests.map { $0.filter(sourceTests.contains) } ?? sourceTests.sorted(),
+                                    commit: nil, dryRun: dryRun, skipped: skipped)
         return await carryOut(plan, with: promoter, report: report, commit: nil, prune: true)
+    }
+
+    /// What a run needs before its tests: every test's references from `base` (develop), and the
+    /// `changed` tests' from `changedFrom` (feature) where it holds them.
+    public func pullForRun(changed: [String], base: StoreRole, changedFrom: StoreRole?, dryRun: Bool) async throws -> [TransferReport] {
+        var reports: [TransferReport] = []
+        var taken: Set<String> = []
+        if let changedFrom, !changed.isEmpty {
+            let report = try await pull(tests: changed, from: changedFrom, skippingMissing: true, dryRun: dryRun)
+            taken = Set(report.tests)
+            reports.append(report)
+        }
+        reports.insert(try await pull(tests: nil, from: base, excluding: taken, dryRun: dryRun), at: 0)
+        return reports
+    }
+
+    /// The tests whose references a comparison changed: those whose test file or reference folder
+    /// it changed in git, and those whose references in `from` (feature) were pushed from one of
+    /// its commits and differ from `to` (develop) — what a branch recorded while its test files did
+    /// not change, as with references kept out of git or a shared component changed.
+    public func changedTests(_ changes: ChangeSet, history: CommitHistory, from: StoreRole = .feature,
+                             to: StoreRole = .develop) async throws -> (all: [String], pushed: [String]) {
+        guard stores.settings.location(of: from) != nil, stores.settings.location(of: to) != nil else {
+            return (changes.promotable, [])
+        }
+        let source = try stores.location(from), destination = try stores.location(to)
+        let candidates = try await Promoter(from: source, to: destination, parallelism: parallelism).plan(tests: nil).copies
+            .filter { !changes.promotable.contains($0.firstSegment) }
+        let commits = try await Promoter.concurrently(candidates, limit: parallelism) { key async throws(StoreError) in
+            try await source.store.metadata(of: key.under(source.prefix))[Promoter.commitMetadata]
+        }
+        var pushed: Set<String> = []
+        var known: [String: Bool] = [:]
+        for (key, commit) in zip(candidates, commits) {
+            guard let commit, !pushed.contains(key.firstSegment) else { continue }
+            if known[commit] == nil {
+                let inHead = try history.isAncestor(commit, of: changes.head) == true
+                let inBase = try changes.base.map { try history.isAncestor(commit, of: $0) } ?? false
+                known[commit] = inHead && inBase == false
+            }
+            if known[commit] == true { pushed.insert(key.firstSegment) }
+        }
+        return (Set(changes.promotable).union(pushed).sorted(), pushed.sorted())
     }
 
     /// Uploads the checkout's references of `tests` to each of `roles`, recording `commit`.
@@ -124,10 +178,13 @@ public struct ReferenceTransfers: Sendable {
     public func promote(tests: [String]?, changes: ChangeSet, history: CommitHistory,
                         from: StoreRole = .feature, to: StoreRole = .develop,
                         force: Bool, prune: Bool, dryRun: Bool) async throws -> TransferReport {
-        let tests = Set(tests ?? changes.promotable).sorted()
+        var pushed: [String] = []
+        if tests == nil { pushed = try await changedTests(changes, history: history, from: from, to: to).pushed }
+        let tests = Set(tests ?? (changes.promotable + pushed)).sorted()
         let source = try stores.location(from), destination = try stores.location(to)
         var report = TransferReport(action: "promote", from: source.name, to: destination.name, tests: tests,
                                     commit: changes.head, dryRun: dryRun)
+        report.pushed = pushed
         guard !tests.isEmpty else { return report }
         let promoter = Promoter(from: source, to: destination, parallelism: parallelism)
         let plan = try await promoter.plan(tests: tests)
@@ -200,6 +257,9 @@ extension TransferReport {
         var lines = ["\(action): \(from) → \(to)" + (commit.map { " (commit \($0.prefix(12)))" } ?? "")
                      + (dryRun ? " — dry run, nothing written" : "")]
         lines.append("  tests: " + (tests.isEmpty ? "none" : tests.joined(separator: ", ")))
+        if !pushed.isEmpty {
+            lines.append("  pushed by the compared commits (their test files did not change): " + pushed.joined(separator: ", "))
+        }
         let deleting = dryRun ? "would delete" : "deleted"
         lines.append("  \(dryRun ? "would copy" : "copied") \(copied.count), identical \(identical), \(deleting) \(deleted.count)"
                      + (failures.isEmpty ? "" : ", failed \(failures.count)"))

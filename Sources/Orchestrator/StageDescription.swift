@@ -11,6 +11,9 @@ public struct StageDescription: Sendable {
 
     public func describe(_ stage: Stage) -> String {
         switch stage {
+        case .pull(let pull):
+            "\(pull.from.rawValue)'s references for every test into the checkout"
+                + (pull.changedFrom.map { ", then \($0.rawValue)'s for the changed tests" } ?? "")
         case .test(let test): describe(test)
         case .promote(let promote): describe(promote)
         case .push(let push):

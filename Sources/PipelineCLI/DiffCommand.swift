@@ -132,7 +132,7 @@ extension RefsCommand {
             }
             let new = try location(newFolder, newRole), reference = try location(referenceFolder, referenceRole)
             let entries = try await ReferenceReview(tolerance: tolerance, parallelism: options.parallel)
-                .entries(tests: try selectedTests(testPattern: transfers.testPattern, settings: changeSettings),
+                .entries(tests: try await selectedTests(transfers, settings: changeSettings),
                          reference: reference, new: new)
             let page = ReviewPage.html(title: "Reference review", subtitle: "\(new.name) against \(reference.name)", entries: entries)
             let url = options.global.resolve(output)
@@ -148,13 +148,16 @@ extension RefsCommand {
         }
 
         /// The named tests, every test (nil), or the tests the compared commits changed.
-        private func selectedTests(testPattern: String, settings: ChangeSettings) throws -> [String]? {
+        private func selectedTests(_ transfers: ReferenceTransfers, settings: ChangeSettings) async throws -> [String]? {
             if !tests.isEmpty { return tests }
             if all { return nil }
-            let detector = ChangeDetector(repositoryPath: options.global.workingDirectory.path, testPattern: testPattern,
+            let root = options.global.workingDirectory.path
+            let detector = ChangeDetector(repositoryPath: root, testPattern: transfers.testPattern,
                                           detectRenames: !changeOptions.noRenames)
             do {
-                return try detector.changes(try changeOptions.comparison(settings: settings)).promotable
+                let changes = try detector.changes(try changeOptions.comparison(settings: settings))
+                return try await transfers.changedTests(changes, history: try CommitHistory(repositoryPath: root),
+                                                        from: newRole, to: referenceRole).all
             } catch let error as GitError {
                 throw CLIFailure(status: .git, message: "\(error); to review every test, pass --all, or name the tests")
             }

@@ -44,6 +44,7 @@ public enum PipelineMain {
         case .notATest, .needsConfirmation: .usage
         case .noReferences, .incomplete: .storage
         case .developChanged: .conflict
+        case .recordingFailed: .testsFailed
         }
     }
 

@@ -15,7 +15,7 @@ struct RefsCommand: AsyncParsableCommand {
         __Snapshots__/<Test>/ (swift-snapshot-testing's layout), or in references.local/<Test>/. \
         Every transfer copies only what differs and is safe to re-run.
         """,
-        subcommands: [Pull.self, Push.self, Promote.self, Orphans.self, Diff.self, Report.self]
+        subcommands: [Pull.self, Push.self, Record.self, Promote.self, Orphans.self, Diff.self, Report.self]
     )
 
     struct Pull: AsyncParsableCommand {
@@ -263,6 +263,11 @@ struct ReferenceOptions: ParsableArguments {
         } else {
             reports.forEach { Console.out($0.render().joined(separator: "\n")) }
         }
+        try failIfIncomplete(reports)
+    }
+
+    /// A failed object makes the command fail, after its report is out.
+    func failIfIncomplete(_ reports: [TransferReport]) throws {
         let failed = reports.map(\.failures.count).reduce(0, +)
         if failed > 0 {
             throw ReferenceError.incomplete(failed: failed, total: reports.map { $0.copied.count + $0.deleted.count }.reduce(failed, +))

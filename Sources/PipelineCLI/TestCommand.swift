@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import GitChanges
+import Orchestrator
 import PipelineSpec
+import ReferenceStore
 import TestSharding
 
 struct TestCommand: AsyncParsableCommand {
@@ -57,6 +59,10 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write one JUnit XML report of the whole run here.", valueName: "path"))
     var junit: String?
 
+    @Option(help: ArgumentHelp("Where the review page of failed snapshots goes (written when a snapshot failed). Default: <package>/.build/pipeline/snapshot-review.html.",
+                               valueName: "path"))
+    var review: String?
+
     @Option(help: ArgumentHelp("Run only tests whose name matches this regular expression (repeatable).", valueName: "regex"))
     var filter: [String] = []
 
@@ -95,27 +101,23 @@ struct TestCommand: AsyncParsableCommand {
                 options.filters += filters
             }
         }
-        let session = TestSession(
+        let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
+        let testRun = TestRun(
             settings: BuildSettings(packagePath: package, configuration: configuration,
                                     extraArguments: buildArguments, skipBuild: skipBuild),
-            options: options, timingsFile: timings.map(global.resolve), record: !noRecord)
+            options: options, timingsFile: timings.map(global.resolve), record: !noRecord,
+            snapshots: SnapshotCheck(package: package, local: LocalReferences.scan(package, isTest: NamePattern("*").matches),
+                                     page: review.map(global.resolve)),
+            junit: junit.map(global.resolve), interactive: interactive) { FileHandle.standardError.write(Data($0.utf8)) }
         Interrupts.install()
         if !skipBuild { Console.error("Building the tests of \(package.path) (\(configuration))…") }
-        let prepared = try await session.prepare()
+        let prepared = try await testRun.prepare()
         if list { return prepared.tests.forEach { Console.out($0.name) } }
         if plan { return try showPlan(prepared.shards) }
 
-        let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
-        let node = session.options.node.count > 1 ? " (node \(session.options.node))" : ""
-        Console.error("Running \(prepared.plannedTests) tests in \(prepared.shards.count) shard\(prepared.shards.count == 1 ? "" : "s")"
-                      + "\(node), expected \(String(format: "%.1f", prepared.expectedSeconds)) s")
-        let progress = RunProgress(total: prepared.plannedTests, shards: prepared.shards.count,
-                                   expectedSeconds: prepared.expectedSeconds, interactive: interactive) { text in
-            FileHandle.standardError.write(Data(text.utf8))
-        }
-        let report = try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10))
-        if let junit { try session.writeJUnit(report, to: global.resolve(junit)) }
-        CIReport.publish(report, title: "pipeline test" + node)
+        let (report, findings) = try await testRun.run(prepared)
+        CIReport.publish(report, title: "pipeline test" + (options.node.count > 1 ? " (node \(options.node))" : ""))
+        findings.render().forEach(Console.error)
         if json {
             try Console.json(report)
         } else {

@@ -85,6 +85,7 @@ public enum StoreRole: String, Sendable, Hashable, CaseIterable, SpecEnum {
 
 /// One step of a pipeline, run in the order written.
 public enum Stage: Sendable, Hashable {
+    case pull(PullStage)
     case test(TestStage)
     case promote(PromoteStage)
     case push(PushStage)
@@ -92,6 +93,7 @@ public enum Stage: Sendable, Hashable {
     case review(ReviewStage)
 
     public enum Kind: String, Sendable, CaseIterable, SpecEnum {
+        case pull
         case test
         case promote
         case push
@@ -103,6 +105,7 @@ public enum Stage: Sendable, Hashable {
 
     public var kind: Kind {
         switch self {
+        case .pull: .pull
         case .test: .test
         case .promote: .promote
         case .push: .push
@@ -110,6 +113,28 @@ public enum Stage: Sendable, Hashable {
         case .review: .review
         }
     }
+}
+
+/// Brings the references into the checkout before the tests, for teams that keep them out of git:
+/// every test's references from `from` (develop), then the changed tests' from `changedFrom`
+/// (feature), where it holds them. Each test's local folder is made what the store holds.
+public struct PullStage: Sendable, Hashable {
+    public var from: StoreRole
+    /// The store the changed tests' references come from; nil pulls every test from `from` alone.
+    public var changedFrom: StoreRole?
+
+    public init(from: StoreRole = .develop, changedFrom: StoreRole? = .feature) {
+        self.from = from
+        self.changedFrom = changedFrom
+    }
+}
+
+/// A store, or none: how `changed-from` is written.
+enum OptionalStore: String, CaseIterable, SpecEnum {
+    case feature, develop, none
+
+    static let noun = "store (feature, develop or none)"
+    var role: StoreRole? { StoreRole(rawValue: rawValue) }
 }
 
 /// Runs the package's tests in parallel shards.

@@ -122,6 +122,7 @@ struct SpecDecoder {
         let node = settings ?? YAMLNode(value: .null, location: kindLocation)
         sourceMap.record(stagePath, node.location)
         switch kind {
+        case .pull: return pullStage(node, stagePath).map(Stage.pull)
         case .test: return testStage(node, stagePath).map(Stage.test)
         case .promote: return promoteStage(node, stagePath).map(Stage.promote)
         case .push: return pushStage(node, stagePath).map(Stage.push)
@@ -150,6 +151,15 @@ struct SpecDecoder {
         stage.outputLimit = value(fields, "output-limit") {
             $0.scalar($1, $2, expected: "a size, written like 512KB, 1MB or 2GiB", parse: ByteCount.init(parsing:))
         } ?? stage.outputLimit
+        return stage
+    }
+
+    private mutating func pullStage(_ node: YAMLNode, _ path: KeyPath) -> PullStage? {
+        guard let fields = fields(node, at: path, what: "the pull settings", nullIsEmpty: true,
+                                  allowed: ["from", "changed-from"]) else { return nil }
+        var stage = PullStage()
+        stage.from = value(fields, "from") { $0.choice($1, $2) } ?? stage.from
+        if let changed: OptionalStore = value(fields, "changed-from", { $0.choice($1, $2) }) { stage.changedFrom = changed.role }
         return stage
     }
 

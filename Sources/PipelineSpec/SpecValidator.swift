@@ -100,6 +100,16 @@ struct SpecValidator {
                 firstIndex[stage.kind] = index
             }
             switch stage {
+            case .pull(let pull):
+                requireStores([pull.from] + (pull.changedFrom.map { [$0] } ?? []), references: spec.references, at: stagePath)
+                if pull.changedFrom == pull.from {
+                    report(stagePath.appending("changed-from"), "is the same store as from (\(pull.from.rawValue)); "
+                        + "name the other store, or none")
+                }
+                if let test = firstIndex[.test] {
+                    report(path.appending(index: index), "runs after the test stage (stages[\(test)]); move it before "
+                        + "'test' so the tests read the pulled references")
+                }
             case .test(let test): validate(test, at: stagePath)
             case .promote(let promote): validate(promote, references: spec.references, at: stagePath)
             case .push(let push): requireStores([push.to], references: spec.references, at: stagePath)

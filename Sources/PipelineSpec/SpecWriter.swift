@@ -23,6 +23,9 @@ public enum SpecWriter {
         for stage in spec.stages {
             lines.append("  - \(stage.kind.rawValue):")
             switch stage {
+            case .pull(let pull):
+                lines.append("      from: \(pull.from.rawValue)")
+                lines.append("      changed-from: \(pull.changedFrom?.rawValue ?? "none")")
             case .test(let test):
                 lines.append("      shards: \(test.shards)")
                 lines.append("      timeout: \(test.timeout.specText)")

@@ -21,6 +21,8 @@ public struct LocalReferences: ObjectStore, FileBacked {
     public let checkout: URL
     /// Tests that have a test file (`Test.swift`) in the checkout.
     public let testFiles: Set<String>
+    /// Each test's file, where exactly one has its name.
+    public let testFilePaths: [String: URL]
 
     public var name: String { folder?.path ?? "the __Snapshots__ folders in \(checkout.path)" }
 
@@ -63,8 +65,11 @@ public struct LocalReferences: ObjectStore, FileBacked {
                 }
             }
         }
+        let paths = files.compactMapValues { folders in
+            folders.count == 1 ? folders[0].standardizedFileURL : nil
+        }.reduce(into: [String: URL]()) { $0[$1.key] = $1.value.appendingPathComponent("\($1.key).swift") }
         return LocalReferences(roots: roots, ambiguous: ambiguous, folder: folder?.standardizedFileURL,
-                               checkout: checkout.standardizedFileURL, testFiles: Set(files.keys))
+                               checkout: checkout.standardizedFileURL, testFiles: Set(files.keys), testFilePaths: paths)
     }
 
     /// The tests that have references here.
@@ -73,6 +78,12 @@ public struct LocalReferences: ObjectStore, FileBacked {
             return try await FolderStore(root: folder, keepsMetadata: false).list(under: nil).map(\.key.firstSegment).uniqued()
         }
         return roots.filter { FileManager.default.fileExists(atPath: $0.value.appendingPathComponent($0.key).path) }.keys.sorted()
+    }
+
+    /// Where `file` of `test` lives in the checkout (it may not exist yet); nil when the test has no place here.
+    public func path(of test: String, file: String) -> URL? {
+        guard ambiguous[test] == nil, let root = roots[test] ?? folder else { return nil }
+        return root.appendingPathComponent(test).appendingPathComponent(file)
     }
 
     /// Why `test`'s references have no place in the checkout; nil when they have one.

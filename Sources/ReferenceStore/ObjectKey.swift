@@ -41,6 +41,8 @@ public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// The first segment: the test a reference belongs to (`SnapshotTests` of `SnapshotTests/a.png`).
     public var firstSegment: String { String(rawValue.prefix { $0 != "/" }) }
+    /// The key's last segment: the file name.
+    public var lastSegment: String { String(rawValue.split(separator: "/").last ?? Substring(rawValue)) }
 
     /// Joining two valid keys gives a valid key; nothing else uses this.
     private init(trusted: String) { rawValue = trusted }

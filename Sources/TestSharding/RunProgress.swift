@@ -14,7 +14,12 @@ public actor RunProgress {
     private var activeShards = 0
     private var statusShown = false
 
-    public init(total: Int, shards: Int, expectedSeconds: Double, interactive: Bool, write: @escaping @Sendable (String) -> Void) {
+    /// A recording run, where every snapshot assertion fails by design: plain failures are not announced.
+    private let recording: Bool
+
+    public init(total: Int, shards: Int, expectedSeconds: Double, interactive: Bool, recording: Bool = false,
+                write: @escaping @Sendable (String) -> Void) {
+        self.recording = recording
         self.total = total
         self.shards = shards
         self.expectedSeconds = expectedSeconds
@@ -32,6 +37,8 @@ public actor RunProgress {
         switch attempt.status {
         case .passed where attempt.attempt > 1:
             emit("↻ \(attempt.test.name) passed on retry \(attempt.attempt - 1): flaky")
+        case .failed where recording:
+            break
         case .failed, .timedOut, .crashed:
             if attempt.attempt == 1 { failures += 1 }
             emit("✗ \(attempt.test.name) \(attempt.status.rawValue)\(retry): \(attempt.message ?? "")")

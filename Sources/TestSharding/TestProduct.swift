@@ -75,6 +75,11 @@ public struct TestProduct: Sendable {
         return names.filter { $0.hasSuffix("PackageTests.xctest") }.sorted().first.map { bin.appendingPathComponent($0) }
     }
 
+    /// The same product, its tests run with `extra` set over its environment.
+    func adding(environment extra: [String: String]) -> TestProduct {
+        TestProduct(path: path, packagePath: packagePath, environment: environment.merging(extra) { $1 })
+    }
+
     /// Every test in the product, from the product's own listings (≈10 ms each, run at once).
     public func discover(scratch: URL) async throws(TestRunError) -> [TestID] {
         #if os(macOS)

@@ -41,9 +41,14 @@ public struct TestReport: Codable, Sendable {
     public var version = 1
     public var summary: Summary
     public var tests: [Record]
-    /// Tests that ran more than once in one attempt, or were reported without being asked for.
+    /// Tests that ran more than once in one attempt, were reported without being asked for, or
+    /// did something a check after the run caught (a reference written in CI by no known test).
     public var problems: [String]
     public var passed: Bool
+    /// Whether a flaky test counts as failed.
+    public var flakyFails: Bool
+    /// The page reviewing the run's failed snapshots, when one was written.
+    public var review: String?
 
     /// Folds every attempt into one record per test. A test that failed and then passed is flaky;
     /// a test with no attempt at all is missing.
@@ -76,8 +81,44 @@ public struct TestReport: Codable, Sendable {
         for unexpected in Set(attempts.map(\.test)).subtracting(plannedSet).sorted() {
             problems.append("\(unexpected.name) ran without being asked for")
         }
-        summary.total = records.count
-        for record in records {
+        let durations = records.map(\.seconds)
+        summary.idealSeconds = max(durations.max() ?? 0, durations.reduce(0, +) / Double(max(1, shards.count)))
+        self.summary = summary
+        self.tests = records
+        self.problems = problems
+        self.flakyFails = flakyFails
+        self.passed = false
+        recount()
+    }
+
+    /// Fails a test for what a check after the run found (its message is put first); a problem of
+    /// the run when no test has that name.
+    public mutating func fail(_ name: String, because message: String) {
+        guard let index = tests.firstIndex(where: { $0.name == name }) else {
+            problems.append(message)
+            return recount()
+        }
+        let earlier = tests[index].message.map { "\n\($0)" } ?? ""
+        tests[index].message = message + (tests[index].status.isFailure || tests[index].status == .missing ? earlier : "")
+        if tests[index].status == .passed || tests[index].status == .flaky || tests[index].status == .skipped {
+            tests[index].status = .failed
+        }
+        recount()
+    }
+
+    /// Replaces a failed test's message (the first line people read), keeping its output.
+    public mutating func explain(_ name: String, _ message: String) {
+        guard let index = tests.firstIndex(where: { $0.name == name }) else { return }
+        tests[index].message = message
+    }
+
+    /// The counts and the verdict, from the records and problems.
+    private mutating func recount() {
+        var summary = self.summary
+        (summary.passed, summary.skipped, summary.flaky, summary.failed) = (0, 0, 0, 0)
+        (summary.timedOut, summary.crashed, summary.missing) = (0, 0, 0)
+        summary.total = tests.count
+        for record in tests {
             switch record.status {
             case .passed: summary.passed += 1
             case .skipped: summary.skipped += 1
@@ -89,12 +130,8 @@ public struct TestReport: Codable, Sendable {
             }
         }
         summary.failed += summary.timedOut + summary.crashed + summary.missing + (flakyFails ? summary.flaky : 0)
-        let durations = records.map(\.seconds)
-        summary.idealSeconds = max(durations.max() ?? 0, durations.reduce(0, +) / Double(max(1, shards.count)))
         self.summary = summary
-        self.tests = records
-        self.problems = problems
-        self.passed = summary.failed == 0 && problems.isEmpty && summary.total > 0
+        passed = summary.failed == 0 && problems.isEmpty && summary.total > 0
     }
 
     /// The plain summary line: `N passed, N failed, N skipped`, then flaky, timed-out, crashed and missing counts.
@@ -130,6 +167,7 @@ public struct TestReport: Codable, Sendable {
                      + (summary.node.count > 1 ? " on node \(summary.node)" : "")
                      + ": \(summary.seconds.formatted(places: 2)) s (plan expected \(summary.expectedSeconds.formatted(places: 2)) s, "
                      + "ideal \(summary.idealSeconds.formatted(places: 2)) s)")
+        if let review { lines.append("failed snapshots: \(review)") }
         return lines.joined(separator: "\n")
     }
 }

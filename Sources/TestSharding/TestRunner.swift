@@ -12,9 +12,11 @@ public struct TestRunOptions: Sendable {
     /// none) and no skip.
     public var filters: [String]
     public var skips: [String]
+    /// Variables set for the test processes (not the build), over the inherited environment.
+    public var environment: [String: String]
 
     public init(shards: Int, node: Node = .whole, limits: RunLimits = RunLimits(), retries: Int = 0,
-                flakyFails: Bool = true, filters: [String] = [], skips: [String] = []) {
+                flakyFails: Bool = true, filters: [String] = [], skips: [String] = [], environment: [String: String] = [:]) {
         self.shards = shards
         self.node = node
         self.limits = limits
@@ -22,6 +24,7 @@ public struct TestRunOptions: Sendable {
         self.flakyFails = flakyFails
         self.filters = filters
         self.skips = skips
+        self.environment = environment
     }
 
     /// The tests the filters select, or an error naming the filters when they select none.
@@ -64,6 +67,7 @@ public struct TestRunner: Sendable {
         let start = ContinuousClock.now
         let pool = WorkPool(shards: shards, estimates: estimates, knownShare: knownShare)
         let (attempts, processSeconds) = await withTaskGroup(of: ([TestAttempt], Double)?.self) { group in
+            let product = product.adding(environment: options.environment)
             for shard in shards {
                 let worker = ShardWorker(shard: shard.index, pool: pool, product: product, limits: options.limits,
                                          retries: options.retries, logs: logs)
