@@ -72,6 +72,7 @@ let package = Package(
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
-        .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI", "ReferenceStore", "ImageDiff", "TestSupport"]),
+        .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI", "Orchestrator", "ReferenceStore", "ImageDiff",
+                                                             "SnapshotConventions", "TestSupport"]),
     ]
 )

@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# The main job on the embedded default (folder storage): builds pipeline, creates a throwaway git
-# repository holding the example package and its reference images, records references in develop,
-# makes a feature branch that changes one test and its references, merges it into develop, and runs
-# the post-merge pipeline on the merge: the changed tests, the shards running, the promoted references.
+# The main job on the embedded default (folder storage), told as the snapshot team lives it, with
+# the references kept out of git (`__Snapshots__` ignored) and only in storage:
+#   1. the example package's snapshot tests (swift-snapshot-testing) record their references once,
+#      and they are stored in develop;
+#   2. a feature branch changes a view: its snapshot tests fail in `pipeline test`, and the review
+#      page shows reference / new / overlay;
+#   3. `pipeline refs record … --push` re-records them and uploads them to feature;
+#   4. the branch merges; on a fresh checkout `pipeline run post-merge` pulls the references
+#      (develop's, then feature's for what the branch changed), tests (green) and promotes;
+#   5. a second branch cut from develop afterwards pulls and passes.
 # Everything it writes is inside one temporary folder, removed at the end (kept with KEEP=1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,34 +26,25 @@ fi
 bin="$(swift build --show-bin-path)/pipeline"
 pipeline() { echo; echo "\$ pipeline $*"; "$bin" "$@"; }
 git() { command git -c user.name=Demo -c user.email=demo@example.com -c init.defaultBranch=develop "$@"; }
+say() { echo; echo "demo: $*" >&2; }
+snapshots=Tests/ExampleKitTests/__Snapshots__
+tests=(BadgeViewTests BadgeSnapshotTests)
 
 repo="$work/app"
 mkdir -p "$repo"
-(cd Examples/ExampleSuite && tar --exclude=.build -cf - .) | (cd "$repo" && tar -xf -)
+(cd Examples/ExampleSuite && tar --exclude=.build --exclude=__Snapshots__ -cf - .) | (cd "$repo" && tar -xf -)
 cd "$repo"
-# Reference images beside their test files, as swift-snapshot-testing records them: real 64×64 PNGs.
-cat > "$work/png.py" <<'PY'
-import os, struct, sys, zlib
-path, colour = sys.argv[1], bytes(int(c) for c in sys.argv[2:5])
-raw = b"".join(b"\0" + colour * 64 for _ in range(64))
-def chunk(kind, data):
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-os.makedirs(os.path.dirname(path), exist_ok=True)
-with open(path, "wb") as f:
-    f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 64, 64, 8, 2, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-PY
-snapshots=Tests/ExampleKitTests/__Snapshots__
-for i in 0 1 2; do python3 "$work/png.py" "$snapshots/ThumbnailTests/test_image_$i.1.png" $((40 * i)) 120 200; done
-for i in 0 1; do python3 "$work/png.py" "$snapshots/SlowRenderingTests/test_image_$i.1.png" 90 $((60 * i)) 30; done
 mkdir -p pipelines
 cat > pipelines/post-merge.yml <<'YAML'
 name: post-merge
-description: After a merge into develop, test in shards and promote the changed tests' references.
+description: After a merge into develop, pull the references, test in shards, promote the changed tests' references.
 references:
   feature: .pipeline/storage/feature
   develop: .pipeline/storage/develop
 stages:
+  - pull:
+      from: develop
+      changed-from: feature
   - test:
       shards: auto
       timeout: 60s
@@ -56,29 +53,44 @@ stages:
       from: feature
       to: develop
 YAML
-printf '.build/\n.pipeline/\n' > .gitignore
+# The team keeps reference images out of git: only in storage.
+printf '.build/\n.pipeline/\n__Snapshots__/\n' > .gitignore
 git init -q
-git add -A && git commit -q -m "The app, its tests and their reference images"
-
+git add -A && git commit -q -m "The app and its snapshot tests; references live in storage"
 echo "demo: a throwaway repository with the example package is at $repo" >&2
-echo "demo: recording the current references in feature and develop (the old force-upload script)" >&2
-pipeline refs promote ThumbnailTests SlowRenderingTests --force --yes
 
-echo; echo "demo: a feature branch changes ThumbnailTests and its references, and pushes them to feature" >&2
-git checkout -q -b feature/thumbnail-colours
-echo "// Thumbnails now use the brand colour." >> Tests/ExampleKitTests/ThumbnailTests.swift
-python3 "$work/png.py" "$snapshots/ThumbnailTests/test_image_1.1.png" 230 60 40
-git commit -q -am "Brand colour for thumbnails"
-pipeline refs push ThumbnailTests
+say "1. the snapshot tests record their references once, and they are stored in develop (the old force-upload script)"
+pipeline refs record "${tests[@]}"
+pipeline refs promote "${tests[@]}" --force --yes
 
+say "2. a feature branch changes a view: the brand colour every badge is drawn in"
+git checkout -q -b feature/brand-colour
+sed -i.bak 's/primary = RGB(32, 96, 208)/primary = RGB(208, 64, 32)/' Sources/ExampleKit/BadgeView.swift && rm Sources/ExampleKit/BadgeView.swift.bak
+git commit -q -am "Brand colour: warm red"
+status=0
+pipeline test --review "$work/review.html" || status=$?
+if [[ $status -ne 1 ]]; then
+    echo "demo: expected the changed view's snapshot tests to fail (exit 1), got exit $status" >&2
+    exit 1
+fi
+say "the snapshot tests failed as they should; the review page of the failures is $work/review.html"
+grep -o '<h2>[^<]*' "$work/review.html" | sed 's/<h2>/  /'
+
+say "3. the change is intended: re-record the references and push them to feature"
+pipeline refs record "${tests[@]}" --push
+
+say "4. the branch merges into develop; CI checks out the merge, with no references in the checkout"
 git checkout -q develop
-git merge -q --no-ff -m "Merge feature/thumbnail-colours" feature/thumbnail-colours
-echo; echo "demo: merged into develop; this is what CI runs after the merge" >&2
+git merge -q --no-ff -m "Merge feature/brand-colour" feature/brand-colour
+rm -rf "$snapshots"
 pipeline run post-merge --dry-run
 pipeline run post-merge
-echo
-echo "demo: develop now holds the new ThumbnailTests reference, recorded with the merge commit:"
-cat .pipeline/storage/develop/.pipeline-metadata/ThumbnailTests/test_image_1.1.png.json; echo
-echo; echo "demo: run again, the plan now shards by the recorded durations and has nothing left to promote" >&2
-pipeline run post-merge --dry-run
+say "develop now holds the new references, recorded with the merge commit:"
+cat .pipeline/storage/develop/.pipeline-metadata/BadgeViewTests/testBadgeImage.1.png.json; echo
+
+say "5. a second branch cut from develop afterwards pulls the references and passes"
+git checkout -q -b feature/next
+rm -rf "$snapshots"
+pipeline refs pull
+pipeline test
 cd "$here"

@@ -107,7 +107,7 @@ public struct SnapshotCheck: Sendable {
         for entry in findings.entries {
             guard let name = entry.testName, let record = report.tests.first(where: { $0.name == name }),
                   record.status != .passed, !(record.message ?? "").contains(page.path) else { continue }
-            report.explain(name, (record.message ?? "failed") + " — review: \(page.path)#\(ReviewPage.anchor(for: entry.key))")
+            report.explain(name, Self.headline(record.message ?? "failed") + " — review: \(page.path)#\(ReviewPage.anchor(for: entry.key))")
         }
         return findings
     }

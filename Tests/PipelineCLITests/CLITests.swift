@@ -1,4 +1,5 @@
 import Foundation
+import SnapshotConventions
 import Testing
 @testable import PipelineCLI
 
@@ -116,10 +117,15 @@ struct CLITests {
             "references: local Tests/__Snapshots__, feature .pipeline/storage/feature, develop .pipeline/storage/develop",
             "stages:",
             "  1. test     3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests",
+            "       snapshots: SNAPSHOT_TESTING_RECORD="
+                + (SnapshotSwitches.isCI(ProcessInfo.processInfo.environment)
+                    ? "never (CI: a missing reference fails, a written one too)" : "missing")
+                + "; failed snapshots go to \(workspace.root.path)/.build/pipeline/snapshot-artifacts and are reviewed in "
+                + "\(workspace.root.path)/.build/pipeline/snapshot-review.html",
             "       no recorded durations in \(workspace.root.path)/.build/pipeline/timings.json yet: "
                 + "the shards are planned when the tests are listed",
             "  2. promote  feature → develop for the changed tests, keep files feature no longer has",
-            "       the change touched no test or reference folder: nothing to promote",
+            "       the change touched no test or reference folder, and pushed no reference: nothing to promote",
             "",
             "dry run: nothing was built, run, written or uploaded",
             "",

@@ -105,7 +105,8 @@ struct PipelineRunTests {
         try quiet.commitAll("notes")
         let skipped = try quiet.pipeline("run", "post-merge")
         #expect(skipped.status == 0, "\(skipped.stderr)")
-        #expect(skipped.stdout.contains("promote  skipped the change touched no test or reference folder"), "\(skipped.stdout)")
+        #expect(skipped.stdout.contains("promote  skipped the change touched no test or reference folder, and pushed no reference"),
+                "\(skipped.stdout)")
 
         // Storage that cannot be reached: exit 5 at the promote stage, naming the endpoint.
         let references = "references:\n  feature: s3://refs/feature\n  develop: s3://refs/develop\n  endpoint: http://127.0.0.1:9\n"

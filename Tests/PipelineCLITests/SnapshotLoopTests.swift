@@ -1,0 +1,225 @@
+import Foundation
+import Testing
+
+/// The snapshot team's loop on the real swift-snapshot-testing, end to end, with real builds and
+/// real test runs of the example package: references kept out of git (on the folder store and on
+/// the S3 test server), references committed in git, and the bad input of each step.
+@Suite("the snapshot loop on swift-snapshot-testing", .serialized)
+struct SnapshotLoopTests {
+    static let tests = ["BadgeViewTests", "BadgeSnapshotTests"]
+    static let snapshots = "Tests/ExampleKitTests/__Snapshots__"
+    static let view = "Sources/ExampleKit/BadgeView.swift"
+    /// The five snapshot tests of the example package.
+    static let snapshotTests: Set<String> = [
+        "ExampleKitTests.BadgeViewTests/testBadgeImage", "ExampleKitTests.BadgeViewTests/testBadgeLayout",
+        "ExampleKitTests.BadgeViewTests/test_初期起動時_バッジが表示されていること",
+        "ExampleKitTests.BadgeSnapshotTests/emptyBadge()", "ExampleKitTests.BadgeSnapshotTests/crowdedBadgeLayout()",
+    ]
+
+    /// A repository holding the example package; its references committed, or ignored and removed.
+    final class Repository {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-loop-\(UUID().uuidString)")
+
+        init(references: String, stages: String, committed: Bool) throws {
+            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+            for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path) where item != ".build" {
+                try FileManager.default.copyItem(at: ExamplePackage.root.appendingPathComponent(item), to: root.appendingPathComponent(item))
+            }
+            if !committed { try FileManager.default.removeItem(at: root.appendingPathComponent(SnapshotLoopTests.snapshots)) }
+            try write("pipelines/post-merge.yml", "name: post-merge\ndescription: Pull, test, promote.\n" + references + stages)
+            try write(".gitignore", "store/\n.build/\n" + (committed ? "" : "__Snapshots__/\n"))
+            try git("init", "-q", "-b", "develop")
+            try commitAll("the app")
+        }
+
+        deinit { try? FileManager.default.removeItem(at: root) }
+
+        func write(_ path: String, _ text: String) throws {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+
+        func read(_ path: String) -> Data? { FileManager.default.contents(atPath: root.appendingPathComponent(path).path) }
+        func git(_ arguments: String...) throws { try Git.run(arguments, in: root) }
+        func commitAll(_ message: String) throws {
+            try git("add", "-A")
+            try git("commit", "-q", "-m", message)
+        }
+
+        /// Changes the brand colour every badge is drawn in: every snapshot test's value changes.
+        func changeTheView() throws {
+            let source = String(decoding: read(SnapshotLoopTests.view) ?? Data(), as: UTF8.self)
+            #expect(source.contains("primary = RGB(32, 96, 208)"))
+            try write(SnapshotLoopTests.view, source.replacingOccurrences(of: "primary = RGB(32, 96, 208)", with: "primary = RGB(208, 64, 32)"))
+        }
+
+        func pipeline(_ arguments: String..., environment: [String: String] = [:]) throws -> PipelineBinary.Result {
+            try pipeline(arguments, environment: environment)
+        }
+
+        func pipeline(_ arguments: [String], environment: [String: String] = [:]) throws -> PipelineBinary.Result {
+            try PipelineBinary.run(arguments, in: root, environment: RefsBackend.environment.merging(environment) { $1 })
+        }
+
+        func json(_ result: PipelineBinary.Result) throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
+        }
+
+        /// Every reference file with its content, to prove a command left them as they were.
+        func references() -> [String: Data] {
+            let folder = root.appendingPathComponent(SnapshotLoopTests.snapshots)
+            return (FileManager.default.subpaths(atPath: folder.path) ?? []).reduce(into: [:]) { result, path in
+                var isFolder: ObjCBool = false
+                let full = folder.appendingPathComponent(path).path
+                if FileManager.default.fileExists(atPath: full, isDirectory: &isFolder), !isFolder.boolValue {
+                    result[path] = FileManager.default.contents(atPath: full)
+                }
+            }
+        }
+    }
+
+    static let stages = """
+        stages:
+          - pull:
+              from: develop
+              changed-from: feature
+          - test:
+              shards: 2
+              timeout: 60s
+          - promote:
+              from: feature
+              to: develop
+
+        """
+
+    @Test("references out of git: record and store, a view change fails with a review, re-record and push, merge, post-merge pulls, tests green and promotes, the next branch pulls and passes",
+          arguments: RefsBackend.available)
+    func outOfGit(backend: RefsBackend) async throws {
+        let repo = try Repository(references: try await backend.references(), stages: Self.stages, committed: false)
+        let recorded = try repo.pipeline(["refs", "record"] + Self.tests)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(recorded.stdout.contains("BadgeViewTests: 3 new, 0 changed, 0 unchanged, 0 removed"), "\(recorded.stdout)")
+        #expect(recorded.stdout.contains("BadgeSnapshotTests: 2 new, 0 changed, 0 unchanged, 0 removed"), "\(recorded.stdout)")
+        let first = repo.references()
+        #expect(first.count == 5)
+        #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
+
+        // A feature branch changes the view: its snapshot tests fail, and the review page shows them.
+        try repo.git("checkout", "-q", "-b", "feature/brand")
+        try repo.changeTheView()
+        try repo.commitAll("brand colour")
+        let junit = repo.root.appendingPathComponent("junit.xml")
+        let failing = try repo.pipeline("test", "--json", "--junit", junit.path)
+        #expect(failing.status == 1, "\(failing.stderr)")
+        let report = try repo.json(failing)
+        let failed = Set((report["tests"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "failed" }.compactMap { $0["name"] as? String })
+        #expect(failed == Self.snapshotTests)
+        let page = try #require(report["review"] as? String)
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.contains("<h2>BadgeViewTests/testBadgeImage.1.png<span class=\"status failed\">"))
+        #expect(html.contains("pixels differ"), "an image failure shows its match ratio")
+        #expect(html.contains("<figcaption>overlay</figcaption>"), "an image failure shows the overlay")
+        #expect(html.contains("class=\"removed\">−   frame: 64×32, bar at (4, 6) 56×20, tint #2060d0"), "a text failure shows the line diff")
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains("review: \(page)#ref-BadgeViewTests_testBadgeImage_1_png"))
+        #expect(repo.references() == first, "a failing CI run writes no reference")
+
+        // The change is meant: re-record, push to feature.
+        let rerecorded = try repo.pipeline(["refs", "record"] + Self.tests + ["--push"])
+        #expect(rerecorded.status == 0, "\(rerecorded.stderr)")
+        #expect(rerecorded.stdout.contains("BadgeViewTests: 0 new, 3 changed, 0 unchanged, 0 removed"), "\(rerecorded.stdout)")
+        #expect(rerecorded.stdout.contains("copied 5"), "\(rerecorded.stdout)")
+        let second = repo.references()
+
+        // The merge, checked out fresh: no reference in the checkout. The dry run writes nothing.
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge brand", "feature/brand")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        let plan = try repo.json(try repo.pipeline("run", "post-merge", "--dry-run", "--json"))
+        let planned = (plan["stages"] as? [[String: Any]])?.first?["transfers"] as? [[String: Any]] ?? []
+        #expect(planned.map { ($0["copied"] as? [String])?.count ?? -1 } == [0, 5], "develop for all, then feature for the changed")
+        #expect(repo.references().isEmpty)
+
+        let run = try repo.pipeline("run", "post-merge", "--json")
+        #expect(run.status == 0, "\(run.stderr)")
+        let stages = try repo.json(run)["stages"] as? [[String: Any]] ?? []
+        #expect(stages.map { $0["status"] as? String } == ["passed", "passed", "passed"])
+        let promoted = (stages.last?["transfers"] as? [[String: Any]])?.first
+        #expect(Set(promoted?["pushed"] as? [String] ?? []) == Set(Self.tests), "found through the commits recorded with feature's references")
+        #expect((promoted?["copied"] as? [String])?.count == 5)
+        #expect(repo.references() == second, "the test stage read feature's references")
+
+        // A branch cut from develop afterwards pulls develop's references, now the new ones, and passes.
+        try repo.git("checkout", "-q", "-b", "feature/next")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.references() == second)
+        let green = try repo.pipeline("test", "--skip-build")
+        #expect(green.status == 0, "\(green.stdout)\(green.stderr)")
+    }
+
+    @Test("references committed in git: a missing one fails in CI naming the test and folder; a test writing another test's reference fails; refs record re-records for a commit, all or nothing")
+    func committed() async throws {
+        let repo = try Repository(references: try await RefsBackend.folder.references(),
+                                  stages: "stages:\n  - test:\n      shards: 2\n", committed: true)
+        let layout = "\(Self.snapshots)/BadgeViewTests/testBadgeLayout.1.txt"
+        let clean = try repo.pipeline("test")
+        #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
+
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(layout))
+        let missing = try repo.pipeline("test", "--skip-build", "--json")
+        #expect(missing.status == 1)
+        let record = (try repo.json(missing)["tests"] as? [[String: Any]])?.first { $0["name"] as? String == "ExampleKitTests.BadgeViewTests/testBadgeLayout" }
+        let message = record?["message"] as? String ?? ""
+        #expect(message.hasPrefix("missing reference: no testBadgeLayout.* in \(Self.snapshots)/BadgeViewTests "
+                                  + "(SNAPSHOT_TESTING_RECORD=never in CI records none)"), "\(message)")
+        #expect(message.contains("pipeline refs record BadgeViewTests"))
+        #expect(repo.read(layout) == nil, "CI recorded nothing")
+        try repo.git("checkout", "--", layout)
+
+        // A test that writes another test's reference: the run fails and names the file.
+        let stray = try repo.pipeline("test", "--skip-build", "--json", environment: ["EXAMPLE_RECORD_ELSEWHERE": "1"])
+        #expect(stray.status == 1)
+        let writer = (try repo.json(stray)["tests"] as? [[String: Any]])?.first {
+            $0["name"] as? String == "ExampleKitTests.BadgeViewTests/testRecordsElsewhereWhenAsked"
+        }
+        #expect(writer?["status"] as? String == "failed")
+        #expect((writer?["message"] as? String)?.contains("wrote a reference for another test, "
+            + "\(Self.snapshots)/ThumbnailTests/testRecordsElsewhereWhenAsked.1.txt") == true, "\(writer ?? [:])")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent("\(Self.snapshots)/ThumbnailTests"))
+
+        // refs record is all or nothing: a stray write puts every reference back, exit 1.
+        try repo.changeTheView()
+        let before = repo.references()
+        let refused = try repo.pipeline(["refs", "record", "BadgeViewTests"], environment: ["EXAMPLE_RECORD_ELSEWHERE": "1"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("error: recording stopped: ExampleKitTests.BadgeViewTests/testRecordsElsewhereWhenAsked wrote "
+                                        + "\(Self.snapshots)/ThumbnailTests/testRecordsElsewhereWhenAsked.1.txt, a reference of another test; "
+                                        + "every reference was put back as it was"), "\(refused.stderr)")
+        #expect(repo.references() == before, "byte for byte as before")
+        let unknown = try repo.pipeline("refs", "record", "NoSuchTests")
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("error: 'NoSuchTests' is not a test here: no test file NoSuchTests.swift in"), "\(unknown.stderr)")
+
+        // Recorded for real: three references change, git sees them, and the tests pass again.
+        let recorded = try repo.pipeline("refs", "record", "BadgeViewTests", "BadgeSnapshotTests")
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(recorded.stdout.contains("BadgeViewTests: 0 new, 3 changed, 0 unchanged, 0 removed"), "\(recorded.stdout)")
+        let changed = try Git.run(["status", "--porcelain", "--", Self.snapshots], in: repo.root)
+        #expect(changed.split(separator: "\n").count == 5, "\(changed)")
+        #expect(try repo.pipeline("test", "--skip-build").status == 0)
+    }
+
+    @Test("a pull from a store that cannot be reached stops the pipeline with exit 5, naming it, and touches no reference")
+    func unreachable() throws {
+        let references = "references:\n  feature: s3://refs/feature\n  develop: s3://refs/develop\n  endpoint: http://127.0.0.1:9\n"
+        let repo = try Repository(references: references, stages: Self.stages, committed: true)
+        let before = repo.references()
+        let result = try repo.pipeline("run", "post-merge")
+        #expect(result.status == 5)
+        #expect(result.stderr.contains("==> [1/3] pull"))
+        #expect(result.stderr.contains("error: http://127.0.0.1:9: "), "\(result.stderr)")
+        #expect(!result.stderr.contains("==> [2/3]"))
+        #expect(repo.references() == before)
+    }
+}
