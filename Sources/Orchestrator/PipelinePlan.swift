@@ -144,7 +144,7 @@ public struct PipelinePlan: Sendable, Encodable {
             let padding = String(repeating: " ", count: width - stage.kind.count)
             lines.append("  \(index + 1). \(stage.kind)\(padding)  \(stage.summary)")
             let indent = "       "
-            if let note = stage.note { lines.append(indent + note) }
+            if let note = stage.note { lines += note.split(separator: "\n").map { indent + $0 } }
             for shard in stage.shards ?? [] {
                 lines.append(indent + "shard \(shard.index): \(shard.tests.count) tests, expected "
                              + String(format: "%.2f", shard.expectedSeconds) + " s")

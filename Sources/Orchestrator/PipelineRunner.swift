@@ -187,10 +187,9 @@ public struct PipelineRunner: Sendable {
         let url = URL(fileURLWithPath: review.output, relativeTo: base).standardizedFileURL
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(page.utf8).write(to: url, options: .atomic)
-        let counts = [(failures.count, "failed snapshot(s)"), (entries.filter { $0.status == .changed }.count, "changed"),
-                      (entries.filter { $0.status == .new }.count, "new"), (entries.filter { $0.status == .removed }.count, "removed")]
-        return StageOutcome(kind: "review", status: .passed,
-                            summary: "\(url.path): " + counts.map { "\($0.0) \($0.1)" }.joined(separator: ", "), seconds: 0)
+        let counts = (failures.isEmpty ? [] : ["\(failures.count) failed snapshot(s)"])
+            + [ReviewEntry.Status.changed, .new, .removed].map { status in "\(entries.filter { $0.status == status }.count) \(status.rawValue)" }
+        return StageOutcome(kind: "review", status: .passed, summary: "\(url.path): " + counts.joined(separator: ", "), seconds: 0)
     }
 
     private func finished(_ kind: String, _ reports: [TransferReport]) -> StageOutcome {

@@ -301,6 +301,7 @@ struct RefsCommandTests {
                 "\(result.stdout)")
         let page = repo.read("artifacts/review.html") ?? ""
         #expect(page.contains("<h2>LoginTests/test_login.1.png<span class=\"status changed\">"))
-        #expect(page.contains("not compared:"), "the test's images are not PNGs, and the page says so")
+        #expect(page.contains("<div class=\"removed\">− login v1</div><div class=\"added\">+ login v2</div>"),
+                "the test's references are text, not PNGs: the page shows their line diff")
     }
 }

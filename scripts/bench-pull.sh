@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Benchmark: the pull stage's transfer (`pipeline refs pull`, develop's references into a checkout
+# that has none, as a CI checkout with __Snapshots__ out of git) against the peer tools, on a folder
+# store and on a local S3 server (moto).
+# Usage: scripts/bench-pull.sh [OBJECTS] [FOLDERS] [RUNS]   (defaults: 1000 objects of ~20 KB in 50 test folders, 5 runs)
+# Prints, in one run, the median wall time of each, the ratios, and the no-op re-run against `aws s3 sync`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+objects="${1:-1000}" folders="${2:-50}" runs="${3:-5}" port="${BENCH_S3_PORT:-9000}"
+
+scripts/setup.sh
+command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
+command -v aws >/dev/null || python3 -m pip install --quiet awscli
+swift build -c release --product pipeline >/dev/null
+bin="$(swift build -c release --show-bin-path)/pipeline"
+
+work="$(mktemp -d)"
+moto_server -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
+moto=$!
+trap 'kill $moto 2>/dev/null; rm -rf "$work"' EXIT
+endpoint="http://127.0.0.1:$port"
+export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_DEFAULT_REGION=us-east-1
+for _ in $(seq 100); do curl -s -o /dev/null "$endpoint" && break; sleep 0.1; done
+aws="aws --endpoint-url $endpoint s3"
+$aws mb s3://bench >/dev/null
+
+echo "generating $objects reference images of ~20 KB in $folders test folders…" >&2
+python3 - "$work/source" "$objects" "$folders" <<'PY'
+import os, sys
+root, objects, folders = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+tests = os.path.join(root, "Tests", "AppTests")
+for i in range(objects):
+    name = f"Screen{i % folders:02d}Tests"
+    folder = os.path.join(tests, "__Snapshots__", name)
+    os.makedirs(folder, exist_ok=True)
+    open(os.path.join(tests, name + ".swift"), "w").write("// a snapshot test file\n")
+    with open(os.path.join(folder, f"test_screen_{i}.1.png"), "wb") as f:
+        f.write(os.urandom(20_000 + i % 1000))
+PY
+tests=$(ls "$work/source/Tests/AppTests/__Snapshots__")
+# develop as a folder store (written by pipeline, with its metadata) and as an S3 prefix.
+"$bin" refs promote -C "$work/source" $tests --force --yes --feature "$work/store/feature" --develop "$work/store/develop" >/dev/null
+$aws cp --recursive --quiet "$work/source/Tests/AppTests/__Snapshots__" s3://bench/develop
+# Checkouts with the test files and no references, one per run and tool, as CI checks them out.
+for kind in folder s3 noop; do
+    for run in $(seq 0 "$runs"); do
+        mkdir -p "$work/$kind-$run/Tests/AppTests"
+        cp "$work/source/Tests/AppTests/"*.swift "$work/$kind-$run/Tests/AppTests/"
+    done
+done
+"$bin" refs pull -C "$work/noop-0" --develop s3://bench/develop --endpoint "$endpoint" >/dev/null 2>&1
+$aws sync --quiet s3://bench/develop "$work/sync-noop"
+
+source scripts/lib/bench.sh
+measure "pipeline_folder=$bin refs pull -C $work/folder-{run} --develop $work/store/develop" \
+    "cp=cp -r $work/store/develop $work/cp-{run}" \
+    "pipeline_s3=$bin refs pull -C $work/s3-{run} --develop s3://bench/develop --endpoint $endpoint" \
+    "aws_cp=$aws cp --recursive --quiet s3://bench/develop $work/aws-{run}" \
+    "pipeline_noop=$bin refs pull -C $work/noop-0 --develop s3://bench/develop --endpoint $endpoint" \
+    "sync_noop=$aws sync --quiet s3://bench/develop $work/sync-noop"
+
+for checkout in "$work/folder-0" "$work/s3-0"; do
+    pulled=$(find "$checkout/Tests/AppTests/__Snapshots__" -type f | wc -l)
+    [[ "$pulled" == "$objects" ]] || { echo "bench: expected $objects references in $checkout, found $pulled" >&2; exit 1; }
+done
+diff -r "$work/source/Tests/AppTests/__Snapshots__" "$work/s3-0/Tests/AppTests/__Snapshots__" >/dev/null \
+    || { echo "bench: the pulled references differ from the source" >&2; exit 1; }
+
+echo "pulling $objects references (~20 KB) in $folders test folders into a checkout with none, median of $runs runs:"
+printf '%-58s %8.3f s\n' "pipeline refs pull, folder store" "$t_pipeline_folder" \
+    "cp -r of the same folder" "$t_cp" \
+    "pipeline refs pull, S3 (moto at $endpoint)" "$t_pipeline_s3" \
+    "aws s3 cp --recursive of the same prefix" "$t_aws_cp" \
+    "pipeline refs pull, nothing to do (S3)" "$t_pipeline_noop" \
+    "aws s3 sync, nothing to do" "$t_sync_noop"
+echo "ratio pipeline / cp -r (folder):              $(ratio "$t_pipeline_folder" "$t_cp")"
+echo "ratio pipeline / aws s3 cp --recursive (S3):  $(ratio "$t_pipeline_s3" "$t_aws_cp")"
+echo "ratio no-op pipeline / no-op aws s3 sync:     $(ratio "$t_pipeline_noop" "$t_sync_noop")"
