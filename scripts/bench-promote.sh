@@ -8,21 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 objects="${1:-1000}" folders="${2:-50}" runs="${3:-5}" port="${BENCH_S3_PORT:-9000}"
 
-scripts/setup.sh
-command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
-command -v aws >/dev/null || python3 -m pip install --quiet awscli
-swift build -c release --product pipeline >/dev/null
-bin="$(swift build -c release --show-bin-path)/pipeline"
-
-work="$(mktemp -d)"
-moto_server -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
-moto=$!
-trap 'kill $moto 2>/dev/null; rm -rf "$work"' EXIT
-endpoint="http://127.0.0.1:$port"
-export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_DEFAULT_REGION=us-east-1
-for _ in $(seq 100); do curl -s -o /dev/null "$endpoint" && break; sleep 0.1; done
-aws="aws --endpoint-url $endpoint s3"
-$aws mb s3://bench >/dev/null
+source scripts/lib/bench.sh
+bench_s3_setup
 
 echo "generating $objects reference images of ~20 KB in $folders test folders…" >&2
 python3 - "$work/refs" "$objects" "$folders" <<'PY'
@@ -43,7 +30,6 @@ stores="--feature s3://bench/feature --endpoint $endpoint"
 $aws sync --quiet s3://bench/feature s3://bench/sync-noop
 "$bin" refs promote -C "$work/repo" $tests $stores --develop s3://bench/noop >/dev/null 2>&1
 
-source scripts/lib/bench.sh
 measure "pipeline=$bin refs promote -C $work/repo $tests $stores --develop s3://bench/pipeline-{run}" \
     "cp=$aws cp --recursive --quiet s3://bench/feature s3://bench/cp-{run}" \
     "sync=$aws sync --quiet s3://bench/feature s3://bench/sync-{run}" \

@@ -11,3 +11,23 @@ measure() {
 }
 
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+
+# bench_s3_setup: what the S3 benchmarks share. Installs what they need, builds pipeline in release
+# ($bin), makes a scratch folder ($work), starts moto on 127.0.0.1:$port ($endpoint) with bucket
+# `bench`, sets the aws CLI up ($aws), and stops and removes it all when the script exits.
+bench_s3_setup() {
+    scripts/setup.sh
+    command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
+    command -v aws >/dev/null || python3 -m pip install --quiet awscli
+    swift build -c release --product pipeline >/dev/null
+    bin="$(swift build -c release --show-bin-path)/pipeline"
+    work="$(mktemp -d)"
+    moto_server -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
+    moto=$!
+    trap 'kill $moto 2>/dev/null; rm -rf "$work"' EXIT
+    endpoint="http://127.0.0.1:$port"
+    export AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret AWS_DEFAULT_REGION=us-east-1
+    for _ in $(seq 100); do curl -s -o /dev/null "$endpoint" && break; sleep 0.1; done
+    aws="aws --endpoint-url $endpoint s3"
+    $aws mb s3://bench >/dev/null
+}
