@@ -26,7 +26,7 @@ for i in range(objects):
 PY
 tests=$(ls "$work/source/Tests/AppTests/__Snapshots__")
 # develop as a folder store (written by pipeline, with its metadata) and as an S3 prefix.
-"$bin" refs promote -C "$work/source" $tests --force --yes --feature "$work/store/feature" --develop "$work/store/develop" >/dev/null
+"$bin" refs promote -C "$work/source" $tests --force --yes --feature "$work/store/feature" --develop "$work/store/develop" >/dev/null 2>&1
 $aws cp --recursive --quiet "$work/source/Tests/AppTests/__Snapshots__" s3://bench/develop
 # Checkouts with the test files and no references, one per run and tool, as CI checks them out.
 for kind in folder s3 noop; do
