@@ -6,8 +6,6 @@ public struct TextDiff: Sendable, Equatable {
     public struct Line: Sendable, Equatable {
         public let kind: Kind
         public let text: String
-        /// The line's number in the reference (same, removed) or the new text (added), from 1.
-        public let number: Int
     }
 
     public let lines: [Line]
@@ -19,8 +17,8 @@ public struct TextDiff: Sendable, Equatable {
         let old = reference.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let now = new.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard old.count * now.count <= Self.largest else {
-            lines = old.enumerated().map { Line(kind: .removed, text: $1, number: $0 + 1) }
-                + now.enumerated().map { Line(kind: .added, text: $1, number: $0 + 1) }
+            lines = old.map { Line(kind: .removed, text: $0) }
+                + now.map { Line(kind: .added, text: $0) }
             return
         }
         // lengths[i][j]: the common subsequence of old[i...] and now[j...], row-major in one array.
@@ -36,15 +34,15 @@ public struct TextDiff: Sendable, Equatable {
         var i = 0, j = 0
         while i < old.count || j < now.count {
             if i < old.count, j < now.count, old[i] == now[j] {
-                result.append(Line(kind: .same, text: old[i], number: i + 1))
+                result.append(Line(kind: .same, text: old[i]))
                 i += 1
                 j += 1
             } else if i < old.count, j == now.count || lengths[(i + 1) * width + j] >= lengths[i * width + j + 1] {
                 // Removed lines before added ones, as diff tools show a change.
-                result.append(Line(kind: .removed, text: old[i], number: i + 1))
+                result.append(Line(kind: .removed, text: old[i]))
                 i += 1
             } else {
-                result.append(Line(kind: .added, text: now[j], number: j + 1))
+                result.append(Line(kind: .added, text: now[j]))
                 j += 1
             }
         }

@@ -61,7 +61,6 @@ public struct SnapshotCheck: Sendable {
             (record.name, Set(SnapshotMessages.files(in: (record.message ?? "") + "\n" + (record.output ?? "")).map(\.standardizedFileURL.path)))
         })
         let written = ReferenceInventory.scan(package).written(since: before)
-        findings.written = written.map { display(URL(fileURLWithPath: $0)) }
         for path in written {
             let url = URL(fileURLWithPath: path)
             let file = SnapshotFile(referenceAt: url)
@@ -200,8 +199,6 @@ public struct SnapshotCheck: Sendable {
 public struct SnapshotFindings: Sendable {
     /// Everything the review page shows.
     public var entries: [ReviewEntry] = []
-    /// References written during the run, relative to the checkout.
-    public var written: [String] = []
     /// Written outside CI (the library's default, `missing`, records a missing reference): noted, not failed.
     public var recorded: [String] = []
     public var page: URL?
