@@ -3,52 +3,89 @@
 struct ChangeClassifier {
     enum Side { case base, head }
 
-    static let snapshotsFolder = "__Snapshots__"
+    /// A folder a path belongs to: its name and its path from the repository's root.
+    struct Folder: Hashable {
+        var name: String
+        var path: String
+    }
 
-    let pattern: NamePattern
+    /// Where one path sits, worked out from a single split of the path.
+    struct PathFacts {
+        var target: Folder?
+        var reference: Folder?
+        var testName: String?
+
+        var isOther: Bool { target == nil && reference == nil && testName == nil }
+    }
+
+    static let snapshotsFolder = "__Snapshots__"
 
     /// SwiftPM's folder of test targets; it matches `*Tests` but holds targets rather than being one.
     static let testsContainer = "Tests"
 
-    /// The test target holding `path`: the folder up to the first component that matches the pattern,
-    /// passing over SwiftPM's `Tests` container when a folder below it matches.
-    /// Folders below `__Snapshots__` are references, never targets.
-    func testTarget(of path: String) -> (name: String, path: String)? {
-        let folders = path.split(separator: "/", omittingEmptySubsequences: false).dropLast()
-        let owned = folders.prefix { $0 != Self.snapshotsFolder }
-        let matches = owned.indices.filter { pattern.matches(owned[$0]) }
-        guard let first = matches.first else { return nil }
-        let index = owned[first] == Self.testsContainer && matches.count > 1 ? matches[1] : first
-        return (String(folders[index]), folders[...index].joined(separator: "/"))
+    let pattern: NamePattern
+
+    /// The facts of one path:
+    /// - the test target: the folder up to the first component that matches the pattern, passing over
+    ///   SwiftPM's `Tests` container when a folder below it matches; folders below `__Snapshots__` are
+    ///   references, never targets;
+    /// - the reference folder: `…/__Snapshots__/<TestFile>`, when the path is inside one;
+    /// - the test's name when the path is a test file: `…/SampleVCTests.swift` → `SampleVCTests`.
+    func facts(of path: String) -> PathFacts {
+        var facts = PathFacts()
+        let bytes = path.utf8
+        var start = bytes.startIndex
+        var snapshots = false, first: Range<String.Index>?, firstIsContainer = false, targetFound = false
+        // Each folder of the path, once, left to right.
+        while let slash = bytes[start...].firstIndex(of: UInt8(ascii: "/")) {
+            let name = path[start..<slash]
+            if snapshots {
+                facts.reference = Folder(name: String(name), path: String(path[..<slash]))
+                break
+            }
+            if name.utf8.elementsEqual(Self.snapshotsFolder.utf8) {
+                snapshots = true
+            } else if !targetFound, pattern.matches(name) {
+                if first == nil {
+                    first = start..<slash
+                    firstIsContainer = name.utf8.elementsEqual(Self.testsContainer.utf8)
+                } else {
+                    if firstIsContainer { first = start..<slash }
+                    targetFound = true
+                }
+            }
+            start = bytes.index(after: slash)
+        }
+        facts.target = first.map { Folder(name: String(path[$0]), path: String(path[..<$0.upperBound])) }
+        if facts.reference == nil {
+            let name = path[(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { bytes.index(after: $0) } ?? bytes.startIndex)...]
+            if name.utf8.count > 6, name.utf8.suffix(6).elementsEqual(".swift".utf8) {
+                let stem = name.dropLast(".swift".count)
+                if pattern.matches(stem) { facts.testName = String(stem) }
+            }
+        }
+        return facts
     }
 
-    /// The reference folder holding `path`: `…/__Snapshots__/<TestFile>`.
-    func referenceFolder(of path: String) -> (name: String, path: String)? {
-        let components = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard let index = components.firstIndex(of: Substring(Self.snapshotsFolder)), index + 2 < components.count
-        else { return nil }
-        return (String(components[index + 1]), components[...(index + 1)].joined(separator: "/"))
-    }
-
-    /// The test's name when `path` is a test file: `…/SampleVCTests.swift` → `SampleVCTests`.
-    func testName(of path: String) -> String? {
-        guard path.hasSuffix(".swift"), referenceFolder(of: path) == nil else { return nil }
-        let stem = path.split(separator: "/").last.map { $0.dropLast(".swift".count) } ?? ""
-        return !stem.isEmpty && pattern.matches(stem) ? String(stem) : nil
-    }
+    func testTarget(of path: String) -> Folder? { facts(of: path).target }
+    func referenceFolder(of path: String) -> Folder? { facts(of: path).reference }
+    func testName(of path: String) -> String? { facts(of: path).testName }
 
     func classify(_ files: [ChangedFile], base: String?, head: String, comparison: String, headIsMerge: Bool,
-                  exists: (String, Side) throws(GitError) -> Bool) throws(GitError) -> ChangeSet {
-        let targets = try folders(files, locate: testTarget, exists: exists)
-        let references = try folders(files, locate: referenceFolder, exists: exists)
+                  exists: (String, Side) -> Bool) -> ChangeSet {
+        var facts: [String: PathFacts] = [:]
+        facts.reserveCapacity(files.count)
+        for file in files {
+            for path in file.touchedPaths { facts[path] = self.facts(of: path) }
+        }
+        let targets = folders(files, facts: facts, locate: \.target, exists: exists)
+        let references = folders(files, facts: facts, locate: \.reference, exists: exists)
         let testFiles = files.compactMap { file -> ChangedTestFile? in
-            guard let name = testName(of: file.path) else { return nil }
+            guard let name = facts[file.path]?.testName else { return nil }
             return ChangedTestFile(name: name, path: file.path, status: file.status, oldPath: file.oldPath,
-                                   oldName: file.oldPath.flatMap(testName))
+                                   oldName: file.oldPath.flatMap { facts[$0]?.testName })
         }
-        let other = files.filter { file in
-            file.touchedPaths.allSatisfy { testTarget(of: $0) == nil && referenceFolder(of: $0) == nil && testName(of: $0) == nil }
-        }
+        let other = files.filter { file in file.touchedPaths.allSatisfy { facts[$0]?.isOther ?? true } }
         let promotable = Set(testFiles.map(\.name)).union(references.map(\.name)).sorted()
         return ChangeSet(base: base, head: head, comparison: comparison, headIsMerge: headIsMerge, files: files,
                          testTargets: targets, testFiles: testFiles, referenceFolders: references,
@@ -58,25 +95,26 @@ struct ChangeClassifier {
     /// Groups changed files by the folder `locate` finds for them, and gives each folder a status:
     /// added or deleted when it exists on one side only, renamed when an added folder holds only
     /// files renamed out of one deleted folder, modified otherwise.
-    private func folders(_ files: [ChangedFile], locate: (String) -> (name: String, path: String)?,
-                         exists: (String, Side) throws(GitError) -> Bool) throws(GitError) -> [ChangedFolder] {
+    private func folders(_ files: [ChangedFile], facts: [String: PathFacts], locate: KeyPath<PathFacts, Folder?>,
+                         exists: (String, Side) -> Bool) -> [ChangedFolder] {
         var groups: [String: (name: String, files: [ChangedFile])] = [:]
         for file in files {
-            for folder in Set(file.touchedPaths.compactMap { locate($0)?.path }) {
-                let name = file.touchedPaths.lazy.compactMap(locate).first { $0.path == folder }?.name ?? folder
-                groups[folder, default: (name, [])].files.append(file)
+            let new = facts[file.path]?[keyPath: locate]
+            if let new { groups[new.path, default: (new.name, [])].files.append(file) }
+            if let old = file.oldPath.flatMap({ facts[$0]?[keyPath: locate] }), old.path != new?.path {
+                groups[old.path, default: (old.name, [])].files.append(file)
             }
         }
-        var result: [String: ChangedFolder] = [:]
+        var result: [ChangedFolder] = []
         var renamedAway: Set<String> = []
         for (path, group) in groups {
-            let inBase = try exists(path, .base), inHead = try exists(path, .head)
+            let inBase = exists(path, .base), inHead = exists(path, .head)
             var folder = ChangedFolder(name: group.name, path: path, status: .modified, oldPath: nil,
                                        files: group.files.count)
             if inHead && !inBase {
                 folder.status = .added
-                let sources = Set(group.files.map { $0.status == .renamed ? $0.oldPath.flatMap { locate($0)?.path } : nil })
-                if sources.count == 1, let source = sources.first ?? nil, try !exists(source, .head) {
+                let sources = Set(group.files.map { $0.status == .renamed ? $0.oldPath.flatMap { facts[$0]?[keyPath: locate]?.path } : nil })
+                if sources.count == 1, let source = sources.first ?? nil, !exists(source, .head) {
                     folder.status = .renamed
                     folder.oldPath = source
                     renamedAway.insert(source)
@@ -84,8 +122,8 @@ struct ChangeClassifier {
             } else if inBase && !inHead {
                 folder.status = .deleted
             }
-            result[path] = folder
+            result.append(folder)
         }
-        return result.values.filter { !renamedAway.contains($0.path) }.sorted { $0.path < $1.path }
+        return result.filter { !renamedAway.contains($0.path) }.sorted { $0.path < $1.path }
     }
 }

@@ -141,39 +141,4 @@ final class Tree {
     init(_ handle: Owned) {
         self.handle = handle
     }
-
-    /// The subtree called `name`, or nil when there is no folder of that name.
-    func subtree(named name: String, in repository: Repository) throws(GitError) -> Tree? {
-        guard let entry = git_tree_entry_byname(handle.pointer, name), git_tree_entry_type(entry) == GIT_OBJECT_TREE
-        else { return nil }
-        var tree: OpaquePointer?
-        try LibGit2Runtime.check(git_tree_lookup(&tree, repository.handle.pointer, git_tree_entry_id(entry)),
-                                 "reading folder '\(name)'")
-        return tree.map { Tree(Owned($0, free: git_tree_free)) }
-    }
-}
-
-/// Answers "is this folder in the tree?" for many folders, loading each subtree once.
-final class FolderIndex {
-    private let repository: Repository
-    private var trees: [String: Tree?]
-
-    init(root: Tree?, repository: Repository) {
-        self.repository = repository
-        trees = ["": root]
-    }
-
-    func containsFolder(_ path: String) throws(GitError) -> Bool {
-        try tree(at: path) != nil
-    }
-
-    private func tree(at path: String) throws(GitError) -> Tree? {
-        if let cached = trees[path] { return cached }
-        let slash = path.lastIndex(of: "/")
-        let parentPath = slash.map { String(path[..<$0]) } ?? ""
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        let tree = try self.tree(at: parentPath)?.subtree(named: name, in: repository)
-        trees[path] = .some(tree)
-        return tree
-    }
 }

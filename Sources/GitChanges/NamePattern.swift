@@ -2,15 +2,22 @@
 public struct NamePattern: Sendable, Hashable, CustomStringConvertible {
     public let pattern: String
     private let characters: [Character]
+    /// The common shapes, matched byte for byte without the general algorithm: `*Suffix`, or a plain name.
+    private let suffix: [UInt8]?, literal: Bool
 
     public init(_ pattern: String) {
         self.pattern = pattern
         characters = Array(pattern)
+        let rest = pattern.dropFirst()
+        suffix = pattern.first == "*" && !rest.contains("*") && !rest.contains("?") ? Array(rest.utf8) : nil
+        literal = !pattern.contains("*") && !pattern.contains("?")
     }
 
     public var description: String { pattern }
 
     public func matches(_ name: some StringProtocol) -> Bool {
+        if let suffix { return name.utf8.count >= suffix.count && name.utf8.suffix(suffix.count).elementsEqual(suffix) }
+        if literal { return name.utf8.elementsEqual(pattern.utf8) }
         let name = Array(name)
         var p = 0, n = 0
         var star: Int?, resume = 0

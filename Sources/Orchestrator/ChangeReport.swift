@@ -29,8 +29,7 @@ public enum ChangeReport {
     }
 
     private static func row(_ status: ChangeStatus, _ path: String, _ oldPath: String?, _ note: String?) -> String {
-        let padded = status.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)
-        var text = "  \(padded)\(path)"
+        var text = "  " + status.rawValue + String(repeating: " ", count: max(1, 9 - status.rawValue.count)) + path
         if let oldPath { text += " ← \(oldPath)" }
         if let note { text += "  (\(note))" }
         return text

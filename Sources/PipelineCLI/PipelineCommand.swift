@@ -16,9 +16,21 @@ struct PipelineCommand: AsyncParsableCommand {
         8 promotion conflict (develop changed after the branch was cut), 70 internal error, \
         130 interrupted.
         """,
-        version: "pipeline \(Version.number) (libgit2 \(LibGit2.version), libcurl \(Curl.version))",
-        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, PlanCommand.self, TimingsCommand.self, RefsCommand.self]
+        version: "pipeline \(Version.number)",
+        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, PlanCommand.self,
+                      TimingsCommand.self, RefsCommand.self, VersionCommand.self]
     )
+}
+
+/// `pipeline version`: the version and the C libraries it loads. `--version` prints the first line
+/// only, without loading them, so it starts as fast as the binary can.
+struct VersionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "version", abstract: "Show the version and the libgit2 and libcurl in use.")
+
+    func run() throws {
+        Console.out("pipeline \(Version.number)\nlibgit2 \(LibGit2.version)\nlibcurl \(Curl.version)")
+    }
 }
 
 enum Version {

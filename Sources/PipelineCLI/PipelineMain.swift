@@ -17,7 +17,7 @@ public enum PipelineMain {
     /// Parses `arguments`, runs the command, and reports any error as one message and an exit status.
     static func execute(_ arguments: [String]) async -> ExitStatus {
         do {
-            var command = try PipelineCommand.parseAsRoot(arguments)
+            var command = try PipelineCommand.parseAsRoot(LeadingOptions.hoisted(arguments))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

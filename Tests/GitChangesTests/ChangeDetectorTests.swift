@@ -108,6 +108,28 @@ struct ChangeDetectorTests {
                 == ["Tests/AppTests/SampleVCTests.swift", "Tests/ProfileTests/SampleVCTests.swift"])
     }
 
+    @Test("renames are paired like git diff -M: identical content (empty files too), edited content, but not new content")
+    func renamesLikeGit() throws {
+        let repository = try TestRepository.package()
+        let body = (1...40).map { "line \($0) of a test file that is long enough to compare" }.joined(separator: "\n")
+        try repository.write(["Docs/guide.md": body, "Docs/notes.md": body + "\nnotes", "Docs/keep": "",
+                              "Docs/rewritten.txt": (1...40).map { "an old text \($0)" }.joined(separator: "\n")])
+        try repository.commit("docs")
+        try repository.remove("Docs/guide.md", "Docs/notes.md", "Docs/keep", "Docs/rewritten.txt")
+        try repository.write(["Guide/guide.md": body,                           // identical content
+                              "Guide/notes.md": body + "\nnotes, edited\nand more", // a rename with an edit
+                              "Guide/keep": "",                                    // identical, and empty
+                              "Guide/new.txt": (1...40).map { "entirely new \($0)" }.joined(separator: "\n")])
+        try repository.commit("move docs")
+        let result = try changes(repository)
+        let listed = result.files.map { [$0.status.letter, $0.oldPath, $0.path].compactMap { $0 }.joined(separator: "\t") }
+        let git = try repository.git("diff", "-M", "--name-status", "HEAD^", "HEAD").split(separator: "\n")
+            .map { String($0.replacing(#/^R\d+/#, with: "R")) }
+        #expect(listed == git)
+        #expect(listed == ["D\tDocs/rewritten.txt", "R\tDocs/guide.md\tGuide/guide.md", "R\tDocs/keep\tGuide/keep",
+                           "A\tGuide/new.txt", "R\tDocs/notes.md\tGuide/notes.md"])
+    }
+
     @Test("a whole test target renamed is one renamed folder")
     func targetRenamed() throws {
         let repository = try TestRepository.package()

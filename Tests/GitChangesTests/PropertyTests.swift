@@ -62,6 +62,11 @@ struct PropertyTests {
             let merge = try detector.changes(.merge(head: "HEAD"))
             let touched = Set(merge.files.flatMap(\.touchedPaths))
             #expect(touched == (try repository.gitDiffNames("HEAD^1", "HEAD")), "seed \(seed), merge \(step)")
+            // Without rename detection the list is git's, status for status and in git's order.
+            let plain = try ChangeDetector(repositoryPath: repository.path, detectRenames: false).changes(.merge(head: "HEAD"))
+            #expect(plain.files.map { "\($0.status.letter)\t\($0.path)" }
+                    == (try repository.git("-c", "core.quotePath=false", "diff", "--no-renames", "--name-status", "HEAD^1", "HEAD")
+                        .split(separator: "\n").map(String.init)), "seed \(seed), merge \(step)")
             let range = try detector.changes(.range(base: "HEAD~1", head: "\(branch)"))
             #expect(Set(range.files.flatMap(\.touchedPaths)) == (try repository.gitDiffNames("HEAD~1", branch)))
             let base = try detector.changes(.mergeBase(base: "HEAD^1", head: "HEAD^2"))
@@ -70,6 +75,18 @@ struct PropertyTests {
             for name in merge.promotable {
                 #expect(merge.testFiles.contains { $0.name == name } || merge.referenceFolders.contains { $0.name == name })
             }
+        }
+    }
+}
+
+extension ChangeStatus {
+    /// git's `--name-status` letter.
+    var letter: String {
+        switch self {
+        case .added: "A"
+        case .modified: "M"
+        case .deleted: "D"
+        case .renamed: "R"
         }
     }
 }

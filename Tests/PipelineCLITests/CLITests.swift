@@ -5,13 +5,32 @@ import Testing
 
 @Suite("The pipeline binary, end to end")
 struct CLITests {
-    @Test("--version names the linked libgit2 and libcurl")
+    @Test("--version prints the version alone; version names the libgit2 and libcurl in use")
     func version() throws {
         let workspace = try Workspace(pipelines: [:])
-        let result = try workspace.run("--version")
-        #expect(result.status == 0)
-        #expect(result.stdout.hasPrefix("pipeline \(Version.number) (libgit2 1."))
-        #expect(result.stdout.contains("libcurl 7.") || result.stdout.contains("libcurl 8."))
+        let short = try workspace.run("--version")
+        #expect(short.status == 0)
+        #expect(short.stdout == "pipeline \(Version.number)\n")
+        let long = try workspace.run("version")
+        #expect(long.status == 0)
+        let lines = long.stdout.split(separator: "\n")
+        #expect(lines.first == "pipeline \(Version.number)")
+        #expect(lines.contains { $0.hasPrefix("libgit2 1.") })
+        #expect(lines.contains { $0.hasPrefix("libcurl 7.") || $0.hasPrefix("libcurl 8.") })
+    }
+
+    @Test("-C before the command works as git's does, and several join")
+    func leadingDirectory() throws {
+        #expect(LeadingOptions.hoisted(["-C", "a", "-C", "b", "refs", "promote", "X"]) == ["refs", "promote", "-C", "a/b", "X"])
+        #expect(LeadingOptions.hoisted(["--directory=a", "-C/abs", "changes", "--json"]) == ["changes", "-C", "/abs", "--json"])
+        #expect(LeadingOptions.hoisted(["changes", "-C", "a"]) == ["changes", "-C", "a"])
+        let workspace = try Workspace(pipelines: [:])
+        let elsewhere = FileManager.default.temporaryDirectory
+        let before = try PipelineBinary.run(["-C", workspace.root.path, "changes", "--json"], in: elsewhere)
+        let after = try PipelineBinary.run(["changes", "--json", "-C", workspace.root.path], in: elsewhere)
+        #expect(before.status == 0)
+        #expect(before.stdout == after.stdout)
+        #expect(before.stdout.contains("\"head\""))
     }
 
     @Test("list shows every pipeline with its description and stages, and the reference commands")
