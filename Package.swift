@@ -40,8 +40,9 @@ let package = Package(
         .target(name: "ReferenceStore", dependencies: ["CCurl", "CCrypto", "CShims"]),
         .systemLibrary(name: "CLibgit2", pkgConfig: "libgit2",
                        providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl",
-                       providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]),
+        // libcurl's headers only: on Linux CShims loads the library when the first request needs it
+        // (libcurl4-openssl-dev, installed by scripts/setup.sh); on macOS CShims links the system's.
+        .systemLibrary(name: "CCurl"),
         // SHA-256 (S3 payload signatures) and MD5 (S3 ETags) from the system's OpenSSL, which libcurl already uses.
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
                        providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
@@ -50,7 +51,9 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
         // Fixed-arity wrappers for C variadic functions Swift cannot call (curl_easy_setopt, git_libgit2_opts).
-        .target(name: "CShims", dependencies: ["CLibgit2", "CCurl"]),
+        // It also loads libcurl lazily (curl_loader.c).
+        .target(name: "CShims", dependencies: ["CLibgit2", "CCurl"],
+                linkerSettings: [.linkedLibrary("curl", .when(platforms: [.macOS]))]),
 
         // Runs the pipeline tool in the package folder. It writes references, timings and reports
         // there, and reaches S3 stores over the network.

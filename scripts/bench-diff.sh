@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 runs="${1:-7}"
 
 scripts/setup.sh imagemagick
-swift build -c release --product pipeline >/dev/null
-bin="$(swift build -c release --show-bin-path)/pipeline"
+source scripts/lib/bench.sh
+build_release
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -68,7 +68,6 @@ done
 echo "pairs with different counts: $mismatches"
 [[ "$mismatches" == 0 ]] || { echo "bench: pipeline and ImageMagick disagree (above)" >&2; exit 1; }
 
-source scripts/lib/bench.sh
 # compare exits 1 when the images differ, as these do; interleave.py mentions it.
 a="$work/large-a.png" b="$work/large-b.png"
 measure "pipeline=$bin refs diff $a $b --precision 0" "compare=compare -metric AE $a $b null:" \

@@ -12,9 +12,8 @@ package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" runs="${2:-3}"
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || sysctl -n hw.ncpu)"
 
 scripts/setup.sh
-swift build -c release --product pipeline >/dev/null
-bin="$(swift build -c release --show-bin-path)/pipeline"
 source scripts/lib/bench.sh
+build_release
 
 echo "building the tests of $package…" >&2
 swift build --build-tests --package-path "$package" >/dev/null

@@ -32,36 +32,43 @@ struct ChangeClassifier {
     /// - the reference folder: `…/__Snapshots__/<TestFile>`, when the path is inside one;
     /// - the test's name when the path is a test file: `…/SampleVCTests.swift` → `SampleVCTests`.
     func facts(of path: String) -> PathFacts {
+        var path = path
+        return path.withUTF8(facts(ofBytes:))
+    }
+
+    /// Works on the path's bytes: slicing a String by its indices would check grapheme boundaries each time.
+    private func facts(ofBytes path: UnsafeBufferPointer<UInt8>) -> PathFacts {
         var facts = PathFacts()
-        let bytes = path.utf8
-        var start = bytes.startIndex
-        var snapshots = false, first: Range<String.Index>?, firstIsContainer = false, targetFound = false
+        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: path[range]), as: UTF8.self) }
+        func folder(_ range: Range<Int>) -> Folder { Folder(name: text(range), path: text(0..<range.upperBound)) }
+        var start = 0, snapshots = false, first: Range<Int>?, firstIsContainer = false, targetFound = false
         // Each folder of the path, once, left to right.
-        while let slash = bytes[start...].firstIndex(of: UInt8(ascii: "/")) {
-            let name = path[start..<slash]
+        while let slash = path[start...].firstIndex(of: UInt8(ascii: "/")) {
+            let name = UnsafeBufferPointer(rebasing: path[start..<slash])
             if snapshots {
-                facts.reference = Folder(name: String(name), path: String(path[..<slash]))
+                facts.reference = folder(start..<slash)
                 break
             }
-            if name.utf8.elementsEqual(Self.snapshotsFolder.utf8) {
+            if name.elementsEqual(Self.snapshotsFolder.utf8) {
                 snapshots = true
-            } else if !targetFound, pattern.matches(name) {
+            } else if !targetFound, pattern.matches(utf8: name) {
                 if first == nil {
                     first = start..<slash
-                    firstIsContainer = name.utf8.elementsEqual(Self.testsContainer.utf8)
+                    firstIsContainer = name.elementsEqual(Self.testsContainer.utf8)
                 } else {
                     if firstIsContainer { first = start..<slash }
                     targetFound = true
                 }
             }
-            start = bytes.index(after: slash)
+            start = slash + 1
         }
-        facts.target = first.map { Folder(name: String(path[$0]), path: String(path[..<$0.upperBound])) }
+        facts.target = first.map(folder)
         if facts.reference == nil {
-            let name = path[(path.utf8.lastIndex(of: UInt8(ascii: "/")).map { bytes.index(after: $0) } ?? bytes.startIndex)...]
-            if name.utf8.count > 6, name.utf8.suffix(6).elementsEqual(".swift".utf8) {
-                let stem = name.dropLast(".swift".count)
-                if pattern.matches(stem) { facts.testName = String(stem) }
+            let nameStart = (path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
+            let suffix = ".swift".utf8.count
+            if path.count - nameStart > suffix, path[(path.count - suffix)...].elementsEqual(".swift".utf8) {
+                let stem = UnsafeBufferPointer(rebasing: path[nameStart..<(path.count - suffix)])
+                if pattern.matches(utf8: stem) { facts.testName = String(decoding: stem, as: UTF8.self) }
             }
         }
         return facts
@@ -73,19 +80,18 @@ struct ChangeClassifier {
 
     func classify(_ files: [ChangedFile], base: String?, head: String, comparison: String, headIsMerge: Bool,
                   exists: (String, Side) -> Bool) -> ChangeSet {
-        var facts: [String: PathFacts] = [:]
-        facts.reserveCapacity(files.count)
-        for file in files {
-            for path in file.touchedPaths { facts[path] = self.facts(of: path) }
+        // Each path is split once; `located[i]` describes `files[i]` (and its old path, for a rename).
+        let located = files.map { file in (new: facts(of: file.path), old: file.oldPath.map { facts(of: $0) }) }
+        let targets = folders(files, located, locate: \.target, exists: exists)
+        let references = folders(files, located, locate: \.reference, exists: exists)
+        var testFiles: [ChangedTestFile] = [], other: [ChangedFile] = []
+        for (file, facts) in zip(files, located) {
+            if let name = facts.new.testName {
+                testFiles.append(ChangedTestFile(name: name, path: file.path, status: file.status, oldPath: file.oldPath,
+                                                 oldName: facts.old?.testName))
+            }
+            if facts.new.isOther && facts.old?.isOther ?? true { other.append(file) }
         }
-        let targets = folders(files, facts: facts, locate: \.target, exists: exists)
-        let references = folders(files, facts: facts, locate: \.reference, exists: exists)
-        let testFiles = files.compactMap { file -> ChangedTestFile? in
-            guard let name = facts[file.path]?.testName else { return nil }
-            return ChangedTestFile(name: name, path: file.path, status: file.status, oldPath: file.oldPath,
-                                   oldName: file.oldPath.flatMap { facts[$0]?.testName })
-        }
-        let other = files.filter { file in file.touchedPaths.allSatisfy { facts[$0]?.isOther ?? true } }
         let promotable = Set(testFiles.map(\.name)).union(references.map(\.name)).sorted()
         return ChangeSet(base: base, head: head, comparison: comparison, headIsMerge: headIsMerge, files: files,
                          testTargets: targets, testFiles: testFiles, referenceFolders: references,
@@ -95,26 +101,39 @@ struct ChangeClassifier {
     /// Groups changed files by the folder `locate` finds for them, and gives each folder a status:
     /// added or deleted when it exists on one side only, renamed when an added folder holds only
     /// files renamed out of one deleted folder, modified otherwise.
-    private func folders(_ files: [ChangedFile], facts: [String: PathFacts], locate: KeyPath<PathFacts, Folder?>,
-                         exists: (String, Side) -> Bool) -> [ChangedFolder] {
-        var groups: [String: (name: String, files: [ChangedFile])] = [:]
-        for file in files {
-            let new = facts[file.path]?[keyPath: locate]
-            if let new { groups[new.path, default: (new.name, [])].files.append(file) }
-            if let old = file.oldPath.flatMap({ facts[$0]?[keyPath: locate] }), old.path != new?.path {
-                groups[old.path, default: (old.name, [])].files.append(file)
+    private func folders(_ files: [ChangedFile], _ located: [(new: PathFacts, old: PathFacts?)],
+                         locate: KeyPath<PathFacts, Folder?>, exists: (String, Side) -> Bool) -> [ChangedFolder] {
+        struct Group {
+            var name: String
+            var files = 0
+            /// The one folder all its files were renamed out of; nil once a file was not renamed or
+            /// came from elsewhere.
+            var source: String?
+            var mixed = false
+
+            mutating func add(renamedFrom folder: String?) {
+                files += 1
+                if files == 1 { source = folder } else if source != folder { mixed = true }
+            }
+        }
+        var groups: [String: Group] = [:]
+        for (file, facts) in zip(files, located) {
+            let new = facts.new[keyPath: locate], old = facts.old?[keyPath: locate]
+            if let new {
+                groups[new.path, default: Group(name: new.name)].add(renamedFrom: file.status == .renamed ? old?.path : nil)
+            }
+            if let old, old.path != new?.path {
+                groups[old.path, default: Group(name: old.name)].add(renamedFrom: nil)
             }
         }
         var result: [ChangedFolder] = []
         var renamedAway: Set<String> = []
         for (path, group) in groups {
             let inBase = exists(path, .base), inHead = exists(path, .head)
-            var folder = ChangedFolder(name: group.name, path: path, status: .modified, oldPath: nil,
-                                       files: group.files.count)
+            var folder = ChangedFolder(name: group.name, path: path, status: .modified, oldPath: nil, files: group.files)
             if inHead && !inBase {
                 folder.status = .added
-                let sources = Set(group.files.map { $0.status == .renamed ? $0.oldPath.flatMap { facts[$0]?[keyPath: locate]?.path } : nil })
-                if sources.count == 1, let source = sources.first ?? nil, !exists(source, .head) {
+                if !group.mixed, let source = group.source, !exists(source, .head) {
                     folder.status = .renamed
                     folder.oldPath = source
                     renamedAway.insert(source)

@@ -16,9 +16,15 @@ public struct NamePattern: Sendable, Hashable, CustomStringConvertible {
     public var description: String { pattern }
 
     public func matches(_ name: some StringProtocol) -> Bool {
-        if let suffix { return name.utf8.count >= suffix.count && name.utf8.suffix(suffix.count).elementsEqual(suffix) }
-        if literal { return name.utf8.elementsEqual(pattern.utf8) }
-        let name = Array(name)
+        var name = String(name)
+        return name.withUTF8(matches(utf8:))
+    }
+
+    /// Matches a name given as UTF-8 bytes.
+    func matches(utf8 name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let suffix { return name.count >= suffix.count && name[(name.count - suffix.count)...].elementsEqual(suffix) }
+        if literal { return name.elementsEqual(pattern.utf8) }
+        let name = Array(String(decoding: name, as: UTF8.self))
         var p = 0, n = 0
         var star: Int?, resume = 0
         while n < name.count {

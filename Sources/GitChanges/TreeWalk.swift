@@ -29,10 +29,10 @@ struct TreeDifference {
         let otherOnly = onBase ? headOnlyFolders : baseOnlyFolders
         if otherOnly.isEmpty { return true }
         if otherOnly.contains(folder) { return false }
-        var index = folder.endIndex
-        while let slash = folder[..<index].lastIndex(of: "/") {
-            if otherOnly.contains(String(folder[..<slash])) { return false }
-            index = slash
+        var bytes = folder.utf8[...]
+        while let slash = bytes.lastIndex(of: UInt8(ascii: "/")) {
+            bytes = bytes[..<slash]
+            if otherOnly.contains(String(Substring(bytes))) { return false }
         }
         return true
     }

@@ -93,6 +93,7 @@ private final class MultiHandle: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
     init(maxConnections: Int) throws(StoreError) {
+        try Curl.load(for: "libcurl")
         guard let handle = curl_multi_init() else { throw .transport(endpoint: "curl_multi_init", reason: "out of memory") }
         self.handle = handle
         try CurlCheck.check(pipeline_curl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections), "CURLMOPT_MAX_TOTAL_CONNECTIONS")

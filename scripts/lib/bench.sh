@@ -10,6 +10,15 @@ measure() {
     done < <(python3 "$bench_lib/interleave.py" "$runs" "$@")
 }
 
+# build_release: builds pipeline as users install it, for speed (on Linux with the Swift runtime
+# linked in statically, which halves its start-up), and sets $bin.
+build_release() {
+    local static=()
+    [[ "$(uname)" == Linux ]] && static=(--static-swift-stdlib)
+    swift build -c release --product pipeline "${static[@]}" >/dev/null
+    bin="$(swift build -c release "${static[@]}" --show-bin-path)/pipeline"
+}
+
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
 # bench_s3_setup: what the S3 benchmarks share. Installs what they need, builds pipeline in release
@@ -19,8 +28,7 @@ bench_s3_setup() {
     scripts/setup.sh
     command -v moto_server >/dev/null || python3 -m pip install --quiet 'moto[server]'
     command -v aws >/dev/null || python3 -m pip install --quiet awscli
-    swift build -c release --product pipeline >/dev/null
-    bin="$(swift build -c release --show-bin-path)/pipeline"
+    build_release
     work="$(mktemp -d)"
     moto_server -H 127.0.0.1 -p "$port" >"$work/moto.log" 2>&1 &
     moto=$!

@@ -23,7 +23,10 @@ CURLMcode pipeline_curl_multi_setopt_long(CURLM *handle, CURLMoption option, lon
 
 int pipeline_git_opts_set_int(int option, int value);
 
-// curl_version_info with the CURLVERSION_NOW macro, which Swift does not import.
+// Loads libcurl on first use (Linux); nil when it is loaded, else why it could not be.
+const char *pipeline_curl_load(void);
+
+// curl_version_info with the CURLVERSION_NOW macro, which Swift does not import; NULL without libcurl.
 curl_version_info_data *pipeline_curl_version_info(void);
 
 #endif
