@@ -28,7 +28,10 @@ let package = Package(
         // Runs a pipeline's stages; renders the dry-run plan and the task list; moves references
         // between the checkout and the stores a spec names.
         .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff",
-                                                     "SnapshotConventions"]),
+                                                     "SnapshotConventions", "SharedRun"]),
+        // CI machines sharing a run through the team's store alone: timings kept there, a work queue
+        // of batches claimed by conditional writes, and the batches' reports.
+        .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding"]),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions"),
@@ -74,6 +77,7 @@ let package = Package(
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
+        .testTarget(name: "SharedRunTests", dependencies: ["SharedRun", "ReferenceStore", "TestSharding", "TestSupport"]),
         .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
         .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI", "Orchestrator", "ReferenceStore", "ImageDiff",
                                                              "SnapshotConventions", "TestSupport"]),

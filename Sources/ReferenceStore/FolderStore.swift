@@ -116,7 +116,7 @@ public struct FolderStore: ObjectStore, FileBacked {
         return url
     }
 
-    private func createFolder(_ folder: URL) throws(StoreError) {
+    func createFolder(_ folder: URL) throws(StoreError) {
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {

@@ -15,6 +15,15 @@ public struct ObjectInfo: Hashable, Sendable {
     }
 }
 
+/// When a write may go ahead: the building block of coordination through a store alone.
+public enum WriteCondition: Sendable, Equatable {
+    case always
+    /// Only when no object has the key (S3 `If-None-Match: *`; a folder's exclusive create).
+    case ifAbsent
+    /// Only when the object still has this ETag (S3 `If-Match`; a folder's compare under a lock).
+    case ifMatch(etag: String)
+}
+
 /// A place objects are kept: a folder, or an S3 bucket (with a prefix). Keys are relative to it.
 /// Implementations are safe to call from many tasks at once.
 public protocol ObjectStore: Sendable {
@@ -46,6 +55,19 @@ public protocol ObjectStore: Sendable {
               metadata: [String: String]) async throws(StoreError)
 
     func delete(_ key: ObjectKey) async throws(StoreError)
+}
+
+/// A shared store that can make a write conditional: the team's folder or S3 bucket (not a
+/// checkout). CI machines coordinate through it alone.
+public protocol SharedStore: ObjectStore {
+    /// A small object's content and ETag, or nil when there is none.
+    func get(_ key: ObjectKey) async throws(StoreError) -> (data: Data, etag: String)?
+
+    /// Writes a small object when `condition` holds and returns its new ETag. Throws
+    /// `preconditionFailed` when it does not hold, `conditionalWritesUnsupported` when the store
+    /// cannot tell.
+    @discardableResult
+    func put(_ data: Data, to key: ObjectKey, condition: WriteCondition) async throws(StoreError) -> String
 }
 
 /// A store whose objects are files on this machine, which other stores can read directly.

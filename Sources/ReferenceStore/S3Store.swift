@@ -117,9 +117,13 @@ public struct S3Store: ObjectStore {
     }
 
     public func upload(_ file: URL, to key: ObjectKey, metadata: [String: String]) async throws(StoreError) {
+        try await upload(file, to: key, metadata: metadata, extraHeaders: [])
+    }
+
+    func upload(_ file: URL, to key: ObjectKey, metadata: [String: String], extraHeaders: [(String, String)]) async throws(StoreError) {
         let md5 = try Digest.hex(ofFile: file, .md5)
         let headers = [("x-amz-content-sha256", try Digest.hex(ofFile: file, .sha256)),
-                       ("content-md5", Self.base64(hex: md5))] + Self.metadataHeaders(metadata)
+                       ("content-md5", Self.base64(hex: md5))] + Self.metadataHeaders(metadata) + extraHeaders
         _ = try await send("PUT", key: key, headers: headers, uploadFrom: file)
     }
 

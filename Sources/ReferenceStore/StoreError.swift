@@ -14,6 +14,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case insecureEndpoint(String)
     /// A test's references have no place in the checkout.
     case unplaceable(test: String, reason: String)
+    /// A conditional write found the object not as expected: created meanwhile, or changed since read.
+    case preconditionFailed(store: String, key: String)
+    /// The store cannot make a write conditional (OpenStack Swift's s3api answers 501).
+    case conditionalWritesUnsupported(store: String, reason: String)
 
     public var description: String {
         switch self {
@@ -35,6 +39,10 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "no S3 credentials: \(detail)"
         case .unplaceable(let test, let reason):
             "cannot place the references of '\(test)': \(reason)"
+        case .preconditionFailed(let store, let key):
+            "\(store): '\(key)' was written by someone else meanwhile"
+        case .conditionalWritesUnsupported(let store, let reason):
+            "\(store) cannot write conditionally (\(reason)), which a shared queue needs"
         case .insecureEndpoint(let endpoint):
             "\(endpoint) is plain HTTP and not on this machine; use https, or allow it with allow-http: true"
         }

@@ -26,6 +26,12 @@ public struct Shard: Equatable, Codable, Sendable {
     public let index: Int
     public var tests: [TestID]
     public var expectedSeconds: Double
+
+    public init(index: Int, tests: [TestID], expectedSeconds: Double) {
+        self.index = index
+        self.tests = tests
+        self.expectedSeconds = expectedSeconds
+    }
 }
 
 /// Splits a suite into shards balanced by recorded durations, longest first.

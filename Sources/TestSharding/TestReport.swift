@@ -91,6 +91,40 @@ public struct TestReport: Codable, Sendable {
         recount()
     }
 
+    /// One report of many parts (the batches of a shared queue, run on several machines), checked
+    /// against the suite: a test with no record is missing, a test with two records is duplicated,
+    /// a record for a test outside the suite is a problem.
+    public init(merging parts: [TestReport], suite: [TestID], flakyFails: Bool) {
+        var byName: [String: [Record]] = [:]
+        for part in parts { for record in part.tests { byName[record.name, default: []].append(record) } }
+        var summary = Summary()
+        summary.seconds = parts.map(\.summary.seconds).max() ?? 0
+        summary.shards = parts.reduce(0) { $0 + $1.summary.shards }
+        var records: [Record] = [], problems = parts.flatMap(\.problems)
+        for test in suite.sorted() {
+            guard let found = byName.removeValue(forKey: test.name) else {
+                records.append(Record(name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
+                                      status: .missing, seconds: 0, attempts: 1, shard: 0,
+                                      message: "no node reported it", output: nil, log: nil))
+                continue
+            }
+            if found.count > 1 {
+                summary.duplicated += 1
+                problems.append("\(test.name) ran in \(found.count) batches")
+            }
+            records.append(found.last!)
+        }
+        problems += byName.keys.sorted().map { "\($0) ran without being asked for" }
+        let durations = records.map(\.seconds)
+        summary.idealSeconds = durations.max() ?? 0
+        self.summary = summary
+        tests = records
+        self.problems = problems
+        self.flakyFails = flakyFails
+        passed = false
+        recount()
+    }
+
     /// Fails a test for what a check after the run found (its message is put first); a problem of
     /// the run when no test has that name.
     public mutating func fail(_ name: String, because message: String) {

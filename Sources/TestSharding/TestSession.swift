@@ -34,6 +34,13 @@ public struct TestSession: Sendable {
         public let estimates: [TestID: Double]
 
         public var plannedTests: Int { shards.reduce(0) { $0 + $1.tests.count } }
+
+        /// The same product and timings, planned for `tests` alone (a batch of a shared queue).
+        public func only(_ tests: [TestID], shards count: Int) -> Prepared {
+            let estimates = self.estimates.filter { Set(tests).contains($0.key) }
+            let shards = ShardPlanner(timings: timings).plan(tests, estimates: estimates, shards: count)
+            return Prepared(product: product, tests: tests, timings: timings, shards: shards, estimates: estimates)
+        }
         public var expectedSeconds: Double { shards.map(\.expectedSeconds).max() ?? 0 }
     }
 

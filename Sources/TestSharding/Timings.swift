@@ -51,30 +51,44 @@ public struct Timings: Codable, Equatable, Sendable {
 
     /// Reads a timings file; a missing file is an empty record, an unreadable one an error.
     public static func load(_ url: URL) throws(TestRunError) -> Timings {
-        guard FileManager.default.fileExists(atPath: url.path) else { return Timings() }
+        guard let data = FileManager.default.contents(atPath: url.path) else { return Timings() }
+        return try decode(data, origin: url.path)
+    }
+
+    /// Reads the timings format; `origin` names the file or object in errors.
+    public static func decode(_ data: Data, origin: String) throws(TestRunError) -> Timings {
+        let timings: Timings
         do {
-            let timings = try JSONDecoder().decode(Timings.self, from: Data(contentsOf: url))
-            guard timings.version == formatVersion else {
-                throw TestRunError.unreadableTimings(path: url.path, reason: "format version \(timings.version), expected \(formatVersion)")
-            }
-            guard timings.tests.values.allSatisfy({ $0.seconds.isFinite && $0.seconds >= 0 && $0.samples > 0 }) else {
-                throw TestRunError.unreadableTimings(path: url.path, reason: "a duration is negative or not a number")
-            }
-            return timings
-        } catch let error as TestRunError {
-            throw error
+            timings = try JSONDecoder().decode(Timings.self, from: data)
         } catch {
-            throw .unreadableTimings(path: url.path, reason: Timings.reason(error))
+            throw .unreadableTimings(path: origin, reason: Timings.reason(error))
+        }
+        guard timings.version == formatVersion else {
+            throw .unreadableTimings(path: origin, reason: "format version \(timings.version), expected \(formatVersion)")
+        }
+        guard timings.tests.values.allSatisfy({ $0.seconds.isFinite && $0.seconds >= 0 && $0.samples > 0 }) else {
+            throw .unreadableTimings(path: origin, reason: "a duration is negative or not a number")
+        }
+        return timings
+    }
+
+    /// The file's content: stable key order.
+    public func encoded() throws(TestRunError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(self)
+        } catch {
+            throw .cannotWrite(path: "timings", reason: error.localizedDescription)
         }
     }
 
     /// Writes the file whole, through a temporary file, so a reader never sees half of it.
     public func save(_ url: URL) throws(TestRunError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoded()
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(self).write(to: url, options: .atomic)
+            try data.write(to: url, options: .atomic)
         } catch {
             throw .cannotWrite(path: url.path, reason: error.localizedDescription)
         }

@@ -1,0 +1,53 @@
+import Foundation
+import TestSharding
+
+/// A suite cut into batches for a shared queue: longest tests first, batches shrinking toward the
+/// end so the nodes finish together (guided self-scheduling: each batch is about the remaining work
+/// divided by twice the nodes, never less than `minimumSeconds`).
+public struct QueuePlan: Codable, Sendable, Equatable {
+    public struct Batch: Codable, Sendable, Equatable {
+        public var index: Int
+        public var tests: [TestID]
+        public var expectedSeconds: Double
+
+        public init(index: Int, tests: [TestID], expectedSeconds: Double) {
+            self.index = index
+            self.tests = tests
+            self.expectedSeconds = expectedSeconds
+        }
+    }
+
+    public var version = 1
+    public var batches: [Batch]
+    /// Every test of the suite, sorted: nodes of one run must list the same suite.
+    public var suite: [String]
+
+    public init(tests: [TestID], estimates: [TestID: Double], nodes: Int, minimumSeconds: Double = 2) {
+        let ordered = tests.sorted { (estimates[$0] ?? 0, $1) > (estimates[$1] ?? 0, $0) }
+        var remaining = ordered.reduce(0) { $0 + (estimates[$1] ?? 0) }
+        var batches: [Batch] = []
+        var current: [TestID] = [], seconds = 0.0
+        var target = max(minimumSeconds, remaining / Double(2 * max(1, nodes)))
+        for test in ordered {
+            let estimate = estimates[test] ?? 0
+            current.append(test)
+            seconds += estimate
+            remaining -= estimate
+            if seconds >= target {
+                batches.append(Batch(index: batches.count, tests: current, expectedSeconds: seconds))
+                current = []
+                seconds = 0
+                target = max(minimumSeconds, remaining / Double(2 * max(1, nodes)))
+            }
+        }
+        if !current.isEmpty { batches.append(Batch(index: batches.count, tests: current, expectedSeconds: seconds)) }
+        self.batches = batches
+        suite = tests.map(\.name).sorted()
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import ReferenceStore
+import TestSharding
+
+/// A work queue kept in the team's store, shared by the nodes of a CI matrix with no coordinator.
+///
+/// Under `<prefix>/pipeline-runs/<run>/`: `plan.json` (the batches, written once by whichever node
+/// comes first, `If-None-Match: *`), `claims/<batch>.json` (who runs a batch, and until when the
+/// claim holds), and `results/<batch>.json` (the batch's report). A node claims the next batch by
+/// creating its claim, so two nodes never run the same batch and a fast node takes more; a claim
+/// whose lease ran out without a result is taken over (`If-Match` on the claim read).
+public struct WorkQueue: Sendable {
+    public let store: any SharedStore
+    public let run: String
+    /// This node, as `--node` names it (`2/4`).
+    public let node: Node
+    /// How long a claim holds beyond the batch's expected time, and the clock skew tolerated.
+    public var leaseMargin: Double = 120
+    public var clockSkew: Double = 60
+    /// Seconds since 1970, by this machine's clock (tests move it).
+    public var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
+    let folder: ObjectKey
+
+    public init(store: any SharedStore, prefix: ObjectKey?, run: String, node: Node) throws(StoreError) {
+        guard !run.isEmpty, run.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw .unsafeKey(run, reason: "a run id is letters, digits, '-', '_' and '.'")
+        }
+        self.store = store
+        self.run = run
+        self.node = node
+        folder = try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "pipeline-runs/\(run)")
+    }
+
+    // MARK: The plan
+
+    /// The run's batches: the plan already in the store, or `proposed`, written by this node when
+    /// it comes first. A plan for another suite means the run id was reused.
+    public func plan(proposing proposed: QueuePlan) async throws -> QueuePlan {
+        let key = try self.key("plan.json")
+        do {
+            try await store.put(try QueuePlan.encoder.encode(proposed), to: key, condition: .ifAbsent)
+            return proposed
+        } catch StoreError.preconditionFailed {
+            guard let (data, _) = try await store.get(key) else { return try await plan(proposing: proposed) }
+            let existing: QueuePlan
+            do {
+                existing = try JSONDecoder().decode(QueuePlan.self, from: data)
+            } catch {
+                throw QueueError.unreadable(object: "\(store.name)/\(key.rawValue)", reason: "not a queue plan")
+            }
+            guard existing.suite == proposed.suite else {
+                throw QueueError.runReused(run: run, planned: existing.suite.count, here: proposed.suite.count)
+            }
+            return existing
+        }
+    }
+
+    // MARK: Claims
+
+    public struct Claim: Codable, Sendable, Equatable {
+        public var node: String
+        public var claimedAt: Double
+        public var leaseSeconds: Double
+    }
+
+    /// The next batch for this node, claimed, or nil when every batch is claimed by a live claim
+    /// or finished. First the batches this node claimed on an earlier attempt of the same CI job
+    /// (a re-run repeats its own share), then unclaimed ones, then those whose lease ran out.
+    public func claimNext(in plan: QueuePlan, rerunning: inout Set<Int>) async throws -> QueuePlan.Batch? {
+        let claims = try await currentClaims()
+        let finished = try await finishedBatches()
+        for index in rerunning.sorted() {
+            rerunning.remove(index)
+            if let batch = try await take(plan.batches[index], replacing: claims[index]?.etag) { return batch }
+        }
+        for batch in plan.batches where claims[batch.index] == nil && !finished.contains(batch.index) {
+            if let claimed = try await take(batch, replacing: nil) { return claimed }
+        }
+        for batch in plan.batches where !finished.contains(batch.index) {
+            guard let (claim, etag) = claims[batch.index], claim.node != node.description,
+                  claim.claimedAt + claim.leaseSeconds + clockSkew < now() else { continue }
+            if let claimed = try await take(batch, replacing: etag) { return claimed }
+        }
+        return nil
+    }
+
+    /// The batches an earlier attempt of this node claimed.
+    public func earlierClaims() async throws -> Set<Int> {
+        Set(try await currentClaims().filter { $0.value.claim.node == node.description }.keys)
+    }
+
+    /// Whether every batch has a result.
+    public func isFinished(_ plan: QueuePlan) async throws -> Bool {
+        try await finishedBatches().count >= plan.batches.count
+    }
+
+    private func take(_ batch: QueuePlan.Batch, replacing etag: String?) async throws -> QueuePlan.Batch? {
+        let claim = Claim(node: node.description, claimedAt: now(), leaseSeconds: batch.expectedSeconds * 3 + leaseMargin)
+        do {
+            try await store.put(try QueuePlan.encoder.encode(claim), to: try key("claims/\(Self.name(batch.index))"),
+                                condition: etag.map { .ifMatch(etag: $0) } ?? .ifAbsent)
+            return batch
+        } catch StoreError.preconditionFailed {
+            return nil   // another node was first
+        }
+    }
+
+    private func currentClaims() async throws -> [Int: (claim: Claim, etag: String)] {
+        var claims: [Int: (Claim, String)] = [:]
+        for object in try await store.list(under: try key("claims")) {
+            guard let index = Self.index(of: object.key), let (data, etag) = try await store.get(object.key) else { continue }
+            // A claim written by hand with garbage is no claim: the batch is free to take over.
+            guard let claim = try? JSONDecoder().decode(Claim.self, from: data) else {
+                claims[index] = (Claim(node: "unreadable", claimedAt: 0, leaseSeconds: 0), etag)
+                continue
+            }
+            claims[index] = (claim, etag)
+        }
+        return claims
+    }
+
+    // MARK: Results
+
+    /// Stores a batch's report, replacing an earlier attempt's.
+    public func record(_ report: TestReport, of batch: QueuePlan.Batch) async throws {
+        try await store.put(try QueuePlan.encoder.encode(report), to: try key("results/\(Self.name(batch.index))"), condition: .always)
+    }
+
+    /// Every stored batch report, by batch.
+    public func results() async throws -> [Int: TestReport] {
+        var reports: [Int: TestReport] = [:]
+        for object in try await store.list(under: try key("results")) {
+            guard let index = Self.index(of: object.key), let (data, _) = try await store.get(object.key) else { continue }
+            do {
+                reports[index] = try JSONDecoder().decode(TestReport.self, from: data)
+            } catch {
+                throw QueueError.unreadable(object: "\(store.name)/\(object.key.rawValue)", reason: "not a batch report")
+            }
+        }
+        return reports
+    }
+
+    /// The stored plan, for the report of the whole run.
+    public func storedPlan() async throws -> QueuePlan {
+        let key = try self.key("plan.json")
+        guard let (data, _) = try await store.get(key) else { throw QueueError.noSuchRun(run: run, store: store.name) }
+        do {
+            return try JSONDecoder().decode(QueuePlan.self, from: data)
+        } catch {
+            throw QueueError.unreadable(object: "\(store.name)/\(key.rawValue)", reason: "not a queue plan")
+        }
+    }
+
+    private func finishedBatches() async throws -> Set<Int> {
+        Set(try await store.list(under: try key("results")).compactMap { Self.index(of: $0.key) })
+    }
+
+    private func key(_ path: String) throws(StoreError) -> ObjectKey { try ObjectKey(folder.rawValue + "/" + path) }
+
+    static func name(_ index: Int) -> String { "batch-\(String(repeating: "0", count: max(0, 4 - String(index).count)))\(index).json" }
+
+    static func index(of key: ObjectKey) -> Int? {
+        let name = key.lastSegment
+        guard name.hasPrefix("batch-"), name.hasSuffix(".json") else { return nil }
+        return Int(name.dropFirst("batch-".count).dropLast(".json".count))
+    }
+}
+
+/// Why a shared run cannot go on. Each reads as one line.
+public enum QueueError: Error, Equatable, CustomStringConvertible {
+    case runReused(run: String, planned: Int, here: Int)
+    case unreadable(object: String, reason: String)
+    case noSuchRun(run: String, store: String)
+
+    public var description: String {
+        switch self {
+        case .runReused(let run, let planned, let here):
+            "the queue '\(run)' already holds a plan of \(planned) tests, and this node lists \(here) other ones: "
+                + "another run used the same id (pass a fresh --queue)"
+        case .unreadable(let object, let reason):
+            "\(object): \(reason)"
+        case .noSuchRun(let run, let store):
+            "\(store): no queue '\(run)' (no plan.json)"
+        }
+    }
+}
