@@ -5,17 +5,8 @@ import TestSharding
 /// end so the nodes finish together (guided self-scheduling: each batch is about the remaining work
 /// divided by twice the nodes, never less than `minimumSeconds`).
 public struct QueuePlan: Codable, Sendable, Equatable {
-    public struct Batch: Codable, Sendable, Equatable {
-        public var index: Int
-        public var tests: [TestID]
-        public var expectedSeconds: Double
-
-        public init(index: Int, tests: [TestID], expectedSeconds: Double) {
-            self.index = index
-            self.tests = tests
-            self.expectedSeconds = expectedSeconds
-        }
-    }
+    /// A batch is planned like a shard: its tests and their expected time.
+    public typealias Batch = Shard
 
     public var version = 1
     public var batches: [Batch]
