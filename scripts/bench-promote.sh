@@ -11,16 +11,7 @@ objects="${1:-1000}" folders="${2:-50}" runs="${3:-5}" port="${BENCH_S3_PORT:-90
 source scripts/lib/bench.sh
 bench_s3_setup
 
-echo "generating $objects reference images of ~20 KB in $folders test folders…" >&2
-python3 - "$work/refs" "$objects" "$folders" <<'PY'
-import os, sys
-root, objects, folders = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-for i in range(objects):
-    folder = os.path.join(root, f"Screen{i % folders:02d}Tests")
-    os.makedirs(folder, exist_ok=True)
-    with open(os.path.join(folder, f"test_screen_{i}.1.png"), "wb") as f:
-        f.write(os.urandom(20_000 + i % 1000))
-PY
+bench_images "$work/refs"
 $aws cp --recursive --quiet "$work/refs" s3://bench/feature
 tests=$(ls "$work/refs")
 git init -q "$work/repo"

@@ -11,20 +11,9 @@ objects="${1:-1000}" folders="${2:-50}" runs="${3:-5}" port="${BENCH_S3_PORT:-90
 source scripts/lib/bench.sh
 bench_s3_setup
 
-echo "generating $objects reference images of ~20 KB in $folders test folders…" >&2
-python3 - "$work/source" "$objects" "$folders" <<'PY'
-import os, sys
-root, objects, folders = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-tests = os.path.join(root, "Tests", "AppTests")
-for i in range(objects):
-    name = f"Screen{i % folders:02d}Tests"
-    folder = os.path.join(tests, "__Snapshots__", name)
-    os.makedirs(folder, exist_ok=True)
-    open(os.path.join(tests, name + ".swift"), "w").write("// a snapshot test file\n")
-    with open(os.path.join(folder, f"test_screen_{i}.1.png"), "wb") as f:
-        f.write(os.urandom(20_000 + i % 1000))
-PY
+bench_images "$work/source/Tests/AppTests/__Snapshots__"
 tests=$(ls "$work/source/Tests/AppTests/__Snapshots__")
+for name in $tests; do echo "// a snapshot test file" >"$work/source/Tests/AppTests/$name.swift"; done
 # develop as a folder store (written by pipeline, with its metadata) and as an S3 prefix.
 "$bin" refs promote -C "$work/source" $tests --force --yes --feature "$work/store/feature" --develop "$work/store/develop" >/dev/null 2>&1
 $aws cp --recursive --quiet "$work/source/Tests/AppTests/__Snapshots__" s3://bench/develop

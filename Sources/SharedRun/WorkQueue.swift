@@ -67,7 +67,8 @@ public struct WorkQueue: Sendable {
     /// or finished. First the batches this node claimed on an earlier attempt of the same CI job
     /// (a re-run repeats its own share), then unclaimed ones, then those whose lease ran out.
     public func claimNext(in plan: QueuePlan, rerunning: inout Set<Int>) async throws -> QueuePlan.Batch? {
-        let claims = try await currentClaims()
+        // The listing gives every claim's ETag; a claim is read only when its lease may have run out.
+        let claims = try await claimObjects()
         let finished = try await finishedBatches()
         for index in rerunning.sorted() {
             rerunning.remove(index)
@@ -77,8 +78,8 @@ public struct WorkQueue: Sendable {
             if let claimed = try await take(batch, replacing: nil) { return claimed }
         }
         for batch in plan.batches where !finished.contains(batch.index) {
-            guard let (claim, etag) = claims[batch.index], claim.node != node.description,
-                  claim.claimedAt + claim.leaseSeconds + clockSkew < now() else { continue }
+            guard let object = claims[batch.index], let (claim, etag) = try await read(object.key),
+                  claim.node != node.description, claim.claimedAt + claim.leaseSeconds + clockSkew < now() else { continue }
             if let claimed = try await take(batch, replacing: etag) { return claimed }
         }
         return nil
@@ -86,7 +87,11 @@ public struct WorkQueue: Sendable {
 
     /// The batches an earlier attempt of this node claimed.
     public func earlierClaims() async throws -> Set<Int> {
-        Set(try await currentClaims().filter { $0.value.claim.node == node.description }.keys)
+        var mine: Set<Int> = []
+        for (index, object) in try await claimObjects() {
+            if let (claim, _) = try await read(object.key), claim.node == node.description { mine.insert(index) }
+        }
+        return mine
     }
 
     /// Whether every batch has a result.
@@ -105,18 +110,20 @@ public struct WorkQueue: Sendable {
         }
     }
 
-    private func currentClaims() async throws -> [Int: (claim: Claim, etag: String)] {
-        var claims: [Int: (Claim, String)] = [:]
+    private func claimObjects() async throws -> [Int: ObjectInfo] {
+        var claims: [Int: ObjectInfo] = [:]
         for object in try await store.list(under: try key("claims")) {
-            guard let index = Self.index(of: object.key), let (data, etag) = try await store.get(object.key) else { continue }
-            // A claim written by hand with garbage is no claim: the batch is free to take over.
-            guard let claim = try? JSONDecoder().decode(Claim.self, from: data) else {
-                claims[index] = (Claim(node: "unreadable", claimedAt: 0, leaseSeconds: 0), etag)
-                continue
-            }
-            claims[index] = (claim, etag)
+            if let index = Self.index(of: object.key) { claims[index] = object }
         }
         return claims
+    }
+
+    /// A claim and its ETag. A claim written by hand with garbage is no claim: it reads as one
+    /// whose lease ran out long ago, so the batch is free to take over.
+    private func read(_ key: ObjectKey) async throws -> (claim: Claim, etag: String)? {
+        guard let (data, etag) = try await store.get(key) else { return nil }
+        let claim = (try? JSONDecoder().decode(Claim.self, from: data)) ?? Claim(node: "unreadable", claimedAt: 0, leaseSeconds: 0)
+        return (claim, etag)
     }
 
     // MARK: Results

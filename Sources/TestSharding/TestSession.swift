@@ -37,7 +37,8 @@ public struct TestSession: Sendable {
 
         /// The same product and timings, planned for `tests` alone (a batch of a shared queue).
         public func only(_ tests: [TestID], shards count: Int) -> Prepared {
-            let estimates = self.estimates.filter { Set(tests).contains($0.key) }
+            let selected = Set(tests)
+            let estimates = self.estimates.filter { selected.contains($0.key) }
             let shards = ShardPlanner(timings: timings).plan(tests, estimates: estimates, shards: count)
             return Prepared(product: product, tests: tests, timings: timings, shards: shards, estimates: estimates)
         }

@@ -115,6 +115,36 @@ enum Specs {
     """
 }
 
+/// A throwaway git repository the end-to-end tests write files into and commit.
+protocol ScratchRepository: AnyObject {
+    var root: URL { get }
+}
+
+extension ScratchRepository {
+    func write(_ path: String, _ text: String) throws {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func git(_ arguments: String...) throws {
+        try Git.run(arguments, in: root)
+    }
+
+    func commitAll(_ message: String) throws {
+        try git("add", "-A")
+        try git("commit", "-q", "-m", message)
+    }
+
+    /// Copies the example package, without its build folder, into the root.
+    func copyExamplePackage() throws {
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path) where item != ".build" {
+            try FileManager.default.copyItem(at: ExamplePackage.root.appendingPathComponent(item), to: root.appendingPathComponent(item))
+        }
+    }
+}
+
 enum Git {
     /// Runs git in `folder` with a fixed identity; its standard output, trimmed. Fails when git does.
     @discardableResult

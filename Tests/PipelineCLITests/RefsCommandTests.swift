@@ -33,7 +33,7 @@ enum RefsBackend: String, CaseIterable, CustomStringConvertible, Sendable {
 
 /// A repository with two snapshot tests (LoginTests, ProfileTests) whose references sit beside
 /// their test files, as swift-snapshot-testing keeps them, and a spec naming the stores.
-final class SnapshotRepository {
+final class SnapshotRepository: ScratchRepository {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-refs-\(UUID().uuidString)")
     let snapshots: String
     static let snapshots = "Tests/AppTests/__Snapshots__"
@@ -49,15 +49,9 @@ final class SnapshotRepository {
     /// With `examplePackage`, the repository also holds the example package (its tests in
     /// Tests/ExampleKitTests), so a pipeline's test stage has something real to run.
     init(references: String, stages: String = promoteOnly, examplePackage: Bool = false) throws {
-        if examplePackage {
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path) where item != ".build" {
-                try FileManager.default.copyItem(at: ExamplePackage.root.appendingPathComponent(item),
-                                                 to: root.appendingPathComponent(item))
-            }
-        }
         let folder = examplePackage ? "Tests/ExampleKitTests" : "Tests/AppTests"
         snapshots = "\(folder)/__Snapshots__"
+        if examplePackage { try copyExamplePackage() }
         try write("pipelines/post-merge.yml", "name: post-merge\ndescription: Test, then promote the changed tests' references.\n"
                   + references + stages)
         try write(".gitignore", "store/\n.build/\n")
@@ -75,23 +69,8 @@ final class SnapshotRepository {
 
     deinit { try? FileManager.default.removeItem(at: root) }
 
-    func write(_ path: String, _ text: String) throws {
-        let url = root.appendingPathComponent(path)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(text.utf8).write(to: url)
-    }
-
     func read(_ path: String) -> String? {
         try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-    }
-
-    func git(_ arguments: String...) throws {
-        try Git.run(arguments, in: root)
-    }
-
-    func commitAll(_ message: String) throws {
-        try git("add", "-A")
-        try git("commit", "-q", "-m", message)
     }
 
     func sha(_ revision: String = "HEAD") throws -> String {

@@ -17,14 +17,11 @@ struct SnapshotLoopTests {
     ]
 
     /// A repository holding the example package; its references committed, or ignored and removed.
-    final class Repository {
+    final class Repository: ScratchRepository {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-loop-\(UUID().uuidString)")
 
         init(references: String, stages: String, committed: Bool) throws {
-            try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-            for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path) where item != ".build" {
-                try FileManager.default.copyItem(at: ExamplePackage.root.appendingPathComponent(item), to: root.appendingPathComponent(item))
-            }
+            try copyExamplePackage()
             if !committed { try FileManager.default.removeItem(at: root.appendingPathComponent(SnapshotLoopTests.snapshots)) }
             try write("pipelines/post-merge.yml", "name: post-merge\ndescription: Pull, test, promote.\n" + references + stages)
             try write(".gitignore", "store/\n.build/\n" + (committed ? "" : "__Snapshots__/\n"))
@@ -34,18 +31,7 @@ struct SnapshotLoopTests {
 
         deinit { try? FileManager.default.removeItem(at: root) }
 
-        func write(_ path: String, _ text: String) throws {
-            let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: url)
-        }
-
         func read(_ path: String) -> Data? { FileManager.default.contents(atPath: root.appendingPathComponent(path).path) }
-        func git(_ arguments: String...) throws { try Git.run(arguments, in: root) }
-        func commitAll(_ message: String) throws {
-            try git("add", "-A")
-            try git("commit", "-q", "-m", message)
-        }
 
         /// Changes the brand colour every badge is drawn in: every snapshot test's value changes.
         func changeTheView() throws {

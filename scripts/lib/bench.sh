@@ -19,6 +19,21 @@ build_release() {
     bin="$(swift build -c release "${static[@]}" --show-bin-path)/pipeline"
 }
 
+# bench_images FOLDER: $objects random (incompressible, like PNGs) images of ~20 KB in $folders test
+# folders, FOLDER/Screen<NN>Tests/test_screen_<i>.1.png.
+bench_images() {
+    echo "generating $objects reference images of ~20 KB in $folders test folders…" >&2
+    python3 - "$1" "$objects" "$folders" <<'PY'
+import os, sys
+root, objects, folders = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+for i in range(objects):
+    folder = os.path.join(root, f"Screen{i % folders:02d}Tests")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, f"test_screen_{i}.1.png"), "wb") as f:
+        f.write(os.urandom(20_000 + i % 1000))
+PY
+}
+
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 
 # bench_s3_setup: what the S3 benchmarks share. Installs what they need, builds pipeline in release
