@@ -20,7 +20,7 @@ let package = Package(
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
         // Argument parsing, output, and the mapping of errors to messages and exit codes.
         .target(name: "PipelineCLI", dependencies: [
-            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff", "SnapshotConventions",
+            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff", "SnapshotConventions", "SharedRun",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.

@@ -37,7 +37,9 @@ if [[ $# -gt 0 ]]; then
     exit
 fi
 # The snapshot loop's end-to-end tests build the example package (and swift-snapshot-testing) in
-# several fresh repositories: they run after the rest, so their builds do not starve the timing
-# tests (stalled S3 requests, timeouts) of the other suites.
-PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --skip SnapshotLoopTests
-PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter SnapshotLoopTests
+# several fresh repositories, and the shared-run tests start several nodes at once: they run after
+# the rest, so their processes do not starve the timing tests (stalled S3 requests, timeouts) of
+# the other suites.
+later="SnapshotLoopTests|SharedRunCommandTests"
+PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --skip "$later"
+PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$later"

@@ -102,7 +102,7 @@ public struct PipelinePlan: Sendable, Encodable {
                 return StagePlan(kind: "test", summary: describer.describe(test), test: TestPlan(
                     shards: test.shards.description, shardCount: count, timeoutSeconds: test.timeout.seconds,
                     retries: test.retries, select: test.select.rawValue, flaky: test.flaky.rawValue,
-                    package: test.package, configuration: test.configuration.rawValue, timings: test.timings,
+                    package: test.package, configuration: test.configuration.rawValue, timings: test.timings?.description,
                     junit: test.junit, outputLimitBytes: test.outputLimit.bytes), promote: nil)
             case .promote(let promote):
                 return StagePlan(kind: "promote", summary: describer.describe(promote), test: nil, promote: PromotePlan(

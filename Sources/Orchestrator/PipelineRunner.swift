@@ -3,6 +3,7 @@ import GitChanges
 import ImageDiff
 import PipelineSpec
 import ReferenceStore
+import SharedRun
 import SnapshotConventions
 import TestSharding
 
@@ -229,8 +230,13 @@ public struct PipelineRunner: Sendable {
                                      retries: test.retries, flakyFails: test.flaky == .fail, filters: filters)
         return TestSession(settings: BuildSettings(packagePath: package(of: test), configuration: test.configuration.rawValue,
                                                    skipBuild: skipBuild),
-                           options: options,
-                           timingsFile: test.timings.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL })
+                           options: options)
+    }
+
+    /// Where the test stage's timings are kept: its `timings:`, else the package's own file.
+    func timings(_ test: TestStage) throws -> SharedPlace {
+        guard let location = test.timings else { return try SharedPlace(file: TestSession.defaultTimings(of: package(of: test))) }
+        return try transfers().stores.shared(location)
     }
 
     private func package(of test: TestStage) -> URL {
@@ -246,7 +252,7 @@ public struct PipelineRunner: Sendable {
             return (StageOutcome(kind: "test", status: .skipped, summary: "the change affects no test target of \(test.package)",
                                  seconds: 0), nil)
         }
-        let run = testRun(test, filters: selection?.filters ?? [])
+        let run = try testRun(test, filters: selection?.filters ?? [])
         write("    building the tests of \(package.path) (\(test.configuration.rawValue))…\n")
         let prepared = try await run.prepare()
         let (report, findings) = try await run.run(prepared)
@@ -261,10 +267,10 @@ public struct PipelineRunner: Sendable {
     }
 
     /// The test stage's run: the session with the snapshot check over the checkout's references.
-    func testRun(_ test: TestStage, filters: [String]) -> TestRun {
+    func testRun(_ test: TestStage, filters: [String]) throws -> TestRun {
         let session = session(test, filters: filters)
         let write = self.write
-        return TestRun(settings: session.settings, options: session.options, timingsFile: session.timingsFile,
+        return try TestRun(settings: session.settings, options: session.options, timings: try timings(test),
                        snapshots: SnapshotCheck(package: package(of: test), local: transfers().stores.local(testPattern: spec.changes.tests)),
                        junit: test.junit.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL },
                        interactive: interactive, write: write)
@@ -295,18 +301,20 @@ extension PipelineRunner {
                 case .test(let test):
                     let selection = try await affected(test)
                     let session = session(test, filters: selection?.filters ?? [], skipBuild: true)
-                    let timings = try Timings.load(session.timingsFile)
+                    let place = try self.timings(test)
+                    let timings = try await place.timings.load()
                     let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
                     let selected = (try? session.options.select(tests)) ?? []
                     var notes = selection?.reasons ?? []
-                    let snapshots = testRun(test, filters: []).snapshots
+                    let snapshots = try testRun(test, filters: []).snapshots
                     notes.append("snapshots: \(SnapshotSwitches.record)=\(snapshots.mode.rawValue)"
                                  + (snapshots.writesFail ? " (CI: a missing reference fails, a written one too)" : "")
                                  + "; failed snapshots go to \(snapshots.artifacts.path) and are reviewed in \(snapshots.page.path)")
+                    notes.append("timings: read from \(place) to plan, and updated there after the run")
                     if selection?.filters?.isEmpty == true {
                         notes.append("the stage would be skipped")
                     } else if selected.isEmpty {
-                        notes.append("no recorded durations in \(session.timingsFile.path) yet: "
+                        notes.append("no recorded durations in \(place) yet: "
                                      + "the shards are planned when the tests are listed")
                     } else {
                         plan.stages[index].shards = ShardPlanner(timings: timings)

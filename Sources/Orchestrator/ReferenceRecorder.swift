@@ -36,7 +36,7 @@ public struct ReferenceRecorder: Sendable {
         let check = SnapshotCheck(package: package, local: local, page: page, forcedMode: .all)
         var options = options
         options.filters = try files.flatMap(Self.filters)
-        let run = TestRun(settings: settings, options: options, timingsFile: nil, record: false, snapshots: check,
+        let run = try TestRun(settings: settings, options: options, record: false, snapshots: check,
                           recording: true, junit: nil, interactive: false, write: write)
         let prepared = try await run.prepare()
         let backup = TestSession.workFolder(of: package).appendingPathComponent("record-backup")

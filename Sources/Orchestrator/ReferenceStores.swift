@@ -2,6 +2,7 @@ import Foundation
 import GitChanges
 import PipelineSpec
 import ReferenceStore
+import SharedRun
 
 /// The reference stores a spec's `references` names, opened: the checkout's local references,
 /// and `feature` and `develop` as folders or S3 prefixes.
@@ -27,6 +28,11 @@ public struct ReferenceStores: Sendable {
             throw ReferenceError.notConfigured("references.\(role.rawValue) is not set (\(origin)); "
                 + "give it a folder or s3://bucket/prefix, or pass --\(role.rawValue)")
         }
+        return try open(location)
+    }
+
+    /// A folder or S3 location, with the spec's endpoint, region and credentials.
+    public func open(_ location: StorageLocation) throws -> StoreLocation {
         switch location {
         case .folder(let path):
             return StoreLocation(store: FolderStore(root: URL(fileURLWithPath: path, relativeTo: base)), prefix: nil)
@@ -36,6 +42,18 @@ public struct ReferenceStores: Sendable {
                 credentials: try AWSCredentials.resolve(profile: settings.profile, environment: environment),
                 allowHTTP: settings.allowHTTP))
             return StoreLocation(store: store, prefix: prefix.isEmpty ? nil : try ObjectKey(prefix))
+        }
+    }
+
+    /// Where timings are kept and shared runs meet. A file is relative to `base`.
+    public func shared(_ timings: TimingsLocation) throws -> SharedPlace {
+        switch timings {
+        case .file(let path):
+            return try SharedPlace(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
+        case .store(let role):
+            return try SharedPlace(try location(role))
+        case .s3(let bucket, let prefix):
+            return try SharedPlace(try open(.s3(bucket: bucket, prefix: prefix)))
         }
     }
 

@@ -48,14 +48,24 @@ public struct SnapshotCheck: Sendable {
     public func begin() -> ReferenceInventory {
         try? FileManager.default.removeItem(at: artifacts)
         try? FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
-        return ReferenceInventory.scan(package)
+        return inventory()
     }
 
-    /// Reads what the run left: fails the tests that wrote references where that is not allowed,
-    /// explains missing references, pairs failed snapshots with their references, and writes the
-    /// review page when there is anything to review (its path goes into the report and into the
-    /// messages of the tests it shows).
+    /// The references in the package now: taken before each part of a run that `check` reads.
+    public func inventory() -> ReferenceInventory {
+        ReferenceInventory.scan(package)
+    }
+
+    /// Reads what the run left, and writes the review page when there is anything to review.
     public func finish(_ report: inout TestReport, since before: ReferenceInventory) -> SnapshotFindings {
+        var findings = check(&report, since: before)
+        publish(&findings, report: &report)
+        return findings
+    }
+
+    /// Reads what the tests left since `before`: fails the tests that wrote references where that
+    /// is not allowed, explains missing references, and pairs failed snapshots with their references.
+    public func check(_ report: inout TestReport, since before: ReferenceInventory) -> SnapshotFindings {
         var findings = SnapshotFindings()
         let mentions = Dictionary(uniqueKeysWithValues: report.tests.map { record in
             (record.name, Set(SnapshotMessages.files(in: (record.message ?? "") + "\n" + (record.output ?? "")).map(\.standardizedFileURL.path)))
@@ -90,7 +100,13 @@ public struct SnapshotCheck: Sendable {
             && mode == .never {
             findings.entries.append(missing(record, report: &report))
         }
-        guard !findings.entries.isEmpty else { return findings }
+        return findings
+    }
+
+    /// Writes the review page of `findings` when there is anything to review; its path goes into
+    /// the report and into the messages of the tests it shows.
+    public func publish(_ findings: inout SnapshotFindings, report: inout TestReport) {
+        guard !findings.entries.isEmpty else { return }
         findings.entries.sort { $0.key < $1.key }
         let html = ReviewPage.html(title: "Snapshot review", subtitle: "\(display(package)) — \(report.summaryLine)",
                                    entries: findings.entries)
@@ -99,7 +115,7 @@ public struct SnapshotCheck: Sendable {
             try Data(html.utf8).write(to: page, options: .atomic)
         } catch {
             findings.notes.append("the review page could not be written to \(page.path): \(error.localizedDescription)")
-            return findings
+            return
         }
         findings.page = page
         report.review = page.path
@@ -108,7 +124,6 @@ public struct SnapshotCheck: Sendable {
                   record.status != .passed, !(record.message ?? "").contains(page.path) else { continue }
             report.explain(name, Self.headline(record.message ?? "failed") + " — review: \(page.path)#\(ReviewPage.anchor(for: entry.key))")
         }
-        return findings
     }
 
     /// The failed snapshots in the artifacts folder, each beside its reference.
@@ -203,6 +218,16 @@ public struct SnapshotFindings: Sendable {
     public var recorded: [String] = []
     public var page: URL?
     public var notes: [String] = []
+
+    public init() {}
+
+    /// Adds a later part's findings (a batch of a shared run); an entry already there is kept once.
+    public mutating func add(_ other: SnapshotFindings) {
+        let keys = Set(entries.map(\.key))
+        entries += other.entries.filter { !keys.contains($0.key) }
+        recorded += other.recorded
+        notes += other.notes
+    }
 
     /// Lines for people: what was recorded, and where the review is.
     public func render() -> [String] {

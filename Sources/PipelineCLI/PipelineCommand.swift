@@ -17,7 +17,7 @@ struct PipelineCommand: AsyncParsableCommand {
         130 interrupted.
         """,
         version: "pipeline \(Version.number)",
-        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, PlanCommand.self,
+        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, PlanCommand.self, ReportCommand.self,
                       TimingsCommand.self, RefsCommand.self, VersionCommand.self]
     )
 }

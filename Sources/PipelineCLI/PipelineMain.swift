@@ -5,6 +5,7 @@ import ImageDiff
 import Orchestrator
 import PipelineSpec
 import ReferenceStore
+import SharedRun
 import TestSharding
 
 /// Runs the `pipeline` command line and exits with a documented status.
@@ -17,7 +18,7 @@ public enum PipelineMain {
     /// Parses `arguments`, runs the command, and reports any error as one message and an exit status.
     static func execute(_ arguments: [String]) async -> ExitStatus {
         do {
-            var command = try PipelineCommand.parseAsRoot(LeadingOptions.hoisted(arguments))
+            var command = try PipelineCommand.parseAsRoot(SharedRunOptions.expanded(LeadingOptions.hoisted(arguments)))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -73,6 +74,10 @@ public enum PipelineMain {
         case let error as ReferenceError:
             Console.error("error: \(error)")
             return status(of: error)
+        case let error as QueueError:
+            Console.error("error: \(error)")
+            if case .unreadable = error { return .storage }
+            return .usage
         case let error as SpecError:
             Console.error("error: \(error)")
             if case .unknownPipeline = error { return .usage }

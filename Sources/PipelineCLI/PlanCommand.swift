@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import SharedRun
 import TestSharding
 
-struct PlanCommand: ParsableCommand {
+struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
         abstract: "Split the test suite across CI machines: the matrix of nodes, each then running 'pipeline test --node I/N'.",
@@ -11,7 +12,8 @@ struct PlanCommand: ParsableCommand {
         names the nodes; the expected seconds come from the recorded durations (0 when none are \
         recorded yet). For GitHub Actions: echo "matrix=$(pipeline plan --nodes 4 --format \
         github-matrix)" >> "$GITHUB_OUTPUT", then strategy.matrix: ${{ fromJSON(needs.plan.outputs.matrix) }} \
-        and run 'pipeline test --node ${{ matrix.node }}'. See docs/ci.md.
+        and run 'pipeline test --node ${{ matrix.node }}'. With --queue, the batches a shared run's nodes \
+        would claim, and where its plan, claims and results would go. See docs/ci.md.
         """
     )
 
@@ -31,8 +33,7 @@ struct PlanCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The package whose tests are split.", valueName: "path"))
     var packagePath = "."
 
-    @Option(help: ArgumentHelp("Recorded test durations. Default: <package>/.build/pipeline/timings.json.", valueName: "path"))
-    var timings: String?
+    @OptionGroup var shared: SharedRunOptions
 
     func validate() throws {
         guard (1...256).contains(nodes) else { throw ValidationError("--nodes must be between 1 and 256") }
@@ -46,12 +47,22 @@ struct PlanCommand: ParsableCommand {
         let expectedSeconds: Double
     }
 
-    func run() throws {
-        let file = timings.map(global.resolve)
-            ?? TestSession.workFolder(of: global.resolve(packagePath)).appendingPathComponent("timings.json")
-        let recorded = try Timings.load(file)
+    struct Batches: Encodable {
+        let queue: String
+        let timings: String
+        let batches: [Shard]
+    }
+
+    func run() async throws {
+        let place = try shared.place(global, package: global.resolve(packagePath))
+        let recorded = try await place.timings.load()
         let tests = recorded.tests.keys.sorted().map { TestID($0, framework: .xctest) }
         let planner = ShardPlanner(timings: recorded)
+        if let run = try shared.run() {
+            let plan = QueuePlan(tests: tests, estimates: planner.estimates(for: tests), nodes: nodes)
+            return try Console.json(Batches(queue: try place.queue(run: run, node: .whole).location, timings: place.description,
+                                            batches: plan.batches))
+        }
         let entries = (1...nodes).map { index in
             let part = planner.plan(tests, shards: 1, node: Node(index: index, count: nodes))
             return Entry(node: "\(index)/\(nodes)", index: index, count: nodes, tests: part.reduce(0) { $0 + $1.tests.count },

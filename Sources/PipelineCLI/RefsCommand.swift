@@ -196,35 +196,8 @@ struct ReferenceOptions: ParsableArguments {
         guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1") }
     }
 
-    /// The spec this command reads, and the folder its paths are relative to.
-    private func source() throws -> (spec: PipelineSpec?, origin: String, base: URL) {
-        let catalog: PipelineCatalog
-        do {
-            catalog = try PipelineCatalog.locate(from: global.workingDirectory)
-        } catch {
-            if pipeline != nil { throw error }
-            return (nil, "there is no pipelines/ folder here", global.workingDirectory)
-        }
-        let base = catalog.folder.deletingLastPathComponent()
-        if let pipeline {
-            let spec = try catalog.load(named: pipeline)
-            return (spec, catalog.displayPath(of: try catalog.file(named: pipeline)), base)
-        }
-        // The pipelines that set references; invalid specs are left to 'pipeline validate'.
-        let candidates = catalog.names().compactMap { name -> (String, PipelineSpec)? in
-            guard let spec = try? catalog.load(named: name), spec.references != nil else { return nil }
-            return (name, spec)
-        }
-        guard let first = candidates.first else { return (nil, "no valid pipeline in pipelines/ sets references", base) }
-        if let other = candidates.first(where: { $0.1.references != first.1.references }) {
-            throw CLIFailure(status: .usage, message: "pipelines \(first.0) and \(other.0) name different references; "
-                             + "choose one with --pipeline NAME")
-        }
-        return (first.1, catalog.displayPath(of: try catalog.file(named: first.0)), base)
-    }
-
     private func settings() throws -> PipelineSpec.Settings {
-        let (spec, origin, base) = try source()
+        let (spec, origin, base) = try global.referenceSource(pipeline: pipeline)
         var references = spec?.references ?? ReferenceSettings()
         references.feature = feature ?? references.feature
         references.develop = develop ?? references.develop

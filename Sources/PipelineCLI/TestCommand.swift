@@ -4,6 +4,7 @@ import GitChanges
 import Orchestrator
 import PipelineSpec
 import ReferenceStore
+import SharedRun
 import TestSharding
 
 struct TestCommand: AsyncParsableCommand {
@@ -34,26 +35,11 @@ struct TestCommand: AsyncParsableCommand {
             help: ArgumentHelp("An extra argument for 'swift build' (repeat it: --Xbuild -Xswiftc --Xbuild -DCI).", valueName: "arg"))
     var buildArguments: [String] = []
 
-    @Option(help: ArgumentHelp("How many shards run at once: a number, or 'auto' for one per core.", valueName: "n|auto"))
-    var shards = "auto"
+    @OptionGroup var flags: TestRunFlags
 
-    @Option(help: ArgumentHelp("Run only part I of N of the suite, for N CI machines sharing one plan.", valueName: "I/N"))
-    var node = "1/1"
+    @OptionGroup var shared: SharedRunOptions
 
-    @Option(help: ArgumentHelp("Kill a test running longer than this (e.g. 90s, 10m).", valueName: "duration"))
-    var timeout = "10m"
-
-    @Option(help: "Run a failing test again up to this many times; one that then passes is flaky.")
-    var retries = 0
-
-    @Option(help: ArgumentHelp("Whether a flaky test fails the run: fail or pass.", valueName: "fail|pass"))
-    var flaky = "fail"
-
-    @Option(help: ArgumentHelp("Recorded test durations (read to plan, updated after the run). Default: <package>/.build/pipeline/timings.json.",
-                               valueName: "path"))
-    var timings: String?
-
-    @Flag(help: "Do not update the timings file.")
+    @Flag(help: "Do not update the recorded durations.")
     var noRecord = false
 
     @Option(help: ArgumentHelp("Write one JUnit XML report of the whole run here.", valueName: "path"))
@@ -62,15 +48,6 @@ struct TestCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where the review page of failed snapshots goes (written when a snapshot failed). Default: <package>/.build/pipeline/snapshot-review.html.",
                                valueName: "path"))
     var review: String?
-
-    @Option(help: ArgumentHelp("Run only tests whose name matches this regular expression (repeatable).", valueName: "regex"))
-    var filter: [String] = []
-
-    @Option(help: ArgumentHelp("Leave out tests whose name matches this regular expression (repeatable).", valueName: "regex"))
-    var skip: [String] = []
-
-    @Option(help: ArgumentHelp("Output kept per failing test (e.g. 64KiB).", valueName: "size"))
-    var outputLimit = "1MiB"
 
     @Flag(help: "Run only the test targets the change can affect, through the package's target graph (the change: --base/--head/--merge-base, default the merge at HEAD).")
     var affected = false
@@ -88,7 +65,7 @@ struct TestCommand: AsyncParsableCommand {
 
     func run() async throws {
         let package = global.resolve(packagePath)
-        var options = try runOptions()
+        var options = try flags.runOptions(cores: global.availableCores)
         if affected {
             let changes = try ChangeDetector(repositoryPath: package.path, detectRenames: !changeOptions.noRenames)
                 .changes(try changeOptions.comparison())
@@ -102,58 +79,62 @@ struct TestCommand: AsyncParsableCommand {
             }
         }
         let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
-        let testRun = TestRun(
+        let place = try shared.place(global, package: package)
+        let queue = try shared.run().map { try flags.queue($0, at: place, node: options.node) }
+        // A static split over shared timings needs every node to plan from the same ones: they are
+        // pinned in the CI run's folder.
+        let pin = try queue ?? (options.node.count > 1 && shared.timings != nil
+            ? SharedRunOptions.ciRun().map { try place.queue(run: $0, node: options.node) } : nil)
+        let testRun = try TestRun(
             settings: BuildSettings(packagePath: package, configuration: configuration,
                                     extraArguments: buildArguments, skipBuild: skipBuild),
-            options: options, timingsFile: timings.map(global.resolve), record: !noRecord,
+            options: options, timings: place, record: !noRecord,
             snapshots: SnapshotCheck(package: package, local: LocalReferences.scan(package, isTest: NamePattern("*").matches),
                                      page: review.map(global.resolve)),
             junit: junit.map(global.resolve), interactive: interactive) { FileHandle.standardError.write(Data($0.utf8)) }
         Interrupts.install()
         if !skipBuild { Console.error("Building the tests of \(package.path) (\(configuration))…") }
-        let prepared = try await testRun.prepare()
+        let prepared = try await testRun.prepare(pinningTo: pin)
         if list { return prepared.tests.forEach { Console.out($0.name) } }
-        if plan { return try showPlan(prepared.shards) }
+        if plan { return try showPlan(prepared, timings: place, queue: queue) }
 
-        let (report, findings) = try await testRun.run(prepared)
-        CIReport.publish(report, title: "pipeline test" + (options.node.count > 1 ? " (node \(options.node))" : ""))
+        guard let queue else {
+            let (report, findings) = try await testRun.run(prepared)
+            return try publish(report, findings, node: options.node)
+        }
+        let outcome = try await testRun.run(prepared, queue: queue)
+        if let report = outcome.report {
+            try publish(report, outcome.findings, node: options.node, failure: outcome.storeFailure)
+        } else {
+            Console.error("Node \(options.node) ran no batch: the other nodes ran every one of them.")
+        }
+        if let failure = outcome.storeFailure { throw failure }
+    }
+
+    /// Prints the report (annotations, summary or JSON); a failed test fails the command unless a
+    /// store failure, thrown after, decides the status.
+    private func publish(_ report: TestReport, _ findings: SnapshotFindings, node: Node, failure: (any Error)? = nil) throws {
+        CIReport.publish(report, title: "pipeline test" + (node.count > 1 ? " (node \(node))" : ""))
         findings.render().forEach(Console.error)
         if json {
             try Console.json(report)
         } else {
             Console.out(report.render())
         }
-        if !report.passed { throw QuietExit(status: .testsFailed) }
+        if !report.passed, failure == nil { throw QuietExit(status: .testsFailed) }
     }
 
-    private func runOptions() throws -> TestRunOptions {
-        guard let count = ShardCount(parsing: shards), count.resolved(cores: global.availableCores) > 0 else {
-            throw TestRunError.invalidShards(shards)
-        }
-        guard let limit = Duration(parsingSpec: timeout), limit > .zero else {
-            throw CLIFailure(status: .usage, message: "--timeout '\(timeout)' must be a positive duration such as 90s or 10m")
-        }
-        guard retries >= 0, retries <= 100 else {
-            throw CLIFailure(status: .usage, message: "--retries \(retries) must be between 0 and 100")
-        }
-        guard flaky == "fail" || flaky == "pass" else {
-            throw CLIFailure(status: .usage, message: "--flaky '\(flaky)' must be 'fail' or 'pass'")
-        }
-        guard let output = ByteCount(parsing: outputLimit), output.bytes > 0 else {
-            throw CLIFailure(status: .usage, message: "--output-limit '\(outputLimit)' must be a size such as 64KiB or 1MiB")
-        }
-        return TestRunOptions(shards: count.resolved(cores: global.availableCores), node: try Node(parsing: node),
-                              limits: RunLimits(timeout: limit, outputLimit: Int(output.bytes)), retries: retries,
-                              flakyFails: flaky == "fail", filters: filter, skips: skip)
-    }
-
-    private func showPlan(_ shards: [Shard]) throws {
-        if json {
-            try Console.json(shards)
-            return
+    private func showPlan(_ prepared: TestSession.Prepared, timings: SharedPlace, queue: WorkQueue?) throws {
+        let shards = queue.map { QueuePlan(tests: prepared.tests, estimates: prepared.estimates, nodes: $0.node.count).batches }
+            ?? prepared.shards
+        if json { return try Console.json(shards) }
+        Console.out("timings: \(timings)")
+        if let queue {
+            Console.out("queue: \(queue.location) (plan.json, claims/, results/); \(shards.count) batches, claimed by the nodes in turn")
         }
         for shard in shards {
-            Console.out("shard \(shard.index): \(shard.tests.count) tests, expected \(String(format: "%.2f", shard.expectedSeconds)) s")
+            Console.out("\(queue == nil ? "shard" : "batch") \(shard.index): \(shard.tests.count) tests, "
+                        + "expected \(String(format: "%.2f", shard.expectedSeconds)) s")
             shard.tests.forEach { Console.out("  \($0.name)") }
         }
     }

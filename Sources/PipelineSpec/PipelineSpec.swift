@@ -146,8 +146,8 @@ public struct TestStage: Sendable, Hashable {
     public var retries: Int
     public var select: TestSelection
     public var flaky: FlakyPolicy
-    /// The file of recorded test durations used to balance shards.
-    public var timings: String?
+    /// Where the recorded test durations that balance the shards are kept.
+    public var timings: TimingsLocation?
     /// Where to write the merged JUnit report.
     public var junit: String?
     /// The Swift package to test, relative to the repository.
@@ -157,7 +157,7 @@ public struct TestStage: Sendable, Hashable {
     public var outputLimit: ByteCount
 
     public init(shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0,
-                select: TestSelection = .all, flaky: FlakyPolicy = .fail, timings: String? = nil,
+                select: TestSelection = .all, flaky: FlakyPolicy = .fail, timings: TimingsLocation? = nil,
                 junit: String? = nil, package: String = ".", configuration: BuildConfiguration = .debug,
                 outputLimit: ByteCount = ByteCount(1 << 20)) {
         self.shards = shards

@@ -144,7 +144,9 @@ struct SpecDecoder {
         stage.retries = value(fields, "retries") { $0.integer($1, $2) } ?? stage.retries
         stage.select = value(fields, "select") { $0.choice($1, $2) } ?? stage.select
         stage.flaky = value(fields, "flaky") { $0.choice($1, $2) } ?? stage.flaky
-        stage.timings = value(fields, "timings") { $0.string($1, $2) }
+        stage.timings = value(fields, "timings") {
+            $0.scalar($1, $2, expected: "a timings file, feature, develop or s3://bucket/prefix", parse: TimingsLocation.init(parsing:))
+        }
         stage.junit = value(fields, "junit") { $0.string($1, $2) }
         stage.package = value(fields, "package") { $0.string($1, $2) } ?? stage.package
         stage.configuration = value(fields, "configuration") { $0.choice($1, $2) } ?? stage.configuration

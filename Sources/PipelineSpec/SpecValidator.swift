@@ -57,10 +57,7 @@ struct SpecValidator {
     private mutating func validate(_ references: ReferenceSettings, at path: KeyPath) {
         for role in StoreRole.allCases {
             guard case .s3(let bucket, _) = references.location(of: role) else { continue }
-            if !Self.isValidBucket(bucket) {
-                report(path.appending(role.rawValue), "'\(bucket)' is not a valid S3 bucket name "
-                    + "(3–63 lowercase letters, digits, '.' and '-')")
-            }
+            validate(bucket: bucket, at: path.appending(role.rawValue))
         }
         if let feature = references.feature, feature == references.develop {
             report(path.appending("develop"), "is the same store as feature (\(feature)); they must differ")
@@ -110,7 +107,12 @@ struct SpecValidator {
                     report(path.appending(index: index), "runs after the test stage (stages[\(test)]); move it before "
                         + "'test' so the tests read the pulled references")
                 }
-            case .test(let test): validate(test, at: stagePath)
+            case .test(let test):
+                validate(test, at: stagePath)
+                if case .store(let role) = test.timings {
+                    requireStores([role], references: spec.references, at: stagePath.appending("timings"))
+                }
+                if case .s3(let bucket, _) = test.timings { validate(bucket: bucket, at: stagePath.appending("timings")) }
             case .promote(let promote): validate(promote, references: spec.references, at: stagePath)
             case .push(let push): requireStores([push.to], references: spec.references, at: stagePath)
             case .orphans(let orphans): requireStores([orphans.store], references: spec.references, at: stagePath)
@@ -120,6 +122,12 @@ struct SpecValidator {
                     report(stagePath.appending("tolerance"), "must be between 0 and 255 (found \(review.tolerance))")
                 }
             }
+        }
+    }
+
+    private mutating func validate(bucket: String, at path: KeyPath) {
+        if !Self.isValidBucket(bucket) {
+            report(path, "'\(bucket)' is not a valid S3 bucket name (3–63 lowercase letters, digits, '.' and '-')")
         }
     }
 

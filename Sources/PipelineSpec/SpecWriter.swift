@@ -32,7 +32,7 @@ public enum SpecWriter {
                 lines.append("      retries: \(test.retries)")
                 lines.append("      select: \(test.select.rawValue)")
                 lines.append("      flaky: \(test.flaky.rawValue)")
-                optional("timings", test.timings, indent: 6, into: &lines)
+                optional("timings", test.timings?.description, indent: 6, into: &lines)
                 optional("junit", test.junit, indent: 6, into: &lines)
                 lines.append("      package: \(quoted(test.package))")
                 lines.append("      configuration: \(test.configuration.rawValue)")

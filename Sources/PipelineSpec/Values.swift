@@ -126,6 +126,38 @@ public enum StorageLocation: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
+/// Where recorded test durations are kept: a test stage's `timings:`, `--timings`. Kept in a store,
+/// they are shared by every CI machine, and shared runs keep their work queues beside them.
+public enum TimingsLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A JSON file on this machine or a shared disk.
+    case file(path: String)
+    /// The spec's feature or develop store: `pipeline-timings.json` under its prefix.
+    case store(StoreRole)
+    /// An S3 prefix: `s3://bucket/prefix/pipeline-timings.json`.
+    case s3(bucket: String, prefix: String)
+
+    /// Parses `feature`, `develop`, `s3://bucket/prefix` or a file path; nil for another URL scheme.
+    public init?(parsing text: String) {
+        if let role = StoreRole(rawValue: text) {
+            self = .store(role)
+            return
+        }
+        switch StorageLocation(parsing: text) {
+        case .s3(let bucket, let prefix)?: self = .s3(bucket: bucket, prefix: prefix)
+        case .folder(let path)?: self = .file(path: path)
+        case nil: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .file(let path): path
+        case .store(let role): role.rawValue
+        case .s3(let bucket, let prefix): StorageLocation.s3(bucket: bucket, prefix: prefix).description
+        }
+    }
+}
+
 /// How many shards a test stage runs: as many as the machine has cores, or a fixed number.
 public enum ShardCount: Sendable, Hashable, CustomStringConvertible {
     case auto

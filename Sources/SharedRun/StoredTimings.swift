@@ -9,32 +9,42 @@ public struct StoredTimings: Sendable {
     public let store: any SharedStore
     public let key: ObjectKey
 
-    public init(store: any SharedStore, prefix: ObjectKey?) throws(StoreError) {
+    public init(store: any SharedStore, key: ObjectKey) {
         self.store = store
-        key = try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "pipeline-timings.json")
+        self.key = key
     }
 
+    /// The stored timings; none yet is an empty record.
     public func load() async throws -> Timings {
         try await read()?.timings ?? Timings()
     }
 
+    /// How a fold was written.
+    public enum Fold: Sendable, Equatable {
+        /// On the version read, so no concurrent update was lost.
+        case checked
+        /// Over whatever was there: the store cannot check (OpenStack Swift's s3api).
+        case lastWriterWins
+    }
+
     /// Applies `update` to the stored timings and writes them back; retried on a concurrent write.
-    public func fold(_ update: @Sendable (inout Timings) -> Void) async throws {
+    @discardableResult
+    public func fold(_ update: @Sendable (inout Timings) -> Void) async throws -> Fold {
         for attempt in 1...20 {
             let current = try await read()
             var timings = current?.timings ?? Timings()
             update(&timings)
             do {
                 try await store.put(try timings.encoded(), to: key, condition: current.map { .ifMatch(etag: $0.etag) } ?? .ifAbsent)
-                return
+                return .checked
             } catch StoreError.conditionalWritesUnsupported {
-                // The store cannot check (OpenStack Swift's s3api): the last writer wins.
                 try await store.put(try timings.encoded(), to: key, condition: .always)
-                return
+                return .lastWriterWins
             } catch StoreError.preconditionFailed where attempt < 20 {
                 try? await Task.sleep(for: .milliseconds(Int.random(in: 10...(20 * attempt))))
             }
         }
+        throw StoreError.preconditionFailed(store: store.name, key: key.rawValue)
     }
 
     private func read() async throws -> (timings: Timings, etag: String)? {

@@ -31,6 +31,9 @@ public struct WorkQueue: Sendable {
         folder = try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "pipeline-runs/\(run)")
     }
 
+    /// The run's folder, for messages and the dry run.
+    public var location: String { "\(store.name)/\(folder.rawValue)/" }
+
     // MARK: The plan
 
     /// The run's batches: the plan already in the store, or `proposed`, written by this node when
@@ -55,6 +58,26 @@ public struct WorkQueue: Sendable {
         }
     }
 
+    /// The timings every node of the run plans from: the first node's copy of `timings`, kept in
+    /// the run's folder, so a node that starts after another has folded its durations in still
+    /// computes the same split (the static split needs that; the queue's plan is fixed anyway).
+    public func pinned(_ timings: StoredTimings) async throws -> Timings {
+        let key = try self.key("timings.json")
+        let origin = "\(store.name)/\(key.rawValue)"
+        if let (data, _) = try await store.get(key) { return try Timings.decode(data, origin: origin) }
+        let current = try await timings.load()
+        do {
+            try await store.put(try current.encoded(), to: key, condition: .ifAbsent)
+        } catch StoreError.preconditionFailed {
+            guard let (data, _) = try await store.get(key) else { return current }
+            return try Timings.decode(data, origin: origin)
+        } catch StoreError.conditionalWritesUnsupported {
+            // Nodes starting together read the same timings; a later one finds this copy.
+            try await store.put(try current.encoded(), to: key, condition: .always)
+        }
+        return current
+    }
+
     // MARK: Claims
 
     public struct Claim: Codable, Sendable, Equatable {
@@ -63,24 +86,34 @@ public struct WorkQueue: Sendable {
         public var leaseSeconds: Double
     }
 
+    /// The node of a claim that cannot be read.
+    public static let unreadable = "(unreadable claim)"
+
+    /// A batch this node claimed.
+    public struct Claimed: Sendable {
+        public let batch: QueuePlan.Batch
+        /// The node whose lease on it ran out, when this claim took it over.
+        public let takenOverFrom: String?
+    }
+
     /// The next batch for this node, claimed, or nil when every batch is claimed by a live claim
     /// or finished. First the batches this node claimed on an earlier attempt of the same CI job
     /// (a re-run repeats its own share), then unclaimed ones, then those whose lease ran out.
-    public func claimNext(in plan: QueuePlan, rerunning: inout Set<Int>) async throws -> QueuePlan.Batch? {
+    public func claimNext(in plan: QueuePlan, rerunning: inout Set<Int>) async throws -> Claimed? {
         // The listing gives every claim's ETag; a claim is read only when its lease may have run out.
         let claims = try await claimObjects()
         let finished = try await finishedBatches()
         for index in rerunning.sorted() {
             rerunning.remove(index)
-            if let batch = try await take(plan.batches[index], replacing: claims[index]?.etag) { return batch }
+            if try await take(plan.batches[index], replacing: claims[index]?.etag) { return Claimed(batch: plan.batches[index], takenOverFrom: nil) }
         }
         for batch in plan.batches where claims[batch.index] == nil && !finished.contains(batch.index) {
-            if let claimed = try await take(batch, replacing: nil) { return claimed }
+            if try await take(batch, replacing: nil) { return Claimed(batch: batch, takenOverFrom: nil) }
         }
         for batch in plan.batches where !finished.contains(batch.index) {
             guard let object = claims[batch.index], let (claim, etag) = try await read(object.key),
                   claim.node != node.description, claim.claimedAt + claim.leaseSeconds + clockSkew < now() else { continue }
-            if let claimed = try await take(batch, replacing: etag) { return claimed }
+            if try await take(batch, replacing: etag) { return Claimed(batch: batch, takenOverFrom: claim.node) }
         }
         return nil
     }
@@ -99,14 +132,15 @@ public struct WorkQueue: Sendable {
         try await finishedBatches().count >= plan.batches.count
     }
 
-    private func take(_ batch: QueuePlan.Batch, replacing etag: String?) async throws -> QueuePlan.Batch? {
+    /// Whether this node now holds the batch's claim.
+    private func take(_ batch: QueuePlan.Batch, replacing etag: String?) async throws -> Bool {
         let claim = Claim(node: node.description, claimedAt: now(), leaseSeconds: batch.expectedSeconds * 3 + leaseMargin)
         do {
             try await store.put(try QueuePlan.encoder.encode(claim), to: try key("claims/\(Self.name(batch.index))"),
                                 condition: etag.map { .ifMatch(etag: $0) } ?? .ifAbsent)
-            return batch
+            return true
         } catch StoreError.preconditionFailed {
-            return nil   // another node was first
+            return false   // another node was first
         }
     }
 
@@ -122,7 +156,7 @@ public struct WorkQueue: Sendable {
     /// whose lease ran out long ago, so the batch is free to take over.
     private func read(_ key: ObjectKey) async throws -> (claim: Claim, etag: String)? {
         guard let (data, etag) = try await store.get(key) else { return nil }
-        let claim = (try? JSONDecoder().decode(Claim.self, from: data)) ?? Claim(node: "unreadable", claimedAt: 0, leaseSeconds: 0)
+        let claim = (try? JSONDecoder().decode(Claim.self, from: data)) ?? Claim(node: Self.unreadable, claimedAt: 0, leaseSeconds: 0)
         return (claim, etag)
     }
 
@@ -145,6 +179,25 @@ public struct WorkQueue: Sendable {
             }
         }
         return reports
+    }
+
+    /// The whole run's report: every batch's result merged and checked against the suite, so a test
+    /// no node ran is missing and a test that ran twice is duplicated. A batch with no result says
+    /// who claimed it.
+    public func report() async throws -> TestReport {
+        let plan = try await storedPlan()
+        let results = try await results()
+        var report = TestReport(merging: results.keys.sorted().map { results[$0]! }, suite: plan.batches.flatMap(\.tests),
+                                flakyFails: results.values.first?.flakyFails ?? true)
+        let claims = try await claimObjects()
+        for batch in plan.batches where results[batch.index] == nil {
+            var why = "never claimed"
+            if let object = claims[batch.index], let (claim, _) = try await read(object.key) {
+                why = "claimed by node \(claim.node), which did not finish it"
+            }
+            for test in batch.tests { report.explain(test.name, "no node reported it: batch \(batch.index + 1) was \(why)") }
+        }
+        return report
     }
 
     /// The stored plan, for the report of the whole run.

@@ -7,6 +7,15 @@ import Foundation
 /// `<skipped/>`. A flaky test is a passing testcase with a `<flakyFailure>` element (the Maven
 /// Surefire convention) and a `flaky` property, or a `<failure>` when flaky tests fail the run.
 public enum JUnitReport {
+    /// Writes the report as one JUnit XML file, whole or not at all.
+    public static func write(_ report: TestReport, to url: URL) throws(TestRunError) {
+        do {
+            try Data(xml(report, flakyFails: report.flakyFails).utf8).write(to: url, options: .atomic)
+        } catch {
+            throw .cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
+    }
+
     public static func xml(_ report: TestReport, flakyFails: Bool) -> String {
         let suites = Dictionary(grouping: report.tests, by: \.suite).sorted { $0.key < $1.key }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"

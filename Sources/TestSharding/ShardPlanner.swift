@@ -1,5 +1,5 @@
 /// This machine's part of a suite split across CI machines: node `index` of `count` (1-based).
-public struct Node: Equatable, Codable, Sendable, CustomStringConvertible {
+public struct Node: Hashable, Codable, Sendable, CustomStringConvertible {
     public let index: Int
     public let count: Int
 

@@ -94,12 +94,16 @@ public struct TestReport: Codable, Sendable {
     /// One report of many parts (the batches of a shared queue, run on several machines), checked
     /// against the suite: a test with no record is missing, a test with two records is duplicated,
     /// a record for a test outside the suite is a problem.
+    /// Each node runs its parts one after another, so the run took as long as its busiest node.
     public init(merging parts: [TestReport], suite: [TestID], flakyFails: Bool) {
         var byName: [String: [Record]] = [:]
         for part in parts { for record in part.tests { byName[record.name, default: []].append(record) } }
+        let byNode = Dictionary(grouping: parts, by: \.summary.node)
         var summary = Summary()
-        summary.seconds = parts.map(\.summary.seconds).max() ?? 0
-        summary.shards = parts.reduce(0) { $0 + $1.summary.shards }
+        summary.seconds = byNode.values.map { $0.reduce(0) { $0 + $1.summary.seconds } }.max() ?? 0
+        summary.expectedSeconds = byNode.values.map { $0.reduce(0) { $0 + $1.summary.expectedSeconds } }.max() ?? 0
+        summary.shards = parts.map(\.summary.shards).max() ?? 0
+        summary.node = byNode.count == 1 ? byNode.keys.first! : .whole
         var records: [Record] = [], problems = parts.flatMap(\.problems)
         for test in suite.sorted() {
             guard let found = byName.removeValue(forKey: test.name) else {
@@ -116,7 +120,8 @@ public struct TestReport: Codable, Sendable {
         }
         problems += byName.keys.sorted().map { "\($0) ran without being asked for" }
         let durations = records.map(\.seconds)
-        summary.idealSeconds = durations.max() ?? 0
+        let lanes = Double(max(1, (parts.map(\.summary.node.count).max() ?? 1) * summary.shards))
+        summary.idealSeconds = max(durations.max() ?? 0, durations.reduce(0, +) / lanes)
         self.summary = summary
         tests = records
         self.problems = problems

@@ -1,19 +1,20 @@
 import Foundation
 
 /// One test run from start to end, as `pipeline test` and a pipeline's test stage do it: build,
-/// list, select and plan (`prepare`), then run, record the durations and report (`run`).
+/// list, select and plan with the recorded durations (`prepare`), then run and report (`run`).
+/// Where the durations are kept, and when they are updated, is the caller's business.
 public struct TestSession: Sendable {
     public let settings: BuildSettings
     public let options: TestRunOptions
-    /// The recorded durations: read to plan, updated after the run unless `record` is off.
-    public let timingsFile: URL
-    public let record: Bool
 
-    public init(settings: BuildSettings, options: TestRunOptions, timingsFile: URL? = nil, record: Bool = true) {
+    public init(settings: BuildSettings, options: TestRunOptions) {
         self.settings = settings
         self.options = options
-        self.timingsFile = timingsFile ?? Self.workFolder(of: settings.packagePath).appendingPathComponent("timings.json")
-        self.record = record
+    }
+
+    /// The timings file of a package with no other: `<package>/.build/pipeline/timings.json`.
+    public static func defaultTimings(of package: URL) -> URL {
+        workFolder(of: package).appendingPathComponent("timings.json")
     }
 
     /// Where runs keep their logs and, by default, their timings: `<package>/.build/pipeline`.
@@ -21,8 +22,13 @@ public struct TestSession: Sendable {
         package.appendingPathComponent(".build/pipeline")
     }
 
-    /// Each test process's log: `<package>/.build/pipeline/logs/shard-<n>-<k>.log`.
-    public var logs: URL { Self.workFolder(of: settings.packagePath).appendingPathComponent("logs") }
+    /// Each test process's log: `<package>/.build/pipeline/logs/shard-<n>-<k>.log`; a node of a
+    /// split run (several may run in one checkout) keeps its own in `logs/node-<i>-of-<n>/`.
+    public var logs: URL {
+        let folder = Self.workFolder(of: settings.packagePath).appendingPathComponent("logs")
+        let node = options.node
+        return node.count > 1 ? folder.appendingPathComponent("node-\(node.index)-of-\(node.count)") : folder
+    }
 
     /// What a run needs: the product, the selected tests and this node's shards.
     public struct Prepared: Sendable {
@@ -45,7 +51,7 @@ public struct TestSession: Sendable {
         public var expectedSeconds: Double { shards.map(\.expectedSeconds).max() ?? 0 }
     }
 
-    public func prepare() async throws(TestRunError) -> Prepared {
+    public func prepare(timings: Timings) async throws(TestRunError) -> Prepared {
         try? FileManager.default.removeItem(at: logs)
         do {
             try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
@@ -56,16 +62,21 @@ public struct TestSession: Sendable {
         let all = try await product.discover(scratch: logs)
         guard !all.isEmpty else { throw .noTests(package: settings.packagePath.path) }
         let tests = try options.select(all)
-        let timings = try Timings.load(timingsFile)
         let planner = ShardPlanner(timings: timings)
         let estimates = planner.estimates(for: tests)
         let shards = planner.plan(tests, estimates: estimates, shards: options.shards, node: options.node)
         return Prepared(product: product, tests: tests, timings: timings, shards: shards, estimates: estimates)
     }
 
-    /// Runs the plan and folds the measured durations into the timings file. An interrupted run
-    /// records nothing.
-    public func run(_ prepared: Prepared, progress: RunProgress, statusInterval: Duration) async throws(TestRunError) -> TestReport {
+    /// Runs the plan; `part` names a subfolder of the logs for one part of a run (a queue's batch).
+    public func run(_ prepared: Prepared, progress: RunProgress, statusInterval: Duration,
+                    part: String? = nil) async throws(TestRunError) -> TestReport {
+        let logs = part.map { self.logs.appendingPathComponent($0) } ?? self.logs
+        do {
+            try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
+        } catch {
+            throw .cannotWrite(path: logs.path, reason: error.localizedDescription)
+        }
         let runner = TestRunner(product: prepared.product, options: options, logs: logs)
         let known = prepared.tests.filter { prepared.timings[$0] != nil }.count
         let report = await runner.run(prepared.shards, estimates: prepared.estimates,
@@ -75,23 +86,6 @@ public struct TestSession: Sendable {
             await ProcessGroups.shared.terminateAll()
             throw .interrupted
         }
-        if record {
-            var timings = prepared.timings
-            for test in report.tests where [.passed, .failed, .flaky].contains(test.status) {
-                timings.record(TestID(test.name, framework: test.framework), seconds: test.seconds)
-            }
-            timings.recordOverhead(seconds: report.summary.overheadPerTest)
-            try timings.save(timingsFile)
-        }
         return report
-    }
-
-    /// Writes the report as one JUnit XML file, whole or not at all.
-    public func writeJUnit(_ report: TestReport, to url: URL) throws(TestRunError) {
-        do {
-            try Data(JUnitReport.xml(report, flakyFails: options.flakyFails).utf8).write(to: url, options: .atomic)
-        } catch {
-            throw .cannotWrite(path: url.path, reason: error.localizedDescription)
-        }
     }
 }

@@ -30,6 +30,15 @@ public struct Timings: Codable, Equatable, Sendable {
         tests[test.name] = Self.fold(tests[test.name], Entry(seconds: seconds, samples: 1))
     }
 
+    /// Adds a run's measurements: each test that ran to an end (passed, failed or flaky), and the
+    /// per-test overhead.
+    public mutating func record(_ report: TestReport) {
+        for test in report.tests where [.passed, .failed, .flaky].contains(test.status) {
+            record(TestID(test.name, framework: test.framework), seconds: test.seconds)
+        }
+        recordOverhead(seconds: report.summary.overheadPerTest)
+    }
+
     /// Adds one measurement of the per-test overhead.
     public mutating func recordOverhead(seconds: Double) {
         overheadPerTest = Self.fold(overheadPerTest, Entry(seconds: seconds, samples: 1))

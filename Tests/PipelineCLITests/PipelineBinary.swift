@@ -22,25 +22,60 @@ enum PipelineBinary {
 
     /// Runs `pipeline ARGUMENTS` in `directory` with no input; output goes through files, so no pipe can fill up.
     static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Result {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-run-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let outURL = scratch.appendingPathComponent("out"), errURL = scratch.appendingPathComponent("err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        try start(arguments, in: directory, environment: environment).wait()
+    }
+
+    /// Starts `pipeline ARGUMENTS`; `wait()` gives its result.
+    static func start(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Running {
+        try Running(arguments, in: directory, environment: environment)
+    }
+
+    /// A `pipeline` process under way, its output going to files.
+    final class Running {
         let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = try FileHandle(forWritingTo: errURL)
-        process.standardInput = FileHandle.nullDevice
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        try process.run()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: try String(contentsOf: outURL, encoding: .utf8),
-                      stderr: try String(contentsOf: errURL, encoding: .utf8))
+        private let scratch: URL
+
+        init(_ arguments: [String], in directory: URL, environment: [String: String]) throws {
+            scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-run-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: err.path, contents: nil)
+            process.executableURL = url
+            process.arguments = arguments
+            process.currentDirectoryURL = directory
+            process.standardOutput = try FileHandle(forWritingTo: out)
+            process.standardError = try FileHandle(forWritingTo: err)
+            process.standardInput = FileHandle.nullDevice
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            try process.run()
+        }
+
+        private var out: URL { scratch.appendingPathComponent("out") }
+        private var err: URL { scratch.appendingPathComponent("err") }
+
+        /// What the process wrote to standard error so far.
+        var stderr: String { (try? String(contentsOf: err, encoding: .utf8)) ?? "" }
+
+        /// Waits up to `seconds` for standard error to contain `text`; whether it did.
+        func waitFor(_ text: String, seconds: Double = 60) -> Bool {
+            let start = Date()
+            while !stderr.contains(text) {
+                guard process.isRunning, Date().timeIntervalSince(start) < seconds else { return stderr.contains(text) }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            return true
+        }
+
+        func wait() throws -> Result {
+            process.waitUntilExit()
+            return Result(status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
+                          stderr: try String(contentsOf: err, encoding: .utf8))
+        }
+
+        deinit {
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            try? FileManager.default.removeItem(at: scratch)
+        }
     }
 }
 

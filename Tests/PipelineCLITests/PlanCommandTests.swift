@@ -33,5 +33,18 @@ struct PlanCommandTests {
 
         let bad = try PipelineBinary.run(["plan", "--nodes", "0"], in: folder)
         #expect(bad.status == 2)
+
+        // A shared run: the batches the nodes would claim, and where the queue would be. Nothing is written.
+        let queued = try PipelineBinary.run(["plan", "--nodes", "3", "--timings", file.path, "--queue", "R-1"], in: folder)
+        #expect(queued.status == 0, "\(queued.stderr)")
+        let plan = try #require(try JSONSerialization.jsonObject(with: Data(queued.stdout.utf8)) as? [String: Any])
+        #expect(plan["queue"] as? String == folder.standardizedFileURL.path + "/pipeline-runs/R-1/")
+        #expect(plan["timings"] as? String == file.standardizedFileURL.path)
+        let batches = try #require(plan["batches"] as? [[String: Any]])
+        let names = batches.flatMap { ($0["tests"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
+        #expect(names.count == 30 && Set(names).count == 30)
+        let seconds = batches.compactMap { $0["expectedSeconds"] as? Double }
+        #expect(seconds.first! > seconds.last!, "longest first, shrinking: \(seconds)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("pipeline-runs").path))
     }
 }

@@ -16,15 +16,11 @@ struct TestCommandTests {
     }
 
     private func test(_ arguments: String..., environment: [String: String] = [:]) throws -> PipelineBinary.Result {
-        try PipelineBinary.run(["test", "--package-path", package.path, "--skip-build",
-                                "--timings", scratch.appendingPathComponent("timings.json").path] + arguments,
-                               in: scratch, environment: environment)
+        try ExamplePackage.test(arguments, scratch: scratch, environment: environment)
     }
 
     private func report(_ result: PipelineBinary.Result) throws -> [String: [String: Any]] {
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
-        let tests = try #require(json["tests"] as? [[String: Any]])
-        return Dictionary(uniqueKeysWithValues: tests.map { ($0["name"] as! String, $0) })
+        try ExamplePackage.report(result)
     }
 
     @Test("a clean run passes every XCTest and Swift Testing test once, records timings, writes JUnit")
@@ -261,6 +257,20 @@ enum ExamplePackage {
     struct BuildError: Error { let message: String }
 
     static func buildOnce() throws { try build.get() }
+
+    /// `pipeline test` on the example, already built, with its timings in `scratch`.
+    static func test(_ arguments: [String], scratch: URL, environment: [String: String] = [:]) throws -> PipelineBinary.Result {
+        try PipelineBinary.run(["test", "--package-path", root.path, "--skip-build",
+                                "--timings", scratch.appendingPathComponent("timings.json").path] + arguments,
+                               in: scratch, environment: environment)
+    }
+
+    /// The tests of a `--json` report, by name.
+    static func report(_ result: PipelineBinary.Result) throws -> [String: [String: Any]] {
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let tests = try #require(json["tests"] as? [[String: Any]])
+        return Dictionary(uniqueKeysWithValues: tests.map { ($0["name"] as! String, $0) })
+    }
 
     /// Live processes whose command line mentions `name` (from /proc).
     static func processes(named name: String) -> [String] {

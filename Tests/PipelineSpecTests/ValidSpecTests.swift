@@ -41,7 +41,7 @@ struct ValidSpecTests {
             region: "eu-west-1", profile: "ci", allowHTTP: false))
         #expect(spec.stages == [
             .test(TestStage(shards: .fixed(8), timeout: .seconds(5_400), retries: 3, select: .affected, flaky: .pass,
-                            timings: ".pipeline/timings.json", junit: "build/junit.xml", package: "Packages/App",
+                            timings: .file(path: ".pipeline/timings.json"), junit: "build/junit.xml", package: "Packages/App",
                             configuration: .release, outputLimit: ByteCount(512 * 1024))),
             .promote(PromoteStage(from: .feature, to: .develop, prune: true)),
         ])

@@ -47,6 +47,17 @@ struct ValueTests {
         #expect(StorageLocation.s3(bucket: "b", prefix: "p/q").description == "s3://b/p/q")
     }
 
+    @Test("timings locations: a store of the spec, an S3 prefix, or a file; other URLs are refused")
+    func timingsLocations() {
+        #expect(TimingsLocation(parsing: "develop") == .store(.develop))
+        #expect(TimingsLocation(parsing: "feature") == .store(.feature))
+        #expect(TimingsLocation(parsing: "s3://team/ci/timings") == .s3(bucket: "team", prefix: "ci/timings"))
+        #expect(TimingsLocation(parsing: ".pipeline/timings.json") == .file(path: ".pipeline/timings.json"))
+        #expect(TimingsLocation(parsing: "./develop") == .file(path: "./develop"))
+        #expect(TimingsLocation(parsing: "gs://team/ci") == nil)
+        for text in ["develop", "s3://team/ci", "a/b.json"] { #expect(TimingsLocation(parsing: text)?.description == text) }
+    }
+
     @Test("shard counts")
     func shards() {
         #expect(ShardCount(parsing: "auto") == .auto)

@@ -53,14 +53,16 @@ struct ConditionalWriteTests {
 
     @Test("eight nodes folding their timings at once lose no update", arguments: SharedStoreKind.available)
     func concurrentTimings(kind: SharedStoreKind) async throws {
-        let timings = try StoredTimings(store: try await kind.make(), prefix: try ObjectKey("team"))
-        try await withThrowingTaskGroup(of: Void.self) { group in
+        let place = try SharedPlace(store: try await kind.make(), prefix: try ObjectKey("team"))
+        #expect(place.timingsKey.rawValue == "team/pipeline-timings.json")
+        let timings = place.timings
+        try await withThrowingTaskGroup(of: StoredTimings.Fold.self) { group in
             for node in 0..<8 {
                 group.addTask {
                     try await timings.fold { $0.record(TestID("Kit.T/test\(node)", framework: .xctest), seconds: Double(node)) }
                 }
             }
-            try await group.waitForAll()
+            for try await fold in group { #expect(fold == .checked) }
         }
         let stored = try await timings.load()
         #expect(stored.tests.count == 8)
@@ -85,6 +87,10 @@ struct ConditionalWriteTests {
         }
         #expect(name == store.name)
         #expect(reason.contains("NotImplemented"), "\(reason)")
+        // Timings are still kept there, the last writer winning, and the caller is told so.
+        let timings = try SharedPlace(store: store, prefix: nil).timings
+        #expect(try await timings.fold { $0.record(TestID("Kit.T/a", framework: .xctest), seconds: 2) } == .lastWriterWins)
+        #expect(try await timings.load()[TestID("Kit.T/a", framework: .xctest)] == 2)
     }
 }
 
@@ -111,7 +117,7 @@ struct WorkQueueTests {
                     // Each node proposes a plan from its own (here: differently shuffled) view; one wins.
                     let plan = try await queue.plan(proposing: QueuePlan(tests: tests.shuffled(), estimates: estimates, nodes: 4))
                     var mine: [Int] = [], rerun: Set<Int> = []
-                    while let batch = try await queue.claimNext(in: plan, rerunning: &rerun) {
+                    while let batch = try await queue.claimNext(in: plan, rerunning: &rerun)?.batch {
                         mine.append(batch.index)
                         try await queue.record(Self.report(batch), of: batch)
                     }
@@ -136,19 +142,21 @@ struct WorkQueueTests {
         var dead = try WorkQueue(store: store, prefix: nil, run: "r", node: Node(index: 1, count: 2))
         let plan = try await dead.plan(proposing: QueuePlan(tests: tests, estimates: estimates, nodes: 2))
         var rerun: Set<Int> = []
-        let lost = try #require(try await dead.claimNext(in: plan, rerunning: &rerun))   // …and the node dies
+        let lost = try #require(try await dead.claimNext(in: plan, rerunning: &rerun)?.batch)   // …and the node dies
         try await store.put(Data("garbage{".utf8), to: try ObjectKey("pipeline-runs/r/claims/batch-0001.json"), condition: .always)
 
         var alive = try WorkQueue(store: store, prefix: nil, run: "r", node: Node(index: 2, count: 2))
         var taken: [Int] = []
-        while let batch = try await alive.claimNext(in: plan, rerunning: &rerun) {
+        while let batch = try await alive.claimNext(in: plan, rerunning: &rerun)?.batch {
             taken.append(batch.index)
             try await alive.record(Self.report(batch), of: batch)
         }
         #expect(!taken.contains(lost.index))          // the lease still holds
         #expect(taken.contains(1))                    // the garbage claim did not
         alive.now = { Date().timeIntervalSince1970 + 3600 }   // an hour later (past lease and skew)
-        let takenOver = try #require(try await alive.claimNext(in: plan, rerunning: &rerun))
+        let claimed = try #require(try await alive.claimNext(in: plan, rerunning: &rerun))
+        #expect(claimed.takenOverFrom == "1/2")
+        let takenOver = claimed.batch
         #expect(takenOver.index == lost.index)
 
         // Node 1's CI job is re-run: it repeats the batch it claimed before, not a new share.
@@ -161,7 +169,8 @@ struct WorkQueueTests {
         #expect(earlier == Set(taken + [lost.index]))
         let first = earlier.min()
         let repeated = try #require(try await again.claimNext(in: plan, rerunning: &earlier))
-        #expect(repeated.index == first)
+        #expect(repeated.batch.index == first)
+        #expect(repeated.takenOverFrom == nil)
     }
 
     @Test("a run id reused for another suite is refused, naming the run")

@@ -1,0 +1,88 @@
+import Foundation
+import ReferenceStore
+import SharedRun
+import TestSharding
+
+extension TestRun {
+    /// `pipeline test --queue`: this node's share of a run spread over CI machines through a work
+    /// queue in the team's store. The first node writes the plan of batches; each node then claims
+    /// batches one at a time and runs them until every batch has a result, so a fast node takes
+    /// more and a slow or late one takes less. A batch whose node stopped is taken over when its
+    /// lease runs out. A store that cannot write conditionally gets the static split instead.
+    ///
+    /// A store failure ends the claiming: the batch under way is finished and reported (JUnit,
+    /// review page) and the outcome carries the error.
+    public func run(_ prepared: TestSession.Prepared, queue: WorkQueue,
+                    poll: Duration = .seconds(2)) async throws -> SharedOutcome {
+        let proposal = QueuePlan(tests: prepared.tests, estimates: prepared.estimates, nodes: queue.node.count)
+        let plan: QueuePlan
+        do {
+            plan = try await queue.plan(proposing: proposal)
+        } catch StoreError.conditionalWritesUnsupported {
+            write("note: \(queue.store.name) cannot write conditionally (it answered 501 to If-None-Match), so the "
+                  + "nodes cannot share a queue; node \(queue.node) runs its part of the split planned from the timings\n")
+            let (report, findings) = try await run(prepared)
+            return SharedOutcome(report: report, findings: findings, batches: nil)
+        }
+        var rerunning = try await queue.earlierClaims()
+        write("Queue \(queue.location): \(plan.batches.count) batches of \(plan.suite.count) tests for \(queue.node.count) nodes"
+              + (rerunning.isEmpty ? "" : "; node \(queue.node) runs again the \(rerunning.count) it ran on an earlier attempt") + "\n")
+        _ = snapshots.begin()
+        var parts: [TestReport] = [], ran: [TestID] = [], findings = SnapshotFindings()
+        var storeFailure: (any Error)?, batches: [Int] = []
+        do {
+            var waiting = false
+            while true {
+                guard let claimed = try await queue.claimNext(in: plan, rerunning: &rerunning) else {
+                    if try await queue.isFinished(plan) { break }
+                    if !waiting {
+                        write("Every batch is claimed; waiting for the other nodes to finish theirs "
+                              + "(a batch whose node stopped is taken over when its lease runs out)\n")
+                        waiting = true
+                    }
+                    try await Task.sleep(for: poll)
+                    continue
+                }
+                waiting = false
+                let batch = claimed.batch
+                let part = prepared.only(batch.tests, shards: session.options.shards)
+                write("Batch \(batch.index + 1) of \(plan.batches.count): \(batch.tests.count) tests, "
+                      + "expected \(String(format: "%.1f", part.expectedSeconds)) s"
+                      + (claimed.takenOverFrom.map {
+                          $0 == WorkQueue.unreadable ? " (its claim object was unreadable, so it was taken over)"
+                              : " (taken over from node \($0), whose lease ran out)"
+                      } ?? "") + "\n")
+                let inventory = snapshots.inventory()
+                var report = try await execute(part, part: "batch-\(batch.index + 1)")
+                if !recording { findings.add(snapshots.check(&report, since: inventory)) }
+                parts.append(report)
+                ran += batch.tests
+                batches.append(batch.index)
+                try await queue.record(report, of: batch)
+            }
+        } catch let error as StoreError {
+            storeFailure = error
+        } catch let error as QueueError {
+            storeFailure = error
+        }
+        guard !parts.isEmpty else {
+            if let storeFailure { throw storeFailure }
+            return SharedOutcome(report: nil, findings: findings, batches: [])
+        }
+        var report = TestReport(merging: parts, suite: ran, flakyFails: session.options.flakyFails)
+        let (checked, published) = try await finish(&report, findings: findings, storeFailed: storeFailure != nil)
+        return SharedOutcome(report: checked, findings: published, batches: batches, storeFailure: storeFailure)
+    }
+}
+
+/// What one node of a shared run did.
+public struct SharedOutcome: Sendable {
+    /// This node's part; nil when the other nodes ran every batch.
+    public var report: TestReport?
+    public var findings: SnapshotFindings
+    /// The batches this node ran, by index; nil when the store could not share a queue and the node
+    /// ran its part of the static split.
+    public var batches: [Int]?
+    /// The store error that ended the claiming, after the batch under way was finished and reported.
+    public var storeFailure: (any Error)?
+}

@@ -1,0 +1,48 @@
+import Foundation
+import ReferenceStore
+import TestSharding
+
+/// Where the nodes of a CI matrix meet: the store (and prefix) holding the timings, with the work
+/// queues of shared runs under `pipeline-runs/` beside them.
+public struct SharedPlace: Sendable, CustomStringConvertible {
+    public let store: any SharedStore
+    /// The folder the queues go under: `<prefix>/pipeline-runs/<run>/`.
+    public let prefix: ObjectKey?
+    public let timingsKey: ObjectKey
+
+    /// A store's prefix: the timings are `<prefix>/pipeline-timings.json`.
+    public init(store: any SharedStore, prefix: ObjectKey?) throws(StoreError) {
+        self.store = store
+        self.prefix = prefix
+        timingsKey = try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "pipeline-timings.json")
+    }
+
+    /// A store location opened for reading and writing (every store pipeline opens can share).
+    public init(_ location: StoreLocation) throws(StoreError) {
+        guard let store = location.store as? any SharedStore else {
+            throw .transport(endpoint: location.store.name, reason: "this kind of store cannot keep shared timings")
+        }
+        try self.init(store: store, prefix: location.prefix)
+    }
+
+    /// A timings file on this machine (or a shared disk), updated under a lock; queues go beside it.
+    public init(file: URL) throws(StoreError) {
+        store = FolderStore(root: file.deletingLastPathComponent())
+        prefix = nil
+        timingsKey = try ObjectKey(file.lastPathComponent)
+    }
+
+    public var timings: StoredTimings { StoredTimings(store: store, key: timingsKey) }
+
+    public func queue(run: String, node: Node) throws(StoreError) -> WorkQueue {
+        try WorkQueue(store: store, prefix: prefix, run: run, node: node)
+    }
+
+    /// Where the timings are, for messages and the dry run.
+    public var description: String { "\(store.name)/\(timingsKey.rawValue)" }
+
+    /// Where a run's queue is, for messages and the dry run.
+    public func queueFolder(run: String) -> String {
+        "\(store.name)/\(prefix.map { $0.rawValue + "/" } ?? "")pipeline-runs/\(run)/"
+    }
+}
