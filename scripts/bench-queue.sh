@@ -110,13 +110,11 @@ AWS_ACCESS_KEY_ID=bench
 AWS_SECRET_ACCESS_KEY=bench-secret
 AWS_REGION=us-east-1
 ENV
-python3 - "$port" "$package/profile.json" <<'PY'
+python3 - "$port" <<'PY'
 import sys, urllib.request
-base = f"http://127.0.0.1:{sys.argv[1]}/bench"
-urllib.request.urlopen(urllib.request.Request(base, method="PUT")).read()
-data = open(sys.argv[2], "rb").read()
-urllib.request.urlopen(urllib.request.Request(base + "/ci/pipeline-timings.json", data=data, method="PUT")).read()
+urllib.request.urlopen(urllib.request.Request(f"http://127.0.0.1:{sys.argv[1]}/bench", method="PUT")).read()
 PY
+(set -a; source "$scratch/moto.env"; "$bin" timings merge "$package/profile.json" -o s3://bench/ci 2>/dev/null)
 
 printf '%-7s %3s  %9s  %9s  %9s  %12s  %12s  %12s\n' store N ideal static queue "static/ideal" "queue/ideal" "queue/naive"
 for store in folder moto; do

@@ -13,7 +13,7 @@ extension TestRun {
     /// A store failure ends the claiming: the batch under way is finished and reported (JUnit,
     /// review page) and the outcome carries the error.
     public func run(_ prepared: TestSession.Prepared, queue: WorkQueue,
-                    poll: Duration = .seconds(2)) async throws -> SharedOutcome {
+                    poll: Duration = .milliseconds(250)) async throws -> SharedOutcome {
         let proposal = QueuePlan(tests: prepared.tests, estimates: prepared.estimates, nodes: queue.node.count)
         let plan: QueuePlan
         do {

@@ -25,6 +25,11 @@ struct SharedRunOptions: ParsableArguments {
 
     /// Where the timings (and a shared run's queue) are, for the package tested.
     func place(_ global: GlobalOptions, package: URL) throws -> SharedPlace {
+        try Self.place(timings, pipeline: pipeline, global, package: package)
+    }
+
+    /// Where `timings` (as `--timings` takes it) are; the package's own file without it.
+    static func place(_ timings: String?, pipeline: String?, _ global: GlobalOptions, package: URL) throws -> SharedPlace {
         guard let timings else { return try SharedPlace(file: TestSession.defaultTimings(of: package)) }
         guard let location = TimingsLocation(parsing: timings) else {
             throw CLIFailure(status: .usage, message: "--timings '\(timings)' must be a file, s3://bucket/prefix, feature or develop")

@@ -13,7 +13,7 @@ public struct QueuePlan: Codable, Sendable, Equatable {
     /// Every test of the suite, sorted: nodes of one run must list the same suite.
     public var suite: [String]
 
-    public init(tests: [TestID], estimates: [TestID: Double], nodes: Int, minimumSeconds: Double = 2) {
+    public init(tests: [TestID], estimates: [TestID: Double], nodes: Int, minimumSeconds: Double = 0.5) {
         let ordered = tests.sorted { (estimates[$0] ?? 0, $1) > (estimates[$1] ?? 0, $0) }
         var remaining = ordered.reduce(0) { $0 + (estimates[$1] ?? 0) }
         var batches: [Batch] = []

@@ -20,6 +20,7 @@ public struct WorkQueue: Sendable {
     /// Seconds since 1970, by this machine's clock (tests move it).
     public var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
     let folder: ObjectKey
+    private let seen = SeenClaims()
 
     public init(store: any SharedStore, prefix: ObjectKey?, run: String, node: Node) throws(StoreError) {
         guard !run.isEmpty, run.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
@@ -111,7 +112,7 @@ public struct WorkQueue: Sendable {
             if try await take(batch, replacing: nil) { return Claimed(batch: batch, takenOverFrom: nil) }
         }
         for batch in plan.batches where !finished.contains(batch.index) {
-            guard let object = claims[batch.index], let (claim, etag) = try await read(object.key),
+            guard let object = claims[batch.index], let (claim, etag) = try await read(object),
                   claim.node != node.description, claim.claimedAt + claim.leaseSeconds + clockSkew < now() else { continue }
             if try await take(batch, replacing: etag) { return Claimed(batch: batch, takenOverFrom: claim.node) }
         }
@@ -122,7 +123,7 @@ public struct WorkQueue: Sendable {
     public func earlierClaims() async throws -> Set<Int> {
         var mine: Set<Int> = []
         for (index, object) in try await claimObjects() {
-            if let (claim, _) = try await read(object.key), claim.node == node.description { mine.insert(index) }
+            if let (claim, _) = try await read(object), claim.node == node.description { mine.insert(index) }
         }
         return mine
     }
@@ -153,10 +154,13 @@ public struct WorkQueue: Sendable {
     }
 
     /// A claim and its ETag. A claim written by hand with garbage is no claim: it reads as one
-    /// whose lease ran out long ago, so the batch is free to take over.
-    private func read(_ key: ObjectKey) async throws -> (claim: Claim, etag: String)? {
-        guard let (data, etag) = try await store.get(key) else { return nil }
+    /// whose lease ran out long ago, so the batch is free to take over. A claim whose ETag was
+    /// read before is not read again (a waiting node looks at the live claims every poll).
+    private func read(_ object: ObjectInfo) async throws -> (claim: Claim, etag: String)? {
+        if let claim = await seen.claim(etag: object.etag) { return (claim, object.etag) }
+        guard let (data, etag) = try await store.get(object.key) else { return nil }
         let claim = (try? JSONDecoder().decode(Claim.self, from: data)) ?? Claim(node: Self.unreadable, claimedAt: 0, leaseSeconds: 0)
+        await seen.remember(claim, etag: etag)
         return (claim, etag)
     }
 
@@ -192,7 +196,7 @@ public struct WorkQueue: Sendable {
         let claims = try await claimObjects()
         for batch in plan.batches where results[batch.index] == nil {
             var why = "never claimed"
-            if let object = claims[batch.index], let (claim, _) = try await read(object.key) {
+            if let object = claims[batch.index], let (claim, _) = try await read(object) {
                 why = "claimed by node \(claim.node), which did not finish it"
             }
             for test in batch.tests { report.explain(test.name, "no node reported it: batch \(batch.index + 1) was \(why)") }
@@ -243,4 +247,13 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
             "\(store): no queue '\(run)' (no plan.json)"
         }
     }
+}
+
+/// The claims a node has read, by ETag: an object with the same ETag has the same content.
+private actor SeenClaims {
+    private var claims: [String: WorkQueue.Claim] = [:]
+
+    func claim(etag: String) -> WorkQueue.Claim? { claims[etag] }
+
+    func remember(_ claim: WorkQueue.Claim, etag: String) { claims[etag] = claim }
 }

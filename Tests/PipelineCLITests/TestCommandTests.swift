@@ -235,6 +235,28 @@ struct TimingsMergeTests {
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("nope.json cannot be read: no such file"))
     }
+
+    @Test("a cache file folds into the timings kept in the spec's develop store, which plan and test then read")
+    func intoStore() throws {
+        let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
+        try workspace.write(#"{"version":1,"tests":{"M.C/a":{"seconds":1,"samples":1},"M.C/b":{"seconds":3,"samples":1}}}"#,
+                            to: "cache.json")
+        for _ in 1...2 {
+            let result = try workspace.run("timings", "merge", "cache.json", "-o", "develop")
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let stored = workspace.root.appendingPathComponent(".pipeline/storage/develop/pipeline-timings.json")
+        let merged = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: stored)) as? [String: Any])
+        let tests = try #require(merged["tests"] as? [String: [String: Any]])
+        #expect(tests["M.C/b"]?["samples"] as? Int == 2, "folded in twice: \(tests)")
+        let plan = try workspace.run("plan", "--nodes", "2", "--timings", "develop")
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let nodes = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [[String: Any]])
+        #expect(nodes.compactMap { $0["tests"] as? Int }.reduce(0, +) == 2)
+        let unknown = try workspace.run("plan", "--nodes", "2", "--timings", "gs://team/ci")
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("--timings 'gs://team/ci' must be a file, s3://bucket/prefix, feature or develop"))
+    }
 }
 
 /// The example package in this repository, built once per test run.
