@@ -227,7 +227,8 @@ public struct PipelineRunner: Sendable {
     public func session(_ test: TestStage, filters: [String] = [], skipBuild: Bool = false) -> TestSession {
         let options = TestRunOptions(shards: test.shards.resolved(cores: cores),
                                      limits: RunLimits(timeout: test.timeout, outputLimit: Int(test.outputLimit.bytes)),
-                                     retries: test.retries, flakyFails: test.flaky == .fail, filters: filters)
+                                     retries: test.retries, maxRetried: test.maxRetried, flakyFails: test.flaky == .fail,
+                                     filters: filters)
         return TestSession(settings: BuildSettings(packagePath: package(of: test), configuration: test.configuration.rawValue,
                                                    skipBuild: skipBuild),
                            options: options)

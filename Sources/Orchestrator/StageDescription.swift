@@ -35,7 +35,8 @@ public struct StageDescription: Sendable {
         case 0: parts.append("no retries")
         case let count:
             let flaky = test.flaky == .fail ? "flaky tests fail the run" : "flaky tests are reported, not failed"
-            parts.append("\(count) \(count == 1 ? "retry" : "retries") (\(flaky))")
+            let limit = test.maxRetried.map { "; none when more than \($0) fail" } ?? ""
+            parts.append("\(count) \(count == 1 ? "retry" : "retries") (\(flaky)\(limit))")
         }
         parts.append(test.select == .all ? "all tests" : "only tests affected by the change")
         if test.package != "." { parts.append("package \(test.package)") }

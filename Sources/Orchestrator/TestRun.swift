@@ -74,6 +74,13 @@ public struct TestRun: Sendable {
         var findings = findings
         if !recording { snapshots.publish(&findings, report: &report) }
         if let junit { try JUnitReport.write(report, to: junit) }
+        if !recording {
+            do {
+                try report.save(Self.lastRun(of: session.settings.packagePath))
+            } catch {
+                findings.notes.append("\(error)")
+            }
+        }
         if record, !storeFailed {
             let measured = report
             if try await timings.timings.fold({ $0.record(measured) }) == .lastWriterWins {
@@ -82,6 +89,11 @@ public struct TestRun: Sendable {
             }
         }
         return (report, findings)
+    }
+
+    /// The last run's report, which `--failed` reads: `<package>/.build/pipeline/last-run.json`.
+    public static func lastRun(of package: URL) -> URL {
+        TestSession.workFolder(of: package).appendingPathComponent("last-run.json")
     }
 
     private var snapshotModeNote: String {

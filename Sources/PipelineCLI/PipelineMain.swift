@@ -34,7 +34,7 @@ public enum PipelineMain {
         switch error {
         case .buildFailed, .listingFailed, .cannotStart: .build
         case .noTests, .noTestsMatched, .noTestProduct: .noTests
-        case .invalidFilter, .invalidNode, .invalidShards, .unreadableTimings, .cannotWrite: .usage
+        case .invalidFilter, .invalidNode, .invalidShards, .unreadableTimings, .unreadableReport, .cannotWrite: .usage
         case .interrupted: .interrupted
         }
     }

@@ -78,6 +78,16 @@ struct TestCommand: AsyncParsableCommand {
                 options.filters += filters
             }
         }
+        if flags.failed {
+            guard shared.queue == nil else {
+                throw CLIFailure(status: .usage, message: "--failed runs what the last run here left failing; it cannot join a --queue")
+            }
+            let last = try TestReport.load(TestRun.lastRun(of: package))
+            guard !last.notPassed.isEmpty else {
+                return Console.out("The last run (\(last.summaryLine)) left no test failing: nothing to run.")
+            }
+            options.only = Set(last.notPassed)
+        }
         let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
         let place = try shared.place(global, package: package)
         let queue = try shared.run().map { try flags.queue($0, at: place, node: options.node) }
@@ -95,6 +105,11 @@ struct TestCommand: AsyncParsableCommand {
         Interrupts.install()
         if !skipBuild { Console.error("Building the tests of \(package.path) (\(configuration))…") }
         let prepared = try await testRun.prepare(pinningTo: pin)
+        if let only = options.only {
+            let gone = only.subtracting(prepared.tests.map(\.name)).sorted()
+            Console.error("Running the \(prepared.tests.count) tests that did not pass last time"
+                          + (gone.isEmpty ? "" : "; \(gone.count) no longer exist: \(gone.prefix(5).joined(separator: ", "))"))
+        }
         if list { return prepared.tests.forEach { Console.out($0.name) } }
         if plan { return try showPlan(prepared, timings: place, queue: queue) }
 

@@ -17,6 +17,13 @@ struct TestRunFlags: ParsableArguments {
     @Option(help: "Run a failing test again up to this many times; one that then passes is flaky.")
     var retries = 0
 
+    @Option(help: ArgumentHelp("When more tests than this fail, retry none of them: a mass failure is a breakage, not flakiness.",
+                               valueName: "n"))
+    var maxRetried: Int?
+
+    @Flag(help: "Run only the tests that did not pass in the last run here (<package>/.build/pipeline/last-run.json).")
+    var failed = false
+
     @Option(help: ArgumentHelp("Whether a flaky test fails the run: fail or pass.", valueName: "fail|pass"))
     var flaky = "fail"
 
@@ -59,6 +66,9 @@ struct TestRunFlags: ParsableArguments {
         guard retries >= 0, retries <= 100 else {
             throw CLIFailure(status: .usage, message: "--retries \(retries) must be between 0 and 100")
         }
+        guard (maxRetried ?? 0) >= 0 else {
+            throw CLIFailure(status: .usage, message: "--max-retried \(maxRetried!) must be 0 or more")
+        }
         guard flaky == "fail" || flaky == "pass" else {
             throw CLIFailure(status: .usage, message: "--flaky '\(flaky)' must be 'fail' or 'pass'")
         }
@@ -66,7 +76,7 @@ struct TestRunFlags: ParsableArguments {
             throw CLIFailure(status: .usage, message: "--output-limit '\(outputLimit)' must be a size such as 64KiB or 1MiB")
         }
         return TestRunOptions(shards: count.resolved(cores: cores), node: try Node(parsing: node),
-                              limits: RunLimits(timeout: limit, outputLimit: Int(output.bytes)), retries: retries,
+                              limits: RunLimits(timeout: limit, outputLimit: Int(output.bytes)), retries: retries, maxRetried: maxRetried,
                               flakyFails: flaky == "fail", filters: filter, skips: skip)
     }
 }

@@ -144,6 +144,8 @@ public struct TestStage: Sendable, Hashable {
     public var timeout: Duration
     /// How many times a failing test is run again; one that then passes is reported flaky.
     public var retries: Int
+    /// When more tests than this fail, none is retried; nil retries any number.
+    public var maxRetried: Int?
     public var select: TestSelection
     public var flaky: FlakyPolicy
     /// Where the recorded test durations that balance the shards are kept.
@@ -156,13 +158,14 @@ public struct TestStage: Sendable, Hashable {
     /// How much of a failing test's output is kept in reports.
     public var outputLimit: ByteCount
 
-    public init(shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0,
+    public init(shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,
                 select: TestSelection = .all, flaky: FlakyPolicy = .fail, timings: TimingsLocation? = nil,
                 junit: String? = nil, package: String = ".", configuration: BuildConfiguration = .debug,
                 outputLimit: ByteCount = ByteCount(1 << 20)) {
         self.shards = shards
         self.timeout = timeout
         self.retries = retries
+        self.maxRetried = maxRetried
         self.select = select
         self.flaky = flaky
         self.timings = timings

@@ -133,7 +133,7 @@ struct SpecDecoder {
 
     private mutating func testStage(_ node: YAMLNode, _ path: KeyPath) -> TestStage? {
         guard let fields = fields(node, at: path, what: "the test settings", nullIsEmpty: true, allowed: [
-            "shards", "timeout", "retries", "select", "flaky", "timings", "junit", "package", "configuration",
+            "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package", "configuration",
             "output-limit",
         ]) else { return nil }
         var stage = TestStage()
@@ -142,6 +142,7 @@ struct SpecDecoder {
         } ?? stage.shards
         stage.timeout = value(fields, "timeout") { $0.duration($1, $2) } ?? stage.timeout
         stage.retries = value(fields, "retries") { $0.integer($1, $2) } ?? stage.retries
+        stage.maxRetried = value(fields, "max-retried") { $0.integer($1, $2) }
         stage.select = value(fields, "select") { $0.choice($1, $2) } ?? stage.select
         stage.flaky = value(fields, "flaky") { $0.choice($1, $2) } ?? stage.flaky
         stage.timings = value(fields, "timings") {

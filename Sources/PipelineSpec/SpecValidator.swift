@@ -141,6 +141,9 @@ struct SpecValidator {
         if !(0...Self.maximumRetries).contains(test.retries) {
             report(path.appending("retries"), "must be between 0 and \(Self.maximumRetries) (found \(test.retries))")
         }
+        if let limit = test.maxRetried, limit < 0 {
+            report(path.appending("max-retried"), "must be 0 or more (found \(limit))")
+        }
         if test.outputLimit.bytes <= 0 || test.outputLimit > Self.maximumOutputLimit {
             report(path.appending("output-limit"),
                    "must be between 1 byte and \(Self.maximumOutputLimit) (found \(test.outputLimit))")

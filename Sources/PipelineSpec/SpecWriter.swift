@@ -30,6 +30,7 @@ public enum SpecWriter {
                 lines.append("      shards: \(test.shards)")
                 lines.append("      timeout: \(test.timeout.specText)")
                 lines.append("      retries: \(test.retries)")
+                if let limit = test.maxRetried { lines.append("      max-retried: \(limit)") }
                 lines.append("      select: \(test.select.rawValue)")
                 lines.append("      flaky: \(test.flaky.rawValue)")
                 optional("timings", test.timings?.description, indent: 6, into: &lines)

@@ -27,6 +27,9 @@ public actor RunProgress {
         self.write = write
     }
 
+    /// A line about the run as a whole, such as retries left out.
+    func note(_ line: String) { emit("note: " + line) }
+
     func shardStarted() { activeShards += 1 }
     func shardFinished() { activeShards -= 1 }
 

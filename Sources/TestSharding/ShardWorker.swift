@@ -1,34 +1,41 @@
 import Foundation
 
-/// Runs the batches the pool gives one shard's worker: the XCTest tests of a batch in one process
-/// and its Swift Testing tests in another (more when a selector list is too long, or when a crash or
-/// timeout cuts a process short); then reruns the failures it saw, up to `retries` times.
+/// Runs tests for one shard: the XCTest tests of a batch in one process and its Swift Testing tests
+/// in another (more when a selector list is too long, or when a crash or timeout cuts a process
+/// short). First the batches the pool gives it, then, in a later round, failures to try again.
 struct ShardWorker {
     let shard: Int
-    let pool: WorkPool
     let product: TestProduct
     let limits: RunLimits
-    let retries: Int
     let logs: URL
+    /// Names this worker's processes and their logs: `shard-<n>` makes `shard-<n>-<k>.log`.
+    let label: String
 
-    /// Every attempt this worker made, and the wall time of the processes that ran them.
-    func run(progress: RunProgress) async -> (attempts: [TestAttempt], processSeconds: Double) {
-        var state = State()
+    /// What the worker did: every attempt, the wall time of its processes, and what failed.
+    struct Outcome: Sendable {
+        var attempts: [TestAttempt] = []
+        var processSeconds = 0.0
         var failures: [TestID] = []
+    }
+
+    /// Runs the batches the pool hands out until it is empty.
+    func run(_ pool: WorkPool, progress: RunProgress) async -> Outcome {
+        var state = State()
         while !state.stopped, let batch = await pool.next(for: shard) {
-            failures += await run(batch, attempt: 1, state: &state, progress: progress)
+            state.outcome.failures += await run(batch, attempt: 1, state: &state, progress: progress)
         }
-        var attempt = 1
-        while !state.stopped && !failures.isEmpty && attempt <= retries {
-            attempt += 1
-            failures = await run(failures, attempt: attempt, state: &state, progress: progress)
-        }
-        return (state.attempts, state.processSeconds)
+        return state.outcome
+    }
+
+    /// Runs `tests` once more, as attempt `attempt`.
+    func retry(_ tests: [TestID], attempt: Int, progress: RunProgress) async -> Outcome {
+        var state = State()
+        state.outcome.failures = await run(tests, attempt: attempt, state: &state, progress: progress)
+        return state.outcome
     }
 
     private struct State {
-        var attempts: [TestAttempt] = []
-        var processSeconds = 0.0
+        var outcome = Outcome()
         var processes = 0
         var stopped = false
     }
@@ -41,7 +48,7 @@ struct ShardWorker {
             while !pending.isEmpty && !Task.isCancelled {
                 let chunk = Self.chunk(pending, framework: framework, limit: limits.selectorBytes)
                 state.processes += 1
-                let name = "shard-\(shard)-\(state.processes)"
+                let name = "\(label)-\(state.processes)"
                 let run = ProcessRun(product: product, framework: framework, tests: chunk, limits: limits,
                                      log: logs.appendingPathComponent("\(name).log"),
                                      eventStream: logs.appendingPathComponent("\(name).events.jsonl"),
@@ -49,8 +56,8 @@ struct ShardWorker {
                 let outcome = await run.run { attempt in
                     if await !ProcessGroups.shared.isStopping { await progress.record(attempt) }
                 }
-                state.processSeconds += outcome.seconds
-                state.attempts += outcome.attempts
+                state.outcome.processSeconds += outcome.seconds
+                state.outcome.attempts += outcome.attempts
                 failures += outcome.attempts.filter { $0.status.isFailure }.map(\.test)
                 if await ProcessGroups.shared.isStopping {
                     state.stopped = true

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The outcome of a whole run: one record per listed test, and the check that each ran exactly once.
 /// Its JSON form (`pipeline test --json`) is documented in docs/json.md and keeps its field names.
 public struct TestReport: Codable, Sendable {
@@ -49,6 +51,8 @@ public struct TestReport: Codable, Sendable {
     public var flakyFails: Bool
     /// The page reviewing the run's failed snapshots, when one was written.
     public var review: String?
+    /// Why failures were not retried (more failed than `--max-retried`), when they were not.
+    public var retryNote: String?
 
     /// Folds every attempt into one record per test. A test that failed and then passed is flaky;
     /// a test with no attempt at all is missing.
@@ -126,8 +130,39 @@ public struct TestReport: Codable, Sendable {
         tests = records
         self.problems = problems
         self.flakyFails = flakyFails
+        retryNote = parts.compactMap(\.retryNote).first
         passed = false
         recount()
+    }
+
+    /// The tests that did not pass: failed, timed out, crashed or missing, and flaky where flaky fails the run.
+    public var notPassed: [String] {
+        tests.filter { $0.status.isFailure || $0.status == .missing || ($0.status == .flaky && flakyFails) }.map(\.name)
+    }
+
+    /// The report of an earlier run, as `--json` and the last-run file hold it.
+    public static func load(_ url: URL) throws(TestRunError) -> TestReport {
+        guard let data = FileManager.default.contents(atPath: url.path) else {
+            throw .unreadableReport(path: url.path, reason: "no such file; run the tests once without --failed")
+        }
+        do {
+            return try JSONDecoder().decode(TestReport.self, from: data)
+        } catch {
+            throw .unreadableReport(path: url.path, reason: "not a pipeline test report (\(Timings.reason(error))); "
+                                    + "run without --failed for a full run")
+        }
+    }
+
+    /// Writes the report as `--json` prints it, whole or not at all.
+    public func save(_ url: URL) throws(TestRunError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try encoder.encode(self).write(to: url, options: .atomic)
+        } catch {
+            throw .cannotWrite(path: url.path, reason: error.localizedDescription)
+        }
     }
 
     /// Fails a test for what a check after the run found (its message is put first); a problem of
@@ -201,6 +236,7 @@ public struct TestReport: Codable, Sendable {
             }
         }
         lines += problems.map { "✗ \($0)" }
+        if let retryNote { lines.append("note: \(retryNote)") }
         lines.append(summaryLine)
         lines.append("\(summary.total) tests in \(summary.shards) shard\(summary.shards == 1 ? "" : "s")"
                      + (summary.node.count > 1 ? " on node \(summary.node)" : "")

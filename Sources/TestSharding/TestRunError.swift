@@ -12,6 +12,7 @@ public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidNode(String)
     case invalidShards(String)
     case unreadableTimings(path: String, reason: String)
+    case unreadableReport(path: String, reason: String)
     case cannotWrite(path: String, reason: String)
     case interrupted
 
@@ -38,6 +39,8 @@ public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
             "--shards '\(text)' must be a positive whole number or 'auto'"
         case .unreadableTimings(let path, let reason):
             "timings file \(path) cannot be read: \(reason)"
+        case .unreadableReport(let path, let reason):
+            "last run's report \(path) cannot be read: \(reason)"
         case .cannotWrite(let path, let reason):
             "cannot write \(path): \(reason)"
         case .interrupted:

@@ -6,21 +6,26 @@ public struct TestRunOptions: Sendable {
     public var node: Node
     public var limits: RunLimits
     public var retries: Int
+    /// When more tests than this fail, none is retried: a mass failure is a breakage, not flakiness.
+    public var maxRetried: Int?
     /// Whether a test that passed only on a retry fails the run.
     public var flakyFails: Bool
     /// Regular expressions over test names: a test runs when it matches any filter (or there are
     /// none) and no skip.
     public var filters: [String]
     public var skips: [String]
+    /// Exact test names to keep (`--failed`: the tests that did not pass last time); nil keeps all.
+    public var only: Set<String>?
     /// Variables set for the test processes (not the build), over the inherited environment.
     public var environment: [String: String]
 
-    public init(shards: Int, node: Node = .whole, limits: RunLimits = RunLimits(), retries: Int = 0,
+    public init(shards: Int, node: Node = .whole, limits: RunLimits = RunLimits(), retries: Int = 0, maxRetried: Int? = nil,
                 flakyFails: Bool = true, filters: [String] = [], skips: [String] = [], environment: [String: String] = [:]) {
         self.shards = shards
         self.node = node
         self.limits = limits
         self.retries = retries
+        self.maxRetried = maxRetried
         self.flakyFails = flakyFails
         self.filters = filters
         self.skips = skips
@@ -40,8 +45,11 @@ public struct TestRunOptions: Sendable {
         let exclude = try compile(skips)
         let selected = tests.filter { test in
             (include.isEmpty || include.contains { test.name.contains($0) }) && !exclude.contains { test.name.contains($0) }
+                && (only?.contains(test.name) ?? true)
         }
-        if selected.isEmpty && !tests.isEmpty { throw .noTestsMatched(filters: filters + skips.map { "skip \($0)" }) }
+        if selected.isEmpty && !tests.isEmpty {
+            throw .noTestsMatched(filters: filters + skips.map { "skip \($0)" } + (only.map { ["the \($0.count) that did not pass last time"] } ?? []))
+        }
         return selected
     }
 }
@@ -59,50 +67,76 @@ public struct TestRunner: Sendable {
         self.logs = logs
     }
 
-    /// Runs every shard at once, one worker task each, showing progress every `statusInterval`.
+    /// Runs every shard at once, one worker task each, showing progress every `statusInterval`;
+    /// then retries the failures in rounds across the shards, unless more failed than `maxRetried`.
     /// `estimates` (expected seconds per test) and `knownShare` (the share of them recorded rather
     /// than guessed) decide how much work stays in the pool for whichever worker is free first.
     public func run(_ shards: [Shard], estimates: [TestID: Double], knownShare: Double,
                     progress: RunProgress, statusInterval: Duration) async -> TestReport {
         let start = ContinuousClock.now
         let pool = WorkPool(shards: shards, estimates: estimates, knownShare: knownShare)
-        let (attempts, processSeconds) = await withTaskGroup(of: ([TestAttempt], Double)?.self) { group in
-            let product = product.adding(environment: options.environment)
-            for shard in shards {
-                let worker = ShardWorker(shard: shard.index, pool: pool, product: product, limits: options.limits,
-                                         retries: options.retries, logs: logs)
-                group.addTask {
-                    await progress.shardStarted()
-                    let attempts = await worker.run(progress: progress)
-                    await progress.shardFinished()
-                    return attempts
-                }
-            }
-            group.addTask {
-                while (try? await Task.sleep(for: statusInterval)) != nil {
-                    await progress.showStatus()
-                }
-                return nil
-            }
-            var all: [TestAttempt] = []
-            var processSeconds = 0.0
-            var running = shards.count
-            while running > 0, let result = await group.next() {
-                guard let (attempts, seconds) = result else { continue }
-                all += attempts
-                processSeconds += seconds
-                running -= 1
-            }
-            group.cancelAll()
-            return (all, processSeconds)
+        let product = product.adding(environment: options.environment)
+        let status = Task {
+            while (try? await Task.sleep(for: statusInterval)) != nil { await progress.showStatus() }
         }
+        var outcome = await Self.together(shards.map(\.index), progress: progress) { shard in
+            await ShardWorker(shard: shard, product: product, limits: options.limits, logs: logs, label: "shard-\(shard)")
+                .run(pool, progress: progress)
+        }
+        var retryNote: String?
+        if options.retries > 0, let limit = options.maxRetried, outcome.failures.count > limit {
+            retryNote = "\(outcome.failures.count) tests failed, more than --max-retried \(limit): none was retried"
+            await progress.note(retryNote!)
+        } else {
+            var failures = outcome.failures
+            for attempt in stride(from: 2, through: options.retries + 1, by: 1) where !failures.isEmpty {
+                guard await !ProcessGroups.shared.isStopping else { break }
+                // The failures dealt round-robin over the shards, each part in a process of its own.
+                let parts = (0..<min(shards.count, failures.count)).map { lane in
+                    failures.enumerated().filter { $0.offset % min(shards.count, failures.count) == lane }.map(\.element)
+                }
+                let round = await Self.together(Array(parts.indices), progress: progress) { lane in
+                    await ShardWorker(shard: shards[lane].index, product: product, limits: options.limits, logs: logs,
+                                      label: "shard-\(shards[lane].index)-retry\(attempt - 1)")
+                        .retry(parts[lane], attempt: attempt, progress: progress)
+                }
+                outcome.attempts += round.attempts
+                outcome.processSeconds += round.processSeconds
+                failures = round.failures
+            }
+        }
+        status.cancel()
         await progress.finish()
-        var report = TestReport(shards: shards, attempts: attempts, seconds: (ContinuousClock.now - start).seconds,
+        var report = TestReport(shards: shards, attempts: outcome.attempts, seconds: (ContinuousClock.now - start).seconds,
                                 node: options.node, flakyFails: options.flakyFails)
+        report.retryNote = retryNote
         // What the processes spent beyond the tests' own durations: start-up and the harness's
         // per-test work. Planning adds it to every estimate.
-        let testSeconds = attempts.reduce(0) { $0 + $1.seconds }
-        report.summary.overheadPerTest = attempts.isEmpty ? 0 : max(0, processSeconds - testSeconds) / Double(attempts.count)
+        let testSeconds = outcome.attempts.reduce(0) { $0 + $1.seconds }
+        report.summary.overheadPerTest = outcome.attempts.isEmpty ? 0
+            : max(0, outcome.processSeconds - testSeconds) / Double(outcome.attempts.count)
         return report
+    }
+
+    /// Runs one worker per lane at once, and adds up what they did.
+    private static func together(_ lanes: [Int], progress: RunProgress,
+                                 _ work: @escaping @Sendable (Int) async -> ShardWorker.Outcome) async -> ShardWorker.Outcome {
+        await withTaskGroup(of: ShardWorker.Outcome.self) { group in
+            for lane in lanes {
+                group.addTask {
+                    await progress.shardStarted()
+                    let outcome = await work(lane)
+                    await progress.shardFinished()
+                    return outcome
+                }
+            }
+            var total = ShardWorker.Outcome()
+            for await outcome in group {
+                total.attempts += outcome.attempts
+                total.processSeconds += outcome.processSeconds
+                total.failures += outcome.failures
+            }
+            return total
+        }
     }
 }

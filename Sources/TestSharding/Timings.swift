@@ -103,7 +103,7 @@ public struct Timings: Codable, Equatable, Sendable {
         }
     }
 
-    private static func reason(_ error: Error) -> String {
+    static func reason(_ error: Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context),
              DecodingError.valueNotFound(_, let context), DecodingError.keyNotFound(_, let context):

@@ -105,6 +105,39 @@ struct TestCommandTests {
         }
     }
 
+    @Test("--failed runs only what the last run left failing; --max-retried stops retries on mass failure; a corrupt last run is named")
+    func failedAndMaxRetried() throws {
+        let failing = try test("--json", "--retries", "2", "--max-retried", "0", environment: ["EXAMPLE_FAIL": "1"])
+        #expect(failing.status == 1)
+        let first = try report(failing)
+        let failed = first.filter { $0.value["status"] as? String == "failed" }.map(\.key).sorted()
+        #expect(!failed.isEmpty && failed.count < ExamplePackage.testCount)
+        #expect(failed.allSatisfy { first[$0]?["attempts"] as? Int == 1 }, "more failed than --max-retried 0: none retried")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any])
+        #expect(json["retryNote"] as? String == "\(failed.count) tests failed, more than --max-retried 0: none was retried")
+        #expect(failing.stderr.contains("note: \(failed.count) tests failed, more than --max-retried 0"), "\(failing.stderr)")
+
+        let retried = try test("--json", "--retries", "2", "--max-retried", "\(failed.count)", environment: ["EXAMPLE_FAIL": "1"])
+        #expect(try failed.allSatisfy { try report(retried)[$0]?["attempts"] as? Int == 3 }, "within the limit: retried")
+
+        let again = try test("--failed", "--json")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try report(again).keys.sorted() == failed, "only the tests that failed ran")
+        #expect(again.stderr.contains("Running the \(failed.count) tests that did not pass last time"), "\(again.stderr)")
+        let nothing = try test("--failed")
+        #expect(nothing.status == 0)
+        #expect(nothing.stdout.contains("left no test failing: nothing to run"), "\(nothing.stdout)")
+
+        let lastRun = package.appendingPathComponent(".build/pipeline/last-run.json")
+        try Data("{".utf8).write(to: lastRun)
+        let corrupt = try test("--failed")
+        #expect(corrupt.status == 2)
+        #expect(corrupt.stderr.contains("last run's report \(lastRun.path) cannot be read: not a pipeline test report"), "\(corrupt.stderr)")
+        #expect(corrupt.stderr.contains("run without --failed for a full run"))
+        let queued = try test("--failed", "--queue", "q")
+        #expect(queued.status == 2)
+    }
+
     @Test("zero selected tests is an error with its own exit status, not a pass")
     func zeroTests() throws {
         let result = try test("--filter", "NoSuchTest")

@@ -40,7 +40,7 @@ struct ValidSpecTests {
             develop: .s3(bucket: "team-refs", prefix: "snapshots/develop"), endpoint: "http://127.0.0.1:8080",
             region: "eu-west-1", profile: "ci", allowHTTP: false))
         #expect(spec.stages == [
-            .test(TestStage(shards: .fixed(8), timeout: .seconds(5_400), retries: 3, select: .affected, flaky: .pass,
+            .test(TestStage(shards: .fixed(8), timeout: .seconds(5_400), retries: 3, maxRetried: 10, select: .affected, flaky: .pass,
                             timings: .file(path: ".pipeline/timings.json"), junit: "build/junit.xml", package: "Packages/App",
                             configuration: .release, outputLimit: ByteCount(512 * 1024))),
             .promote(PromoteStage(from: .feature, to: .develop, prune: true)),

@@ -47,7 +47,8 @@ struct S3FaultTests {
     func stalled() async throws {
         let bucket = try await freshBucket()
         try await S3TestServer.store(bucket: bucket).upload(try scratch.file("a", "late"), to: try ObjectKey("T/a.png"), metadata: [:])
-        let proxy = try FaultProxy(["delay=5"])
+        // The first request waits far longer than the stall limit, so the retry is answered first even on a loaded machine.
+        let proxy = try FaultProxy(["delay=30"])
         let listed = try await proxy.store(bucket: bucket, stallSeconds: 1).list(under: nil)
         #expect(listed.map(\.key.rawValue) == ["T/a.png"])
         // The retry was answered while the stalled first request still waited in the proxy.
