@@ -272,9 +272,14 @@ public struct PipelineRunner: Sendable {
         let session = session(test, filters: filters)
         let write = self.write
         return try TestRun(settings: session.settings, options: session.options, timings: try timings(test),
-                       snapshots: SnapshotCheck(package: package(of: test), local: transfers().stores.local(testPattern: spec.changes.tests)),
-                       junit: test.junit.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL },
-                       interactive: interactive, write: write)
+                           snapshots: snapshotCheck(test),
+                           junit: test.junit.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL },
+                           interactive: interactive, write: write)
+    }
+
+    /// The snapshot check over the checkout's references.
+    func snapshotCheck(_ test: TestStage) -> SnapshotCheck {
+        SnapshotCheck(package: package(of: test), local: transfers().stores.local(testPattern: spec.changes.tests))
     }
 
     /// For `select: affected`, what the change selects; nil for `select: all`.
@@ -307,7 +312,7 @@ extension PipelineRunner {
                     let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
                     let selected = (try? session.options.select(tests)) ?? []
                     var notes = selection?.reasons ?? []
-                    let snapshots = try testRun(test, filters: []).snapshots
+                    let snapshots = snapshotCheck(test)
                     notes.append("snapshots: \(SnapshotSwitches.record)=\(snapshots.mode.rawValue)"
                                  + (snapshots.writesFail ? " (CI: a missing reference fails, a written one too)" : "")
                                  + "; failed snapshots go to \(snapshots.artifacts.path) and are reviewed in \(snapshots.page.path)")

@@ -22,14 +22,14 @@ extension TestRun {
             write("note: \(queue.store.name) cannot write conditionally (it answered 501 to If-None-Match), so the "
                   + "nodes cannot share a queue; node \(queue.node) runs its part of the split planned from the timings\n")
             let (report, findings) = try await run(prepared)
-            return SharedOutcome(report: report, findings: findings, batches: nil)
+            return SharedOutcome(report: report, findings: findings)
         }
         var rerunning = try await queue.earlierClaims()
         write("Queue \(queue.location): \(plan.batches.count) batches of \(plan.suite.count) tests for \(queue.node.count) nodes"
               + (rerunning.isEmpty ? "" : "; node \(queue.node) runs again the \(rerunning.count) it ran on an earlier attempt") + "\n")
         _ = snapshots.begin()
         var parts: [TestReport] = [], ran: [TestID] = [], findings = SnapshotFindings()
-        var storeFailure: (any Error)?, batches: [Int] = []
+        var storeFailure: (any Error)?
         do {
             var waiting = false
             while true {
@@ -57,7 +57,6 @@ extension TestRun {
                 if !recording { findings.add(snapshots.check(&report, since: inventory)) }
                 parts.append(report)
                 ran += batch.tests
-                batches.append(batch.index)
                 try await queue.record(report, of: batch)
             }
         } catch let error as StoreError {
@@ -67,11 +66,11 @@ extension TestRun {
         }
         guard !parts.isEmpty else {
             if let storeFailure { throw storeFailure }
-            return SharedOutcome(report: nil, findings: findings, batches: [])
+            return SharedOutcome(report: nil, findings: findings)
         }
         var report = TestReport(merging: parts, suite: ran, flakyFails: session.options.flakyFails)
         let (checked, published) = try await finish(&report, findings: findings, storeFailed: storeFailure != nil)
-        return SharedOutcome(report: checked, findings: published, batches: batches, storeFailure: storeFailure)
+        return SharedOutcome(report: checked, findings: published, storeFailure: storeFailure)
     }
 }
 
@@ -80,9 +79,6 @@ public struct SharedOutcome: Sendable {
     /// This node's part; nil when the other nodes ran every batch.
     public var report: TestReport?
     public var findings: SnapshotFindings
-    /// The batches this node ran, by index; nil when the store could not share a queue and the node
-    /// ran its part of the static split.
-    public var batches: [Int]?
     /// The store error that ended the claiming, after the batch under way was finished and reported.
     public var storeFailure: (any Error)?
 }

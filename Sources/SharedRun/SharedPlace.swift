@@ -40,9 +40,4 @@ public struct SharedPlace: Sendable, CustomStringConvertible {
 
     /// Where the timings are, for messages and the dry run.
     public var description: String { "\(store.name)/\(timingsKey.rawValue)" }
-
-    /// Where a run's queue is, for messages and the dry run.
-    public func queueFolder(run: String) -> String {
-        "\(store.name)/\(prefix.map { $0.rawValue + "/" } ?? "")pipeline-runs/\(run)/"
-    }
 }

@@ -92,9 +92,8 @@ public struct TestRunner: Sendable {
             for attempt in stride(from: 2, through: options.retries + 1, by: 1) where !failures.isEmpty {
                 guard await !ProcessGroups.shared.isStopping else { break }
                 // The failures dealt round-robin over the shards, each part in a process of its own.
-                let parts = (0..<min(shards.count, failures.count)).map { lane in
-                    failures.enumerated().filter { $0.offset % min(shards.count, failures.count) == lane }.map(\.element)
-                }
+                let lanes = min(shards.count, failures.count)
+                let parts = (0..<lanes).map { lane in stride(from: lane, to: failures.count, by: lanes).map { failures[$0] } }
                 let round = await Self.together(Array(parts.indices), progress: progress) { lane in
                     await ShardWorker(shard: shards[lane].index, product: product, limits: options.limits, logs: logs,
                                       label: "shard-\(shards[lane].index)-retry\(attempt - 1)")
