@@ -19,16 +19,10 @@ tests="${1:-120}" work_seconds="${2:-40}"
 scripts/setup.sh
 source scripts/lib/bench.sh
 build_release
-moto_server="$(command -v moto_server || echo .build/moto/bin/moto_server)"
-if [[ ! -x "$moto_server" ]]; then
-    python3 -m venv .build/moto && .build/moto/bin/pip install --quiet 'moto[server]'
-fi
 scratch="$(mktemp -d)"
 port=18190
-"$moto_server" -H 127.0.0.1 -p "$port" >"$scratch/moto.log" 2>&1 &
-moto=$!
+start_moto "$port"
 trap 'kill $moto 2>/dev/null; rm -rf "$scratch"' EXIT
-for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port" && break; sleep 0.1; done
 
 # The package and its profile: durations from a seeded log-normal, scaled to $work_seconds in all.
 package="$scratch/BenchSuite"

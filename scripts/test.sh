@@ -22,15 +22,9 @@ swift package --allow-writing-to-package-directory --allow-network-connections a
 # Signature V4 checks) on 127.0.0.1, started here and stopped when the tests end.
 endpoint="$(scripts/s3-server.sh start 18080)"
 # s3api cannot write conditionally (it answers 501); the shared-run tests also need moto, which can.
-moto_server="$(command -v moto_server || echo .build/moto/bin/moto_server)"
-if [[ ! -x "$moto_server" ]]; then
-    echo "test: installing moto (PyPI) into .build/moto" >&2
-    python3 -m venv .build/moto && .build/moto/bin/pip install --quiet 'moto[server]'
-fi
-"$moto_server" -H 127.0.0.1 -p 18090 >/dev/null 2>&1 &
-moto=$!
+source scripts/lib/bench.sh
+start_moto 18090
 trap 'rm -f "$log"; scripts/s3-server.sh stop; kill $moto 2>/dev/null' EXIT
-for _ in $(seq 100); do curl -s -o /dev/null http://127.0.0.1:18090 && break; sleep 0.1; done
 export PIPELINE_TEST_MOTO_ENDPOINT=http://127.0.0.1:18090
 if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"

@@ -72,17 +72,20 @@ public struct PipelineRunner: Sendable {
     public let base: URL
     public let origin: String
     public let changes: ChangeSet
+    /// The repository's known-flaky tests, for the test stages.
+    public let quarantine: Quarantine?
     public let cores: Int
     /// Progress and stage headers, for standard error.
     public let write: @Sendable (String) -> Void
     public let interactive: Bool
 
-    public init(spec: PipelineSpec, base: URL, origin: String, changes: ChangeSet, cores: Int, interactive: Bool,
-                write: @escaping @Sendable (String) -> Void) {
+    public init(spec: PipelineSpec, base: URL, origin: String, changes: ChangeSet, quarantine: Quarantine? = nil, cores: Int,
+                interactive: Bool, write: @escaping @Sendable (String) -> Void) {
         self.spec = spec
         self.base = base.standardizedFileURL
         self.origin = origin
         self.changes = changes
+        self.quarantine = quarantine
         self.cores = cores
         self.interactive = interactive
         self.write = write
@@ -274,7 +277,7 @@ public struct PipelineRunner: Sendable {
         return try TestRun(settings: session.settings, options: session.options, timings: try timings(test),
                            snapshots: snapshotCheck(test),
                            junit: test.junit.map { URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL },
-                           interactive: interactive, write: write)
+                           quarantine: quarantine, interactive: interactive, write: write)
     }
 
     /// The snapshot check over the checkout's references.

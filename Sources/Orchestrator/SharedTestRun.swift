@@ -55,6 +55,7 @@ extension TestRun {
                 let inventory = snapshots.inventory()
                 var report = try await execute(part, part: "batch-\(batch.index + 1)")
                 if !recording { findings.add(snapshots.check(&report, since: inventory)) }
+                applyQuarantine(&report)
                 parts.append(report)
                 ran += batch.tests
                 try await queue.record(report, of: batch)
@@ -69,7 +70,8 @@ extension TestRun {
             return SharedOutcome(report: nil, findings: findings)
         }
         var report = TestReport(merging: parts, suite: ran, flakyFails: session.options.flakyFails)
-        let (checked, published) = try await finish(&report, findings: findings, storeFailed: storeFailure != nil)
+        let (checked, published) = try await finish(&report, findings: findings, planned: prepared.timings,
+                                                    storeFailed: storeFailure != nil)
         return SharedOutcome(report: checked, findings: published, storeFailure: storeFailure)
     }
 }

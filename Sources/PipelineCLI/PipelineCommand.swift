@@ -18,7 +18,7 @@ struct PipelineCommand: AsyncParsableCommand {
         """,
         version: "pipeline \(Version.number)",
         subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, PlanCommand.self, ReportCommand.self,
-                      TimingsCommand.self, RefsCommand.self, VersionCommand.self]
+                      TimingsCommand.self, QuarantineCommand.self, RefsCommand.self, VersionCommand.self]
     )
 }
 

@@ -82,6 +82,10 @@ public enum PipelineMain {
             Console.error("error: \(error)")
             if case .unknownPipeline = error { return .usage }
             return .spec
+        case let error as QuarantineEditor.Failure:
+            Console.error("error: \(error)")
+            if case .alreadyQuarantined = error { return .usage }
+            return .spec
         default:
             // Help, --version, and argument-parsing errors come from the argument parser.
             let code = PipelineCommand.exitCode(for: error)

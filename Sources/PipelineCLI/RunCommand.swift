@@ -42,7 +42,10 @@ struct RunCommand: AsyncParsableCommand {
         let changeSet = try detector.changes(try changeOptions.comparison(settings: spec.changes))
         let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
         let runner = PipelineRunner(spec: spec, base: catalog.folder.deletingLastPathComponent(), origin: origin,
-                                    changes: changeSet, cores: global.availableCores, interactive: interactive) { text in
+                                    changes: changeSet, quarantine: try QuarantineLoader.file(in: catalog).map {
+                                        try QuarantineLoader.load($0, displayPath: catalog.displayPath(of: $0))
+                                    },
+                                    cores: global.availableCores, interactive: interactive) { text in
             FileHandle.standardError.write(Data(text.utf8))
         }
         if dryRun {

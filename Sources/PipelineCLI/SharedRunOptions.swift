@@ -39,6 +39,14 @@ struct SharedRunOptions: ParsableArguments {
         return try ReferenceStores(settings: spec?.references ?? ReferenceSettings(), base: base, origin: origin).shared(location)
     }
 
+    /// The CI run whose folder in the store keeps each node's report for `--failed`: the CI's run id
+    /// when the timings are kept in a store (not a file).
+    func keptInRun(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let timings, let location = TimingsLocation(parsing: timings) else { return nil }
+        if case .file = location { return nil }
+        return Self.ciRun(environment: environment)
+    }
+
     /// The shared run's id: `--queue RUN`, or the CI's run id for `--queue` alone; nil without `--queue`.
     func run(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
         guard let queue else { return nil }

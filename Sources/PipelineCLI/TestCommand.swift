@@ -78,40 +78,49 @@ struct TestCommand: AsyncParsableCommand {
                 options.filters += filters
             }
         }
+        if shared.queue != nil, flags.failed || flags.repeatCount != nil {
+            throw CLIFailure(status: .usage, message: "--\(flags.failed ? "failed" : "repeat") runs on one machine; it cannot join a --queue")
+        }
+        let place = try shared.place(global, package: package)
+        // With the timings in a store, a CI run keeps each node's report there for --failed.
+        let keptInRun = shared.keptInRun()
         if flags.failed {
-            guard shared.queue == nil else {
-                throw CLIFailure(status: .usage, message: "--failed runs what the last run here left failing; it cannot join a --queue")
-            }
-            let last = try TestReport.load(TestRun.lastRun(of: package))
+            let (last, origin) = try await TestRun.lastRun(package: package, place: place, run: keptInRun, node: options.node)
             guard !last.notPassed.isEmpty else {
-                return Console.out("The last run (\(last.summaryLine)) left no test failing: nothing to run.")
+                return Console.out("The last run (\(origin): \(last.summaryLine)) left no test failing: nothing to run.")
             }
             options.only = Set(last.notPassed)
         }
         let interactive = isatty(STDERR_FILENO) == 1 && ProcessInfo.processInfo.environment["CI"] == nil
-        let place = try shared.place(global, package: package)
         let queue = try shared.run().map { try flags.queue($0, at: place, node: options.node) }
         // A static split over shared timings needs every node to plan from the same ones: they are
         // pinned in the CI run's folder.
         let pin = try queue ?? (options.node.count > 1 && shared.timings != nil
             ? SharedRunOptions.ciRun().map { try place.queue(run: $0, node: options.node) } : nil)
-        let testRun = try TestRun(
+        var testRun = try TestRun(
             settings: BuildSettings(packagePath: package, configuration: configuration,
                                     extraArguments: buildArguments, skipBuild: skipBuild),
             options: options, timings: place, record: !noRecord,
             snapshots: SnapshotCheck(package: package, local: LocalReferences.scan(package, isTest: NamePattern("*").matches),
                                      page: review.map(global.resolve)),
-            junit: junit.map(global.resolve), interactive: interactive) { FileHandle.standardError.write(Data($0.utf8)) }
+            junit: junit.map(global.resolve), quarantine: try flags.quarantine(package: package, global: global),
+            interactive: interactive) { FileHandle.standardError.write(Data($0.utf8)) }
+        testRun.keptInRun = keptInRun
+        testRun.flakeThreshold = try flags.flakeShare()
         Interrupts.install()
         if !skipBuild { Console.error("Building the tests of \(package.path) (\(configuration))…") }
         let prepared = try await testRun.prepare(pinningTo: pin)
-        if let only = options.only {
-            let gone = only.subtracting(prepared.tests.map(\.name)).sorted()
-            Console.error("Running the \(prepared.tests.count) tests that did not pass last time"
-                          + (gone.isEmpty ? "" : "; \(gone.count) no longer exist: \(gone.prefix(5).joined(separator: ", "))"))
-        }
         if list { return prepared.tests.forEach { Console.out($0.name) } }
-        if plan { return try showPlan(prepared, timings: place, queue: queue) }
+        if plan {
+            let shards = testRun.plan(prepared, queue: queue)
+            return json ? try Console.json(shards) : Console.out(testRun.describe(shards, queue: queue))
+        }
+        if let times = flags.repeatCount {
+            let hunt = try await testRun.hunt(prepared, times: times, untilFailure: flags.untilFailure)
+            json ? try Console.json(hunt) : Console.out(hunt.render())
+            if !hunt.passed { throw QuietExit(status: .testsFailed) }
+            return
+        }
 
         guard let queue else {
             let (report, findings) = try await testRun.run(prepared)
@@ -137,20 +146,5 @@ struct TestCommand: AsyncParsableCommand {
             Console.out(report.render())
         }
         if !report.passed, failure == nil { throw QuietExit(status: .testsFailed) }
-    }
-
-    private func showPlan(_ prepared: TestSession.Prepared, timings: SharedPlace, queue: WorkQueue?) throws {
-        let shards = queue.map { QueuePlan(tests: prepared.tests, estimates: prepared.estimates, nodes: $0.node.count).batches }
-            ?? prepared.shards
-        if json { return try Console.json(shards) }
-        Console.out("timings: \(timings)")
-        if let queue {
-            Console.out("queue: \(queue.location) (plan.json, claims/, results/); \(shards.count) batches, claimed by the nodes in turn")
-        }
-        for shard in shards {
-            Console.out("\(queue == nil ? "shard" : "batch") \(shard.index): \(shard.tests.count) tests, "
-                        + "expected \(String(format: "%.2f", shard.expectedSeconds)) s")
-            shard.tests.forEach { Console.out("  \($0.name)") }
-        }
     }
 }

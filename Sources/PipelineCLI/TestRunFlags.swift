@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PipelineSpec
 import SharedRun
 import TestSharding
@@ -24,6 +25,22 @@ struct TestRunFlags: ParsableArguments {
     @Flag(help: "Run only the tests that did not pass in the last run here (<package>/.build/pipeline/last-run.json).")
     var failed = false
 
+    @Option(name: .customLong("repeat"), help: ArgumentHelp(
+        "Hunt flakiness: run the selected tests this many times, each run in fresh processes, and report each test's failure "
+        + "rate and first failure (no retries; nothing recorded).", valueName: "n"))
+    var repeatCount: Int?
+
+    @Flag(help: "With --repeat: start no run after one failed.")
+    var untilFailure = false
+
+    @Option(help: ArgumentHelp("Name the tests flaky or failing in this share of their recent runs (at least 5 recorded), "
+                               + "with the line that quarantines them.", valueName: "percent"))
+    var flakeThreshold = "10%"
+
+    @Option(name: .customLong("quarantine"), help: ArgumentHelp("The quarantine file: tests whose failures do not fail the run (default: pipelines/quarantine.yml "
+                               + "of the package's repository, when there is one; see docs/quarantine.md).", valueName: "path"))
+    var quarantineFile: String?
+
     @Option(help: ArgumentHelp("Whether a flaky test fails the run: fail or pass.", valueName: "fail|pass"))
     var flaky = "fail"
 
@@ -43,6 +60,21 @@ struct TestRunFlags: ParsableArguments {
     @Option(help: ArgumentHelp("With --queue: how far apart the nodes' clocks may be; a lease is taken over only this much after "
                                + "it ran out.", valueName: "duration"))
     var clockSkew = "1m"
+
+    /// `--flake-threshold` as a share from 0 to 1.
+    func flakeShare() throws -> Double {
+        let number = flakeThreshold.hasSuffix("%") ? String(flakeThreshold.dropLast()) : flakeThreshold
+        guard let percent = Double(number), (0...100).contains(percent), percent > 0 else {
+            throw CLIFailure(status: .usage, message: "--flake-threshold '\(flakeThreshold)' must be a percentage from 1% to 100%")
+        }
+        return percent / 100
+    }
+
+    /// The quarantine `--quarantine` names, or the one of the repository around `package`.
+    func quarantine(package: URL, global: GlobalOptions) throws -> Quarantine? {
+        guard let quarantineFile else { return try QuarantineLoader.find(from: package) }
+        return try QuarantineLoader.load(global.resolve(quarantineFile), displayPath: quarantineFile)
+    }
 
     /// The work queue of `run` at `place`, with these leases.
     func queue(_ run: String, at place: SharedPlace, node: Node) throws -> WorkQueue {
@@ -68,6 +100,15 @@ struct TestRunFlags: ParsableArguments {
         }
         guard (maxRetried ?? 0) >= 0 else {
             throw CLIFailure(status: .usage, message: "--max-retried \(maxRetried!) must be 0 or more")
+        }
+        if let repeatCount, !(1...100_000).contains(repeatCount) {
+            throw CLIFailure(status: .usage, message: "--repeat \(repeatCount) must be between 1 and 100000")
+        }
+        if untilFailure, repeatCount == nil {
+            throw CLIFailure(status: .usage, message: "--until-failure goes with --repeat N")
+        }
+        if repeatCount != nil, node != "1/1" {
+            throw CLIFailure(status: .usage, message: "--repeat hunts on one machine; leave out --node")
         }
         guard flaky == "fail" || flaky == "pass" else {
             throw CLIFailure(status: .usage, message: "--flaky '\(flaky)' must be 'fail' or 'pass'")

@@ -5,7 +5,7 @@ import PipelineSpec
 struct ValidateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "validate",
-        abstract: "Check pipeline specs and report every problem as FILE:LINE:COLUMN: message.",
+        abstract: "Check pipeline specs (and pipelines/quarantine.yml) and report every problem as FILE:LINE:COLUMN: message.",
         discussion: "With no files, checks every .yml file in pipelines/. Exits 0 when all are valid, 3 otherwise."
     )
 
@@ -19,7 +19,8 @@ struct ValidateCommand: AsyncParsableCommand {
         let targets: [(url: URL, display: String)]
         if files.isEmpty {
             let catalog = try PipelineCatalog.locate(from: base)
-            targets = catalog.files().map { ($0, catalog.displayPath(of: $0)) }
+            targets = (catalog.files() + [QuarantineLoader.file(in: catalog)].compactMap { $0 })
+                .map { ($0, catalog.displayPath(of: $0)) }
             guard !targets.isEmpty else {
                 throw CLIFailure(status: .spec, message:
                     "\(catalog.displayPath(of: catalog.folder))/ holds no .yml files; nothing to validate")
@@ -30,8 +31,13 @@ struct ValidateCommand: AsyncParsableCommand {
         var problems = 0, invalidFiles = 0
         for target in targets {
             do throws(SpecError) {
-                let spec = try SpecLoader.load(target.url, displayPath: target.display)
-                Console.out("ok: \(target.display) (\(spec.stages.count) stage\(spec.stages.count == 1 ? "" : "s"))")
+                if target.url.lastPathComponent == Quarantine.fileName {
+                    let quarantine = try QuarantineLoader.load(target.url, displayPath: target.display)
+                    Console.out("ok: \(target.display) (\(quarantine.entries.count) quarantined)")
+                } else {
+                    let spec = try SpecLoader.load(target.url, displayPath: target.display)
+                    Console.out("ok: \(target.display) (\(spec.stages.count) stage\(spec.stages.count == 1 ? "" : "s"))")
+                }
             } catch {
                 invalidFiles += 1
                 error.lines.forEach { Console.error($0) }

@@ -30,11 +30,11 @@ public struct PipelineCatalog: Sendable {
         }
     }
 
-    /// The spec files, sorted by name.
+    /// The spec files, sorted by name (the quarantine file is not a pipeline).
     public func files() -> [URL] {
         let contents = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
         return contents
-            .filter { ["yml", "yaml"].contains($0.pathExtension) }
+            .filter { ["yml", "yaml"].contains($0.pathExtension) && $0.lastPathComponent != Quarantine.fileName }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 

@@ -208,7 +208,7 @@ struct SpecDecoder {
 
     // MARK: Mappings and fields
 
-    private mutating func fields(_ node: YAMLNode, at path: KeyPath, what: String, nullIsEmpty: Bool = false,
+    mutating func fields(_ node: YAMLNode, at path: KeyPath, what: String, nullIsEmpty: Bool = false,
                                  allowed: [String]) -> Fields? {
         let entries: [YAMLNode.Entry]
         switch node.value {
@@ -232,7 +232,7 @@ struct SpecDecoder {
     }
 
     /// Reads one field with `read`, or reports it missing when `required`.
-    private mutating func value<T>(_ fields: Fields, _ key: String, required: Bool = false,
+    mutating func value<T>(_ fields: Fields, _ key: String, required: Bool = false,
                                    _ read: (inout SpecDecoder, YAMLNode, KeyPath) -> T?) -> T? {
         guard let node = fields.values[key] else {
             if required {
@@ -250,7 +250,7 @@ struct SpecDecoder {
 
     // MARK: Scalars
 
-    private mutating func string(_ node: YAMLNode, _ path: KeyPath) -> String? {
+    mutating func string(_ node: YAMLNode, _ path: KeyPath) -> String? {
         scalar(node, path, expected: "a string") { $0 }
     }
 
@@ -282,7 +282,7 @@ struct SpecDecoder {
         return choice
     }
 
-    private mutating func scalar<T>(_ node: YAMLNode, _ path: KeyPath, expected: String,
+    mutating func scalar<T>(_ node: YAMLNode, _ path: KeyPath, expected: String,
                                     parse: (String) -> T?) -> T? {
         guard case .scalar(let text) = node.value else {
             report(node.location, path, "expected \(expected), found \(node.kindDescription)")
@@ -295,7 +295,7 @@ struct SpecDecoder {
         return value
     }
 
-    private mutating func report(_ location: SourceLocation, _ path: KeyPath, _ message: String) {
+    mutating func report(_ location: SourceLocation, _ path: KeyPath, _ message: String) {
         reported.insert(path)
         diagnostics.append(Diagnostic(file: file, location: location, keyPath: path, message: message))
     }

@@ -4,12 +4,7 @@ import Foundation
 public enum SpecLoader {
     /// Parses and validates spec text. `file` names it in messages; `fileStem` is the name it must carry.
     public static func parse(_ text: String, file: String, fileStem: String) throws(SpecError) -> PipelineSpec {
-        let root: YAMLNode
-        do {
-            root = try YAMLDocument.parse(text, file: file)
-        } catch {
-            throw .invalid([error])
-        }
+        let root = try document(text, file: file)
         var decoder = SpecDecoder(file: file)
         let decoded = decoder.decode(root)
         var diagnostics = decoder.diagnostics
@@ -26,13 +21,22 @@ public enum SpecLoader {
         return spec
     }
 
+    /// The YAML-lite tree of `text`, or the problem that stops reading it.
+    static func document(_ text: String, file: String) throws(SpecError) -> YAMLNode {
+        do {
+            return try YAMLDocument.parse(text, file: file)
+        } catch {
+            throw .invalid([error])
+        }
+    }
+
     /// Reads and parses the spec at `url`; `displayPath` names it in messages.
     public static func load(_ url: URL, displayPath: String) throws(SpecError) -> PipelineSpec {
         let text = try read(url, displayPath: displayPath)
         return try parse(text, file: displayPath, fileStem: url.deletingPathExtension().lastPathComponent)
     }
 
-    private static func read(_ url: URL, displayPath: String) throws(SpecError) -> String {
+    static func read(_ url: URL, displayPath: String) throws(SpecError) -> String {
         let size: Int
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: url.path)

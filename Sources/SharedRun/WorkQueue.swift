@@ -23,13 +23,10 @@ public struct WorkQueue: Sendable {
     private let seen = SeenClaims()
 
     public init(store: any SharedStore, prefix: ObjectKey?, run: String, node: Node) throws(StoreError) {
-        guard !run.isEmpty, run.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
-            throw .unsafeKey(run, reason: "a run id is letters, digits, '-', '_' and '.'")
-        }
         self.store = store
         self.run = run
         self.node = node
-        folder = try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "pipeline-runs/\(run)")
+        folder = try SharedPlace.runFolder(prefix: prefix, run: run)
     }
 
     /// The run's folder, for messages and the dry run.

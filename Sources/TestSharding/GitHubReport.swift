@@ -3,22 +3,23 @@ import Foundation
 /// A test report as GitHub Actions shows it: `::error` annotations on the failing lines, and a
 /// Markdown summary for `$GITHUB_STEP_SUMMARY`.
 public enum GitHubReport {
-    /// One `::error` workflow command per test that did not pass (flaky ones as `::warning`),
+    /// One `::error` workflow command per test that did not pass (flaky and quarantined ones as `::warning`),
     /// pointing at the first `File.swift:LINE` its message or output names, relative to `workspace`.
     public static func annotations(_ report: TestReport, workspace: String?) -> [String] {
         report.tests.compactMap { record in
             let level: String
             switch record.status {
             case .passed, .skipped: return nil
-            case .flaky: level = "warning"
+            case _ where record.quarantine != nil, .flaky: level = "warning"
             default: level = "error"
             }
-            var properties = ["title=\(escapeProperty("\(record.name) \(record.status.rawValue)"))"]
+            let title = "\(record.name) \(record.status.rawValue)" + (record.quarantine == nil ? "" : " (quarantined)")
+            var properties = ["title=\(escapeProperty(title))"]
             if let (file, line) = location(in: [record.message, record.output].compactMap { $0 }.joined(separator: "\n")) {
                 let relative = workspace.flatMap { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : nil } ?? file
                 properties.insert(contentsOf: ["file=\(escapeProperty(relative))", "line=\(line)"], at: 0)
             }
-            let message = record.message ?? record.status.rawValue
+            let message = (record.quarantine.map { "\($0.description)\n" } ?? "") + (record.message ?? record.status.rawValue)
             return "::\(level) \(properties.joined(separator: ","))::\(escapeData(message))"
         }
     }
@@ -27,9 +28,9 @@ public enum GitHubReport {
     public static func summary(_ report: TestReport, title: String) -> String {
         let s = report.summary
         var lines = ["### \(report.passed ? "✅" : "❌") \(title)", "",
-                     "| passed | failed | skipped | flaky | timed out | crashed | time |",
-                     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-                     "| \(s.passed) | \(s.failed) | \(s.skipped) | \(s.flaky) | \(s.timedOut) | \(s.crashed) | "
+                     "| passed | failed | skipped | flaky | timed out | crashed | quarantined | time |",
+                     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+                     "| \(s.passed) | \(s.failed) | \(s.skipped) | \(s.flaky) | \(s.timedOut) | \(s.crashed) | \(s.quarantined) | "
                         + String(format: "%.1f s", s.seconds) + " |"]
         let notPassed = report.tests.filter { $0.status != .passed && $0.status != .skipped }
         if !notPassed.isEmpty {
@@ -37,7 +38,8 @@ public enum GitHubReport {
             for record in notPassed {
                 let message = (record.message ?? "").replacingOccurrences(of: "|", with: "\\|")
                     .replacingOccurrences(of: "\n", with: " ")
-                lines.append("| `\(record.name)` | \(record.status.rawValue) | \(message.prefix(300)) |")
+                let status = record.status.rawValue + (record.quarantine.map { ", quarantined (\($0.owner), until \($0.expires))" } ?? "")
+                lines.append("| `\(record.name)` | \(status) | \(message.prefix(300)) |")
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -6,6 +6,9 @@ import Foundation
 /// Failed tests get `<failure>`; timed-out, crashed and missing tests `<error>`; skipped tests
 /// `<skipped/>`. A flaky test is a passing testcase with a `<flakyFailure>` element (the Maven
 /// Surefire convention) and a `flaky` property, or a `<failure>` when flaky tests fail the run.
+/// A quarantined test that did not pass does not fail the run, so it is `<skipped>` with a
+/// `quarantined` property (owner, reason, expiry), its status, and its message and output in
+/// `<system-out>`.
 public enum JUnitReport {
     /// Writes the report as one JUnit XML file, whole or not at all.
     public static func write(_ report: TestReport, to url: URL) throws(TestRunError) {
@@ -20,7 +23,7 @@ public enum JUnitReport {
         let suites = Dictionary(grouping: report.tests, by: \.suite).sorted { $0.key < $1.key }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml += "<testsuites name=\"pipeline\" tests=\"\(report.summary.total)\" failures=\"\(count(report.tests, [.failed]))\" "
-            + "errors=\"\(count(report.tests, [.timedOut, .crashed, .missing]))\" skipped=\"\(report.summary.skipped)\" "
+            + "errors=\"\(count(report.tests, [.timedOut, .crashed, .missing]))\" skipped=\"\(count(report.tests, [.skipped]))\" "
             + "time=\"\(time(report.summary.seconds))\">\n"
         for (suite, records) in suites {
             xml += "  <testsuite name=\"\(escape(suite))\" tests=\"\(records.count)\" failures=\"\(count(records, [.failed]))\" "
@@ -39,6 +42,12 @@ public enum JUnitReport {
         let message = escape(record.message ?? record.status.rawValue)
         let output = escape(record.output ?? "")
         let body: String
+        if let quarantine = record.quarantine {
+            return open + ">\n      <properties><property name=\"quarantined\" value=\"\(escape(quarantine.description))\"/>"
+                + "<property name=\"status\" value=\"\(record.status.rawValue)\"/></properties>\n"
+                + "      <skipped message=\"\(escape("quarantined, \(record.status.rawValue): ") + message)\"/>\n"
+                + "      <system-out>\(output)</system-out>\n    </testcase>\n"
+        }
         switch record.status {
         case .passed:
             return open + "/>\n"
@@ -58,8 +67,9 @@ public enum JUnitReport {
         return open + ">\n" + body + "    </testcase>\n"
     }
 
+    /// How many records have one of `statuses`; a quarantined test counts as skipped.
     private static func count(_ records: [TestReport.Record], _ statuses: Set<TestStatus>) -> Int {
-        records.filter { statuses.contains($0.status) }.count
+        records.filter { statuses.contains($0.quarantine == nil ? $0.status : .skipped) }.count
     }
 
     private static func time(_ seconds: Double) -> String { String(format: "%.3f", seconds) }

@@ -13,13 +13,18 @@ public actor RunProgress {
     private var failures = 0
     private var activeShards = 0
     private var statusShown = false
+    /// In a flake hunt, the tests whose failure was announced: each is announced once.
+    private var announced: Set<TestID> = []
 
     /// A recording run, where every snapshot assertion fails by design: plain failures are not announced.
     private let recording: Bool
+    /// A flake hunt (`--repeat`), where an attempt's number is its run, not a retry.
+    private let repeating: Bool
 
     public init(total: Int, shards: Int, expectedSeconds: Double, interactive: Bool, recording: Bool = false,
-                write: @escaping @Sendable (String) -> Void) {
+                repeating: Bool = false, write: @escaping @Sendable (String) -> Void) {
         self.recording = recording
+        self.repeating = repeating
         self.total = total
         self.shards = shards
         self.expectedSeconds = expectedSeconds
@@ -35,6 +40,15 @@ public actor RunProgress {
 
     /// Counts a finished attempt; failures are announced at once.
     func record(_ attempt: TestAttempt) {
+        if repeating {
+            done += 1
+            if attempt.status.isFailure {
+                failures += 1
+                guard announced.insert(attempt.test).inserted else { return }
+                emit("✗ \(attempt.test.name) \(attempt.status.rawValue) (run \(attempt.attempt)): \(attempt.message ?? "")")
+            }
+            return
+        }
         if attempt.attempt == 1 { done += 1 }
         let retry = attempt.attempt > 1 ? " (retry \(attempt.attempt - 1))" : ""
         switch attempt.status {
@@ -53,7 +67,7 @@ public actor RunProgress {
     /// The status line: shards running, tests done of total, failures, elapsed and expected time.
     public func showStatus() {
         let elapsed = (ContinuousClock.now - start).seconds
-        let line = "[\(activeShards)/\(shards) shards running] \(done)/\(total) tests done, \(failures) failed, "
+        let line = "[\(activeShards)/\(shards) \(repeating ? "runs" : "shards") running] \(done)/\(total) tests done, \(failures) failed, "
             + "\(elapsed.formatted(places: 1)) s elapsed of ~\(expectedSeconds.formatted(places: 1)) s expected"
         if interactive {
             write("\r\u{1B}[2K" + line)

@@ -13,6 +13,8 @@ public struct TestReport: Codable, Sendable {
         public var timedOut = 0
         public var crashed = 0
         public var missing = 0
+        /// Tests that did not pass but are quarantined: counted here, not in `failed`.
+        public var quarantined = 0
         public var duplicated = 0
         public var seconds = 0.0
         public var expectedSeconds = 0.0
@@ -38,6 +40,24 @@ public struct TestReport: Codable, Sendable {
         public var output: String?
         /// The log of the process that ran its last attempt.
         public var log: String?
+        /// Set on a test that did not pass and is quarantined: its failure does not fail the run.
+        public var quarantine: QuarantineNote?
+    }
+
+    /// Why a test's failure does not count: the quarantine entry naming it.
+    public struct QuarantineNote: Codable, Sendable, Equatable {
+        public var owner: String
+        public var reason: String
+        /// The day the entry runs out, `YYYY-MM-DD`.
+        public var expires: String
+
+        public init(owner: String, reason: String, expires: String) {
+            self.owner = owner
+            self.reason = reason
+            self.expires = expires
+        }
+
+        public var description: String { "quarantined by \(owner) until \(expires): \(reason)" }
     }
 
     public var version = 1
@@ -135,9 +155,22 @@ public struct TestReport: Codable, Sendable {
         recount()
     }
 
-    /// The tests that did not pass: failed, timed out, crashed or missing, and flaky where flaky fails the run.
+    /// The tests whose outcome fails the run: failed, timed out, crashed or missing, and flaky where
+    /// flaky fails the run; quarantined ones do not.
     public var notPassed: [String] {
-        tests.filter { $0.status.isFailure || $0.status == .missing || ($0.status == .flaky && flakyFails) }.map(\.name)
+        tests.filter { failsRun($0) }.map(\.name)
+    }
+
+    private func failsRun(_ record: Record) -> Bool {
+        record.quarantine == nil && (record.status.isFailure || record.status == .missing || (record.status == .flaky && flakyFails))
+    }
+
+    /// Marks the tests that did not pass and that `entry` quarantines; their failures stop failing the run.
+    public mutating func quarantine(_ entry: (String) -> QuarantineNote?) {
+        for index in tests.indices where tests[index].status != .passed && tests[index].status != .skipped {
+            tests[index].quarantine = entry(tests[index].name)
+        }
+        recount()
     }
 
     /// The report of an earlier run, as `--json` and the last-run file hold it.
@@ -145,24 +178,33 @@ public struct TestReport: Codable, Sendable {
         guard let data = FileManager.default.contents(atPath: url.path) else {
             throw .unreadableReport(path: url.path, reason: "no such file; run the tests once without --failed")
         }
+        return try decode(data, origin: url.path)
+    }
+
+    /// Reads the report format; `origin` names the file or object in errors.
+    public static func decode(_ data: Data, origin: String) throws(TestRunError) -> TestReport {
         do {
             return try JSONDecoder().decode(TestReport.self, from: data)
         } catch {
-            throw .unreadableReport(path: url.path, reason: "not a pipeline test report (\(Timings.reason(error))); "
+            throw .unreadableReport(path: origin, reason: "not a pipeline test report (\(Timings.reason(error))); "
                                     + "run without --failed for a full run")
+        }
+    }
+
+    /// The report as `--json` prints it.
+    public func encoded() throws(TestRunError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(self)
+        } catch {
+            throw .cannotWrite(path: "report", reason: error.localizedDescription)
         }
     }
 
     /// Writes the report as `--json` prints it, whole or not at all.
     public func save(_ url: URL) throws(TestRunError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try encoder.encode(self).write(to: url, options: .atomic)
-        } catch {
-            throw .cannotWrite(path: url.path, reason: error.localizedDescription)
-        }
+        try Timings.write(try encoded(), to: url)
     }
 
     /// Fails a test for what a check after the run found (its message is put first); a problem of
@@ -190,9 +232,13 @@ public struct TestReport: Codable, Sendable {
     private mutating func recount() {
         var summary = self.summary
         (summary.passed, summary.skipped, summary.flaky, summary.failed) = (0, 0, 0, 0)
-        (summary.timedOut, summary.crashed, summary.missing) = (0, 0, 0)
+        (summary.timedOut, summary.crashed, summary.missing, summary.quarantined) = (0, 0, 0, 0)
         summary.total = tests.count
         for record in tests {
+            if record.quarantine != nil {
+                summary.quarantined += 1
+                continue
+            }
             switch record.status {
             case .passed: summary.passed += 1
             case .skipped: summary.skipped += 1
@@ -212,7 +258,7 @@ public struct TestReport: Codable, Sendable {
     public var summaryLine: String {
         var line = "\(summary.passed) passed, \(summary.failed) failed, \(summary.skipped) skipped"
         let details = [(summary.flaky, "flaky"), (summary.timedOut, "timed out"), (summary.crashed, "crashed"),
-                       (summary.missing, "missing"), (summary.duplicated, "duplicated")]
+                       (summary.missing, "missing"), (summary.duplicated, "duplicated"), (summary.quarantined, "quarantined")]
             .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         if !details.isEmpty { line += " (\(details.joined(separator: ", ")))" }
         return line
@@ -222,7 +268,7 @@ public struct TestReport: Codable, Sendable {
     /// (`outputLines` lines; the JSON and JUnit reports keep it all), then the summary.
     public func render(outputLines: Int = 30) -> String {
         var lines: [String] = []
-        for record in tests where record.status != .passed && record.status != .skipped {
+        for record in tests where record.status != .passed && record.status != .skipped && record.quarantine == nil {
             let attempts = record.attempts > 1 ? ", \(record.attempts) attempts" : ""
             let mark = record.status == .flaky ? "⚠" : "✗"
             lines.append("\(mark) \(record.name) — \(record.status.rawValue) (\(record.seconds.formatted(places: 2)) s\(attempts))")
@@ -233,6 +279,15 @@ public struct TestReport: Codable, Sendable {
                 if shown.count > outputLines + 5 {
                     lines.append("    | … \(shown.count - outputLines) more lines" + (record.log.map { " in \($0)" } ?? ""))
                 }
+            }
+        }
+        let quarantined = tests.filter { $0.quarantine != nil }
+        if !quarantined.isEmpty {
+            lines.append("Quarantined (\(quarantined.count), not failing the run):")
+            for record in quarantined {
+                let first = record.message?.split(separator: "\n").first.map { " — \($0)" } ?? ""
+                lines.append("⊘ \(record.name) — \(record.status.rawValue)\(first)")
+                lines.append("    \(record.quarantine!.description)")
             }
         }
         lines += problems.map { "✗ \($0)" }

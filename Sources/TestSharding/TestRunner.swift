@@ -118,7 +118,7 @@ public struct TestRunner: Sendable {
     }
 
     /// Runs one worker per lane at once, and adds up what they did.
-    private static func together(_ lanes: [Int], progress: RunProgress,
+    static func together(_ lanes: [Int], progress: RunProgress,
                                  _ work: @escaping @Sendable (Int) async -> ShardWorker.Outcome) async -> ShardWorker.Outcome {
         await withTaskGroup(of: ShardWorker.Outcome.self) { group in
             for lane in lanes {
@@ -137,5 +137,64 @@ public struct TestRunner: Sendable {
             }
             return total
         }
+    }
+}
+
+extension TestRunner {
+    /// A flake hunt: runs `tests` `times` times, each run in fresh processes (so no state leaks from
+    /// one run to the next), `options.shards` runs at once. With `untilFailure`, no run starts after
+    /// one failed. Retries do not apply: every run is one attempt, numbered by its run.
+    public func repeatedly(_ tests: [TestID], times: Int, untilFailure: Bool, progress: RunProgress) async -> RepeatReport {
+        let start = ContinuousClock.now
+        let runs = RunCounter(limit: times)
+        let product = product.adding(environment: options.environment)
+        let workers = max(1, min(options.shards, times))
+        let outcome = await Self.together(Array(0..<workers), progress: progress) { worker in
+            var total = ShardWorker.Outcome()
+            while let run = await runs.next() {
+                let outcome = await ShardWorker(shard: worker, product: product, limits: options.limits, logs: logs,
+                                                label: "run-\(run)")
+                    .retry(tests, attempt: run, progress: progress)
+                total.attempts += outcome.attempts
+                total.processSeconds += outcome.processSeconds
+                await runs.finished(run, failed: !outcome.failures.isEmpty && untilFailure)
+                if await ProcessGroups.shared.isStopping { break }
+            }
+            return total
+        }
+        await progress.finish()
+        let (completed, stopped) = await runs.result
+        return RepeatReport(tests: tests, attempts: outcome.attempts, requested: times, completed: completed,
+                            stoppedEarly: stopped, seconds: (ContinuousClock.now - start).seconds, timeout: options.limits.timeout)
+    }
+}
+
+/// Hands out run numbers 1…limit; after a failing run (when asked to stop) it hands out no more.
+/// The runs that count are those up to the first failing one, whose earlier runs all finished.
+private actor RunCounter {
+    let limit: Int
+    private var issued = 0
+    private var done: Set<Int> = []
+    private var firstFailed: Int?
+
+    init(limit: Int) { self.limit = limit }
+
+    func next() -> Int? {
+        guard firstFailed == nil, issued < limit else { return nil }
+        issued += 1
+        return issued
+    }
+
+    func finished(_ run: Int, failed: Bool) {
+        done.insert(run)
+        if failed { firstFailed = min(firstFailed ?? run, run) }
+    }
+
+    /// The runs done without a gap from 1, up to the first failing one; and whether the hunt stopped early.
+    var result: (completed: Int, stopped: Bool) {
+        var contiguous = 0
+        while done.contains(contiguous + 1) { contiguous += 1 }
+        guard let firstFailed else { return (contiguous, false) }
+        return (min(contiguous, firstFailed), firstFailed < limit)
     }
 }

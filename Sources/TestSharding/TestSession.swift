@@ -34,6 +34,8 @@ public struct TestSession: Sendable {
     public struct Prepared: Sendable {
         public let product: TestProduct
         public let tests: [TestID]
+        /// Every test the product has, selected or not.
+        public let discovered: [TestID]
         public let timings: Timings
         public let shards: [Shard]
         /// Expected seconds per selected test.
@@ -46,7 +48,8 @@ public struct TestSession: Sendable {
             let selected = Set(tests)
             let estimates = self.estimates.filter { selected.contains($0.key) }
             let shards = ShardPlanner(timings: timings).plan(tests, estimates: estimates, shards: count)
-            return Prepared(product: product, tests: tests, timings: timings, shards: shards, estimates: estimates)
+            return Prepared(product: product, tests: tests, discovered: discovered, timings: timings, shards: shards,
+                            estimates: estimates)
         }
         public var expectedSeconds: Double { shards.map(\.expectedSeconds).max() ?? 0 }
     }
@@ -64,28 +67,44 @@ public struct TestSession: Sendable {
         let tests = try options.select(all)
         let planner = ShardPlanner(timings: timings)
         let estimates = planner.estimates(for: tests)
-        let shards = planner.plan(tests, estimates: estimates, shards: options.shards, node: options.node)
-        return Prepared(product: product, tests: tests, timings: timings, shards: shards, estimates: estimates)
+        // Re-running what a node left failing (`only`) runs all of it on that node: no second split.
+        let shards = planner.plan(tests, estimates: estimates, shards: options.shards, node: options.only == nil ? options.node : .whole)
+        return Prepared(product: product, tests: tests, discovered: all, timings: timings, shards: shards, estimates: estimates)
     }
 
     /// Runs the plan; `part` names a subfolder of the logs for one part of a run (a queue's batch).
     public func run(_ prepared: Prepared, progress: RunProgress, statusInterval: Duration,
                     part: String? = nil) async throws(TestRunError) -> TestReport {
+        let known = prepared.tests.filter { prepared.timings[$0] != nil }.count
+        return try await running(prepared, part: part) { runner in
+            await runner.run(prepared.shards, estimates: prepared.estimates,
+                             knownShare: Double(known) / Double(max(1, prepared.tests.count)),
+                             progress: progress, statusInterval: statusInterval)
+        }
+    }
+
+    /// A flake hunt over the selected tests: `times` runs, each in fresh processes.
+    public func hunt(_ prepared: Prepared, times: Int, untilFailure: Bool,
+                     progress: RunProgress) async throws(TestRunError) -> RepeatReport {
+        try await running(prepared) { runner in
+            await runner.repeatedly(prepared.tests, times: times, untilFailure: untilFailure, progress: progress)
+        }
+    }
+
+    /// Runs `work` with a runner logging into the (part's) log folder; an interrupt ends it with `.interrupted`.
+    private func running<Result>(_ prepared: Prepared, part: String? = nil,
+                                 _ work: (TestRunner) async -> Result) async throws(TestRunError) -> Result {
         let logs = part.map { self.logs.appendingPathComponent($0) } ?? self.logs
         do {
             try FileManager.default.createDirectory(at: logs, withIntermediateDirectories: true)
         } catch {
             throw .cannotWrite(path: logs.path, reason: error.localizedDescription)
         }
-        let runner = TestRunner(product: prepared.product, options: options, logs: logs)
-        let known = prepared.tests.filter { prepared.timings[$0] != nil }.count
-        let report = await runner.run(prepared.shards, estimates: prepared.estimates,
-                                      knownShare: Double(known) / Double(max(1, prepared.tests.count)),
-                                      progress: progress, statusInterval: statusInterval)
+        let result = await work(TestRunner(product: prepared.product, options: options, logs: logs))
         if await ProcessGroups.shared.isStopping {
             await ProcessGroups.shared.terminateAll()
             throw .interrupted
         }
-        return report
+        return result
     }
 }

@@ -2,14 +2,39 @@ import Foundation
 
 /// Test durations recorded on earlier runs: the input that balances shards.
 ///
-/// The file is JSON, `{"version": 1, "tests": {"<test name>": {"seconds": 1.25, "samples": 3}}}`.
+/// The file is JSON, `{"version": 1, "tests": {"<test name>": {"seconds": 1.25, "samples": 3,
+/// "history": {"runs": 12, "flaky": 0.08, "failed": 0}}}}`.
 /// Each run folds its measurements in as a running mean over the last few samples, so a file
-/// shared by several machines (or merged from several with `merge`) settles on typical times.
+/// shared by several machines (or merged from several with `merge`) settles on typical times;
+/// and each test's outcome into its history, a running share over the last `historyWindow` runs.
 public struct Timings: Codable, Equatable, Sendable {
     public struct Entry: Codable, Equatable, Sendable {
         public var seconds: Double
         public var samples: Int
+        /// How the test ended on recent runs (absent in files written before it was kept).
+        public var history: History?
+
+        public init(seconds: Double, samples: Int, history: History? = nil) {
+            self.seconds = seconds
+            self.samples = samples
+            self.history = history
+        }
     }
+
+    /// Of the last `runs` runs (at most `historyWindow`): the share where the test was flaky
+    /// (failed, then passed on a retry) and the share where it did not pass at all.
+    public struct History: Codable, Equatable, Sendable {
+        public var runs: Int
+        public var flaky: Double
+        public var failed: Double
+
+        /// Flaky or failing now and then: the share of recent runs it did not plainly pass, unless
+        /// it failed every time (a breakage, not flakiness).
+        public var flakeRate: Double { failed >= 1 ? flaky : flaky + failed }
+    }
+
+    /// How many runs a test's history remembers.
+    public static let historyWindow = 20
 
     /// How many samples the running mean remembers, so a test that got slower is noticed soon.
     static let memory = 5
@@ -30,13 +55,29 @@ public struct Timings: Codable, Equatable, Sendable {
         tests[test.name] = Self.fold(tests[test.name], Entry(seconds: seconds, samples: 1))
     }
 
-    /// Adds a run's measurements: each test that ran to an end (passed, failed or flaky), and the
-    /// per-test overhead.
+    /// Adds a run's measurements: the duration of each test that ran to an end (passed, failed or
+    /// flaky), the outcome of each test with a recorded duration, and the per-test overhead.
     public mutating func record(_ report: TestReport) {
-        for test in report.tests where [.passed, .failed, .flaky].contains(test.status) {
-            record(TestID(test.name, framework: test.framework), seconds: test.seconds)
+        for test in report.tests {
+            if [.passed, .failed, .flaky].contains(test.status) {
+                record(TestID(test.name, framework: test.framework), seconds: test.seconds)
+            }
+            guard test.status != .skipped, test.status != .missing, var entry = tests[test.name] else { continue }
+            let run = History(runs: 1, flaky: test.status == .flaky ? 1 : 0, failed: test.status.isFailure ? 1 : 0)
+            entry.history = Self.fold(entry.history, run)
+            tests[test.name] = entry
         }
         recordOverhead(seconds: report.summary.overheadPerTest)
+    }
+
+    /// The tests flaky or failing now and then in at least `threshold` of their recent runs (with
+    /// at least `minimumRuns` recorded), the most often first.
+    public func flaky(threshold: Double, minimumRuns: Int = 5) -> [(name: String, history: History)] {
+        tests.compactMap { name, entry in
+            guard let history = entry.history, history.runs >= minimumRuns, history.flakeRate >= threshold,
+                  history.flakeRate > 0 else { return nil }
+            return (name, history)
+        }.sorted { ($1.history.flakeRate, $0.name) < ($0.history.flakeRate, $1.name) }
     }
 
     /// Adds one measurement of the per-test overhead.
@@ -46,16 +87,29 @@ public struct Timings: Codable, Equatable, Sendable {
 
     /// Folds another file's entries in; merging two files gives the same result in either order.
     public mutating func merge(_ other: Timings) {
-        for (name, entry) in other.tests { tests[name] = Self.fold(tests[name], entry) }
+        for (name, entry) in other.tests {
+            var merged = Self.fold(tests[name], entry)
+            merged.history = other.tests[name]?.history.map { Self.fold(tests[name]?.history, $0) } ?? tests[name]?.history
+            tests[name] = merged
+        }
         if let overhead = other.overheadPerTest { overheadPerTest = Self.fold(overheadPerTest, overhead) }
     }
 
-    /// A running mean over the last `memory` samples.
+    /// A running mean over the last `memory` samples (the history stays the old one's).
     private static func fold(_ old: Entry?, _ new: Entry) -> Entry {
         guard let old else { return new }
         let samples = old.samples + new.samples
         let mean = (old.seconds * Double(old.samples) + new.seconds * Double(new.samples)) / Double(samples)
-        return Entry(seconds: mean, samples: min(samples, memory))
+        return Entry(seconds: mean, samples: min(samples, memory), history: old.history)
+    }
+
+    /// Running shares over the last `historyWindow` runs.
+    private static func fold(_ old: History?, _ new: History) -> History {
+        guard let old else { return new }
+        let runs = Double(old.runs + new.runs)
+        return History(runs: min(old.runs + new.runs, historyWindow),
+                       flaky: (old.flaky * Double(old.runs) + new.flaky * Double(new.runs)) / runs,
+                       failed: (old.failed * Double(old.runs) + new.failed * Double(new.runs)) / runs)
     }
 
     /// Reads a timings file; a missing file is an empty record, an unreadable one an error.
@@ -78,6 +132,11 @@ public struct Timings: Codable, Equatable, Sendable {
         guard timings.tests.values.allSatisfy({ $0.seconds.isFinite && $0.seconds >= 0 && $0.samples > 0 }) else {
             throw .unreadableTimings(path: origin, reason: "a duration is negative or not a number")
         }
+        guard timings.tests.values.compactMap(\.history).allSatisfy({ history in
+            history.runs > 0 && [history.flaky, history.failed].allSatisfy { (0...1).contains($0) }
+        }) else {
+            throw .unreadableTimings(path: origin, reason: "a test's history has shares outside 0…1 or no runs")
+        }
         return timings
     }
 
@@ -94,7 +153,11 @@ public struct Timings: Codable, Equatable, Sendable {
 
     /// Writes the file whole, through a temporary file, so a reader never sees half of it.
     public func save(_ url: URL) throws(TestRunError) {
-        let data = try encoded()
+        try Self.write(try encoded(), to: url)
+    }
+
+    /// Writes a file whole (its folder made first), through a temporary file.
+    static func write(_ data: Data, to url: URL) throws(TestRunError) {
         do {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: url, options: .atomic)

@@ -97,6 +97,34 @@ struct SharedRunCommandTests {
         try Data("{\"version\": 1, \"tests\": {\(entries)}}".utf8).write(to: file)
     }
 
+    @Test("a re-run CI job on a fresh machine: --failed reads its node's last report from the store the timings are kept in")
+    func failedFromStore() async throws {
+        let store = try #require(try await SharedStore.s3("PIPELINE_TEST_S3_ENDPOINT", key: "test:tester", secret: "testing"))
+        let lastRun = package.appendingPathComponent(".build/pipeline/last-run.json")
+        func test(_ arguments: [String], _ environment: [String: String]) throws -> PipelineBinary.Result {
+            try PipelineBinary.run(["test", "--package-path", package.path, "--skip-build", "--timings", store.location, "--json"] + arguments,
+                                   in: scratch, environment: store.environment.merging(environment) { $1 })
+        }
+        let first = try test([], ["GITHUB_RUN_ID": "4711", "EXAMPLE_FAIL": "1"])
+        #expect(first.status == 1, "\(first.stderr)")
+        let failed = try report(first).filter { $0.value["status"] as? String == "failed" }.map(\.key)
+        #expect(failed == ["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"])
+
+        try FileManager.default.removeItem(at: lastRun)
+        let again = try test(["--failed"], ["GITHUB_RUN_ID": "4711"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try names(again) == failed)
+        #expect(again.stderr.contains("Running the 1 tests that did not pass last time"), "\(again.stderr)")
+
+        try FileManager.default.removeItem(at: lastRun)
+        let done = try test(["--failed"], ["GITHUB_RUN_ID": "4711"])
+        #expect(done.stdout.contains("/team/pipeline-runs/4711/last-run/node-1-of-1.json: 1 passed, 0 failed"), "\(done.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: lastRun.path), "a run with nothing to run leaves no report")
+        let otherRun = try test(["--failed"], ["GITHUB_RUN_ID": "4712"])
+        #expect(otherRun.status == 2, "another CI run has no copy, and this machine none either")
+        #expect(otherRun.stderr.contains("no such file; run the tests once without --failed"), "\(otherRun.stderr)")
+    }
+
     @Test("a node killed mid-batch: another node takes its batch over when the lease runs out, and each test is reported once")
     func killedNode() throws {
         let store = SharedStore.folder(in: scratch)

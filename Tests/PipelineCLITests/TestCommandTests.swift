@@ -138,6 +138,84 @@ struct TestCommandTests {
         #expect(queued.status == 2)
     }
 
+    @Test("a quarantined failure is reported apart and does not fail the run; an expired entry stops it; unknown tests warn")
+    func quarantine() throws {
+        let file = scratch.appendingPathComponent("quarantine.yml")
+        for (test, days) in [("ExampleKitTests.ThumbnailTests/testFailsWhenAsked", "5"), ("ExampleKitTests.Gone/testRenamed", "1")] {
+            let add = try PipelineBinary.run(["quarantine", "add", test, "--owner", "@alice", "--reason", "known: #12",
+                                              "--days", days, "--file", file.path], in: scratch)
+            #expect(add.status == 0, "\(add.stderr)")
+        }
+        let listed = try PipelineBinary.run(["quarantine", "list", "--json", "--file", file.path], in: scratch)
+        let entries = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        #expect(entries.map { $0["daysLeft"] as? Int } == [5, 1])
+
+        let junit = scratch.appendingPathComponent("junit.xml")
+        let result = try test("--json", "--quarantine", file.path, "--junit", junit.path, environment: ["EXAMPLE_FAIL": "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let tests = try report(result)
+        let quarantined = tests.filter { $0.value["quarantine"] != nil }
+        #expect(quarantined.keys.sorted() == ["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"])
+        #expect(quarantined.values.first?["status"] as? String == "failed")
+        #expect((quarantined.values.first?["quarantine"] as? [String: Any])?["owner"] as? String == "@alice")
+        #expect(result.stderr.contains("\(file.path):8:5: warning: quarantined test 'ExampleKitTests.Gone/testRenamed' matches no test"),
+                "\(result.stderr)")
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains(#"<property name="quarantined""#))
+        let failing = try test("--quarantine", file.path, environment: ["EXAMPLE_FAIL": "1", "EXAMPLE_CRASH": "1"])
+        #expect(failing.status == 1, "a failure outside the quarantine still fails the run")
+        #expect(failing.stdout.contains("(1 crashed, 1 quarantined)"), "\(failing.stdout)")
+
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let expiry = try #require(text.firstMatch(of: /expires: "([0-9-]+)"/)?.1)
+        try Data(text.replacingOccurrences(of: String(expiry), with: "2020-01-31").utf8).write(to: file)
+        let expired = try test("--quarantine", file.path)
+        #expect(expired.status == 3)
+        #expect(expired.stderr.contains("\(file.path):7:14: quarantine[0].expires: the quarantine of "
+                                        + "'ExampleKitTests.ThumbnailTests/testFailsWhenAsked' expired on 2020-01-31"), "\(expired.stderr)")
+        let list = try PipelineBinary.run(["quarantine", "list", "--file", file.path], in: scratch)
+        #expect(list.status == 3)
+        #expect(list.stdout.contains("EXPIRED"), "\(list.stdout)")
+    }
+
+    @Test("--repeat runs the selected tests N times in fresh processes and measures each one's failure rate")
+    func repeatHunt() throws {
+        let markers = scratch.appendingPathComponent("flaky")
+        try FileManager.default.createDirectory(at: markers, withIntermediateDirectories: true)
+        // Each flaky test fails on every fourth run (counted across processes): exactly 5 of 20.
+        let hunt = try test("--filter", "[Ff]lakyWhenAsked|testAfterTheFaults", "--repeat", "20", "--json",
+                            environment: ["EXAMPLE_FLAKY_DIR": markers.path, "EXAMPLE_FLAKY_EVERY": "4"])
+        #expect(hunt.status == 1, "\(hunt.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(hunt.stdout.utf8)) as? [String: Any])
+        #expect(json["completed"] as? Int == 20)
+        let tests = try #require(json["tests"] as? [[String: Any]])
+        let rates = Dictionary(uniqueKeysWithValues: tests.map { ($0["name"] as! String, $0["failureRate"] as! Double) })
+        #expect(rates == ["ExampleKitTests.FaultyTests/testFlakyWhenAsked": 0.25, "ExampleKitTests.SwiftTestingFaults/flakyWhenAsked()": 0.25,
+                          "ExampleKitTests.FaultyTests/testAfterTheFaults": 0])
+        #expect(tests.allSatisfy { $0["runs"] as? Int == 20 })
+        let first = try #require(tests.first?["firstFailure"] as? [String: Any])
+        #expect(first["run"] as? Int ?? 0 >= 1)
+        #expect((first["message"] as? String)?.contains("fails on its first attempt") == true)
+        let logs = package.appendingPathComponent(".build/pipeline/logs")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: logs.path).filter { $0.hasSuffix(".log") }.count >= 40,
+                "every run in processes of its own")
+
+        let stop = try test("--filter", "testFlakyWhenAsked", "--repeat", "50", "--until-failure", "--shards", "2", "--json",
+                            environment: ["EXAMPLE_FLAKY_DIR": markers.path, "EXAMPLE_FLAKY_EVERY": "1"])
+        #expect(stop.status == 1)
+        let stopped = try #require(try JSONSerialization.jsonObject(with: Data(stop.stdout.utf8)) as? [String: Any])
+        #expect(stopped["completed"] as? Int == 1)
+        #expect(stopped["stoppedEarly"] as? Bool == true)
+
+        let hang = try test("--filter", "FaultyTests/testHangsWhenAsked", "--repeat", "2", "--timeout", "1s", environment: ["EXAMPLE_HANG": "1"])
+        #expect(hang.status == 1)
+        #expect(hang.stdout.contains("100.0%  2/2  ExampleKitTests.FaultyTests/testHangsWhenAsked (2 timed out after 1 s)"), "\(hang.stdout)")
+        let clean = try test("--filter", "testAfterTheFaults", "--repeat", "3")
+        #expect(clean.status == 0)
+        #expect(try test("--repeat", "0").status == 2)
+        #expect(try test("--until-failure").status == 2)
+        #expect(try test("--repeat", "2", "--queue", "q").status == 2)
+    }
+
     @Test("zero selected tests is an error with its own exit status, not a pass")
     func zeroTests() throws {
         let result = try test("--filter", "NoSuchTest")

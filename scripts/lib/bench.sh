@@ -54,3 +54,19 @@ bench_s3_setup() {
     aws="aws --endpoint-url $endpoint s3"
     $aws mb s3://bench >/dev/null
 }
+
+# Starts moto's S3 server on 127.0.0.1:$1 (one request at a time: scripts/moto-server.py), installing
+# it from PyPI into .build/moto when this Python lacks it; sets $moto to its process id.
+start_moto() {
+    local python=python3
+    if ! python3 -c 'import moto.server' 2>/dev/null; then
+        if [[ ! -x .build/moto/bin/python ]] || ! .build/moto/bin/python -c 'import moto.server' 2>/dev/null; then
+            echo "installing moto (PyPI) into .build/moto" >&2
+            python3 -m venv .build/moto && .build/moto/bin/pip install --quiet 'moto[server]'
+        fi
+        python=.build/moto/bin/python
+    fi
+    "$python" scripts/moto-server.py "$1" >/dev/null 2>&1 &
+    moto=$!
+    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$1" && return; sleep 0.1; done
+}

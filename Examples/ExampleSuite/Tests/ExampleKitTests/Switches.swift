@@ -12,10 +12,27 @@ enum Switch {
         Thread.sleep(forTimeInterval: seconds * scale)
     }
 
-    /// Fails on the first attempt and passes on the next: the first call leaves a marker file
-    /// in EXAMPLE_FLAKY_DIR. Without that variable, the test simply passes.
+    /// Whether a flaky test fails this time. EXAMPLE_FLAKY_RATE=0.3 fails it at random 30 % of the
+    /// time. With EXAMPLE_FLAKY_DIR and EXAMPLE_FLAKY_EVERY=k, the n-th run across processes
+    /// (counted by marker files created exclusively, from 0) fails when n is a multiple of k.
+    /// With EXAMPLE_FLAKY_DIR alone, it fails on the first attempt and passes on the next: the
+    /// first call leaves a marker file. Without these variables, the test simply passes.
     static func flakyShouldFail(_ name: String) -> Bool {
-        guard let folder = ProcessInfo.processInfo.environment["EXAMPLE_FLAKY_DIR"] else { return false }
+        let environment = ProcessInfo.processInfo.environment
+        if let rate = environment["EXAMPLE_FLAKY_RATE"].flatMap(Double.init) { return Double.random(in: 0..<1) < rate }
+        guard let folder = environment["EXAMPLE_FLAKY_DIR"] else { return false }
+        if let every = environment["EXAMPLE_FLAKY_EVERY"].flatMap(Int.init), every > 0 {
+            var run = 0
+            while true {
+                let descriptor = open("\(folder)/\(name).run-\(run)", O_CREAT | O_EXCL | O_WRONLY, 0o644)
+                if descriptor >= 0 {
+                    close(descriptor)
+                    return run % every == 0
+                }
+                guard errno == EEXIST else { return false }
+                run += 1
+            }
+        }
         let marker = URL(fileURLWithPath: folder).appendingPathComponent("\(name).attempted")
         if FileManager.default.fileExists(atPath: marker.path) { return false }
         FileManager.default.createFile(atPath: marker.path, contents: Data())

@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import PipelineSpec
+
+struct QuarantineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quarantine",
+        abstract: "Show or extend the known-flaky tests of pipelines/quarantine.yml.",
+        discussion: """
+        A quarantined test still runs; when it does not pass, the report shows it apart and the run \
+        does not fail for it. Every entry has an owner, a reason and an expiry day: an expired entry \
+        is an error (exit 3) until someone fixes the test or renews the entry. See docs/quarantine.md.
+        """,
+        subcommands: [Add.self, List.self]
+    )
+
+    /// The file the commands work on: `--file`, or `quarantine.yml` in the repository's `pipelines/`.
+    struct FileOption: ParsableArguments {
+        @Option(help: ArgumentHelp("The quarantine file (default: pipelines/quarantine.yml).", valueName: "path"))
+        var file: String?
+
+        func location(_ global: GlobalOptions) throws -> (url: URL, display: String) {
+            if let file { return (global.resolve(file), file) }
+            let catalog = try PipelineCatalog.locate(from: global.workingDirectory)
+            let url = catalog.folder.appendingPathComponent(Quarantine.fileName)
+            return (url, catalog.displayPath(of: url))
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Quarantine a test (or, with --pattern, every test a regular expression matches).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var target: FileOption
+
+        @Argument(help: ArgumentHelp("The test's full name, as 'pipeline test --list' prints it.", valueName: "test"))
+        var test: String
+
+        @Flag(help: "TEST is a regular expression the whole test name must match.")
+        var pattern = false
+
+        @Option(help: ArgumentHelp("Who fixes it: a person or a team.", valueName: "name"))
+        var owner: String
+
+        @Option(help: ArgumentHelp("Why it is quarantined: the symptom, an issue link.", valueName: "text"))
+        var reason: String
+
+        @Option(help: ArgumentHelp("How many days the entry holds (1 to 365).", valueName: "n"))
+        var days = 14
+
+        func validate() throws {
+            guard (1...365).contains(days) else { throw ValidationError("--days \(days) must be between 1 and 365") }
+            guard !owner.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--owner is empty") }
+            guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason is empty") }
+            if pattern, (try? Regex(test)) == nil { throw ValidationError("'\(test)' is not a regular expression") }
+        }
+
+        func run() throws {
+            let (url, display) = try target.location(global)
+            let text = FileManager.default.contents(atPath: url.path).map { String(decoding: $0, as: UTF8.self) }
+            let entry = Quarantine.Entry(target: pattern ? .pattern(test) : .test(test), owner: owner, reason: reason,
+                                         expires: CalendarDay.today.adding(days: days))
+            let updated = try QuarantineEditor.adding(entry, to: text, file: display)
+            try QuarantineEditor.write(updated, to: url, file: display)
+            Console.out("quarantined \(test) until \(entry.expires) (owner \(owner)) in \(display)")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the quarantined tests with their owners and the days they have left; exit 3 when one expired.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var target: FileOption
+
+        @Flag(help: "Print the entries as JSON (see docs/json.md).")
+        var json = false
+
+        func run() throws {
+            let (url, display) = try target.location(global)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                return json ? try Console.json([QuarantineListing]()) : Console.out("\(display): no quarantined tests")
+            }
+            // Read without the expiry check, to show the expired entries too.
+            let quarantine = try QuarantineLoader.load(url, displayPath: display, today: .past)
+            let today = CalendarDay.today
+            let listing = quarantine.entries.map { QuarantineListing($0, today: today) }
+            if json {
+                try Console.json(listing)
+            } else {
+                for item in listing {
+                    let left = item.daysLeft < 0 ? "EXPIRED \(-item.daysLeft) days ago" : "\(item.daysLeft) days left"
+                    Console.out("\(item.pattern ? "pattern " : "")\(item.test)\n    owner \(item.owner); until \(item.expires) "
+                                + "(\(left)); line \(item.line)\n    \(item.reason)")
+                }
+                Console.out("\(listing.count) entr\(listing.count == 1 ? "y" : "ies") in \(display)")
+            }
+            let expired = listing.filter { $0.daysLeft < 0 }
+            if !expired.isEmpty {
+                throw CLIFailure(status: .spec, message: "\(expired.count) entr\(expired.count == 1 ? "y has" : "ies have") expired: "
+                                 + expired.map(\.test).joined(separator: ", ") + "; fix the tests or renew the entries")
+            }
+        }
+    }
+}
+
+/// One entry of `pipeline quarantine list --json`.
+struct QuarantineListing: Encodable {
+    let test: String
+    let pattern: Bool
+    let owner: String
+    let reason: String
+    let expires: String
+    /// Negative once the entry expired.
+    let daysLeft: Int
+    let line: Int
+
+    init(_ entry: Quarantine.Entry, today: CalendarDay) {
+        test = entry.name
+        if case .pattern = entry.target { pattern = true } else { pattern = false }
+        owner = entry.owner
+        reason = entry.reason
+        expires = entry.expires.description
+        daysLeft = today.days(until: entry.expires)
+        line = entry.location.line
+    }
+}
