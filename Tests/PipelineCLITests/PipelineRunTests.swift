@@ -70,6 +70,18 @@ struct PipelineRunTests {
         try repo.write(Self.thumbnail, "edited")
         #expect(try repo.pipeline("refs", "pull").status == 0)
         #expect(repo.read(Self.thumbnail) == "thumbnail v1", "develop still has the old reference")
+
+        // Quarantined, the same failure no longer stops the pipeline.
+        let add = try repo.pipeline("quarantine", "add", "ExampleKitTests.ThumbnailTests/testFailsWhenAsked",
+                                    "--owner", "@alice", "--reason", "known: #12", "--days", "3")
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try repo.pipeline("list").stdout.contains("quarantine") == false, "the quarantine file is not a pipeline")
+        let quarantined = try PipelineBinary.run(["run", "post-merge"], in: repo.root,
+                                                 environment: RefsBackend.environment.merging(["EXAMPLE_FAIL": "1"]) { $1 })
+        #expect(quarantined.status == 0, "\(quarantined.stderr)")
+        #expect(quarantined.stderr.contains("1 quarantined"), "\(quarantined.stderr)")
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.read(Self.thumbnail) == "thumbnail v2", "promoted")
     }
 
     @Test("select: affected and test --affected follow the package's target graph and say why")
