@@ -53,7 +53,8 @@ extension TestRun {
                               : " (taken over from node \($0), whose lease ran out)"
                       } ?? "") + "\n")
                 let inventory = snapshots.inventory()
-                var report = try await execute(part, part: "batch-\(batch.index + 1)")
+                var report = try await holding(claimed, in: queue) { try await execute(part, part: "batch-\(batch.index + 1)") }
+                if let previous = claimed.takenOverFrom { report.takenOver(from: previous) }
                 if !recording { findings.add(snapshots.check(&report, since: inventory)) }
                 applyQuarantine(&report)
                 parts.append(report)
@@ -73,6 +74,33 @@ extension TestRun {
         let (checked, published) = try await finish(&report, findings: findings, planned: prepared.timings,
                                                     storeFailed: storeFailure != nil)
         return SharedOutcome(report: checked, findings: published, storeFailure: storeFailure)
+    }
+}
+
+extension TestRun {
+    /// Runs `work` while writing the claim again every third of its lease, so a batch that takes
+    /// longer than planned is not taken over while its node lives. A renewal that finds the claim
+    /// taken over (or cannot reach the store) stops renewing; the batch still runs to its end.
+    func holding<Result: Sendable>(_ claimed: WorkQueue.Claimed, in queue: WorkQueue,
+                                   _ work: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                var current = claimed
+                while true {
+                    try await Task.sleep(for: .seconds(max(0.25, current.leaseSeconds / 3)))
+                    guard let renewed = try? await queue.renew(current) else { return nil }
+                    current = renewed
+                }
+            }
+            group.addTask { try await work() }
+            while let finished = try await group.next() {
+                if let finished {
+                    group.cancelAll()
+                    return finished
+                }
+            }
+            throw CancellationError()
+        }
     }
 }
 

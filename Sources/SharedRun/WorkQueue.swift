@@ -92,6 +92,10 @@ public struct WorkQueue: Sendable {
         public let batch: QueuePlan.Batch
         /// The node whose lease on it ran out, when this claim took it over.
         public let takenOverFrom: String?
+        /// The claim object's version, which a renewal must still find.
+        public let etag: String
+        /// How long the claim holds from when it was written.
+        public let leaseSeconds: Double
     }
 
     /// The next batch for this node, claimed, or nil when every batch is claimed by a live claim
@@ -103,15 +107,15 @@ public struct WorkQueue: Sendable {
         let finished = try await finishedBatches()
         for index in rerunning.sorted() {
             rerunning.remove(index)
-            if try await take(plan.batches[index], replacing: claims[index]?.etag) { return Claimed(batch: plan.batches[index], takenOverFrom: nil) }
+            if let taken = try await take(plan.batches[index], replacing: claims[index]?.etag, from: nil) { return taken }
         }
         for batch in plan.batches where claims[batch.index] == nil && !finished.contains(batch.index) {
-            if try await take(batch, replacing: nil) { return Claimed(batch: batch, takenOverFrom: nil) }
+            if let taken = try await take(batch, replacing: nil, from: nil) { return taken }
         }
         for batch in plan.batches where !finished.contains(batch.index) {
             guard let object = claims[batch.index], let (claim, etag) = try await read(object),
                   claim.node != node.description, claim.claimedAt + claim.leaseSeconds + clockSkew < now() else { continue }
-            if try await take(batch, replacing: etag) { return Claimed(batch: batch, takenOverFrom: claim.node) }
+            if let taken = try await take(batch, replacing: etag, from: claim.node) { return taken }
         }
         return nil
     }
@@ -130,16 +134,23 @@ public struct WorkQueue: Sendable {
         try await finishedBatches().count >= plan.batches.count
     }
 
-    /// Whether this node now holds the batch's claim.
-    private func take(_ batch: QueuePlan.Batch, replacing etag: String?) async throws -> Bool {
-        let claim = Claim(node: node.description, claimedAt: now(), leaseSeconds: batch.expectedSeconds * 3 + leaseMargin)
+    /// The claim, when this node now holds it (nil when another node was first).
+    private func take(_ batch: QueuePlan.Batch, replacing etag: String?, from previous: String?) async throws -> Claimed? {
+        let lease = batch.expectedSeconds * 3 + leaseMargin
+        let claim = Claim(node: node.description, claimedAt: now(), leaseSeconds: lease)
         do {
-            try await store.put(try QueuePlan.encoder.encode(claim), to: try key("claims/\(Self.name(batch.index))"),
-                                condition: etag.map { .ifMatch(etag: $0) } ?? .ifAbsent)
-            return true
+            let written = try await store.put(try QueuePlan.encoder.encode(claim), to: try key("claims/\(Self.name(batch.index))"),
+                                              condition: etag.map { .ifMatch(etag: $0) } ?? .ifAbsent)
+            return Claimed(batch: batch, takenOverFrom: previous, etag: written, leaseSeconds: lease)
         } catch StoreError.preconditionFailed {
-            return false   // another node was first
+            return nil   // another node was first
         }
+    }
+
+    /// Writes the claim again with a fresh time, so a batch that runs longer than planned keeps its
+    /// lease while its node lives. Nil when another node took the batch over meanwhile.
+    public func renew(_ claimed: Claimed) async throws -> Claimed? {
+        try await take(claimed.batch, replacing: claimed.etag, from: claimed.takenOverFrom)
     }
 
     private func claimObjects() async throws -> [Int: ObjectInfo] {

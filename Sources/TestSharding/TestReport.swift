@@ -42,6 +42,9 @@ public struct TestReport: Codable, Sendable {
         public var log: String?
         /// Set on a test that did not pass and is quarantined: its failure does not fail the run.
         public var quarantine: QuarantineNote?
+        /// Set when this run took the test's batch over from a node whose lease on it ran out (a
+        /// retry, counted in `attempts`: that node may have run it too).
+        public var takenOverFrom: String?
     }
 
     /// Why a test's failure does not count: the quarantine entry naming it.
@@ -163,6 +166,14 @@ public struct TestReport: Codable, Sendable {
 
     private func failsRun(_ record: Record) -> Bool {
         record.quarantine == nil && (record.status.isFailure || record.status == .missing || (record.status == .flaky && flakyFails))
+    }
+
+    /// Marks every test as a retry of a batch another node claimed first (`node`).
+    public mutating func takenOver(from node: String) {
+        for index in tests.indices {
+            tests[index].takenOverFrom = node
+            tests[index].attempts += 1
+        }
     }
 
     /// Marks the tests that did not pass and that `entry` quarantines; their failures stop failing the run.

@@ -144,6 +144,25 @@ struct SharedRunCommandTests {
         let merged = try PipelineBinary.run(["report", "--timings", store.location, "--queue", "k", "--json"], in: scratch)
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(try report(merged).count == ExamplePackage.testCount)
+        #expect(try report(merged).values.allSatisfy { $0["takenOverFrom"] as? String == "1/2" && $0["attempts"] as? Int == 2 },
+                "each test reported once, marked as a retry of the killed node's batch")
+    }
+
+    @Test("a node whose batch runs far longer than planned renews its claim: no other node takes a live node's batch")
+    func renewedLease() throws {
+        let store = SharedStore.folder(in: scratch)
+        try tinyTimings(store)
+        // Planned at 0.01 s a test, the one batch's lease is about one second; it runs for several.
+        let lease = ["--queue-lease", "1s", "--clock-skew", "0s"]
+        let slow = try node("1/2", store, run: "live", lease)
+        #expect(slow.waitFor("Batch 1 of 1"), "\(slow.stderr)")
+        let other = try node("2/2", store, run: "live", lease).wait()
+        let first = try slow.wait()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(other.status == 0, "\(other.stderr)")
+        #expect(!other.stderr.contains("taken over from"), "\(other.stderr)")
+        #expect(other.stderr.contains("ran no batch"), "\(other.stderr)")
+        #expect(try names(first).count == ExamplePackage.testCount)
     }
 
     @Test("a claim written by hand with garbage is taken over; a run id reused for another suite is refused")

@@ -173,6 +173,35 @@ struct WorkQueueTests {
         #expect(repeated.takenOverFrom == nil)
     }
 
+    @Test("a live node renews its claim and keeps a long batch; a claim taken over cannot be renewed", arguments: SharedStoreKind.available)
+    func renewal(kind: SharedStoreKind) async throws {
+        let store = try await kind.make()
+        let (tests, estimates) = suite(1)
+        let start = Date().timeIntervalSince1970
+        var slow = try WorkQueue(store: store, prefix: nil, run: "r", node: Node(index: 1, count: 2))
+        var other = try WorkQueue(store: store, prefix: nil, run: "r", node: Node(index: 2, count: 2))
+        (slow.leaseMargin, slow.clockSkew, other.leaseMargin, other.clockSkew) = (10, 0, 10, 0)
+        let plan = try await slow.plan(proposing: QueuePlan(tests: tests, estimates: estimates, nodes: 1))
+        #expect(plan.batches.count == 1)
+        var rerun: Set<Int> = []
+        let claimed = try #require(try await slow.claimNext(in: plan, rerunning: &rerun))
+        let lease = claimed.leaseSeconds
+        // Long after its lease would have run out, the slow node (still running) renewed it: it holds.
+        slow.now = { start + lease * 0.9 }
+        let renewed = try #require(try await slow.renew(claimed))
+        other.now = { start + lease * 1.5 }
+        #expect(try await other.claimNext(in: plan, rerunning: &rerun) == nil, "a renewed claim is not taken over")
+        // Without renewals, it is.
+        other.now = { start + lease * 2 }
+        let taken = try #require(try await other.claimNext(in: plan, rerunning: &rerun))
+        #expect(taken.takenOverFrom == "1/2")
+        #expect(try await slow.renew(renewed) == nil, "the slow node learns it lost the batch")
+
+        var report = Self.report(taken.batch)
+        report.takenOver(from: "1/2")
+        #expect(report.tests.allSatisfy { $0.takenOverFrom == "1/2" && $0.attempts == 2 }, "a marked retry")
+    }
+
     @Test("a run id reused for another suite is refused, naming the run")
     func reused() async throws {
         let store = try await SharedStoreKind.folder.make()
