@@ -2,6 +2,7 @@
 # Benchmark: N CI nodes sharing one store, the static split against the work queue, and planning a
 # large simulated suite.
 # Usage: scripts/bench-queue.sh [TESTS] [SECONDS]   (defaults: 120 tests, about 40 s of work in all)
+#        BENCH_NODES="8" BENCH_STORES="moto" scripts/bench-queue.sh 240 120   (some node counts and stores only)
 #
 # A generated package whose XCTest tests sleep for their profile's durations (BENCH_SCALE multiplies
 # them). N node processes (`pipeline test --shards 1 --node I/N`, N = 2, 4, 8) run on this machine
@@ -111,10 +112,10 @@ PY
 (set -a; source "$scratch/moto.env"; "$bin" timings merge "$package/profile.json" -o s3://bench/ci 2>/dev/null)
 
 printf '%-7s %3s  %9s  %9s  %9s  %12s  %12s  %12s\n' store N ideal static queue "static/ideal" "queue/ideal" "queue/naive"
-for store in folder moto; do
+for store in ${BENCH_STORES:-folder moto}; do
     timings="$scratch/store/timings.json"
     [[ "$store" == moto ]] && timings="s3://bench/ci"
-    for count in 2 4 8; do
+    for count in ${BENCH_NODES:-2 4 8}; do
         static="$(run_nodes "$count" "$timings" static "$scratch/$store.env")"
         queue="$(run_nodes "$count" "$timings" queue "$scratch/$store.env")"
         read -r ideal naive < <(python3 -c "import sys; w, l, n = map(float, sys.argv[1:]); print(f'{max(l, w / (n - 0.5)):.2f} {max(l, w / n):.2f}')" "$work" "$longest" "$count")

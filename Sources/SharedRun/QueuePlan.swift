@@ -2,8 +2,8 @@ import Foundation
 import TestSharding
 
 /// A suite cut into batches for a shared queue: longest tests first, batches shrinking toward the
-/// end so the nodes finish together (guided self-scheduling: each batch is about the remaining work
-/// divided by twice the nodes, never less than `minimumSeconds`).
+/// end so the nodes finish together (guided self-scheduling: each batch is close to the remaining
+/// work divided by twice the nodes, or one test longer than that, and never less than `minimumSeconds`).
 public struct QueuePlan: Codable, Sendable, Equatable {
     /// A batch is planned like a shard: its tests and their expected time.
     public typealias Batch = Shard
@@ -19,17 +19,22 @@ public struct QueuePlan: Codable, Sendable, Equatable {
         var batches: [Batch] = []
         var current: [TestID] = [], seconds = 0.0
         var target = max(minimumSeconds, remaining / Double(2 * max(1, nodes)))
+        func close() {
+            batches.append(Batch(index: batches.count, tests: current, expectedSeconds: seconds))
+            current = []
+            seconds = 0
+            target = max(minimumSeconds, remaining / Double(2 * max(1, nodes)))
+        }
         for test in ordered {
             let estimate = estimates[test] ?? 0
+            // A test that would overshoot the target by more than the batch falls short of it starts
+            // the next batch: a slow node that claims an early batch is held up by little more than
+            // one target (or the longest test).
+            if !current.isEmpty && seconds + estimate - target > target - seconds { close() }
             current.append(test)
             seconds += estimate
             remaining -= estimate
-            if seconds >= target {
-                batches.append(Batch(index: batches.count, tests: current, expectedSeconds: seconds))
-                current = []
-                seconds = 0
-                target = max(minimumSeconds, remaining / Double(2 * max(1, nodes)))
-            }
+            if seconds >= target { close() }
         }
         if !current.isEmpty { batches.append(Batch(index: batches.count, tests: current, expectedSeconds: seconds)) }
         self.batches = batches

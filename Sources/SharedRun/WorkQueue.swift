@@ -103,15 +103,17 @@ public struct WorkQueue: Sendable {
     /// (a re-run repeats its own share), then unclaimed ones, then those whose lease ran out.
     public func claimNext(in plan: QueuePlan, rerunning: inout Set<Int>) async throws -> Claimed? {
         // The listing gives every claim's ETag; a claim is read only when its lease may have run out.
+        // A batch is claimed before it runs, so only a claimed batch can be finished: the results
+        // are listed only when no batch is left unclaimed.
         let claims = try await claimObjects()
-        let finished = try await finishedBatches()
         for index in rerunning.sorted() {
             rerunning.remove(index)
             if let taken = try await take(plan.batches[index], replacing: claims[index]?.etag, from: nil) { return taken }
         }
-        for batch in plan.batches where claims[batch.index] == nil && !finished.contains(batch.index) {
+        for batch in plan.batches where claims[batch.index] == nil {
             if let taken = try await take(batch, replacing: nil, from: nil) { return taken }
         }
+        let finished = try await finishedBatches()
         for batch in plan.batches where !finished.contains(batch.index) {
             guard let object = claims[batch.index], let (claim, etag) = try await read(object),
                   claim.node != node.description, claim.claimedAt + claim.leaseSeconds + clockSkew < now() else { continue }

@@ -104,6 +104,14 @@ struct WorkQueueTests {
         #expect(plan.batches.map(\.index) == Array(plan.batches.indices))
         #expect(plan.batches.first!.expectedSeconds > plan.batches.last!.expectedSeconds)
         #expect(plan == QueuePlan(tests: tests.shuffled(), estimates: estimates, nodes: 4))
+
+        // A long test does not take a second one along past the target: whoever claims the first
+        // batches (perhaps the slowest node) is held up by little more than a target.
+        let long = (0..<12).map { TestID("M.C/test\($0)", framework: .xctest) }
+        let seconds = Dictionary(uniqueKeysWithValues: zip(long, [4.0, 3.0] + Array(repeating: 1.0, count: 10)))
+        let cut = QueuePlan(tests: long, estimates: seconds, nodes: 2)
+        #expect(cut.batches.prefix(2).map(\.tests.count) == [1, 1])
+        #expect(cut.batches.map(\.expectedSeconds).reduce(0, +) == 17)
     }
 
     @Test("nodes claiming at once run every batch exactly once; the first plan is everyone's", arguments: SharedStoreKind.available)
