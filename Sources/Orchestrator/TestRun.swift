@@ -117,9 +117,11 @@ public struct TestRun: Sendable {
     /// Runs the planned shards with a progress display; `part` keeps a part's logs apart.
     func execute(_ prepared: TestSession.Prepared, part: String? = nil) async throws(TestRunError) -> TestReport {
         let write = self.write
+        var quarantined: Set<String> = []
+        if let entry = quarantine?.matcher() { quarantined = Set(prepared.tests.map(\.name).filter { entry($0) != nil }) }
         let progress = RunProgress(total: prepared.plannedTests, shards: prepared.shards.count,
                                    expectedSeconds: prepared.expectedSeconds, interactive: interactive,
-                                   recording: recording) { write($0) }
+                                   recording: recording, quarantined: quarantined) { write($0) }
         return try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10), part: part)
     }
 

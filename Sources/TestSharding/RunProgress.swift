@@ -20,11 +20,14 @@ public actor RunProgress {
     private let recording: Bool
     /// A flake hunt (`--repeat`), where an attempt's number is its run, not a retry.
     private let repeating: Bool
+    /// Tests whose failures do not fail the run: announced as quarantined.
+    private let quarantined: Set<String>
 
     public init(total: Int, shards: Int, expectedSeconds: Double, interactive: Bool, recording: Bool = false,
-                repeating: Bool = false, write: @escaping @Sendable (String) -> Void) {
+                repeating: Bool = false, quarantined: Set<String> = [], write: @escaping @Sendable (String) -> Void) {
         self.recording = recording
         self.repeating = repeating
+        self.quarantined = quarantined
         self.total = total
         self.shards = shards
         self.expectedSeconds = expectedSeconds
@@ -56,6 +59,8 @@ public actor RunProgress {
             emit("↻ \(attempt.test.name) passed on retry \(attempt.attempt - 1): flaky")
         case .failed where recording:
             break
+        case _ where attempt.status.isFailure && quarantined.contains(attempt.test.name):
+            emit("⊘ \(attempt.test.name) \(attempt.status.rawValue)\(retry), quarantined: \(attempt.message ?? "")")
         case .failed, .timedOut, .crashed:
             if attempt.attempt == 1 { failures += 1 }
             emit("✗ \(attempt.test.name) \(attempt.status.rawValue)\(retry): \(attempt.message ?? "")")

@@ -161,6 +161,8 @@ struct TestCommandTests {
         #expect(result.stderr.contains("\(file.path):8:5: warning: quarantined test 'ExampleKitTests.Gone/testRenamed' matches no test"),
                 "\(result.stderr)")
         #expect(try String(contentsOf: junit, encoding: .utf8).contains(#"<property name="quarantined""#))
+        #expect(result.stderr.contains("⊘ ExampleKitTests.ThumbnailTests/testFailsWhenAsked failed, quarantined: "), "\(result.stderr)")
+        #expect(!result.stderr.contains("✗ ExampleKitTests.ThumbnailTests/testFailsWhenAsked"), "live progress knows the quarantine")
         let failing = try test("--quarantine", file.path, environment: ["EXAMPLE_FAIL": "1", "EXAMPLE_CRASH": "1"])
         #expect(failing.status == 1, "a failure outside the quarantine still fails the run")
         #expect(failing.stdout.contains("(1 crashed, 1 quarantined)"), "\(failing.stdout)")
