@@ -106,12 +106,8 @@ public struct TestRun: Sendable {
         let write = self.write
         let progress = RunProgress(total: prepared.tests.count * times, shards: lanes, expectedSeconds: expected,
                                    interactive: interactive, repeating: true) { write($0) }
-        let statusInterval = Duration.seconds(interactive ? 1 : 10)
-        let status = Task {
-            while (try? await Task.sleep(for: statusInterval)) != nil { await progress.showStatus() }
-        }
-        defer { status.cancel() }
-        return try await session.hunt(prepared, times: times, untilFailure: untilFailure, progress: progress)
+        return try await session.hunt(prepared, times: times, untilFailure: untilFailure, progress: progress,
+                                      statusInterval: statusInterval)
     }
 
     /// Runs the planned shards with a progress display; `part` keeps a part's logs apart.
@@ -122,7 +118,7 @@ public struct TestRun: Sendable {
         let progress = RunProgress(total: prepared.plannedTests, shards: prepared.shards.count,
                                    expectedSeconds: prepared.expectedSeconds, interactive: interactive,
                                    recording: recording, quarantined: quarantined) { write($0) }
-        return try await session.run(prepared, progress: progress, statusInterval: .seconds(interactive ? 1 : 10), part: part)
+        return try await session.run(prepared, progress: progress, statusInterval: statusInterval, part: part)
     }
 
     /// After the tests: the review page, the quarantine, the JUnit file, the durations and outcomes
@@ -199,6 +195,9 @@ public struct TestRun: Sendable {
     public static func lastRun(of package: URL) -> URL {
         TestSession.workFolder(of: package).appendingPathComponent("last-run.json")
     }
+
+    /// How often the status line is shown: every second on a terminal, every ten in a log.
+    private var statusInterval: Duration { .seconds(interactive ? 1 : 10) }
 
     private var snapshotModeNote: String {
         "snapshots: record mode \(snapshots.mode.rawValue)" + (snapshots.writesFail ? " (CI: a missing reference fails)" : "")

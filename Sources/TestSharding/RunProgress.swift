@@ -82,6 +82,18 @@ public actor RunProgress {
         }
     }
 
+    /// Runs `work` while showing the status line every `interval`, then clears it.
+    public nonisolated func showingStatus<Result: Sendable>(every interval: Duration,
+                                                            _ work: () async -> Result) async -> Result {
+        let status = Task {
+            while (try? await Task.sleep(for: interval)) != nil { await showStatus() }
+        }
+        let result = await work()
+        status.cancel()
+        await finish()
+        return result
+    }
+
     /// Clears the in-place status line before the final report.
     public func finish() {
         if statusShown { write("\r\u{1B}[2K") }

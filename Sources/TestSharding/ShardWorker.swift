@@ -16,6 +16,12 @@ struct ShardWorker {
         var attempts: [TestAttempt] = []
         var processSeconds = 0.0
         var failures: [TestID] = []
+
+        mutating func add(_ other: Outcome) {
+            attempts += other.attempts
+            processSeconds += other.processSeconds
+            failures += other.failures
+        }
     }
 
     /// Runs the batches the pool hands out until it is empty.

@@ -197,25 +197,19 @@ public struct TestReport: Codable, Sendable {
         do {
             return try JSONDecoder().decode(TestReport.self, from: data)
         } catch {
-            throw .unreadableReport(path: origin, reason: "not a pipeline test report (\(Timings.reason(error))); "
+            throw .unreadableReport(path: origin, reason: "not a pipeline test report (\(JSONFile.reason(error, format: "report"))); "
                                     + "run without --failed for a full run")
         }
     }
 
     /// The report as `--json` prints it.
     public func encoded() throws(TestRunError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(self)
-        } catch {
-            throw .cannotWrite(path: "report", reason: error.localizedDescription)
-        }
+        try JSONFile.encode(self, what: "report")
     }
 
     /// Writes the report as `--json` prints it, whole or not at all.
     public func save(_ url: URL) throws(TestRunError) {
-        try Timings.write(try encoded(), to: url)
+        try JSONFile.write(try encoded(), to: url)
     }
 
     /// Fails a test for what a check after the run found (its message is put first); a problem of

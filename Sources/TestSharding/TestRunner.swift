@@ -76,36 +76,9 @@ public struct TestRunner: Sendable {
         let start = ContinuousClock.now
         let pool = WorkPool(shards: shards, estimates: estimates, knownShare: knownShare)
         let product = product.adding(environment: options.environment)
-        let status = Task {
-            while (try? await Task.sleep(for: statusInterval)) != nil { await progress.showStatus() }
+        let (outcome, retryNote) = await progress.showingStatus(every: statusInterval) {
+            await firstPassAndRetries(shards, pool: pool, product: product, progress: progress)
         }
-        var outcome = await Self.together(shards.map(\.index), progress: progress) { shard in
-            await ShardWorker(shard: shard, product: product, limits: options.limits, logs: logs, label: "shard-\(shard)")
-                .run(pool, progress: progress)
-        }
-        var retryNote: String?
-        if options.retries > 0, let limit = options.maxRetried, outcome.failures.count > limit {
-            retryNote = "\(outcome.failures.count) tests failed, more than --max-retried \(limit): none was retried"
-            await progress.note(retryNote!)
-        } else {
-            var failures = outcome.failures
-            for attempt in stride(from: 2, through: options.retries + 1, by: 1) where !failures.isEmpty {
-                guard await !ProcessGroups.shared.isStopping else { break }
-                // The failures dealt round-robin over the shards, each part in a process of its own.
-                let lanes = min(shards.count, failures.count)
-                let parts = (0..<lanes).map { lane in stride(from: lane, to: failures.count, by: lanes).map { failures[$0] } }
-                let round = await Self.together(Array(parts.indices), progress: progress) { lane in
-                    await ShardWorker(shard: shards[lane].index, product: product, limits: options.limits, logs: logs,
-                                      label: "shard-\(shards[lane].index)-retry\(attempt - 1)")
-                        .retry(parts[lane], attempt: attempt, progress: progress)
-                }
-                outcome.attempts += round.attempts
-                outcome.processSeconds += round.processSeconds
-                failures = round.failures
-            }
-        }
-        status.cancel()
-        await progress.finish()
         var report = TestReport(shards: shards, attempts: outcome.attempts, seconds: (ContinuousClock.now - start).seconds,
                                 node: options.node, flakyFails: options.flakyFails)
         report.retryNote = retryNote
@@ -117,9 +90,39 @@ public struct TestRunner: Sendable {
         return report
     }
 
+    /// Every shard's first pass, then the failures' retries in rounds; or, when more failed than
+    /// `maxRetried`, no retry and the note saying so.
+    private func firstPassAndRetries(_ shards: [Shard], pool: WorkPool, product: TestProduct,
+                                     progress: RunProgress) async -> (ShardWorker.Outcome, String?) {
+        var outcome = await Self.together(shards.map(\.index), progress: progress) { shard in
+            await ShardWorker(shard: shard, product: product, limits: options.limits, logs: logs, label: "shard-\(shard)")
+                .run(pool, progress: progress)
+        }
+        if options.retries > 0, let limit = options.maxRetried, outcome.failures.count > limit {
+            let note = "\(outcome.failures.count) tests failed, more than --max-retried \(limit): none was retried"
+            await progress.note(note)
+            return (outcome, note)
+        }
+        var failures = outcome.failures
+        for attempt in stride(from: 2, through: options.retries + 1, by: 1) where !failures.isEmpty {
+            guard await !ProcessGroups.shared.isStopping else { break }
+            // The failures dealt round-robin over the shards, each part in a process of its own.
+            let lanes = min(shards.count, failures.count)
+            let parts = (0..<lanes).map { lane in stride(from: lane, to: failures.count, by: lanes).map { failures[$0] } }
+            let round = await Self.together(Array(parts.indices), progress: progress) { lane in
+                await ShardWorker(shard: shards[lane].index, product: product, limits: options.limits, logs: logs,
+                                  label: "shard-\(shards[lane].index)-retry\(attempt - 1)")
+                    .retry(parts[lane], attempt: attempt, progress: progress)
+            }
+            outcome.add(round)
+            failures = round.failures
+        }
+        return (outcome, nil)
+    }
+
     /// Runs one worker per lane at once, and adds up what they did.
     static func together(_ lanes: [Int], progress: RunProgress,
-                                 _ work: @escaping @Sendable (Int) async -> ShardWorker.Outcome) async -> ShardWorker.Outcome {
+                          _ work: @escaping @Sendable (Int) async -> ShardWorker.Outcome) async -> ShardWorker.Outcome {
         await withTaskGroup(of: ShardWorker.Outcome.self) { group in
             for lane in lanes {
                 group.addTask {
@@ -130,11 +133,7 @@ public struct TestRunner: Sendable {
                 }
             }
             var total = ShardWorker.Outcome()
-            for await outcome in group {
-                total.attempts += outcome.attempts
-                total.processSeconds += outcome.processSeconds
-                total.failures += outcome.failures
-            }
+            for await outcome in group { total.add(outcome) }
             return total
         }
     }
@@ -144,25 +143,26 @@ extension TestRunner {
     /// A flake hunt: runs `tests` `times` times, each run in fresh processes (so no state leaks from
     /// one run to the next), `options.shards` runs at once. With `untilFailure`, no run starts after
     /// one failed. Retries do not apply: every run is one attempt, numbered by its run.
-    public func repeatedly(_ tests: [TestID], times: Int, untilFailure: Bool, progress: RunProgress) async -> RepeatReport {
+    public func repeatedly(_ tests: [TestID], times: Int, untilFailure: Bool, progress: RunProgress,
+                           statusInterval: Duration) async -> RepeatReport {
         let start = ContinuousClock.now
         let runs = RunCounter(limit: times)
         let product = product.adding(environment: options.environment)
         let workers = max(1, min(options.shards, times))
-        let outcome = await Self.together(Array(0..<workers), progress: progress) { worker in
-            var total = ShardWorker.Outcome()
-            while let run = await runs.next() {
-                let outcome = await ShardWorker(shard: worker, product: product, limits: options.limits, logs: logs,
-                                                label: "run-\(run)")
-                    .retry(tests, attempt: run, progress: progress)
-                total.attempts += outcome.attempts
-                total.processSeconds += outcome.processSeconds
-                await runs.finished(run, failed: !outcome.failures.isEmpty && untilFailure)
-                if await ProcessGroups.shared.isStopping { break }
+        let outcome = await progress.showingStatus(every: statusInterval) {
+            await Self.together(Array(0..<workers), progress: progress) { worker in
+                var total = ShardWorker.Outcome()
+                while let run = await runs.next() {
+                    let outcome = await ShardWorker(shard: worker, product: product, limits: options.limits, logs: logs,
+                                                    label: "run-\(run)")
+                        .retry(tests, attempt: run, progress: progress)
+                    total.add(outcome)
+                    await runs.finished(run, failed: !outcome.failures.isEmpty && untilFailure)
+                    if await ProcessGroups.shared.isStopping { break }
+                }
+                return total
             }
-            return total
         }
-        await progress.finish()
         let (completed, stopped) = await runs.result
         return RepeatReport(tests: tests, attempts: outcome.attempts, requested: times, completed: completed,
                             stoppedEarly: stopped, seconds: (ContinuousClock.now - start).seconds, timeout: options.limits.timeout)

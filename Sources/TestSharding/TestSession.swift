@@ -84,10 +84,11 @@ public struct TestSession: Sendable {
     }
 
     /// A flake hunt over the selected tests: `times` runs, each in fresh processes.
-    public func hunt(_ prepared: Prepared, times: Int, untilFailure: Bool,
-                     progress: RunProgress) async throws(TestRunError) -> RepeatReport {
+    public func hunt(_ prepared: Prepared, times: Int, untilFailure: Bool, progress: RunProgress,
+                     statusInterval: Duration) async throws(TestRunError) -> RepeatReport {
         try await running(prepared) { runner in
-            await runner.repeatedly(prepared.tests, times: times, untilFailure: untilFailure, progress: progress)
+            await runner.repeatedly(prepared.tests, times: times, untilFailure: untilFailure, progress: progress,
+                                    statusInterval: statusInterval)
         }
     }
 

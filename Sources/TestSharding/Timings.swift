@@ -124,7 +124,7 @@ public struct Timings: Codable, Equatable, Sendable {
         do {
             timings = try JSONDecoder().decode(Timings.self, from: data)
         } catch {
-            throw .unreadableTimings(path: origin, reason: Timings.reason(error))
+            throw .unreadableTimings(path: origin, reason: JSONFile.reason(error, format: "timings"))
         }
         guard timings.version == formatVersion else {
             throw .unreadableTimings(path: origin, reason: "format version \(timings.version), expected \(formatVersion)")
@@ -142,38 +142,11 @@ public struct Timings: Codable, Equatable, Sendable {
 
     /// The file's content: stable key order.
     public func encoded() throws(TestRunError) -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(self)
-        } catch {
-            throw .cannotWrite(path: "timings", reason: error.localizedDescription)
-        }
+        try JSONFile.encode(self, what: "timings")
     }
 
     /// Writes the file whole, through a temporary file, so a reader never sees half of it.
     public func save(_ url: URL) throws(TestRunError) {
-        try Self.write(try encoded(), to: url)
-    }
-
-    /// Writes a file whole (its folder made first), through a temporary file.
-    static func write(_ data: Data, to url: URL) throws(TestRunError) {
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try data.write(to: url, options: .atomic)
-        } catch {
-            throw .cannotWrite(path: url.path, reason: error.localizedDescription)
-        }
-    }
-
-    static func reason(_ error: Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context),
-             DecodingError.valueNotFound(_, let context), DecodingError.keyNotFound(_, let context):
-            let path = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return path.isEmpty ? "not JSON of the timings format" : "\(path): \(context.debugDescription)"
-        default:
-            return error.localizedDescription
-        }
+        try JSONFile.write(try encoded(), to: url)
     }
 }
