@@ -18,17 +18,36 @@ let package = Package(
     targets: [
         // Entry point only: hands the arguments to PipelineCLI.
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
-        // Argument parsing, output, and the mapping of errors to messages and exit codes.
-        .target(name: "PipelineCLI", dependencies: [
-            "PipelineSpec", "Orchestrator", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff", "SnapshotConventions", "SharedRun",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        // Argument parsing and printing: each command parses, calls one entry point of Pipelines or
+        // References, and prints. It imports nothing below those two and the spec.
+        .target(
+            name: "PipelineCLI",
+            dependencies: [
+                "PipelineSpec", "Pipelines", "References",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
         .target(name: "PipelineSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
-        // Runs a pipeline's stages; renders the dry-run plan and the task list; moves references
-        // between the checkout and the stores a spec names.
-        .target(name: "Orchestrator", dependencies: ["PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff",
-                                                     "SnapshotConventions", "SharedRun"]),
+        // Pipelines: the runner with one executor per stage kind (serving the run and the dry run),
+        // the plan and stage descriptions, the test stage (`pipeline test`) and its shared runs, and
+        // the errors' exit statuses.
+        .target(
+            name: "Pipelines",
+            dependencies: [
+                "PipelineSpec", "References", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
+                "ImageDiff", "SnapshotConventions",
+            ]
+        ),
+        // References: the stores a spec names, transfers between them and the checkout, recording,
+        // and review (failed snapshots paired with their references, image comparison, review pages).
+        .target(
+            name: "References",
+            dependencies: [
+                "PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "SharedRun", "ImageDiff",
+                "SnapshotConventions",
+            ]
+        ),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
         // of batches claimed by conditional writes, and the batches' reports.
         .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding"]),
@@ -36,27 +55,39 @@ let package = Package(
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions"),
         // libgit2 wrapper: revisions, merge bases, tree diffs.
-        .target(name: "GitChanges", dependencies: ["CLibgit2", "CShims"]),
+        .target(name: "GitChanges", dependencies: ["CLibgit2"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding"),
-        // Reference storage: folder and S3 (libcurl) stores, promotion.
-        .target(name: "ReferenceStore", dependencies: ["CCurl", "CCrypto", "CShims"]),
-        .systemLibrary(name: "CLibgit2", pkgConfig: "libgit2",
-                       providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]),
-        // libcurl's headers only: on Linux CShims loads the library when the first request needs it
-        // (libcurl4-openssl-dev, installed by scripts/setup.sh); on macOS CShims links the system's.
+        // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
+        .target(name: "ReferenceStore", dependencies: ["CCurl", "CCrypto", "CCurlShims"]),
+        .systemLibrary(
+            name: "CLibgit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
+        ),
+        // libcurl's headers only: on Linux CCurlShims loads the library when the first request needs
+        // it (libcurl4-openssl-dev, installed by scripts/setup.sh); on macOS CCurlShims links the system's.
         .systemLibrary(name: "CCurl"),
+        // Fixed-arity wrappers for libcurl's variadic functions Swift cannot call (curl_easy_setopt,
+        // curl_easy_getinfo), and libcurl loaded lazily (curl_loader.c).
+        .target(
+            name: "CCurlShims",
+            dependencies: ["CCurl"],
+            linkerSettings: [.linkedLibrary("curl", .when(platforms: [.macOS]))]
+        ),
         // SHA-256 (S3 payload signatures) and MD5 (S3 ETags) from the system's OpenSSL, which libcurl already uses.
-        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto",
-                       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
         // Image comparison for snapshot review: PNG decoding and encoding by libpng, match ratio, overlay, mask.
         .target(name: "ImageDiff", dependencies: ["CPNG"]),
-        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
-                       providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
-        // Fixed-arity wrappers for C variadic functions Swift cannot call (curl_easy_setopt, git_libgit2_opts).
-        // It also loads libcurl lazily (curl_loader.c).
-        .target(name: "CShims", dependencies: ["CLibgit2", "CCurl"],
-                linkerSettings: [.linkedLibrary("curl", .when(platforms: [.macOS]))]),
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
+        ),
 
         // Runs the pipeline tool in the package folder. It writes references, timings and reports
         // there, and reaches S3 stores over the network.
@@ -69,17 +100,34 @@ let package = Package(
                     ]),
                 dependencies: ["pipeline"]),
 
-        .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"],
-                    resources: [.copy("Fixtures")]),
+        .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"], resources: [.copy("Fixtures")]),
         // Helpers the test targets share: a seeded random generator, the fault-injecting S3 proxy.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
-        .testTarget(name: "SharedRunTests", dependencies: ["SharedRun", "ReferenceStore", "TestSharding", "TestSupport"]),
+        .testTarget(
+            name: "SharedRunTests",
+            dependencies: ["SharedRun", "ReferenceStore", "TestSharding", "TestSupport"]
+        ),
         .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
-        .testTarget(name: "PipelineCLITests", dependencies: ["pipeline", "PipelineCLI", "Orchestrator", "ReferenceStore", "ImageDiff",
-                                                             "SnapshotConventions", "TestSupport"]),
+        .testTarget(
+            name: "ReferencesTests",
+            dependencies: [
+                "References", "PipelineSpec", "ReferenceStore", "TestSharding", "GitChanges", "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "PipelinesTests",
+            dependencies: [
+                "Pipelines", "References", "PipelineSpec", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
+                "TestSupport",
+            ]
+        ),
+        .testTarget(
+            name: "PipelineCLITests",
+            dependencies: ["pipeline", "PipelineCLI", "ReferenceStore", "ImageDiff", "SnapshotConventions", "TestSupport"]
+        ),
     ]
 )

@@ -39,9 +39,15 @@ struct ChangeClassifier {
     /// Works on the path's bytes: slicing a String by its indices would check grapheme boundaries each time.
     private func facts(ofBytes path: UnsafeBufferPointer<UInt8>) -> PathFacts {
         var facts = PathFacts()
-        func text(_ range: Range<Int>) -> String { String(decoding: UnsafeBufferPointer(rebasing: path[range]), as: UTF8.self) }
+        func text(_ range: Range<Int>) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: path[range]), as: UTF8.self)
+        }
         func folder(_ range: Range<Int>) -> Folder { Folder(name: text(range), path: text(0..<range.upperBound)) }
-        var start = 0, snapshots = false, first: Range<Int>?, firstIsContainer = false, targetFound = false
+        var start = 0
+        var snapshots = false
+        var first: Range<Int>?
+        var firstIsContainer = false
+        var targetFound = false
         // Each folder of the path, once, left to right.
         while let slash = path[start...].firstIndex(of: UInt8(ascii: "/")) {
             let name = UnsafeBufferPointer(rebasing: path[start..<slash])
@@ -78,31 +84,39 @@ struct ChangeClassifier {
     func referenceFolder(of path: String) -> Folder? { facts(of: path).reference }
     func testName(of path: String) -> String? { facts(of: path).testName }
 
-    func classify(_ files: [ChangedFile], base: String?, head: String, comparison: String, headIsMerge: Bool,
-                  exists: (String, Side) -> Bool) -> ChangeSet {
+    func classify(
+        _ files: [ChangedFile], base: String?, head: String, comparison: String, headIsMerge: Bool,
+        exists: (String, Side) -> Bool
+    ) -> ChangeSet {
         // Each path is split once; `located[i]` describes `files[i]` (and its old path, for a rename).
         let located = files.map { file in (new: facts(of: file.path), old: file.oldPath.map { facts(of: $0) }) }
         let targets = folders(files, located, locate: \.target, exists: exists)
         let references = folders(files, located, locate: \.reference, exists: exists)
-        var testFiles: [ChangedTestFile] = [], other: [ChangedFile] = []
+        var testFiles: [ChangedTestFile] = []
+        var other: [ChangedFile] = []
         for (file, facts) in zip(files, located) {
             if let name = facts.new.testName {
-                testFiles.append(ChangedTestFile(name: name, path: file.path, status: file.status, oldPath: file.oldPath,
-                                                 oldName: facts.old?.testName))
+                testFiles.append(
+                    ChangedTestFile(
+                        name: name, path: file.path, status: file.status, oldPath: file.oldPath,
+                        oldName: facts.old?.testName))
             }
             if facts.new.isOther && facts.old?.isOther ?? true { other.append(file) }
         }
         let promotable = Set(testFiles.map(\.name)).union(references.map(\.name)).sorted()
-        return ChangeSet(base: base, head: head, comparison: comparison, headIsMerge: headIsMerge, files: files,
-                         testTargets: targets, testFiles: testFiles, referenceFolders: references,
-                         promotable: promotable, other: other)
+        return ChangeSet(
+            base: base, head: head, comparison: comparison, headIsMerge: headIsMerge, files: files,
+            testTargets: targets, testFiles: testFiles, referenceFolders: references,
+            promotable: promotable, other: other)
     }
 
     /// Groups changed files by the folder `locate` finds for them, and gives each folder a status:
     /// added or deleted when it exists on one side only, renamed when an added folder holds only
     /// files renamed out of one deleted folder, modified otherwise.
-    private func folders(_ files: [ChangedFile], _ located: [(new: PathFacts, old: PathFacts?)],
-                         locate: KeyPath<PathFacts, Folder?>, exists: (String, Side) -> Bool) -> [ChangedFolder] {
+    private func folders(
+        _ files: [ChangedFile], _ located: [(new: PathFacts, old: PathFacts?)],
+        locate: KeyPath<PathFacts, Folder?>, exists: (String, Side) -> Bool
+    ) -> [ChangedFolder] {
         struct Group {
             var name: String
             var files = 0
@@ -118,9 +132,11 @@ struct ChangeClassifier {
         }
         var groups: [String: Group] = [:]
         for (file, facts) in zip(files, located) {
-            let new = facts.new[keyPath: locate], old = facts.old?[keyPath: locate]
+            let new = facts.new[keyPath: locate]
+            let old = facts.old?[keyPath: locate]
             if let new {
-                groups[new.path, default: Group(name: new.name)].add(renamedFrom: file.status == .renamed ? old?.path : nil)
+                groups[new.path, default: Group(name: new.name)].add(
+                    renamedFrom: file.status == .renamed ? old?.path : nil)
             }
             if let old, old.path != new?.path {
                 groups[old.path, default: Group(name: old.name)].add(renamedFrom: nil)
@@ -129,8 +145,10 @@ struct ChangeClassifier {
         var result: [ChangedFolder] = []
         var renamedAway: Set<String> = []
         for (path, group) in groups {
-            let inBase = exists(path, .base), inHead = exists(path, .head)
-            var folder = ChangedFolder(name: group.name, path: path, status: .modified, oldPath: nil, files: group.files)
+            let inBase = exists(path, .base)
+            let inHead = exists(path, .head)
+            var folder = ChangedFolder(
+                name: group.name, path: path, status: .modified, oldPath: nil, files: group.files)
             if inHead && !inBase {
                 folder.status = .added
                 if !group.mixed, let source = group.source, !exists(source, .head) {

@@ -35,7 +35,8 @@ public struct ChangeDetector: Sendable {
         let repository = try Repository(discoveringFrom: repositoryPath)
         let (base, head) = try commits(for: comparison, in: repository)
         let difference = try TreeWalk.difference(from: try base?.tree(), to: try head.tree(), in: repository)
-        let files = detectRenames
+        let files =
+            detectRenames
             ? try RenameDetector(repository: repository).files(from: difference.changes)
             : difference.changes.map { RenameDetector.file($0) }
         return ChangeClassifier(pattern: testPattern).classify(

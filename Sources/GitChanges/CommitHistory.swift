@@ -22,7 +22,8 @@ public final class CommitHistory {
     public func branchPoint(of changes: ChangeSet) throws(GitError) -> String? {
         let head = try repository.commit(changes.head)
         guard changes.comparison == "merge", head.parentCount > 1 else { return changes.base }
-        let first = try head.parent(0, in: repository), second = try head.parent(1, in: repository)
+        let first = try head.parent(0, in: repository)
+        let second = try head.parent(1, in: repository)
         return try repository.mergeBase(first, second, names: ("\(changes.head)^1", "\(changes.head)^2")).sha
     }
 
@@ -32,7 +33,8 @@ public final class CommitHistory {
         guard let old = try? repository.commit(ancestor) else { return nil }
         let new = try repository.commit(descendant)
         if old.sha == new.sha { return true }
-        var oldID = old.oid, newID = new.oid
+        var oldID = old.oid
+        var newID = new.oid
         let result = git_graph_descendant_of(repository.handle.pointer, &newID, &oldID)
         if result < 0, repository.isShallow { return nil }
         return try LibGit2Runtime.check(result, "comparing the history of \(ancestor) and \(descendant)") == 1

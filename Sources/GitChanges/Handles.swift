@@ -23,7 +23,7 @@ final class Repository {
     let displayPath: String
 
     init(discoveringFrom path: String) throws(GitError) {
-        LibGit2Runtime.ensureInitialized()
+        try LibGit2Runtime.ensureInitialized()
         var repository: OpaquePointer?
         let result = git_repository_open_ext(&repository, path, 0, nil)
         if result < 0 {
@@ -56,7 +56,8 @@ final class Repository {
                 throw .noCommits(path: displayPath)
             }
             if result == GIT_ENOTFOUND.rawValue || result == GIT_EAMBIGUOUS.rawValue
-                || result == GIT_EINVALIDSPEC.rawValue {
+                || result == GIT_EINVALIDSPEC.rawValue
+            {
                 throw .unknownRevision(revision, reason: message)
             }
             try LibGit2Runtime.check(result, "reading revision '\(revision)'")
@@ -76,7 +77,8 @@ final class Repository {
     /// The best common ancestor of two commits.
     func mergeBase(_ first: Commit, _ second: Commit, names: (String, String)) throws(GitError) -> Commit {
         var oid = git_oid()
-        var firstID = first.oid, secondID = second.oid
+        var firstID = first.oid
+        var secondID = second.oid
         let result = git_merge_base(&oid, handle.pointer, &firstID, &secondID)
         if result == GIT_ENOTFOUND.rawValue {
             if isShallow { throw .shallowClone(missing: "the merge base of '\(names.0)' and '\(names.1)'") }

@@ -42,10 +42,12 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
 /// libgit2's process-wide set-up, and the one checker every libgit2 call goes through.
 enum LibGit2Runtime {
     /// `git_libgit2_init` runs once per process, before any repository is opened.
-    private static let initialized: Int32 = git_libgit2_init()
+    private static let initialized = Result { () throws(GitError) -> Void in
+        _ = try check(git_libgit2_init(), "initialising libgit2")
+    }
 
-    static func ensureInitialized() {
-        _ = initialized
+    static func ensureInitialized() throws(GitError) {
+        try initialized.get()
     }
 
     /// Returns `result` when it is not an error; otherwise reads libgit2's thread-local error at once
@@ -67,8 +69,12 @@ enum LibGit2Runtime {
 public enum LibGit2 {
     /// The linked libgit2's version, such as `1.5.1`.
     public static var version: String {
-        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
-        _ = git_libgit2_version(&major, &minor, &patch)
+        var major: Int32 = 0
+        var minor: Int32 = 0
+        var patch: Int32 = 0
+        guard
+            (try? LibGit2Runtime.check(git_libgit2_version(&major, &minor, &patch), "reading libgit2's version")) != nil
+        else { return "unknown" }
         return "\(major).\(minor).\(patch)"
     }
 }

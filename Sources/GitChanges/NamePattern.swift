@@ -22,11 +22,15 @@ public struct NamePattern: Sendable, Hashable, CustomStringConvertible {
 
     /// Matches a name given as UTF-8 bytes.
     func matches(utf8 name: UnsafeBufferPointer<UInt8>) -> Bool {
-        if let suffix { return name.count >= suffix.count && name[(name.count - suffix.count)...].elementsEqual(suffix) }
+        if let suffix {
+            return name.count >= suffix.count && name[(name.count - suffix.count)...].elementsEqual(suffix)
+        }
         if literal { return name.elementsEqual(pattern.utf8) }
         let name = Array(String(decoding: name, as: UTF8.self))
-        var p = 0, n = 0
-        var star: Int?, resume = 0
+        var p = 0
+        var n = 0
+        var star: Int?
+        var resume = 0
         while n < name.count {
             if p < characters.count, characters[p] == "?" || characters[p] == name[n] {
                 p += 1

@@ -13,7 +13,8 @@ struct RenameDetector {
     let repository: Repository
 
     func files(from changes: [TreeChange]) throws(GitError) -> [ChangedFile] {
-        var added: [Int] = [], deleted: [Int] = []
+        var added: [Int] = []
+        var deleted: [Int] = []
         for (index, change) in changes.enumerated() {
             if let new = change.new, change.old == nil, !new.isSubmodule { added.append(index) }
             if let old = change.old, change.new == nil, !old.isSubmodule { deleted.append(index) }
@@ -39,7 +40,9 @@ struct RenameDetector {
 
     static func file(_ change: TreeChange, renamedFrom oldPath: String? = nil) -> ChangedFile {
         let submodule = change.old?.isSubmodule == true || change.new?.isSubmodule == true
-        if let oldPath { return ChangedFile(path: change.path, status: .renamed, oldPath: oldPath, submodule: submodule) }
+        if let oldPath {
+            return ChangedFile(path: change.path, status: .renamed, oldPath: oldPath, submodule: submodule)
+        }
         let status: ChangeStatus = change.old == nil ? .added : change.new == nil ? .deleted : .modified
         return ChangedFile(path: change.path, status: status, submodule: submodule)
     }
@@ -72,7 +75,8 @@ struct RenameDetector {
             let kind = changes[added[a]].new!.mode
             for (d, deletedSignature) in deletedSignatures.enumerated() {
                 guard let deletedSignature, changes[deleted[d]].old!.mode == kind,
-                      addedSignature.similarSize(to: deletedSignature, threshold: threshold) else { continue }
+                    addedSignature.similarSize(to: deletedSignature, threshold: threshold)
+                else { continue }
                 let score = addedSignature.similarity(to: deletedSignature)
                 guard score >= threshold else { continue }
                 let sameName = Self.fileName(changes[added[a]].path) == Self.fileName(changes[deleted[d]].path)
@@ -80,9 +84,12 @@ struct RenameDetector {
             }
         }
         candidates.sort {
-            ($0.score, $0.sameName ? 1 : 0, -$0.added, -$0.deleted) > ($1.score, $1.sameName ? 1 : 0, -$1.added, -$1.deleted)
+            ($0.score, $0.sameName ? 1 : 0, -$0.added, -$0.deleted) > (
+                $1.score, $1.sameName ? 1 : 0, -$1.added, -$1.deleted
+            )
         }
-        var pairs: [Int: Int] = [:], used: Set<Int> = []
+        var pairs: [Int: Int] = [:]
+        var used: Set<Int> = []
         for candidate in candidates where pairs[candidate.added] == nil && !used.contains(candidate.deleted) {
             pairs[candidate.added] = candidate.deleted
             used.insert(candidate.deleted)
@@ -106,7 +113,7 @@ struct RenameDetector {
 }
 
 /// A blob id and file mode, usable as a dictionary key.
-private struct ObjectKey: Hashable {
+fileprivate struct ObjectKey: Hashable {
     let id: [UInt8]
     let mode: UInt32
 
@@ -125,7 +132,8 @@ final class ContentSignature {
     init?(_ content: UnsafeRawPointer?, size: Int) throws(GitError) {
         guard let content, size > 0 else { return nil }
         var signature: OpaquePointer?
-        let options = git_hashsig_option_t(GIT_HASHSIG_SMART_WHITESPACE.rawValue | GIT_HASHSIG_ALLOW_SMALL_FILES.rawValue)
+        let options = git_hashsig_option_t(
+            GIT_HASHSIG_SMART_WHITESPACE.rawValue | GIT_HASHSIG_ALLOW_SMALL_FILES.rawValue)
         let result = git_hashsig_create(&signature, content.assumingMemoryBound(to: CChar.self), size, options)
         if result == GIT_EBUFS.rawValue { return nil }
         try LibGit2Runtime.check(result, "comparing file contents for renames")

@@ -49,7 +49,9 @@ struct TreeWalk {
         self.repository = repository
     }
 
-    static func difference(from base: Tree?, to head: Tree, in repository: Repository) throws(GitError) -> TreeDifference {
+    static func difference(from base: Tree?, to head: Tree, in repository: Repository) throws(GitError)
+        -> TreeDifference
+    {
         var walk = TreeWalk(repository: repository)
         try walk.compare(base, head)
         return walk.result
@@ -58,96 +60,117 @@ struct TreeWalk {
     private mutating func compare(_ old: Tree?, _ new: Tree?) throws(GitError) {
         let oldCount = old.map { git_tree_entrycount($0.handle.pointer) } ?? 0
         let newCount = new.map { git_tree_entrycount($0.handle.pointer) } ?? 0
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < oldCount || j < newCount {
-            let a = i < oldCount ? git_tree_entry_byindex(old!.handle.pointer, i) : nil
-            let b = j < newCount ? git_tree_entry_byindex(new!.handle.pointer, j) : nil
-            let order: Int32 = switch (a, b) {
-            case let (a?, b?): Self.order(a, b)
-            case (_?, nil): -1
-            default: 1
-            }
-            if order < 0 {
-                try oneSided(a!, isBase: true)
+            let a = try entry(old, at: i, of: oldCount)
+            let b = try entry(new, at: j, of: newCount)
+            let order: Int32 =
+                switch (a, b) {
+                case (let a?, let b?): Entry.order(a, b)
+                case (_?, nil): -1
+                default: 1
+                }
+            if order < 0, let a {
+                try oneSided(a, isBase: true)
                 i += 1
-            } else if order > 0 {
-                try oneSided(b!, isBase: false)
+            } else if order > 0, let b {
+                try oneSided(b, isBase: false)
                 j += 1
-            } else {
-                try both(a!, b!)
+            } else if let a, let b {
+                try both(a, b)
                 i += 1
                 j += 1
             }
         }
     }
 
+    /// The entry at `index` of `tree`; nil past its `count` entries (or without a tree).
+    private func entry(_ tree: Tree?, at index: Int, of count: Int) throws(GitError) -> Entry? {
+        guard let tree, index < count else { return nil }
+        return try Entry(git_tree_entry_byindex(tree.handle.pointer, index))
+    }
+
     /// An entry present on both sides under the same name and kind.
-    private mutating func both(_ a: OpaquePointer, _ b: OpaquePointer) throws(GitError) {
-        let oldID = git_tree_entry_id(a)!, newID = git_tree_entry_id(b)!
-        let oldMode = git_tree_entry_filemode(a).rawValue, newMode = git_tree_entry_filemode(b).rawValue
-        if git_oid_equal(oldID, newID) != 0 && oldMode == newMode { return }
-        if oldMode == GIT_FILEMODE_TREE.rawValue {
+    private mutating func both(_ a: Entry, _ b: Entry) throws(GitError) {
+        if git_oid_equal(a.id, b.id) != 0 && a.mode == b.mode { return }
+        if a.mode == GIT_FILEMODE_TREE.rawValue {
             try descend(into: a, b)
         } else {
-            record(b, old: TreeEntry(id: oldID.pointee, mode: oldMode), new: TreeEntry(id: newID.pointee, mode: newMode))
+            add(b, old: TreeEntry(id: a.id.pointee, mode: a.mode), new: TreeEntry(id: b.id.pointee, mode: b.mode))
         }
     }
 
     /// An entry present on one side only: a file, or a whole folder listed file by file.
-    private mutating func oneSided(_ entry: OpaquePointer, isBase: Bool) throws(GitError) {
-        let mode = git_tree_entry_filemode(entry).rawValue
-        if mode == GIT_FILEMODE_TREE.rawValue {
+    private mutating func oneSided(_ entry: Entry, isBase: Bool) throws(GitError) {
+        if entry.mode == GIT_FILEMODE_TREE.rawValue {
             let folder = path(of: entry)
             if isBase { result.baseOnlyFolders.insert(folder) } else { result.headOnlyFolders.insert(folder) }
             try descend(into: isBase ? entry : nil, isBase ? nil : entry)
         } else {
-            let side = TreeEntry(id: git_tree_entry_id(entry)!.pointee, mode: mode)
-            record(entry, old: isBase ? side : nil, new: isBase ? nil : side)
+            let side = TreeEntry(id: entry.id.pointee, mode: entry.mode)
+            add(entry, old: isBase ? side : nil, new: isBase ? nil : side)
         }
     }
 
-    private mutating func descend(into old: OpaquePointer?, _ new: OpaquePointer?) throws(GitError) {
+    private mutating func descend(into old: Entry?, _ new: Entry?) throws(GitError) {
+        guard let named = old ?? new else { return }
         let saved = prefix.count
-        prefix.append(contentsOf: Self.name(of: old ?? new!))
+        prefix.append(contentsOf: named.name)
         prefix.append(UInt8(ascii: "/"))
         defer { prefix.removeSubrange(saved...) }
         try compare(try old.map(subtree), try new.map(subtree))
     }
 
-    private func subtree(_ entry: OpaquePointer) throws(GitError) -> Tree {
+    private func subtree(_ entry: Entry) throws(GitError) -> Tree {
         var tree: OpaquePointer?
-        try LibGit2Runtime.check(git_tree_lookup(&tree, repository.handle.pointer, git_tree_entry_id(entry)),
-                                 "reading folder '\(path(of: entry))'")
-        guard let tree else { throw .libgit2(operation: "reading a folder", code: -1, errorClass: 0, message: "no tree") }
+        try LibGit2Runtime.check(
+            git_tree_lookup(&tree, repository.handle.pointer, entry.id), "reading folder '\(path(of: entry))'")
+        guard let tree else {
+            throw .libgit2(operation: "reading a folder", code: -1, errorClass: 0, message: "no tree")
+        }
         return Tree(Owned(tree, free: git_tree_free))
     }
 
-    private mutating func record(_ entry: OpaquePointer, old: TreeEntry?, new: TreeEntry?) {
+    private mutating func add(_ entry: Entry, old: TreeEntry?, new: TreeEntry?) {
         result.changes.append(TreeChange(path: path(of: entry), old: old, new: new))
     }
 
-    private func path(of entry: OpaquePointer) -> String {
-        String(decoding: prefix + Self.name(of: entry), as: UTF8.self)
+    private func path(of entry: Entry) -> String {
+        String(decoding: prefix + entry.name, as: UTF8.self)
     }
+}
 
-    /// The entry's name as bytes; valid while its tree is.
-    private static func name(of entry: OpaquePointer) -> UnsafeRawBufferPointer {
-        let name = git_tree_entry_name(entry)!
+/// One entry of a tree, read once: its name, id and mode. libgit2 answers NULL for the name or id
+/// only of an entry that is not valid; that is thrown like any other libgit2 failure.
+fileprivate struct Entry {
+    /// The name's bytes, valid while the entry's tree is.
+    let name: UnsafeRawBufferPointer
+    let id: UnsafePointer<git_oid>
+    let mode: UInt32
+    let isTree: Bool
+
+    init(_ entry: OpaquePointer?) throws(GitError) {
+        guard let entry, let name = git_tree_entry_name(entry), let id = git_tree_entry_id(entry) else {
+            throw .libgit2(
+                operation: "reading a tree entry", code: -1, errorClass: 0, message: "libgit2 returned no entry")
+        }
         var count = 0
         while name[count] != 0 { count += 1 }
-        return UnsafeRawBufferPointer(start: name, count: count)
+        self.name = UnsafeRawBufferPointer(start: name, count: count)
+        self.id = id
+        mode = git_tree_entry_filemode(entry).rawValue
+        isTree = mode == GIT_FILEMODE_TREE.rawValue
     }
 
     /// git's order of tree entries: by name, a folder's name compared as if it ended in '/'.
-    static func order(_ a: OpaquePointer, _ b: OpaquePointer) -> Int32 {
-        let nameA = git_tree_entry_name(a)!, nameB = git_tree_entry_name(b)!
+    static func order(_ a: Entry, _ b: Entry) -> Int32 {
         var index = 0
-        while nameA[index] != 0, nameA[index] == nameB[index] { index += 1 }
-        func byte(_ name: UnsafePointer<CChar>, _ entry: OpaquePointer) -> Int32 {
-            let value = UInt8(bitPattern: name[index])
-            if value != 0 { return Int32(value) }
-            return git_tree_entry_filemode(entry) == GIT_FILEMODE_TREE ? Int32(UInt8(ascii: "/")) : 0
+        while index < a.name.count, index < b.name.count, a.name[index] == b.name[index] { index += 1 }
+        func byte(_ entry: Entry) -> Int32 {
+            if index < entry.name.count { return Int32(entry.name[index]) }
+            return entry.isTree ? Int32(UInt8(ascii: "/")) : 0
         }
-        return byte(nameA, a) - byte(nameB, b)
+        return byte(a) - byte(b)
     }
 }

@@ -36,18 +36,22 @@ public struct ImageComparer: Sendable {
     public func compare(_ reference: RGBAImage, _ new: RGBAImage) -> ImageComparison {
         var differing = 0
         forEachPixel(reference, new) { _, differs, _, _ in if differs { differing += 1 } }
-        return ImageComparison(reference: .init(width: reference.width, height: reference.height),
-                               new: .init(width: new.width, height: new.height),
-                               comparedPixels: min(reference.width, new.width) * min(reference.height, new.height),
-                               differingPixels: differing, tolerance: tolerance)
+        return ImageComparison(
+            reference: .init(width: reference.width, height: reference.height),
+            new: .init(width: new.width, height: new.height),
+            comparedPixels: min(reference.width, new.width) * min(reference.height, new.height),
+            differingPixels: differing, tolerance: tolerance)
     }
 
     /// The new image (over white) with the reference tinted red by a colour matrix (its luminance
     /// in the red channel) blended over it at `opacity`, and the differing pixels in `highlight`.
     /// Its size is the common area.
-    public func overlay(_ reference: RGBAImage, _ new: RGBAImage, opacity: Double = 0.6,
-                        highlight: (UInt8, UInt8, UInt8) = (255, 230, 0)) -> RGBAImage {
-        let width = min(reference.width, new.width), height = min(reference.height, new.height)
+    public func overlay(
+        _ reference: RGBAImage, _ new: RGBAImage, opacity: Double = 0.6,
+        highlight: (UInt8, UInt8, UInt8) = (255, 230, 0)
+    ) -> RGBAImage {
+        let width = min(reference.width, new.width)
+        let height = min(reference.height, new.height)
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         let keep = 1 - opacity
         forEachPixel(reference, new) { index, differs, r, n in
@@ -67,7 +71,8 @@ public struct ImageComparer: Sendable {
 
     /// White where the pixels differ, black where they match; the common area.
     public func mask(_ reference: RGBAImage, _ new: RGBAImage) -> RGBAImage {
-        let width = min(reference.width, new.width), height = min(reference.height, new.height)
+        let width = min(reference.width, new.width)
+        let height = min(reference.height, new.height)
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
         forEachPixel(reference, new) { index, differs, _, _ in
             let value: UInt8 = differs ? 255 : 0
@@ -81,27 +86,36 @@ public struct ImageComparer: Sendable {
     /// Visits the common area row by row: the pixel's index in it, whether it differs, and both pixels.
     /// Two 16-bit images are compared at full depth; otherwise at 8 bits.
     private func forEachPixel(_ reference: RGBAImage, _ new: RGBAImage, _ body: (Int, Bool, Pixel, Pixel) -> Void) {
-        let width = min(reference.width, new.width), height = min(reference.height, new.height)
+        let width = min(reference.width, new.width)
+        let height = min(reference.height, new.height)
         let tolerance = self.tolerance
         let deep = reference.deep.flatMap { a in new.deep.map { b in (a, b) } }
         reference.pixels.withUnsafeBufferPointer { a in
             new.pixels.withUnsafeBufferPointer { b in
                 for y in 0..<height {
-                    var i = y * reference.width * 4, j = y * new.width * 4
+                    var i = y * reference.width * 4
+                    var j = y * new.width * 4
                     for x in 0..<width {
-                        let r = (a[i], a[i + 1], a[i + 2], a[i + 3]), n = (b[j], b[j + 1], b[j + 2], b[j + 3])
+                        let r = (a[i], a[i + 1], a[i + 2], a[i + 3])
+                        let n = (b[j], b[j + 1], b[j + 2], b[j + 3])
                         let differs: Bool
                         if let (p, q) = deep {
                             // Premultiplied already; a tolerance in 8-bit steps is 257 16-bit steps.
                             let limit = tolerance * 257
-                            differs = abs(Int(p[i]) - Int(q[j])) > limit || abs(Int(p[i + 1]) - Int(q[j + 1])) > limit
-                                || abs(Int(p[i + 2]) - Int(q[j + 2])) > limit || abs(Int(p[i + 3]) - Int(q[j + 3])) > limit
+                            differs =
+                                abs(Int(p[i]) - Int(q[j])) > limit || abs(Int(p[i + 1]) - Int(q[j + 1])) > limit
+                                || abs(Int(p[i + 2]) - Int(q[j + 2])) > limit
+                                || abs(Int(p[i + 3]) - Int(q[j + 3])) > limit
                         } else {
                             // Colours are compared weighted by their alpha, as ImageMagick's compare does:
                             // an invisible pixel's colour does not matter.
-                            let limit = tolerance * 255, ra = Int(r.3), na = Int(n.3)
-                            differs = abs(Int(r.3) - Int(n.3)) > tolerance
-                                || abs(Int(r.0) * ra - Int(n.0) * na) > limit || abs(Int(r.1) * ra - Int(n.1) * na) > limit
+                            let limit = tolerance * 255
+                            let ra = Int(r.3)
+                            let na = Int(n.3)
+                            differs =
+                                abs(Int(r.3) - Int(n.3)) > tolerance
+                                || abs(Int(r.0) * ra - Int(n.0) * na) > limit
+                                || abs(Int(r.1) * ra - Int(n.1) * na) > limit
                                 || abs(Int(r.2) * ra - Int(n.2) * na) > limit
                         }
                         body(y * width + x, differs, r, n)
@@ -116,7 +130,10 @@ public struct ImageComparer: Sendable {
     /// A pixel composited over white.
     private static func overWhite(_ p: Pixel) -> (Double, Double, Double) {
         let alpha = Double(p.3) / 255
-        return (Double(p.0) * alpha + 255 * (1 - alpha), Double(p.1) * alpha + 255 * (1 - alpha), Double(p.2) * alpha + 255 * (1 - alpha))
+        return (
+            Double(p.0) * alpha + 255 * (1 - alpha), Double(p.1) * alpha + 255 * (1 - alpha),
+            Double(p.2) * alpha + 255 * (1 - alpha)
+        )
     }
 
     /// Rec. 601 luma: the colour matrix row that puts a pixel's brightness in the red channel.

@@ -21,8 +21,9 @@ public struct RGBAImage: Sendable, Equatable {
 
     /// A plain image of one colour.
     public init(width: Int, height: Int, fill: (UInt8, UInt8, UInt8, UInt8)) {
-        self.init(width: width, height: height,
-                  pixels: Array((0..<width * height).lazy.flatMap { _ in [fill.0, fill.1, fill.2, fill.3] }))
+        self.init(
+            width: width, height: height,
+            pixels: Array((0..<width * height).lazy.flatMap { _ in [fill.0, fill.1, fill.2, fill.3] }))
     }
 }
 
@@ -46,7 +47,9 @@ public enum PNG {
     public static let maximumPixels = 1 << 26
 
     public static func read(_ url: URL) throws(ImageError) -> RGBAImage {
-        guard FileManager.default.fileExists(atPath: url.path) else { throw .unreadable(path: url.path, reason: "no such file") }
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw .unreadable(path: url.path, reason: "no such file")
+        }
         let control = Control()
         try control.check(png_image_begin_read_from_file(&control.image, url.path), .unreadable, url)
         let sixteenBit = control.image.format & pipeline_png_format_flag_linear != 0
@@ -54,9 +57,12 @@ public enum PNG {
         // A 16-bit PNG with no gAMA or sRGB chunk is sRGB, as every image tool writes and reads it
         // (libpng would otherwise take it as linear and brighten it).
         control.image.flags |= pipeline_png_flag_16bit_srgb
-        let width = Int(control.image.width), height = Int(control.image.height)
-        guard width > 0, height > 0, width <= maximumPixels, height <= maximumPixels, width * height <= maximumPixels else {
-            throw .unreadable(path: url.path, reason: "\(width)×\(height) is larger than the \(maximumPixels) pixels this tool reads")
+        let width = Int(control.image.width)
+        let height = Int(control.image.height)
+        guard width > 0, height > 0, width <= maximumPixels, height <= maximumPixels, width * height <= maximumPixels
+        else {
+            throw .unreadable(
+                path: url.path, reason: "\(width)×\(height) is larger than the \(maximumPixels) pixels this tool reads")
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
         let read = pixels.withUnsafeMutableBytes { png_image_finish_read(&control.image, nil, $0.baseAddress, 0, nil) }
@@ -82,7 +88,8 @@ public enum PNG {
         control.image.height = png_uint_32(image.height)
         control.image.format = pipeline_png_format_rgba
         // Written beside the target and renamed over it: a reader never sees half a file.
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(
+            ".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let written = image.pixels.withUnsafeBytes {
             png_image_write_to_file(&control.image, temporary.path, 0, $0.baseAddress, 0, nil)
         }

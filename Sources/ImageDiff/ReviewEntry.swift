@@ -28,8 +28,10 @@ public struct ReviewEntry: Sendable {
     /// Why the two sides could not be compared, or where a reference was looked for.
     public var note: String? = nil
 
-    public init(key: String, status: Status, comparison: ImageComparison? = nil, reference: Data? = nil,
-                new: Data? = nil, overlay: Data? = nil, note: String? = nil) {
+    public init(
+        key: String, status: Status, comparison: ImageComparison? = nil, reference: Data? = nil,
+        new: Data? = nil, overlay: Data? = nil, note: String? = nil
+    ) {
         self.key = key
         self.status = status
         self.comparison = comparison
@@ -45,8 +47,10 @@ public struct ReviewEntry: Sendable {
     /// An entry comparing two files, either of which may be absent: PNG images get their match
     /// ratio and overlay; text gets a line diff; anything else is shown as it is. A file that
     /// cannot be read or decoded is named in the note, never fatal.
-    public static func comparing(key: String, status: Status, reference: URL?, new: URL?,
-                                 comparer: ImageComparer) -> ReviewEntry {
+    public static func comparing(
+        key: String, status: Status, reference: URL?, new: URL?,
+        comparer: ImageComparer
+    ) -> ReviewEntry {
         var entry = ReviewEntry(key: key, status: status)
         var problems: [String] = []
         func load(_ url: URL?) -> Data? {
@@ -56,16 +60,19 @@ public struct ReviewEntry: Sendable {
                 return nil
             }
         }
-        let referenceData = load(reference), newData = load(new)
+        let referenceData = load(reference)
+        let newData = load(new)
         let images = [referenceData, newData].compactMap { $0 }
         if !images.isEmpty, images.allSatisfy(Self.isPNG) {
             entry.reference = referenceData
             entry.new = newData
             if let reference, let new, referenceData != nil, newData != nil {
                 do {
-                    let old = try PNG.read(reference), now = try PNG.read(new)
+                    let old = try PNG.read(reference)
+                    let now = try PNG.read(new)
                     entry.comparison = comparer.compare(old, now)
-                    let overlay = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-overlay-\(UUID().uuidString).png")
+                    let overlay = FileManager.default.temporaryDirectory.appendingPathComponent(
+                        "pipeline-overlay-\(UUID().uuidString).png")
                     defer { try? FileManager.default.removeItem(at: overlay) }
                     try PNG.write(comparer.overlay(old, now), to: overlay)
                     entry.overlay = try? Data(contentsOf: overlay)
@@ -76,9 +83,12 @@ public struct ReviewEntry: Sendable {
         } else if let text = images.isEmpty ? nil : Self.texts(referenceData, newData) {
             entry.textDiff = TextDiff(reference: text.reference, new: text.new)
         } else if !images.isEmpty {
-            let named = [(reference, referenceData), (new, newData)].compactMap { url, data in data.map { _ in url?.lastPathComponent ?? "" } }
-            problems.append("not compared: \(Set(named).sorted().joined(separator: ", ")) is neither a PNG image nor UTF-8 text "
-                            + "(a corrupt or truncated image?)")
+            let named = [(reference, referenceData), (new, newData)].compactMap { url, data in
+                data.map { _ in url?.lastPathComponent ?? "" }
+            }
+            problems.append(
+                "not compared: \(Set(named).sorted().joined(separator: ", ")) is neither a PNG image nor UTF-8 text "
+                    + "(a corrupt or truncated image?)")
         }
         entry.note = problems.isEmpty ? nil : problems.joined(separator: "; ")
         return entry

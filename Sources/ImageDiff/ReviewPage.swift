@@ -8,55 +8,57 @@ public enum ReviewPage {
     public static func html(title: String, subtitle: String, entries: [ReviewEntry]) -> String {
         let order = Dictionary(uniqueKeysWithValues: ReviewEntry.Status.allCases.enumerated().map { ($1, $0) })
         let sorted = entries.sorted {
-            (order[$0.status] ?? 0, $0.comparison?.matchRatio ?? 0, $0.key) < (order[$1.status] ?? 0, $1.comparison?.matchRatio ?? 0, $1.key)
+            (order[$0.status] ?? 0, $0.comparison?.matchRatio ?? 0, $0.key) < (
+                order[$1.status] ?? 0, $1.comparison?.matchRatio ?? 0, $1.key
+            )
         }
         let counts = ReviewEntry.Status.allCases.compactMap { status in
             let count = entries.filter { $0.status == status }.count
             return count == 0 ? nil : "\(count) \(status.rawValue)"
         }.joined(separator: ", ")
         var html = """
-        <!DOCTYPE html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <style>
-        body { font: 14px -apple-system, system-ui, sans-serif; margin: 24px; color: #1d1d1f; }
-        h1 { font-size: 20px; margin: 0 0 4px; } .sub { color: #6e6e73; margin-bottom: 16px; }
-        input { font-size: 14px; padding: 6px 10px; width: 320px; margin-bottom: 16px; }
-        section { border: 1px solid #d2d2d7; border-radius: 8px; padding: 12px; margin-bottom: 16px; }
-        section h2 { font-size: 15px; margin: 0 0 8px; font-family: ui-monospace, monospace; }
-        .status { font-size: 12px; padding: 2px 8px; border-radius: 10px; margin-left: 8px; color: white; }
-        .changed, .failed { background: #d70015; } .new { background: #248a3d; } .removed { background: #6e6e73; }
-        .missing, .written { background: #b25000; }
-        .test { color: #6e6e73; font-family: ui-monospace, monospace; }
-        pre { font: 12px ui-monospace, monospace; background: #f5f5f7; padding: 8px; overflow-x: auto; margin: 6px 0; }
-        .diff div { white-space: pre; } .diff .added { background: #d8f5dd; } .diff .removed { background: #fde2e1; }
-        .diff .gap { color: #6e6e73; }
-        .images { display: flex; gap: 12px; flex-wrap: wrap; }
-        figure { margin: 0; } figcaption { color: #6e6e73; font-size: 12px; margin-bottom: 4px; }
-        img { max-width: 360px; max-height: 720px; min-width: 96px; image-rendering: pixelated; border: 1px solid #e5e5ea;
-              background: repeating-conic-gradient(#f2f2f7 0 25%, white 0 50%) 0 0 / 16px 16px; }
-        </style></head><body>
-        <h1>\(escape(title))</h1>
-        <div class="sub">\(escape(subtitle)) — \(counts.isEmpty ? "nothing to review" : counts)</div>
-        <input id="filter" type="search" placeholder="Filter by test…" oninput="filter(this.value)">
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <style>
+            body { font: 14px -apple-system, system-ui, sans-serif; margin: 24px; color: #1d1d1f; }
+            h1 { font-size: 20px; margin: 0 0 4px; } .sub { color: #6e6e73; margin-bottom: 16px; }
+            input { font-size: 14px; padding: 6px 10px; width: 320px; margin-bottom: 16px; }
+            section { border: 1px solid #d2d2d7; border-radius: 8px; padding: 12px; margin-bottom: 16px; }
+            section h2 { font-size: 15px; margin: 0 0 8px; font-family: ui-monospace, monospace; }
+            .status { font-size: 12px; padding: 2px 8px; border-radius: 10px; margin-left: 8px; color: white; }
+            .changed, .failed { background: #d70015; } .new { background: #248a3d; } .removed { background: #6e6e73; }
+            .missing, .written { background: #b25000; }
+            .test { color: #6e6e73; font-family: ui-monospace, monospace; }
+            pre { font: 12px ui-monospace, monospace; background: #f5f5f7; padding: 8px; overflow-x: auto; margin: 6px 0; }
+            .diff div { white-space: pre; } .diff .added { background: #d8f5dd; } .diff .removed { background: #fde2e1; }
+            .diff .gap { color: #6e6e73; }
+            .images { display: flex; gap: 12px; flex-wrap: wrap; }
+            figure { margin: 0; } figcaption { color: #6e6e73; font-size: 12px; margin-bottom: 4px; }
+            img { max-width: 360px; max-height: 720px; min-width: 96px; image-rendering: pixelated; border: 1px solid #e5e5ea;
+                  background: repeating-conic-gradient(#f2f2f7 0 25%, white 0 50%) 0 0 / 16px 16px; }
+            </style></head><body>
+            <h1>\(escape(title))</h1>
+            <div class="sub">\(escape(subtitle)) — \(counts.isEmpty ? "nothing to review" : counts)</div>
+            <input id="filter" type="search" placeholder="Filter by test…" oninput="filter(this.value)">
 
-        """
+            """
         for entry in sorted {
             html += section(entry)
         }
         if entries.isEmpty { html += "<p>Nothing to review.</p>\n" }
         html += """
-        <script>
-        function filter(text) {
-          const wanted = text.trim().toLowerCase();
-          for (const section of document.querySelectorAll("section")) {
-            section.style.display = section.dataset.test.includes(wanted) ? "" : "none";
-          }
-        }
-        </script>
-        </body></html>
+            <script>
+            function filter(text) {
+              const wanted = text.trim().toLowerCase();
+              for (const section of document.querySelectorAll("section")) {
+                section.style.display = section.dataset.test.includes(wanted) ? "" : "none";
+              }
+            }
+            </script>
+            </body></html>
 
-        """
+            """
         return html
     }
 
@@ -69,12 +71,14 @@ public enum ReviewPage {
     private static func section(_ entry: ReviewEntry) -> String {
         let searchable = ([entry.test] + (entry.testName.map { [$0] } ?? [])).joined(separator: " ").lowercased()
         var html = "<section id=\"\(anchor(for: entry.key))\" data-test=\"\(escape(searchable))\">\n"
-        html += "<h2>\(escape(entry.key))<span class=\"status \(entry.status.rawValue)\">\(entry.status.rawValue)</span></h2>\n"
+        html +=
+            "<h2>\(escape(entry.key))<span class=\"status \(entry.status.rawValue)\">\(entry.status.rawValue)</span></h2>\n"
         if let test = entry.testName { html += "<div class=\"test\">\(escape(test))</div>\n" }
         if let message = entry.message { html += "<pre>\(escape(message))</pre>\n" }
         if let comparison = entry.comparison {
             let sizes = comparison.sameSize ? "" : " — sizes differ: \(comparison.reference) → \(comparison.new)"
-            html += "<p>match \(String(format: "%.3f", comparison.matchRatio * 100))%: "
+            html +=
+                "<p>match \(String(format: "%.3f", comparison.matchRatio * 100))%: "
                 + "\(comparison.differingPixels) of \(comparison.comparedPixels) pixels differ\(sizes)</p>\n"
         }
         if let note = entry.note { html += "<p>\(escape(note))</p>\n" }
@@ -85,7 +89,12 @@ public enum ReviewPage {
             for (index, hunk) in hunks.enumerated() {
                 if index > 0 { html += "<div class=\"gap\">⋯</div>" }
                 for line in hunk {
-                    let mark = switch line.kind { case .same: " "; case .removed: "−"; case .added: "+" }
+                    let mark =
+                        switch line.kind {
+                        case .same: " "
+                        case .removed: "−"
+                        case .added: "+"
+                        }
                     html += "<div class=\"\(line.kind.rawValue)\">\(mark) \(escape(line.text))</div>"
                 }
             }
@@ -97,7 +106,8 @@ public enum ReviewPage {
             html += "<div class=\"images\">"
             for (caption, data) in images {
                 guard let data else { continue }
-                html += "<figure><figcaption>\(caption)</figcaption>"
+                html +=
+                    "<figure><figcaption>\(caption)</figcaption>"
                     + "<img alt=\"\(caption) \(escape(entry.key))\" src=\"data:image/png;base64,\(data.base64EncodedString())\"></figure>"
             }
             html += "</div>\n"

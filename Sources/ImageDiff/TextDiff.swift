@@ -17,7 +17,8 @@ public struct TextDiff: Sendable, Equatable {
         let old = reference.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let now = new.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard old.count * now.count <= Self.largest else {
-            lines = old.map { Line(kind: .removed, text: $0) }
+            lines =
+                old.map { Line(kind: .removed, text: $0) }
                 + now.map { Line(kind: .added, text: $0) }
             return
         }
@@ -26,12 +27,15 @@ public struct TextDiff: Sendable, Equatable {
         var lengths = [Int32](repeating: 0, count: (old.count + 1) * width)
         for i in stride(from: old.count - 1, through: 0, by: -1) {
             for j in stride(from: now.count - 1, through: 0, by: -1) {
-                lengths[i * width + j] = old[i] == now[j] ? lengths[(i + 1) * width + j + 1] + 1
+                lengths[i * width + j] =
+                    old[i] == now[j]
+                    ? lengths[(i + 1) * width + j + 1] + 1
                     : max(lengths[(i + 1) * width + j], lengths[i * width + j + 1])
             }
         }
         var result: [Line] = []
-        var i = 0, j = 0
+        var i = 0
+        var j = 0
         while i < old.count || j < now.count {
             if i < old.count, j < now.count, old[i] == now[j] {
                 result.append(Line(kind: .same, text: old[i]))

@@ -6,7 +6,8 @@ import ArgumentParser
 /// it. Several join as git's do: each one is relative to the one before.
 enum LeadingOptions {
     static func hoisted(_ arguments: [String], root: ParsableCommand.Type = PipelineCommand.self) -> [String] {
-        var rest = arguments[...], directory: String?
+        var rest = arguments[...]
+        var directory: String?
         while let first = rest.first {
             let value: String
             if first == "-C" || first == "--directory", rest.count > 1 {
@@ -25,9 +26,11 @@ enum LeadingOptions {
         }
         guard let directory else { return arguments }
         // The option belongs right after the command path: `refs promote`, `changes`.
-        var command = root, index = rest.startIndex
+        var command = root
+        var index = rest.startIndex
         while index < rest.endIndex,
-              let next = command.configuration.subcommands.first(where: { $0._commandName == rest[index] }) {
+            let next = command.configuration.subcommands.first(where: { $0._commandName == rest[index] })
+        {
             command = next
             index += 1
         }

@@ -1,24 +1,26 @@
 import ArgumentParser
 import Foundation
-import GitChanges
-import ReferenceStore
+import Pipelines
 
 struct PipelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pipeline",
         abstract: "A daemon-less CI orchestrator for Swift packages with snapshot reference images.",
         discussion: """
-        Pipelines are described in pipelines/<name>.yml (see docs/spec.md). Start with \
-        'pipeline list' to see them and 'pipeline run NAME --dry-run' to see what one would do.
+            Pipelines are described in pipelines/<name>.yml (see docs/spec.md). Start with \
+            'pipeline list' to see them and 'pipeline run NAME --dry-run' to see what one would do.
 
-        Exit codes: 0 success, 1 tests failed, 2 usage error, 3 invalid or missing spec, \
-        4 git error, 5 storage error, 6 build failed, 7 no tests selected, \
-        8 promotion conflict (develop changed after the branch was cut), 70 internal error, \
-        130 interrupted.
-        """,
+            Exit codes: 0 success, 1 tests failed, 2 usage error, 3 invalid or missing spec, \
+            4 git error, 5 storage error, 6 build failed, 7 no tests selected, \
+            8 promotion conflict (develop changed after the branch was cut), 70 internal error, \
+            130 interrupted.
+            """,
         version: "pipeline \(Version.number)",
-        subcommands: [ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self, PlanCommand.self, ReportCommand.self,
-                      TimingsCommand.self, QuarantineCommand.self, RefsCommand.self, VersionCommand.self]
+        subcommands: [
+            ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self,
+            PlanCommand.self, ReportCommand.self,
+            TimingsCommand.self, QuarantineCommand.self, RefsCommand.self, VersionCommand.self,
+        ]
     )
 }
 
@@ -29,7 +31,8 @@ struct VersionCommand: ParsableCommand {
         commandName: "version", abstract: "Show the version and the libgit2 and libcurl in use.")
 
     func run() throws {
-        Console.out("pipeline \(Version.number)\nlibgit2 \(LibGit2.version)\nlibcurl \(Curl.version)")
+        Console.out(
+            "pipeline \(Version.number)\nlibgit2 \(LibraryVersions.libgit2)\nlibcurl \(LibraryVersions.libcurl)")
     }
 }
 
@@ -39,8 +42,9 @@ enum Version {
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: [.customShort("C"), .customLong("directory")],
-            help: ArgumentHelp("Run as if started in this folder.", valueName: "path"))
+    @Option(
+        name: [.customShort("C"), .customLong("directory")],
+        help: ArgumentHelp("Run as if started in this folder.", valueName: "path"))
     var directory: String?
 
     /// The folder to work in, absolute.

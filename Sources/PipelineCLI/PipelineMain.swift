@@ -1,12 +1,7 @@
 import ArgumentParser
 import Foundation
-import GitChanges
-import ImageDiff
-import Orchestrator
 import PipelineSpec
-import ReferenceStore
-import SharedRun
-import TestSharding
+import Pipelines
 
 /// Runs the `pipeline` command line and exits with a documented status.
 public enum PipelineMain {
@@ -30,25 +25,6 @@ public enum PipelineMain {
         }
     }
 
-    private static func status(of error: TestRunError) -> ExitStatus {
-        switch error {
-        case .buildFailed, .listingFailed, .cannotStart: .build
-        case .noTests, .noTestsMatched, .noTestProduct: .noTests
-        case .invalidFilter, .invalidNode, .invalidShards, .unreadableTimings, .unreadableReport, .cannotWrite: .usage
-        case .interrupted: .interrupted
-        }
-    }
-
-    private static func status(of error: ReferenceError) -> ExitStatus {
-        switch error {
-        case .notConfigured: .spec
-        case .notATest, .needsConfirmation: .usage
-        case .noReferences, .incomplete: .storage
-        case .developChanged: .conflict
-        case .recordingFailed: .testsFailed
-        }
-    }
-
     private static func report(_ error: Error) -> ExitStatus {
         switch error {
         case let exit as QuietExit:
@@ -59,34 +35,11 @@ public enum PipelineMain {
         case SpecError.invalid(let diagnostics):
             diagnostics.forEach { Console.error($0.description) }
             return .spec
-        case let error as GitError:
-            Console.error("error: \(error)")
-            return .git
-        case let error as TestRunError:
-            Console.error("error: \(error)")
-            return status(of: error)
-        case let error as ImageError:
-            Console.error("error: \(error)")
-            return .usage
-        case let error as StoreError:
-            Console.error("error: \(error)")
-            return .storage
-        case let error as ReferenceError:
-            Console.error("error: \(error)")
-            return status(of: error)
-        case let error as QueueError:
-            Console.error("error: \(error)")
-            if case .unreadable = error { return .storage }
-            return .usage
-        case let error as SpecError:
-            Console.error("error: \(error)")
-            if case .unknownPipeline = error { return .usage }
-            return .spec
-        case let error as QuarantineEditor.Failure:
-            Console.error("error: \(error)")
-            if case .alreadyQuarantined = error { return .usage }
-            return .spec
         default:
+            if let (status, message) = ExitStatus.classify(error) {
+                Console.error("error: \(message)")
+                return status
+            }
             // Help, --version, and argument-parsing errors come from the argument parser.
             let code = PipelineCommand.exitCode(for: error)
             let message = PipelineCommand.fullMessage(for: error)

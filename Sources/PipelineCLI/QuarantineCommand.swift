@@ -7,15 +7,15 @@ struct QuarantineCommand: ParsableCommand {
         commandName: "quarantine",
         abstract: "Show or extend the known-flaky tests of pipelines/quarantine.yml.",
         discussion: """
-        A quarantined test still runs; when it does not pass, the report shows it apart and the run \
-        does not fail for it. Every entry has an owner, a reason and an expiry day: an expired entry \
-        is an error (exit 3) until someone fixes the test or renews the entry. See docs/quarantine.md.
-        """,
+            A quarantined test still runs; when it does not pass, the report shows it apart and the run \
+            does not fail for it. Every entry has an owner, a reason and an expiry day: an expired entry \
+            is an error (exit 3) until someone fixes the test or renews the entry. See docs/quarantine.md.
+            """,
         subcommands: [Add.self, List.self]
     )
 
     /// The file the commands work on: `--file`, or `quarantine.yml` in the repository's `pipelines/`.
-    struct FileOption: ParsableArguments {
+    struct QuarantineFileOptions: ParsableArguments {
         @Option(help: ArgumentHelp("The quarantine file (default: pipelines/quarantine.yml).", valueName: "path"))
         var file: String?
 
@@ -32,7 +32,7 @@ struct QuarantineCommand: ParsableCommand {
             abstract: "Quarantine a test (or, with --pattern, every test a regular expression matches).")
 
         @OptionGroup var global: GlobalOptions
-        @OptionGroup var target: FileOption
+        @OptionGroup var target: QuarantineFileOptions
 
         @Argument(help: ArgumentHelp("The test's full name, as 'pipeline test --list' prints it.", valueName: "test"))
         var test: String
@@ -52,15 +52,18 @@ struct QuarantineCommand: ParsableCommand {
         func validate() throws {
             guard (1...365).contains(days) else { throw ValidationError("--days \(days) must be between 1 and 365") }
             guard !owner.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--owner is empty") }
-            guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--reason is empty") }
+            guard !reason.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ValidationError("--reason is empty")
+            }
             if pattern, (try? Regex(test)) == nil { throw ValidationError("'\(test)' is not a regular expression") }
         }
 
         func run() throws {
             let (url, display) = try target.location(global)
             let text = FileManager.default.contents(atPath: url.path).map { String(decoding: $0, as: UTF8.self) }
-            let entry = Quarantine.Entry(target: pattern ? .pattern(test) : .test(test), owner: owner, reason: reason,
-                                         expires: CalendarDay.today.adding(days: days))
+            let entry = Quarantine.Entry(
+                target: pattern ? .pattern(test) : .test(test), owner: owner, reason: reason,
+                expires: CalendarDay.today.adding(days: days))
             let updated = try QuarantineEditor.adding(entry, to: text, file: display)
             try QuarantineEditor.write(updated, to: url, file: display)
             Console.out("quarantined \(test) until \(entry.expires) (owner \(owner)) in \(display)")
@@ -69,10 +72,11 @@ struct QuarantineCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the quarantined tests with their owners and the days they have left; exit 3 when one expired.")
+            abstract:
+                "List the quarantined tests with their owners and the days they have left; exit 3 when one expired.")
 
         @OptionGroup var global: GlobalOptions
-        @OptionGroup var target: FileOption
+        @OptionGroup var target: QuarantineFileOptions
 
         @Flag(help: "Print the entries as JSON (see docs/json.md).")
         var json = false
@@ -91,15 +95,18 @@ struct QuarantineCommand: ParsableCommand {
             } else {
                 for item in listing {
                     let left = item.daysLeft < 0 ? "EXPIRED \(-item.daysLeft) days ago" : "\(item.daysLeft) days left"
-                    Console.out("\(item.pattern ? "pattern " : "")\(item.test)\n    owner \(item.owner); until \(item.expires) "
-                                + "(\(left)); line \(item.line)\n    \(item.reason)")
+                    Console.out(
+                        "\(item.pattern ? "pattern " : "")\(item.test)\n    owner \(item.owner); until \(item.expires) "
+                            + "(\(left)); line \(item.line)\n    \(item.reason)")
                 }
                 Console.out("\(listing.count) entr\(listing.count == 1 ? "y" : "ies") in \(display)")
             }
             let expired = listing.filter { $0.daysLeft < 0 }
             if !expired.isEmpty {
-                throw CLIFailure(status: .spec, message: "\(expired.count) entr\(expired.count == 1 ? "y has" : "ies have") expired: "
-                                 + expired.map(\.test).joined(separator: ", ") + "; fix the tests or renew the entries")
+                throw CLIFailure(
+                    status: .spec,
+                    message: "\(expired.count) entr\(expired.count == 1 ? "y has" : "ies have") expired: "
+                        + expired.map(\.test).joined(separator: ", ") + "; fix the tests or renew the entries")
             }
         }
     }

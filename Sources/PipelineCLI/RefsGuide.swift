@@ -8,20 +8,27 @@ enum RefsGuide {
     }
 
     static let entries: [Entry] = [
-        Entry(command: "pipeline refs pull", who: "developers, after switching branches",
-              purpose: "replace the local reference folder with everything in develop"),
-        Entry(command: "pipeline refs push TEST…", who: "developers, when opening a pull request",
-              purpose: "upload the named tests' local references to feature"),
-        Entry(command: "pipeline refs pull TEST… --from feature", who: "reviewers of a pull request",
-              purpose: "fetch the named tests' references from feature"),
-        Entry(command: "pipeline refs promote TEST… --force", who: "developers, after changing a shared component",
-              purpose: "push to feature and develop references of tests whose files did not change"),
-        Entry(command: "pipeline refs orphans", who: "maintainers, now and then",
-              purpose: "list references in develop whose test file no longer exists"),
-        Entry(command: "pipeline refs diff REF.png NEW.png -o overlay.png", who: "anyone reading a failed snapshot test",
-              purpose: "match ratio, differing pixels, and the reference overlaid in red on the new image"),
-        Entry(command: "pipeline refs report", who: "reviewers of a pull request, and CI as an artifact",
-              purpose: "an HTML page of the changed references, side by side, worst first"),
+        Entry(
+            command: "pipeline refs pull", who: "developers, after switching branches",
+            purpose: "replace the local reference folder with everything in develop"),
+        Entry(
+            command: "pipeline refs push TEST…", who: "developers, when opening a pull request",
+            purpose: "upload the named tests' local references to feature"),
+        Entry(
+            command: "pipeline refs pull TEST… --from feature", who: "reviewers of a pull request",
+            purpose: "fetch the named tests' references from feature"),
+        Entry(
+            command: "pipeline refs promote TEST… --force", who: "developers, after changing a shared component",
+            purpose: "push to feature and develop references of tests whose files did not change"),
+        Entry(
+            command: "pipeline refs orphans", who: "maintainers, now and then",
+            purpose: "list references in develop whose test file no longer exists"),
+        Entry(
+            command: "pipeline refs diff REF.png NEW.png -o overlay.png", who: "anyone reading a failed snapshot test",
+            purpose: "match ratio, differing pixels, and the reference overlaid in red on the new image"),
+        Entry(
+            command: "pipeline refs report", who: "reviewers of a pull request, and CI as an artifact",
+            purpose: "an HTML page of the changed references, side by side, worst first"),
     ]
 
     static func render() -> [String] {

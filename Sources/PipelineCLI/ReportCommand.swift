@@ -1,18 +1,16 @@
 import ArgumentParser
 import Foundation
-import SharedRun
-import TestSharding
 
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
         abstract: "Merge the reports of a shared run's nodes into one, checking that every test ran exactly once.",
         discussion: """
-        Reads the plan and every batch's result from the run's folder beside the timings \
-        (<store>/pipeline-runs/RUN/), and prints one summary, or JSON (docs/json.md), and writes one \
-        JUnit file. Exit status 1 when a test failed, no node reported a test, or a test ran twice; \
-        2 when there is no such run.
-        """
+            Reads the plan and every batch's result from the run's folder beside the timings \
+            (<store>/pipeline-runs/RUN/), and prints one summary, or JSON (docs/json.md), and writes one \
+            JUnit file. Exit status 1 when a test failed, no node reported a test, or a test ran twice; \
+            2 when there is no such run.
+            """
     )
 
     @OptionGroup var global: GlobalOptions
@@ -29,20 +27,15 @@ struct ReportCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        guard shared.queue != nil else { throw ValidationError("name the shared run: --queue RUN (or --queue alone in CI)") }
+        guard shared.queue != nil else {
+            throw ValidationError("name the shared run: --queue RUN (or --queue alone in CI)")
+        }
     }
 
     func run() async throws {
-        let place = try shared.place(global, package: global.resolve(packagePath))
-        guard let run = try shared.run() else { return }
-        let report = try await place.queue(run: run, node: .whole).report()
-        if let junit { try JUnitReport.write(report, to: global.resolve(junit)) }
-        CIReport.publish(report, title: "pipeline report (\(run))")
-        if json {
-            try Console.json(report)
-        } else {
-            Console.out(report.render())
-        }
+        let report = try await shared.settings(global).mergedReport(
+            package: global.resolve(packagePath), junit: junit.map(global.resolve))
+        json ? try Console.json(report) : Console.out(report.render())
         if !report.passed { throw QuietExit(status: .testsFailed) }
     }
 }

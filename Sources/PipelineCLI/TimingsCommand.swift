@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import PipelineSpec
-import TestSharding
+import Pipelines
 
 struct TimingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,10 +14,10 @@ struct TimingsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Merge the timings files of several runs or CI machines into one.",
             discussion: """
-            Each test's mean is weighted by its samples; the result does not depend on the files' order when two are merged. \
-            With -o s3://bucket/prefix (or feature/develop, a store of the spec) the files are folded into the timings kept \
-            there, by a conditional write: how a team moves its timings from a CI cache into the store.
-            """
+                Each test's mean is weighted by its samples; the result does not depend on the files' order when two are merged. \
+                With -o s3://bucket/prefix (or feature/develop, a store of the spec) the files are folded into the timings kept \
+                there, by a conditional write: how a team moves its timings from a CI cache into the store.
+                """
         )
 
         @OptionGroup var global: GlobalOptions
@@ -25,12 +25,18 @@ struct TimingsCommand: ParsableCommand {
         @Argument(help: ArgumentHelp("Timings files to merge.", valueName: "file"))
         var files: [String]
 
-        @Option(name: [.short, .long], help: ArgumentHelp("Where to write the merged file (it may be one of the inputs), "
-                                                            + "or s3://bucket/prefix, feature or develop to fold them into the timings kept there.",
-                                                            valueName: "location"))
-        var output: String
+        @Option(
+            name: [.short, .long],
+            help: ArgumentHelp(
+                "Where to write the merged file (it may be one of the inputs), "
+                    + "or s3://bucket/prefix, feature or develop to fold them into the timings kept there.",
+                valueName: "location"),
+            transform: timingsAddress("--output"))
+        var output: TimingsAddress
 
-        @Option(help: ArgumentHelp("The pipeline whose references feature/develop and S3 settings come from.", valueName: "name"))
+        @Option(
+            help: ArgumentHelp(
+                "The pipeline whose references feature/develop and S3 settings come from.", valueName: "name"))
         var pipeline: String?
 
         func validate() throws {
@@ -38,22 +44,10 @@ struct TimingsCommand: ParsableCommand {
         }
 
         func run() async throws {
-            var merged = Timings()
-            for file in files {
-                let url = global.resolve(file)
-                guard FileManager.default.fileExists(atPath: url.path) else {
-                    throw TestRunError.unreadableTimings(path: url.path, reason: "no such file")
-                }
-                merged.merge(try Timings.load(url))
-            }
-            if case .file = TimingsLocation(parsing: output) {
-                try merged.save(global.resolve(output))
-            } else {
-                let folded = merged
-                try await SharedRunOptions.place(output, pipeline: pipeline, global, package: global.workingDirectory)
-                    .timings.fold { $0.merge(folded) }
-            }
-            Console.error("merged \(files.count) file\(files.count == 1 ? "" : "s"): \(merged.tests.count) tests")
+            let settings = SharedRunSettings(
+                timings: output, pipeline: pipeline, workingDirectory: global.workingDirectory)
+            let tests = try await settings.mergeTimings(files.map(global.resolve))
+            Console.error("merged \(files.count) file\(files.count == 1 ? "" : "s"): \(tests) tests")
         }
     }
 }

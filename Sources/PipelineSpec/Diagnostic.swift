@@ -16,7 +16,7 @@ public struct SourceLocation: Sendable, Hashable, Comparable {
 }
 
 /// The path of a value inside a spec, written as users read it: `stages[1].test.timeout`.
-public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
+public struct SpecKeyPath: Sendable, Hashable, CustomStringConvertible {
     private var components: [Component]
 
     private enum Component: Sendable, Hashable {
@@ -24,14 +24,14 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
         case index(Int)
     }
 
-    public static let root = KeyPath(components: [])
+    public static let root = SpecKeyPath(components: [])
 
-    public func appending(_ key: String) -> KeyPath {
-        KeyPath(components: components + [.key(key)])
+    public func appending(_ key: String) -> SpecKeyPath {
+        SpecKeyPath(components: components + [.key(key)])
     }
 
-    public func appending(index: Int) -> KeyPath {
-        KeyPath(components: components + [.index(index)])
+    public func appending(index: Int) -> SpecKeyPath {
+        SpecKeyPath(components: components + [.index(index)])
     }
 
     public var isRoot: Bool { components.isEmpty }
@@ -52,10 +52,10 @@ public struct KeyPath: Sendable, Hashable, CustomStringConvertible {
 public struct Diagnostic: Error, Sendable, Hashable, CustomStringConvertible {
     public var file: String
     public var location: SourceLocation
-    public var keyPath: KeyPath
+    public var keyPath: SpecKeyPath
     public var message: String
 
-    public init(file: String, location: SourceLocation, keyPath: KeyPath = .root, message: String) {
+    public init(file: String, location: SourceLocation, keyPath: SpecKeyPath = .root, message: String) {
         self.file = file
         self.location = location
         self.keyPath = keyPath

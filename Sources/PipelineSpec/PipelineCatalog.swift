@@ -23,7 +23,9 @@ public struct PipelineCatalog: Sendable {
                 return PipelineCatalog(folder: candidate, workingDirectory: directory)
             }
             let parent = current.deletingLastPathComponent()
-            if fileManager.fileExists(atPath: current.appendingPathComponent(".git").path) || parent.path == current.path {
+            if fileManager.fileExists(atPath: current.appendingPathComponent(".git").path)
+                || parent.path == current.path
+            {
                 throw .noPipelinesFolder(start: directory.path)
             }
             current = parent
@@ -33,7 +35,8 @@ public struct PipelineCatalog: Sendable {
     /// The spec files, sorted by name (the quarantine file is not a pipeline).
     public func files() -> [URL] {
         let contents = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
-        return contents
+        return
+            contents
             .filter { ["yml", "yaml"].contains($0.pathExtension) && $0.lastPathComponent != Quarantine.fileName }
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }

@@ -6,8 +6,10 @@ public struct PipelineSpec: Sendable, Hashable {
     public var references: ReferenceSettings?
     public var stages: [Stage]
 
-    public init(name: String, description: String, changes: ChangeSettings = .init(),
-                references: ReferenceSettings? = nil, stages: [Stage]) {
+    public init(
+        name: String, description: String, changes: ChangeSettings = .init(),
+        references: ReferenceSettings? = nil, stages: [Stage]
+    ) {
         self.name = name
         self.description = description
         self.changes = changes
@@ -46,8 +48,8 @@ public enum CompareMode: String, Sendable, Hashable, CaseIterable, SpecEnum {
 /// Where reference images live: a local folder and the `feature` and `develop` stores.
 public struct ReferenceSettings: Sendable, Hashable {
     public var local: String?
-    public var feature: StorageLocation?
-    public var develop: StorageLocation?
+    public var feature: StoreAddress?
+    public var develop: StoreAddress?
     /// An S3-compatible endpoint (`https://s3.example.com`); AWS when absent.
     public var endpoint: String?
     public var region: String?
@@ -56,8 +58,10 @@ public struct ReferenceSettings: Sendable, Hashable {
     /// Allow plain `http://` to an endpoint that is not on this machine.
     public var allowHTTP: Bool
 
-    public init(local: String? = nil, feature: StorageLocation? = nil, develop: StorageLocation? = nil,
-                endpoint: String? = nil, region: String? = nil, profile: String? = nil, allowHTTP: Bool = false) {
+    public init(
+        local: String? = nil, feature: StoreAddress? = nil, develop: StoreAddress? = nil,
+        endpoint: String? = nil, region: String? = nil, profile: String? = nil, allowHTTP: Bool = false
+    ) {
         self.local = local
         self.feature = feature
         self.develop = develop
@@ -67,7 +71,7 @@ public struct ReferenceSettings: Sendable, Hashable {
         self.allowHTTP = allowHTTP
     }
 
-    public func location(of role: StoreRole) -> StorageLocation? {
+    public func address(of role: StoreRole) -> StoreAddress? {
         switch role {
         case .feature: feature
         case .develop: develop
@@ -92,7 +96,7 @@ public enum Stage: Sendable, Hashable {
     case orphans(OrphansStage)
     case review(ReviewStage)
 
-    public enum Kind: String, Sendable, CaseIterable, SpecEnum {
+    public enum Kind: String, Sendable, CaseIterable, Encodable, SpecEnum {
         case pull
         case test
         case promote
@@ -149,7 +153,7 @@ public struct TestStage: Sendable, Hashable {
     public var select: TestSelection
     public var flaky: FlakyPolicy
     /// Where the recorded test durations that balance the shards are kept.
-    public var timings: TimingsLocation?
+    public var timings: TimingsAddress?
     /// Where to write the merged JUnit report.
     public var junit: String?
     /// The Swift package to test, relative to the repository.
@@ -158,10 +162,12 @@ public struct TestStage: Sendable, Hashable {
     /// How much of a failing test's output is kept in reports.
     public var outputLimit: ByteCount
 
-    public init(shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,
-                select: TestSelection = .all, flaky: FlakyPolicy = .fail, timings: TimingsLocation? = nil,
-                junit: String? = nil, package: String = ".", configuration: BuildConfiguration = .debug,
-                outputLimit: ByteCount = ByteCount(1 << 20)) {
+    public init(
+        shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,
+        select: TestSelection = .all, flaky: FlakyPolicy = .fail, timings: TimingsAddress? = nil,
+        junit: String? = nil, package: String = ".", configuration: BuildConfiguration = .debug,
+        outputLimit: ByteCount = ByteCount(1 << 20)
+    ) {
         self.shards = shards
         self.timeout = timeout
         self.retries = retries
@@ -210,7 +216,9 @@ public struct PromoteStage: Sendable, Hashable {
     /// Promote even when the test stage failed (by default a failed test stage stops promotion).
     public var evenIfTestsFail: Bool
 
-    public init(from: StoreRole = .feature, to: StoreRole = .develop, prune: Bool = false, evenIfTestsFail: Bool = false) {
+    public init(
+        from: StoreRole = .feature, to: StoreRole = .develop, prune: Bool = false, evenIfTestsFail: Bool = false
+    ) {
         self.from = from
         self.to = to
         self.prune = prune
@@ -253,8 +261,10 @@ public struct ReviewStage: Sendable, Hashable {
     /// The largest channel difference still counted as the same pixel.
     public var tolerance: Int
 
-    public init(output: String = ".build/pipeline/reference-review.html", new: StoreRole = .feature,
-                reference: StoreRole = .develop, tolerance: Int = 0) {
+    public init(
+        output: String = ".build/pipeline/reference-review.html", new: StoreRole = .feature,
+        reference: StoreRole = .develop, tolerance: Int = 0
+    ) {
         self.output = output
         self.new = new
         self.reference = reference

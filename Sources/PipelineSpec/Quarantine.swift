@@ -16,9 +16,9 @@ public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertib
     public init?(parsing text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
-              let date = Self.calendar.date(from: DateComponents(year: year, month: month, day: day))
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+            let date = Self.calendar.date(from: DateComponents(year: year, month: month, day: day))
         else { return nil }
         let back = Self.calendar.dateComponents([.year, .month, .day], from: date)
         guard back.year == year, back.month == month, back.day == day else { return nil }
@@ -74,7 +74,9 @@ public struct Quarantine: Sendable {
         /// Where the entry starts in the file.
         public var location: SourceLocation
 
-        public init(target: Target, owner: String, reason: String, expires: CalendarDay, location: SourceLocation = .start) {
+        public init(
+            target: Target, owner: String, reason: String, expires: CalendarDay, location: SourceLocation = .start
+        ) {
             self.target = target
             self.owner = owner
             self.reason = reason
@@ -128,7 +130,8 @@ public struct Quarantine: Sendable {
     public func warnings(among tests: [String]) -> [String] {
         unknown(among: tests).map { entry in
             let kind = if case .pattern = entry.target { "pattern" } else { "test" }
-            return "\(file):\(entry.location.line):\(entry.location.column): warning: quarantined \(kind) '\(entry.name)' "
+            return
+                "\(file):\(entry.location.line):\(entry.location.column): warning: quarantined \(kind) '\(entry.name)' "
                 + "matches no test of the suite; remove the entry if the test is gone"
         }
     }
@@ -157,12 +160,15 @@ public enum QuarantineLoader {
         }
     }
 
-    public static func load(_ url: URL, displayPath: String, today: CalendarDay = .today) throws(SpecError) -> Quarantine {
+    public static func load(_ url: URL, displayPath: String, today: CalendarDay = .today) throws(SpecError)
+        -> Quarantine
+    {
         try parse(SpecLoader.read(url, displayPath: displayPath), file: displayPath, today: today)
     }
 
     /// Parses and checks the file; an entry past its expiry day is an error.
-    public static func parse(_ text: String, file: String, today: CalendarDay = .today) throws(SpecError) -> Quarantine {
+    public static func parse(_ text: String, file: String, today: CalendarDay = .today) throws(SpecError) -> Quarantine
+    {
         let blank = text.split(whereSeparator: \.isNewline).allSatisfy {
             let line = $0.drop { $0 == " " || $0 == "\t" }
             return line.isEmpty || line.hasPrefix("#")
@@ -183,16 +189,19 @@ extension SpecDecoder {
     mutating func quarantine(_ root: YAMLNode, today: CalendarDay) -> [Quarantine.Entry]? {
         guard let fields = fields(root, at: .root, what: "the quarantine", allowed: ["quarantine"]) else { return nil }
         guard let list = fields.values["quarantine"] else {
-            report(fields.location, .root, "missing required key 'quarantine' (a list of entries; see docs/quarantine.md)")
+            report(
+                fields.location, .root, "missing required key 'quarantine' (a list of entries; see docs/quarantine.md)")
             return nil
         }
-        let path = KeyPath.root.appending("quarantine")
+        let path = SpecKeyPath.root.appending("quarantine")
         let items: [YAMLNode]
         switch list.value {
         case .sequence(let nodes): items = nodes
         case .null: items = []
         default:
-            report(list.location, path, "expected a list of entries (lines starting with '- '), found \(list.kindDescription)")
+            report(
+                list.location, path,
+                "expected a list of entries (lines starting with '- '), found \(list.kindDescription)")
             return nil
         }
         var entries: [Quarantine.Entry] = []
@@ -201,7 +210,9 @@ extension SpecDecoder {
             let itemPath = path.appending(index: index)
             guard let entry = quarantineEntry(item, itemPath, today: today) else { continue }
             if let first = seen[entry.name] {
-                report(item.location, itemPath, "'\(entry.name)' is already quarantined by entry \(first); keep one entry per test")
+                report(
+                    item.location, itemPath,
+                    "'\(entry.name)' is already quarantined by entry \(first); keep one entry per test")
                 continue
             }
             seen[entry.name] = index
@@ -210,9 +221,14 @@ extension SpecDecoder {
         return entries
     }
 
-    private mutating func quarantineEntry(_ node: YAMLNode, _ path: KeyPath, today: CalendarDay) -> Quarantine.Entry? {
-        guard let fields = fields(node, at: path, what: "a quarantine entry",
-                                  allowed: ["test", "pattern", "owner", "reason", "expires"]) else { return nil }
+    private mutating func quarantineEntry(_ node: YAMLNode, _ path: SpecKeyPath, today: CalendarDay) -> Quarantine
+        .Entry?
+    {
+        guard
+            let fields = fields(
+                node, at: path, what: "a quarantine entry",
+                allowed: ["test", "pattern", "owner", "reason", "expires"])
+        else { return nil }
         let test = value(fields, "test") { $0.string($1, $2) }
         let pattern = value(fields, "pattern") { decoder, node, path in
             decoder.scalar(node, path, expected: "a regular expression") { (try? Regex($0)) == nil ? nil : $0 }
@@ -231,14 +247,17 @@ extension SpecDecoder {
             return nil
         case (nil, nil):
             if !fields.values.keys.contains("test") && !fields.values.keys.contains("pattern") {
-                report(node.location, path, "missing required key 'test' (a full test name) or 'pattern' (a regular expression)")
+                report(
+                    node.location, path,
+                    "missing required key 'test' (a full test name) or 'pattern' (a regular expression)")
             }
             return nil
         }
         if let expires, expires < today {
-            report(fields.values["expires"]!.location, path.appending("expires"),
-                   "the quarantine of '\((test ?? pattern)!)' expired on \(expires); "
-                   + "fix the test and remove the entry, or give it a new day with a reason")
+            report(
+                fields.values["expires"]!.location, path.appending("expires"),
+                "the quarantine of '\((test ?? pattern)!)' expired on \(expires); "
+                    + "fix the test and remove the entry, or give it a new day with a reason")
             return nil
         }
         guard let owner, let reason, let expires else { return nil }
@@ -246,7 +265,7 @@ extension SpecDecoder {
     }
 
     /// A string with something in it besides spaces.
-    private mutating func text(_ node: YAMLNode, _ path: KeyPath) -> String? {
+    private mutating func text(_ node: YAMLNode, _ path: SpecKeyPath) -> String? {
         scalar(node, path, expected: "some text") { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
     }
 }
@@ -271,14 +290,21 @@ public enum QuarantineEditor {
 
     /// The file's text with `entry` added at the end of its list (a new file when `text` is nil).
     /// Throws the file's own problems (an expired entry among them) rather than adding to a broken file.
-    public static func adding(_ entry: Quarantine.Entry, to text: String?, file: String,
-                              today: CalendarDay = .today) throws -> String {
-        let existing = try text.map { text throws(SpecError) in try QuarantineLoader.parse(text, file: file, today: today) }
+    public static func adding(
+        _ entry: Quarantine.Entry, to text: String?, file: String,
+        today: CalendarDay = .today
+    ) throws -> String {
+        let existing = try text.map { text throws(SpecError) in
+            try QuarantineLoader.parse(text, file: file, today: today)
+        }
         if let found = existing?.entries.first(where: { $0.name == entry.name }) {
-            throw Failure.alreadyQuarantined(name: entry.name, file: file, line: found.location.line, expires: found.expires)
+            throw Failure.alreadyQuarantined(
+                name: entry.name, file: file, line: found.location.line, expires: found.expires)
         }
         let key = if case .pattern = entry.target { "pattern" } else { "test" }
-        let fields = [(key, entry.name), ("owner", entry.owner), ("reason", entry.reason), ("expires", entry.expires.description)]
+        let fields = [
+            (key, entry.name), ("owner", entry.owner), ("reason", entry.reason), ("expires", entry.expires.description),
+        ]
         var result: String
         var indent = "  "
         if let text, let first = existing?.entries.first {
@@ -297,16 +323,23 @@ public enum QuarantineEditor {
             result += indent + (index == 0 ? "- " : "  ") + "\(name): \(SpecWriter.quoted(value))\n"
         }
         let added = try QuarantineLoader.parse(result, file: file, today: today)
-        guard added.entries.last == Quarantine.Entry(target: entry.target, owner: entry.owner, reason: entry.reason,
-                                                     expires: entry.expires, location: added.entries.last!.location)
-        else { throw Failure.cannotWrite(file: file, reason: "its layout is unusual; add the entry by hand (see docs/quarantine.md)") }
+        guard
+            added.entries.last
+                == Quarantine.Entry(
+                    target: entry.target, owner: entry.owner, reason: entry.reason,
+                    expires: entry.expires, location: added.entries.last!.location)
+        else {
+            throw Failure.cannotWrite(
+                file: file, reason: "its layout is unusual; add the entry by hand (see docs/quarantine.md)")
+        }
         return result
     }
 
     /// Writes the text whole, or not at all.
     public static func write(_ text: String, to url: URL, file: String) throws(Failure) {
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url, options: .atomic)
         } catch {
             throw .cannotWrite(file: file, reason: error.localizedDescription)

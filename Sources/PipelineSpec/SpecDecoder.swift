@@ -1,13 +1,13 @@
 /// Where each value of a spec was written, by key path, so validation can point at it.
 public struct SourceMap: Sendable {
-    private var locations: [KeyPath: SourceLocation] = [:]
+    private var locations: [SpecKeyPath: SourceLocation] = [:]
 
-    mutating func record(_ path: KeyPath, _ location: SourceLocation) {
+    mutating func remember(_ path: SpecKeyPath, _ location: SourceLocation) {
         locations[path] = location
     }
 
     /// The location of the value at `path`, or of the nearest enclosing value that was written.
-    public func location(of path: KeyPath, fallback: SourceLocation = .start) -> SourceLocation {
+    public func location(of path: SpecKeyPath, fallback: SourceLocation = .start) -> SourceLocation {
         locations[path] ?? fallback
     }
 }
@@ -21,7 +21,7 @@ struct SpecDecoder {
     private(set) var diagnostics: [Diagnostic] = []
     private(set) var sourceMap = SourceMap()
     /// Paths already reported on (and their enclosing paths for missing keys).
-    private(set) var reported: Set<KeyPath> = []
+    private(set) var reported: Set<SpecKeyPath> = []
     /// For each decoded stage, its index in the spec's list (stages that could not be read are left out).
     private(set) var stageIndices: [Int] = []
 
@@ -31,29 +31,35 @@ struct SpecDecoder {
 
     /// The entries of one mapping, checked against the keys it may hold.
     struct Fields {
-        let path: KeyPath
+        let path: SpecKeyPath
         let location: SourceLocation
         let values: [String: YAMLNode]
     }
 
     mutating func decode(_ root: YAMLNode) -> PipelineSpec? {
-        guard let fields = fields(root, at: .root, what: "a pipeline",
-                                  allowed: ["name", "description", "changes", "references", "stages"])
+        guard
+            let fields = fields(
+                root, at: .root, what: "a pipeline",
+                allowed: ["name", "description", "changes", "references", "stages"])
         else { return nil }
         let name = value(fields, "name", required: true) { $0.string($1, $2) }
         let description = value(fields, "description", required: true) { $0.string($1, $2) }
         let changes = value(fields, "changes") { $0.changes($1, $2) } ?? ChangeSettings()
         let references = value(fields, "references") { $0.references($1, $2) }
         let stages = value(fields, "stages", required: true) { $0.stages($1, $2) }
-        return PipelineSpec(name: name ?? "", description: description ?? "", changes: changes,
-                            references: references, stages: stages ?? [])
+        return PipelineSpec(
+            name: name ?? "", description: description ?? "", changes: changes,
+            references: references, stages: stages ?? [])
     }
 
     // MARK: Sections
 
-    private mutating func changes(_ node: YAMLNode, _ path: KeyPath) -> ChangeSettings? {
-        guard let fields = fields(node, at: path, what: "the change settings",
-                                  allowed: ["compare", "tests", "base", "head"]) else { return nil }
+    private mutating func changes(_ node: YAMLNode, _ path: SpecKeyPath) -> ChangeSettings? {
+        guard
+            let fields = fields(
+                node, at: path, what: "the change settings",
+                allowed: ["compare", "tests", "base", "head"])
+        else { return nil }
         var settings = ChangeSettings()
         settings.compare = value(fields, "compare") { $0.choice($1, $2) } ?? settings.compare
         settings.tests = value(fields, "tests") { $0.string($1, $2) } ?? settings.tests
@@ -62,9 +68,11 @@ struct SpecDecoder {
         return settings
     }
 
-    private mutating func references(_ node: YAMLNode, _ path: KeyPath) -> ReferenceSettings? {
-        guard let fields = fields(node, at: path, what: "the reference settings",
-                                  allowed: ["local", "feature", "develop", "endpoint", "region", "profile", "allow-http"])
+    private mutating func references(_ node: YAMLNode, _ path: SpecKeyPath) -> ReferenceSettings? {
+        guard
+            let fields = fields(
+                node, at: path, what: "the reference settings",
+                allowed: ["local", "feature", "develop", "endpoint", "region", "profile", "allow-http"])
         else { return nil }
         var settings = ReferenceSettings()
         settings.local = value(fields, "local") { $0.string($1, $2) }
@@ -77,15 +85,17 @@ struct SpecDecoder {
         return settings
     }
 
-    private mutating func stages(_ node: YAMLNode, _ path: KeyPath) -> [Stage]? {
+    private mutating func stages(_ node: YAMLNode, _ path: SpecKeyPath) -> [Stage]? {
         guard case .sequence(let items) = node.value else {
-            report(node.location, path, "expected a list of stages (lines starting with '- '), found \(node.kindDescription)")
+            report(
+                node.location, path,
+                "expected a list of stages (lines starting with '- '), found \(node.kindDescription)")
             return nil
         }
         var stages: [Stage] = []
         for (index, item) in items.enumerated() {
             let itemPath = path.appending(index: index)
-            sourceMap.record(itemPath, item.location)
+            sourceMap.remember(itemPath, item.location)
             if let stage = stage(item, itemPath) {
                 stages.append(stage)
                 stageIndices.append(index)
@@ -97,8 +107,10 @@ struct SpecDecoder {
     }
 
     /// A stage is written `- test` or `- test:` followed by its settings.
-    private mutating func stage(_ node: YAMLNode, _ path: KeyPath) -> Stage? {
-        let kindText: String, kindLocation: SourceLocation, settings: YAMLNode?
+    private mutating func stage(_ node: YAMLNode, _ path: SpecKeyPath) -> Stage? {
+        let kindText: String
+        let kindLocation: SourceLocation
+        let settings: YAMLNode?
         switch node.value {
         case .scalar(let text):
             (kindText, kindLocation, settings) = (text, node.location, nil)
@@ -106,8 +118,10 @@ struct SpecDecoder {
             (kindText, kindLocation, settings) = (entries[0].key, entries[0].keyLocation, entries[0].value)
         case .mapping(let entries):
             let kinds = entries.map { "'\($0.key)'" }.joined(separator: ", ")
-            report(node.location, path, "a stage has exactly one kind, found \(entries.count): \(kinds); "
-                + "indent the settings under the kind")
+            report(
+                node.location, path,
+                "a stage has exactly one kind, found \(entries.count): \(kinds); "
+                    + "indent the settings under the kind")
             return nil
         case .null, .sequence:
             report(node.location, path, "expected a stage such as '- test:', found \(node.kindDescription)")
@@ -120,7 +134,7 @@ struct SpecDecoder {
         }
         let stagePath = path.appending(kind.rawValue)
         let node = settings ?? YAMLNode(value: .null, location: kindLocation)
-        sourceMap.record(stagePath, node.location)
+        sourceMap.remember(stagePath, node.location)
         switch kind {
         case .pull: return pullStage(node, stagePath).map(Stage.pull)
         case .test: return testStage(node, stagePath).map(Stage.test)
@@ -131,44 +145,61 @@ struct SpecDecoder {
         }
     }
 
-    private mutating func testStage(_ node: YAMLNode, _ path: KeyPath) -> TestStage? {
-        guard let fields = fields(node, at: path, what: "the test settings", nullIsEmpty: true, allowed: [
-            "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package", "configuration",
-            "output-limit",
-        ]) else { return nil }
+    private mutating func testStage(_ node: YAMLNode, _ path: SpecKeyPath) -> TestStage? {
+        guard
+            let fields = fields(
+                node, at: path, what: "the test settings", nullIsEmpty: true,
+                allowed: [
+                    "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
+                    "configuration",
+                    "output-limit",
+                ])
+        else { return nil }
         var stage = TestStage()
-        stage.shards = value(fields, "shards") {
-            $0.scalar($1, $2, expected: "a shard count: auto or a whole number", parse: ShardCount.init(parsing:))
-        } ?? stage.shards
+        stage.shards =
+            value(fields, "shards") {
+                $0.scalar($1, $2, expected: "a shard count: auto or a whole number", parse: ShardCount.init(parsing:))
+            } ?? stage.shards
         stage.timeout = value(fields, "timeout") { $0.duration($1, $2) } ?? stage.timeout
         stage.retries = value(fields, "retries") { $0.integer($1, $2) } ?? stage.retries
         stage.maxRetried = value(fields, "max-retried") { $0.integer($1, $2) }
         stage.select = value(fields, "select") { $0.choice($1, $2) } ?? stage.select
         stage.flaky = value(fields, "flaky") { $0.choice($1, $2) } ?? stage.flaky
         stage.timings = value(fields, "timings") {
-            $0.scalar($1, $2, expected: "a timings file, feature, develop or s3://bucket/prefix", parse: TimingsLocation.init(parsing:))
+            $0.scalar(
+                $1, $2, expected: "a timings file, feature, develop or s3://bucket/prefix",
+                parse: TimingsAddress.init(parsing:))
         }
         stage.junit = value(fields, "junit") { $0.string($1, $2) }
         stage.package = value(fields, "package") { $0.string($1, $2) } ?? stage.package
         stage.configuration = value(fields, "configuration") { $0.choice($1, $2) } ?? stage.configuration
-        stage.outputLimit = value(fields, "output-limit") {
-            $0.scalar($1, $2, expected: "a size, written like 512KB, 1MB or 2GiB", parse: ByteCount.init(parsing:))
-        } ?? stage.outputLimit
+        stage.outputLimit =
+            value(fields, "output-limit") {
+                $0.scalar($1, $2, expected: "a size, written like 512KB, 1MB or 2GiB", parse: ByteCount.init(parsing:))
+            } ?? stage.outputLimit
         return stage
     }
 
-    private mutating func pullStage(_ node: YAMLNode, _ path: KeyPath) -> PullStage? {
-        guard let fields = fields(node, at: path, what: "the pull settings", nullIsEmpty: true,
-                                  allowed: ["from", "changed-from"]) else { return nil }
+    private mutating func pullStage(_ node: YAMLNode, _ path: SpecKeyPath) -> PullStage? {
+        guard
+            let fields = fields(
+                node, at: path, what: "the pull settings", nullIsEmpty: true,
+                allowed: ["from", "changed-from"])
+        else { return nil }
         var stage = PullStage()
         stage.from = value(fields, "from") { $0.choice($1, $2) } ?? stage.from
-        if let changed: OptionalStore = value(fields, "changed-from", { $0.choice($1, $2) }) { stage.changedFrom = changed.role }
+        if let changed: OptionalStore = value(fields, "changed-from", { $0.choice($1, $2) }) {
+            stage.changedFrom = changed.role
+        }
         return stage
     }
 
-    private mutating func promoteStage(_ node: YAMLNode, _ path: KeyPath) -> PromoteStage? {
-        guard let fields = fields(node, at: path, what: "the promote settings", nullIsEmpty: true,
-                                  allowed: ["from", "to", "prune", "even-if-tests-fail"]) else { return nil }
+    private mutating func promoteStage(_ node: YAMLNode, _ path: SpecKeyPath) -> PromoteStage? {
+        guard
+            let fields = fields(
+                node, at: path, what: "the promote settings", nullIsEmpty: true,
+                allowed: ["from", "to", "prune", "even-if-tests-fail"])
+        else { return nil }
         var stage = PromoteStage()
         stage.from = value(fields, "from") { $0.choice($1, $2) } ?? stage.from
         stage.to = value(fields, "to") { $0.choice($1, $2) } ?? stage.to
@@ -177,27 +208,36 @@ struct SpecDecoder {
         return stage
     }
 
-    private mutating func pushStage(_ node: YAMLNode, _ path: KeyPath) -> PushStage? {
-        guard let fields = fields(node, at: path, what: "the push settings", nullIsEmpty: true,
-                                  allowed: ["to", "prune"]) else { return nil }
+    private mutating func pushStage(_ node: YAMLNode, _ path: SpecKeyPath) -> PushStage? {
+        guard
+            let fields = fields(
+                node, at: path, what: "the push settings", nullIsEmpty: true,
+                allowed: ["to", "prune"])
+        else { return nil }
         var stage = PushStage()
         stage.to = value(fields, "to") { $0.choice($1, $2) } ?? stage.to
         stage.prune = value(fields, "prune") { $0.bool($1, $2) } ?? stage.prune
         return stage
     }
 
-    private mutating func orphansStage(_ node: YAMLNode, _ path: KeyPath) -> OrphansStage? {
-        guard let fields = fields(node, at: path, what: "the orphans settings", nullIsEmpty: true,
-                                  allowed: ["in", "fail"]) else { return nil }
+    private mutating func orphansStage(_ node: YAMLNode, _ path: SpecKeyPath) -> OrphansStage? {
+        guard
+            let fields = fields(
+                node, at: path, what: "the orphans settings", nullIsEmpty: true,
+                allowed: ["in", "fail"])
+        else { return nil }
         var stage = OrphansStage()
         stage.store = value(fields, "in") { $0.choice($1, $2) } ?? stage.store
         stage.fail = value(fields, "fail") { $0.bool($1, $2) } ?? stage.fail
         return stage
     }
 
-    private mutating func reviewStage(_ node: YAMLNode, _ path: KeyPath) -> ReviewStage? {
-        guard let fields = fields(node, at: path, what: "the review settings", nullIsEmpty: true,
-                                  allowed: ["output", "new", "reference", "tolerance"]) else { return nil }
+    private mutating func reviewStage(_ node: YAMLNode, _ path: SpecKeyPath) -> ReviewStage? {
+        guard
+            let fields = fields(
+                node, at: path, what: "the review settings", nullIsEmpty: true,
+                allowed: ["output", "new", "reference", "tolerance"])
+        else { return nil }
         var stage = ReviewStage()
         stage.output = value(fields, "output") { $0.string($1, $2) } ?? stage.output
         stage.new = value(fields, "new") { $0.choice($1, $2) } ?? stage.new
@@ -208,32 +248,38 @@ struct SpecDecoder {
 
     // MARK: Mappings and fields
 
-    mutating func fields(_ node: YAMLNode, at path: KeyPath, what: String, nullIsEmpty: Bool = false,
-                                 allowed: [String]) -> Fields? {
+    mutating func fields(
+        _ node: YAMLNode, at path: SpecKeyPath, what: String, nullIsEmpty: Bool = false,
+        allowed: [String]
+    ) -> Fields? {
         let entries: [YAMLNode.Entry]
         switch node.value {
         case .mapping(let mapping): entries = mapping
         case .null where nullIsEmpty: entries = []
         default:
-            report(node.location, path, "expected a mapping of \(what) (key: value lines), found \(node.kindDescription)")
+            report(
+                node.location, path, "expected a mapping of \(what) (key: value lines), found \(node.kindDescription)")
             return nil
         }
         var values: [String: YAMLNode] = [:]
         for entry in entries {
             guard allowed.contains(entry.key) else {
-                report(entry.keyLocation, path,
-                       "unknown key '\(entry.key)'; " + Suggestion.phrase(for: entry.key, in: allowed))
+                report(
+                    entry.keyLocation, path,
+                    "unknown key '\(entry.key)'; " + Suggestion.phrase(for: entry.key, in: allowed))
                 continue
             }
             values[entry.key] = entry.value
-            sourceMap.record(path.appending(entry.key), entry.value.location)
+            sourceMap.remember(path.appending(entry.key), entry.value.location)
         }
         return Fields(path: path, location: node.location, values: values)
     }
 
     /// Reads one field with `read`, or reports it missing when `required`.
-    mutating func value<T>(_ fields: Fields, _ key: String, required: Bool = false,
-                                   _ read: (inout SpecDecoder, YAMLNode, KeyPath) -> T?) -> T? {
+    mutating func value<T>(
+        _ fields: Fields, _ key: String, required: Bool = false,
+        _ read: (inout SpecDecoder, YAMLNode, SpecKeyPath) -> T?
+    ) -> T? {
         guard let node = fields.values[key] else {
             if required {
                 report(fields.location, fields.path, "missing required key '\(key)'")
@@ -250,27 +296,27 @@ struct SpecDecoder {
 
     // MARK: Scalars
 
-    mutating func string(_ node: YAMLNode, _ path: KeyPath) -> String? {
+    mutating func string(_ node: YAMLNode, _ path: SpecKeyPath) -> String? {
         scalar(node, path, expected: "a string") { $0 }
     }
 
-    private mutating func bool(_ node: YAMLNode, _ path: KeyPath) -> Bool? {
+    private mutating func bool(_ node: YAMLNode, _ path: SpecKeyPath) -> Bool? {
         scalar(node, path, expected: "true or false") { ["true": true, "false": false][$0] }
     }
 
-    private mutating func integer(_ node: YAMLNode, _ path: KeyPath) -> Int? {
+    private mutating func integer(_ node: YAMLNode, _ path: SpecKeyPath) -> Int? {
         scalar(node, path, expected: "a whole number") { Int($0) }
     }
 
-    private mutating func duration(_ node: YAMLNode, _ path: KeyPath) -> Duration? {
+    private mutating func duration(_ node: YAMLNode, _ path: SpecKeyPath) -> Duration? {
         scalar(node, path, expected: "a duration, written like 90s, 2m or 1h", parse: Duration.init(parsingSpec:))
     }
 
-    private mutating func storage(_ node: YAMLNode, _ path: KeyPath) -> StorageLocation? {
-        scalar(node, path, expected: "a folder path or s3://bucket/prefix", parse: StorageLocation.init(parsing:))
+    private mutating func storage(_ node: YAMLNode, _ path: SpecKeyPath) -> StoreAddress? {
+        scalar(node, path, expected: "a folder path or s3://bucket/prefix", parse: StoreAddress.init(parsing:))
     }
 
-    private mutating func choice<E: SpecEnum>(_ node: YAMLNode, _ path: KeyPath) -> E? {
+    private mutating func choice<E: SpecEnum>(_ node: YAMLNode, _ path: SpecKeyPath) -> E? {
         guard case .scalar(let text) = node.value else {
             return scalar(node, path, expected: "a \(E.noun)") { E(rawValue: $0) }
         }
@@ -282,8 +328,10 @@ struct SpecDecoder {
         return choice
     }
 
-    mutating func scalar<T>(_ node: YAMLNode, _ path: KeyPath, expected: String,
-                                    parse: (String) -> T?) -> T? {
+    mutating func scalar<T>(
+        _ node: YAMLNode, _ path: SpecKeyPath, expected: String,
+        parse: (String) -> T?
+    ) -> T? {
         guard case .scalar(let text) = node.value else {
             report(node.location, path, "expected \(expected), found \(node.kindDescription)")
             return nil
@@ -295,7 +343,7 @@ struct SpecDecoder {
         return value
     }
 
-    mutating func report(_ location: SourceLocation, _ path: KeyPath, _ message: String) {
+    mutating func report(_ location: SourceLocation, _ path: SpecKeyPath, _ message: String) {
         reported.insert(path)
         diagnostics.append(Diagnostic(file: file, location: location, keyPath: path, message: message))
     }

@@ -15,8 +15,9 @@ public enum SpecLoader {
         }
         guard let spec = decoded, diagnostics.isEmpty else {
             // Sorted by place; the sort is stable, so problems at one place keep the order they were found in.
-            throw .invalid(diagnostics.enumerated().sorted { ($0.element.location, $0.offset) < ($1.element.location, $1.offset) }
-                .map(\.element))
+            throw .invalid(
+                diagnostics.enumerated().sorted { ($0.element.location, $0.offset) < ($1.element.location, $1.offset) }
+                    .map(\.element))
         }
         return spec
     }
@@ -51,8 +52,13 @@ public enum SpecLoader {
         }
         // Refuse a huge file before reading it into memory.
         guard size <= YAMLDocument.maximumSize else {
-            throw .invalid([Diagnostic(file: displayPath, location: .start, message:
-                "file is \(ByteCount(size)); a pipeline spec may be at most \(ByteCount(YAMLDocument.maximumSize))")])
+            throw .invalid([
+                Diagnostic(
+                    file: displayPath, location: .start,
+                    message:
+                        "file is \(ByteCount(size)); a pipeline spec may be at most \(ByteCount(YAMLDocument.maximumSize))"
+                )
+            ])
         }
         let data: Data
         do {
@@ -61,8 +67,11 @@ public enum SpecLoader {
             throw .unreadable(file: displayPath, reason: error.localizedDescription)
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw .invalid([Diagnostic(file: displayPath, location: invalidUTF8Location(in: data),
-                                       message: "file is not UTF-8 text")])
+            throw .invalid([
+                Diagnostic(
+                    file: displayPath, location: invalidUTF8Location(in: data),
+                    message: "file is not UTF-8 text")
+            ])
         }
         return text
     }

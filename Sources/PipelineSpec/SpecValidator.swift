@@ -8,7 +8,7 @@ struct SpecValidator {
     let fileStem: String
     let sourceMap: SourceMap
     /// Paths the decoder already reported on: their values are defaults, not the user's, so not checked.
-    let alreadyReported: Set<KeyPath>
+    let alreadyReported: Set<SpecKeyPath>
     /// For each stage of the spec, its index in the file's list.
     let stageIndices: [Int]
     private(set) var diagnostics: [Diagnostic] = []
@@ -26,13 +26,17 @@ struct SpecValidator {
     static let maximumOutputLimit = ByteCount(1 << 30)
 
     mutating func validate(_ spec: PipelineSpec) {
-        let root = KeyPath.root
+        let root = SpecKeyPath.root
         if !Self.isValidName(spec.name) {
-            report(root.appending("name"), "'\(spec.name)' is not a valid pipeline name; "
-                + "use lowercase letters, digits, '-' and '_', starting with a letter or digit")
+            report(
+                root.appending("name"),
+                "'\(spec.name)' is not a valid pipeline name; "
+                    + "use lowercase letters, digits, '-' and '_', starting with a letter or digit")
         } else if spec.name != fileStem {
-            report(root.appending("name"), "'\(spec.name)' differs from the file name '\(fileStem).yml'; "
-                + "rename one so they match (pipeline run finds pipelines by file name)")
+            report(
+                root.appending("name"),
+                "'\(spec.name)' differs from the file name '\(fileStem).yml'; "
+                    + "rename one so they match (pipeline run finds pipelines by file name)")
         }
         if spec.description.trimmingCharacters(in: .whitespaces).isEmpty {
             report(root.appending("description"), "is empty; write one line saying what the pipeline is for")
@@ -46,17 +50,19 @@ struct SpecValidator {
         validateStages(spec)
     }
 
-    private mutating func validate(_ changes: ChangeSettings, at path: KeyPath) {
+    private mutating func validate(_ changes: ChangeSettings, at path: SpecKeyPath) {
         let pattern = changes.tests
         if pattern.isEmpty || pattern.contains("/") || pattern.allSatisfy({ $0 == "*" || $0 == "?" }) {
-            report(path.appending("tests"), "'\(pattern)' is not a test directory name pattern; "
-                + "write a name with * or ? wildcards, such as *Tests")
+            report(
+                path.appending("tests"),
+                "'\(pattern)' is not a test directory name pattern; "
+                    + "write a name with * or ? wildcards, such as *Tests")
         }
     }
 
-    private mutating func validate(_ references: ReferenceSettings, at path: KeyPath) {
+    private mutating func validate(_ references: ReferenceSettings, at path: SpecKeyPath) {
         for role in StoreRole.allCases {
-            guard case .s3(let bucket, _) = references.location(of: role) else { continue }
+            guard case .s3(let bucket, _) = references.address(of: role) else { continue }
             validate(bucket: bucket, at: path.appending(role.rawValue))
         }
         if let feature = references.feature, feature == references.develop {
@@ -67,52 +73,65 @@ struct SpecValidator {
         }
     }
 
-    private mutating func validate(endpoint: String, allowHTTP: Bool, at path: KeyPath) {
+    private mutating func validate(endpoint: String, allowHTTP: Bool, at path: SpecKeyPath) {
         guard let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(),
-              ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty
+            ["http", "https"].contains(scheme), let host = url.host, !host.isEmpty
         else {
             report(path, "'\(endpoint)' is not an http(s) URL such as https://s3.example.com")
             return
         }
         let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
         if scheme == "http", !loopback, !allowHTTP {
-            report(path, "plain http to '\(host)' would send credentials unencrypted; "
-                + "use https, or set allow-http: true")
+            report(
+                path,
+                "plain http to '\(host)' would send credentials unencrypted; "
+                    + "use https, or set allow-http: true")
         }
     }
 
     private mutating func validateStages(_ spec: PipelineSpec) {
-        let path = KeyPath.root.appending("stages")
+        let path = SpecKeyPath.root.appending("stages")
         if spec.stages.isEmpty {
-            report(path, "has no stages; add at least one ("
-                + Stage.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
+            report(
+                path,
+                "has no stages; add at least one ("
+                    + Stage.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")")
         }
         var firstIndex: [Stage.Kind: Int] = [:]
         for (stage, index) in zip(spec.stages, stageIndices) {
             let stagePath = path.appending(index: index).appending(stage.kind.rawValue)
             if let first = firstIndex[stage.kind] {
-                report(path.appending(index: index), "stage '\(stage.kind.rawValue)' already runs as stages[\(first)]; "
-                    + "a pipeline runs each kind of stage once")
+                report(
+                    path.appending(index: index),
+                    "stage '\(stage.kind.rawValue)' already runs as stages[\(first)]; "
+                        + "a pipeline runs each kind of stage once")
             } else {
                 firstIndex[stage.kind] = index
             }
             switch stage {
             case .pull(let pull):
-                requireStores([pull.from] + (pull.changedFrom.map { [$0] } ?? []), references: spec.references, at: stagePath)
+                requireStores(
+                    [pull.from] + (pull.changedFrom.map { [$0] } ?? []), references: spec.references, at: stagePath)
                 if pull.changedFrom == pull.from {
-                    report(stagePath.appending("changed-from"), "is the same store as from (\(pull.from.rawValue)); "
-                        + "name the other store, or none")
+                    report(
+                        stagePath.appending("changed-from"),
+                        "is the same store as from (\(pull.from.rawValue)); "
+                            + "name the other store, or none")
                 }
                 if let test = firstIndex[.test] {
-                    report(path.appending(index: index), "runs after the test stage (stages[\(test)]); move it before "
-                        + "'test' so the tests read the pulled references")
+                    report(
+                        path.appending(index: index),
+                        "runs after the test stage (stages[\(test)]); move it before "
+                            + "'test' so the tests read the pulled references")
                 }
             case .test(let test):
                 validate(test, at: stagePath)
                 if case .store(let role) = test.timings {
                     requireStores([role], references: spec.references, at: stagePath.appending("timings"))
                 }
-                if case .s3(let bucket, _) = test.timings { validate(bucket: bucket, at: stagePath.appending("timings")) }
+                if case .s3(let bucket, _) = test.timings {
+                    validate(bucket: bucket, at: stagePath.appending("timings"))
+                }
             case .promote(let promote): validate(promote, references: spec.references, at: stagePath)
             case .push(let push): requireStores([push.to], references: spec.references, at: stagePath)
             case .orphans(let orphans): requireStores([orphans.store], references: spec.references, at: stagePath)
@@ -125,13 +144,13 @@ struct SpecValidator {
         }
     }
 
-    private mutating func validate(bucket: String, at path: KeyPath) {
+    private mutating func validate(bucket: String, at path: SpecKeyPath) {
         if !Self.isValidBucket(bucket) {
             report(path, "'\(bucket)' is not a valid S3 bucket name (3–63 lowercase letters, digits, '.' and '-')")
         }
     }
 
-    private mutating func validate(_ test: TestStage, at path: KeyPath) {
+    private mutating func validate(_ test: TestStage, at path: SpecKeyPath) {
         if case .fixed(let count) = test.shards, !(1...Self.maximumShards).contains(count) {
             report(path.appending("shards"), "must be auto or between 1 and \(Self.maximumShards) (found \(count))")
         }
@@ -145,28 +164,33 @@ struct SpecValidator {
             report(path.appending("max-retried"), "must be 0 or more (found \(limit))")
         }
         if test.outputLimit.bytes <= 0 || test.outputLimit > Self.maximumOutputLimit {
-            report(path.appending("output-limit"),
-                   "must be between 1 byte and \(Self.maximumOutputLimit) (found \(test.outputLimit))")
+            report(
+                path.appending("output-limit"),
+                "must be between 1 byte and \(Self.maximumOutputLimit) (found \(test.outputLimit))")
         }
     }
 
-    private mutating func validate(_ promote: PromoteStage, references: ReferenceSettings?, at path: KeyPath) {
+    private mutating func validate(_ promote: PromoteStage, references: ReferenceSettings?, at path: SpecKeyPath) {
         if promote.from == promote.to {
-            report(path.appending("to"), "is the same store as from (\(promote.from.rawValue)); promote copies between two stores")
+            report(
+                path.appending("to"),
+                "is the same store as from (\(promote.from.rawValue)); promote copies between two stores")
         }
         requireStores([promote.from, promote.to], references: references, at: path)
     }
 
-    private mutating func requireStores(_ roles: [StoreRole], references: ReferenceSettings?, at path: KeyPath) {
-        for role in roles where references?.location(of: role) == nil {
+    private mutating func requireStores(_ roles: [StoreRole], references: ReferenceSettings?, at path: SpecKeyPath) {
+        for role in roles where references?.address(of: role) == nil {
             report(path, "needs references.\(role.rawValue) (a folder path or s3://bucket/prefix)")
         }
     }
 
-    private mutating func report(_ path: KeyPath, _ message: String) {
+    private mutating func report(_ path: SpecKeyPath, _ message: String) {
         guard !alreadyReported.contains(path) else { return }
-        diagnostics.append(Diagnostic(file: file, location: sourceMap.location(of: path), keyPath: path,
-                                      message: message))
+        diagnostics.append(
+            Diagnostic(
+                file: file, location: sourceMap.location(of: path), keyPath: path,
+                message: message))
     }
 
     static func isValidName(_ name: String) -> Bool {

@@ -16,7 +16,7 @@ public struct ByteCount: Sendable, Hashable, Comparable, CustomStringConvertible
         let lowered = text.trimmingCharacters(in: .whitespaces).lowercased()
         let unit = Self.units.first { lowered.hasSuffix($0.suffix) }
         let number = unit.map { String(lowered.dropLast($0.suffix.count)) } ?? lowered
-        guard let value = Decimal.parse(number.trimmingCharacters(in: .whitespaces)) else { return nil }
+        guard let value = DecimalNumber.parse(number.trimmingCharacters(in: .whitespaces)) else { return nil }
         let bytes = value * Double(unit?.factor ?? 1)
         guard bytes < Double(Int.max / 2) else { return nil }
         self.bytes = Int(bytes.rounded())
@@ -37,12 +37,12 @@ public struct ByteCount: Sendable, Hashable, Comparable, CustomStringConvertible
 }
 
 /// Parsing of a plain non-negative decimal number (no exponent, no sign, at most 12 digits).
-enum Decimal {
+enum DecimalNumber {
     static func parse(_ text: String) -> Double? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count), !parts[0].isEmpty, text.count <= 12,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              parts.count == 1 || !parts[1].isEmpty
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            parts.count == 1 || !parts[1].isEmpty
         else { return nil }
         return Double(text)
     }
@@ -64,8 +64,8 @@ extension Duration {
         while !rest.isEmpty {
             let number = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
             rest = rest.dropFirst(number.count)
-            guard let value = Decimal.parse(String(number)),
-                  let unit = Self.units.first(where: { rest.hasPrefix($0.suffix) })
+            guard let value = DecimalNumber.parse(String(number)),
+                let unit = Self.units.first(where: { rest.hasPrefix($0.suffix) })
             else { return nil }
             rest = rest.dropFirst(unit.suffix.count)
             total += value * unit.milliseconds
@@ -100,7 +100,7 @@ extension Duration {
 }
 
 /// Where a set of references lives: a folder (the default) or an S3 bucket and prefix.
-public enum StorageLocation: Sendable, Hashable, CustomStringConvertible {
+public enum StoreAddress: Sendable, Hashable, CustomStringConvertible {
     case folder(path: String)
     case s3(bucket: String, prefix: String)
 
@@ -128,7 +128,7 @@ public enum StorageLocation: Sendable, Hashable, CustomStringConvertible {
 
 /// Where recorded test durations are kept: a test stage's `timings:`, `--timings`. Kept in a store,
 /// they are shared by every CI machine, and shared runs keep their work queues beside them.
-public enum TimingsLocation: Sendable, Hashable, CustomStringConvertible {
+public enum TimingsAddress: Sendable, Hashable, CustomStringConvertible {
     /// A JSON file on this machine or a shared disk.
     case file(path: String)
     /// The spec's feature or develop store: `pipeline-timings.json` under its prefix.
@@ -142,7 +142,7 @@ public enum TimingsLocation: Sendable, Hashable, CustomStringConvertible {
             self = .store(role)
             return
         }
-        switch StorageLocation(parsing: text) {
+        switch StoreAddress(parsing: text) {
         case .s3(let bucket, let prefix)?: self = .s3(bucket: bucket, prefix: prefix)
         case .folder(let path)?: self = .file(path: path)
         case nil: return nil
@@ -153,7 +153,7 @@ public enum TimingsLocation: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .file(let path): path
         case .store(let role): role.rawValue
-        case .s3(let bucket, let prefix): StorageLocation.s3(bucket: bucket, prefix: prefix).description
+        case .s3(let bucket, let prefix): StoreAddress.s3(bucket: bucket, prefix: prefix).description
         }
     }
 }
@@ -187,4 +187,19 @@ public enum ShardCount: Sendable, Hashable, CustomStringConvertible {
         case .fixed(let count): count
         }
     }
+}
+
+/// A share written as a percentage: `10%` (or `10`), from above 0 to 100.
+public struct Percentage: Sendable, Hashable, CustomStringConvertible {
+    /// The share from 0 to 1.
+    public let share: Double
+
+    /// Parses `10%` or `10`; nil outside (0, 100].
+    public init?(parsing text: String) {
+        let number = text.hasSuffix("%") ? String(text.dropLast()) : text
+        guard let percent = Double(number), percent > 0, percent <= 100 else { return nil }
+        share = percent / 100
+    }
+
+    public var description: String { "\(share * 100)%" }
 }

@@ -40,8 +40,10 @@ public enum YAMLDocument {
 
     public static func parse(_ text: String, file: String) throws(Diagnostic) -> YAMLNode {
         guard text.utf8.count <= maximumSize else {
-            throw Diagnostic(file: file, location: .start, message:
-                "file is \(ByteCount(text.utf8.count)); a pipeline spec may be at most \(ByteCount(maximumSize))")
+            throw Diagnostic(
+                file: file, location: .start,
+                message:
+                    "file is \(ByteCount(text.utf8.count)); a pipeline spec may be at most \(ByteCount(maximumSize))")
         }
         let lines = SourceLines(text)
         let root: Yams.Node?
@@ -53,8 +55,10 @@ public enum YAMLDocument {
             throw Diagnostic(file: file, location: .start, message: "cannot read YAML: \(error)")
         }
         guard let root else {
-            throw Diagnostic(file: file, location: .start, message:
-                "file is empty; a pipeline needs at least name, description and stages")
+            throw Diagnostic(
+                file: file, location: .start,
+                message:
+                    "file is empty; a pipeline needs at least name, description and stages")
         }
         var converter = Converter(file: file, lines: lines)
         return try converter.convert(root, depth: 0)
@@ -91,8 +95,10 @@ public enum YAMLDocument {
                     guard case .scalar(let keyScalar) = key else {
                         throw fail(keyLocation, "keys must be plain names, not lists or mappings")
                     }
-                    entries.append(.init(key: keyScalar.string, keyLocation: keyLocation,
-                                         value: try convert(value, depth: depth + 1)))
+                    entries.append(
+                        .init(
+                            key: keyScalar.string, keyLocation: keyLocation,
+                            value: try convert(value, depth: depth + 1)))
                 }
                 return YAMLNode(value: .mapping(entries), location: location)
             }
@@ -104,11 +110,15 @@ public enum YAMLDocument {
         private func refuseProperties(at location: SourceLocation) throws(Diagnostic) {
             switch lines.scalar(at: location) {
             case "&":
-                throw fail(location, "anchors (\(lines.word(at: location))) and aliases are not supported "
-                    + "in pipeline specs; write the value out")
+                throw fail(
+                    location,
+                    "anchors (\(lines.word(at: location))) and aliases are not supported "
+                        + "in pipeline specs; write the value out")
             case "!":
-                throw fail(location, "tags (\(lines.word(at: location))) are not supported in pipeline specs; "
-                    + "remove the tag")
+                throw fail(
+                    location,
+                    "tags (\(lines.word(at: location))) are not supported in pipeline specs; "
+                        + "remove the tag")
             default:
                 return
             }
@@ -127,14 +137,15 @@ public enum YAMLDocument {
         func at(_ mark: Mark, _ message: String) -> Diagnostic {
             let location = SourceLocation(line: mark.line, column: mark.column)
             if lines.hasTabIndentation(atLine: location.line) || lines.hasTabIndentation(atLine: location.line - 1) {
-                return Diagnostic(file: file, location: location,
-                                  message: "tab characters are not allowed for indentation; indent with spaces")
+                return Diagnostic(
+                    file: file, location: location,
+                    message: "tab characters are not allowed for indentation; indent with spaces")
             }
             return Diagnostic(file: file, location: location, message: message)
         }
         switch error {
         case .scanner(let context, let problem, let mark, _),
-             .parser(let context, let problem, let mark, _):
+            .parser(let context, let problem, let mark, _):
             return at(mark, "not valid YAML: \(problem)" + (context.map { " (\($0.text))" } ?? ""))
         case .composer(let context, let problem, let mark, _):
             if context?.text.contains("single document") == true {
@@ -142,8 +153,11 @@ public enum YAMLDocument {
             }
             if problem.contains("undefined alias") {
                 let location = SourceLocation(line: mark.line, column: mark.column)
-                return Diagnostic(file: file, location: location, message:
-                    "aliases (\(lines.word(at: location))) are not supported in pipeline specs; write the value out")
+                return Diagnostic(
+                    file: file, location: location,
+                    message:
+                        "aliases (\(lines.word(at: location))) are not supported in pipeline specs; write the value out"
+                )
             }
             return at(mark, "not valid YAML: \(problem)")
         case .reader(let problem, let offset, _, _):
@@ -153,8 +167,10 @@ public enum YAMLDocument {
             let key = duplicates.first ?? ""
             let first = SourceLocation(line: context.mark.line, column: context.mark.column)
             let second = lines.repeatedKey(key, after: first) ?? first
-            return Diagnostic(file: file, location: second, message:
-                "duplicate key '\(key)' (first at line \(first.line)); each key may appear once in a mapping")
+            return Diagnostic(
+                file: file, location: second,
+                message:
+                    "duplicate key '\(key)' (first at line \(first.line)); each key may appear once in a mapping")
         default:
             return Diagnostic(file: file, location: .start, message: "cannot read YAML: \(error)")
         }
@@ -199,7 +215,8 @@ struct SourceLines {
             if !rest.isEmpty, !rest.hasPrefix("#") {
                 if indentation + 1 < first.column { return nil }
                 if indentation + 1 == first.column, rest.hasPrefix(key),
-                   rest.dropFirst(key.count).drop(while: { $0 == " " }).hasPrefix(":") {
+                    rest.dropFirst(key.count).drop(while: { $0 == " " }).hasPrefix(":")
+                {
                     return SourceLocation(line: number, column: first.column)
                 }
             }
@@ -214,7 +231,8 @@ struct SourceLines {
             let length = line.utf8.count + 1
             if remaining < length {
                 let prefix = line.utf8.prefix(remaining)
-                return SourceLocation(line: index + 1, column: String(decoding: prefix, as: UTF8.self).unicodeScalars.count + 1)
+                return SourceLocation(
+                    line: index + 1, column: String(decoding: prefix, as: UTF8.self).unicodeScalars.count + 1)
             }
             remaining -= length
         }

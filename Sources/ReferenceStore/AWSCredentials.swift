@@ -17,17 +17,24 @@ public struct AWSCredentials: Sendable, CustomStringConvertible {
     /// From `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`/`AWS_SESSION_TOKEN`, else from the profile
     /// (`profile`, else `AWS_PROFILE`, else `default`) in `~/.aws/credentials`
     /// (`AWS_SHARED_CREDENTIALS_FILE`) or `~/.aws/config` (`AWS_CONFIG_FILE`).
-    public static func resolve(profile: String? = nil,
-                               environment: [String: String] = ProcessInfo.processInfo.environment) throws(StoreError) -> AWSCredentials {
-        if profile == nil, let key = environment["AWS_ACCESS_KEY_ID"], let secret = environment["AWS_SECRET_ACCESS_KEY"],
-           !key.isEmpty, !secret.isEmpty {
+    public static func resolve(
+        profile: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(StoreError) -> AWSCredentials {
+        if profile == nil, let key = environment["AWS_ACCESS_KEY_ID"],
+            let secret = environment["AWS_SECRET_ACCESS_KEY"],
+            !key.isEmpty, !secret.isEmpty
+        {
             return AWSCredentials(accessKey: key, secret: secret, sessionToken: environment["AWS_SESSION_TOKEN"])
         }
         let name = profile ?? environment["AWS_PROFILE"] ?? "default"
         let home = environment["HOME"] ?? NSHomeDirectory()
         let files = [
             (environment["AWS_SHARED_CREDENTIALS_FILE"] ?? "\(home)/.aws/credentials", name),
-            (environment["AWS_CONFIG_FILE"] ?? "\(home)/.aws/config", name == "default" ? "default" : "profile \(name)"),
+            (
+                environment["AWS_CONFIG_FILE"] ?? "\(home)/.aws/config",
+                name == "default" ? "default" : "profile \(name)"
+            ),
         ]
         for (path, section) in files {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
@@ -36,7 +43,8 @@ public struct AWSCredentials: Sendable, CustomStringConvertible {
                 return AWSCredentials(accessKey: key, secret: secret, sessionToken: values["aws_session_token"])
             }
         }
-        throw .missingCredentials("set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile '\(name)' keys in ~/.aws/credentials")
+        throw .missingCredentials(
+            "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile '\(name)' keys in ~/.aws/credentials")
     }
 }
 
@@ -53,7 +61,8 @@ enum INI {
                 continue
             }
             guard current == wanted, let equals = line.firstIndex(of: "=") else { continue }
-            values[line[..<equals].trimmingCharacters(in: .whitespaces)] = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+            values[line[..<equals].trimmingCharacters(in: .whitespaces)] = line[line.index(after: equals)...]
+                .trimmingCharacters(in: .whitespaces)
         }
         return values
     }

@@ -35,7 +35,8 @@ extension FolderStore: SharedStore {
             let lock = try lockFile(for: key)
             defer { close(lock) }
             guard let current = FileManager.default.contents(atPath: target.path),
-                  try Digest.hex(of: current, .md5) == expected else {
+                try Digest.hex(of: current, .md5) == expected
+            else {
                 throw .preconditionFailed(store: name, key: key.rawValue)
             }
             try Self.rename(temporary, over: target)
@@ -98,7 +99,9 @@ extension S3Store: SharedStore {
         }
         do {
             try await upload(scratch, to: key, metadata: [:], extraHeaders: headers)
-        } catch .service(_, _, let status, let code, let message) where status == 412 || code == "ConditionalRequestConflict" {
+        } catch .service(_, _, let status, let code, let message)
+            where status == 412 || code == "ConditionalRequestConflict"
+        {
             _ = message
             throw .preconditionFailed(store: name, key: key.rawValue)
         } catch .service(_, _, let status, let code, let message) where status == 501 {

@@ -1,5 +1,5 @@
 import CCurl
-import CShims
+import CCurlShims
 
 /// libcurl, loaded by the first command that reaches S3 (on Linux; see CShims/curl_loader.c).
 public enum Curl {
@@ -14,8 +14,10 @@ public enum Curl {
     /// Loads libcurl, once per process; every handle is created after this succeeded.
     static func load(for endpoint: String) throws(StoreError) {
         if let error = pipeline_curl_load() {
-            throw .transport(endpoint: endpoint, reason: "libcurl could not be loaded (\(String(cString: error))); "
-                             + "install it with 'apt-get install libcurl4' or run scripts/setup.sh")
+            throw .transport(
+                endpoint: endpoint,
+                reason: "libcurl could not be loaded (\(String(cString: error))); "
+                    + "install it with 'apt-get install libcurl4' or run scripts/setup.sh")
         }
     }
 }

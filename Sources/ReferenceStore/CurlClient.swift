@@ -1,5 +1,5 @@
 import CCurl
-import CShims
+import CCurlShims
 import Foundation
 
 /// One HTTP request, as the S3 store builds it. The body to send comes from a file; the body
@@ -49,7 +49,8 @@ enum CurlCheck {
 /// actor, driven by polling between awaits (no thread blocks in libcurl).
 actor CurlClient {
     private let multi: MultiHandle
-    private var waiting: [UnsafeMutableRawPointer: (Transfer, CheckedContinuation<Result<HTTPResponse, TransferFailure>, Never>)] = [:]
+    private var waiting:
+        [UnsafeMutableRawPointer: (Transfer, CheckedContinuation<Result<HTTPResponse, TransferFailure>, Never>)] = [:]
     private var driving = false
 
     init(maxConnections: Int = 16) throws(StoreError) {
@@ -73,14 +74,29 @@ actor CurlClient {
     private func drive() async {
         while !waiting.isEmpty {
             var running: Int32 = 0
-            _ = curl_multi_perform(multi.handle, &running)
+            do {
+                try CurlCheck.check(curl_multi_perform(multi.handle, &running), "curl_multi_perform")
+            } catch {
+                // The multi handle cannot go on: every transfer in it ends with that failure.
+                for (easy, (_, continuation)) in waiting {
+                    try? CurlCheck.check(curl_multi_remove_handle(multi.handle, easy), "curl_multi_remove_handle")
+                    continuation.resume(returning: .failure(TransferFailure(code: -1, message: "\(error)")))
+                }
+                waiting = [:]
+                break
+            }
             var queued: Int32 = 0
             while let message = curl_multi_info_read(multi.handle, &queued) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                      let (transfer, continuation) = waiting.removeValue(forKey: easy) else { continue }
+                    let (transfer, continuation) = waiting.removeValue(forKey: easy)
+                else { continue }
                 let code = message.pointee.data.result
-                _ = curl_multi_remove_handle(multi.handle, easy)
-                continuation.resume(returning: transfer.finish(code))
+                do {
+                    try CurlCheck.check(curl_multi_remove_handle(multi.handle, easy), "curl_multi_remove_handle")
+                    continuation.resume(returning: transfer.finish(code))
+                } catch {
+                    continuation.resume(returning: .failure(TransferFailure(code: -1, message: "\(error)")))
+                }
             }
             if !waiting.isEmpty { try? await Task.sleep(for: .milliseconds(1)) }
         }
@@ -89,14 +105,18 @@ actor CurlClient {
 }
 
 /// The one owner of a curl multi handle.
-private final class MultiHandle: @unchecked Sendable {
+fileprivate final class MultiHandle: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
     init(maxConnections: Int) throws(StoreError) {
         try Curl.load(for: "libcurl")
-        guard let handle = curl_multi_init() else { throw .transport(endpoint: "curl_multi_init", reason: "out of memory") }
+        guard let handle = curl_multi_init() else {
+            throw .transport(endpoint: "curl_multi_init", reason: "out of memory")
+        }
         self.handle = handle
-        try CurlCheck.check(pipeline_curl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections), "CURLMOPT_MAX_TOTAL_CONNECTIONS")
+        try CurlCheck.check(
+            pipeline_curl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections),
+            "CURLMOPT_MAX_TOTAL_CONNECTIONS")
     }
 
     deinit { curl_multi_cleanup(handle) }
@@ -104,7 +124,7 @@ private final class MultiHandle: @unchecked Sendable {
 
 /// One request in flight: the easy handle and everything it points at (header list, files),
 /// all freed together in deinit.
-private final class Transfer: @unchecked Sendable {
+fileprivate final class Transfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var uploadStream: UnsafeMutablePointer<FILE>?
@@ -114,7 +134,9 @@ private final class Transfer: @unchecked Sendable {
 
     init(_ request: HTTPRequest) throws(StoreError) {
         self.request = request
-        guard let easy = curl_easy_init() else { throw .transport(endpoint: request.url, reason: "curl_easy_init failed") }
+        guard let easy = curl_easy_init() else {
+            throw .transport(endpoint: request.url, reason: "curl_easy_init failed")
+        }
         self.easy = easy
         // Received bodies and headers go to files: downloads to their target, the rest to
         // anonymous temporary files read back when the transfer ends.
@@ -157,15 +179,21 @@ private final class Transfer: @unchecked Sendable {
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
             try set(CURLOPT_UPLOAD, 1)
             try CurlCheck.check(pipeline_curl_setopt_pointer(easy, CURLOPT_READDATA, stream), "CURLOPT_READDATA")
-            try CurlCheck.check(pipeline_curl_setopt_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.uploadFile == nil ? 0 : size)),
-                                "CURLOPT_INFILESIZE_LARGE")
+            try CurlCheck.check(
+                pipeline_curl_setopt_offset(
+                    easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(request.uploadFile == nil ? 0 : size)),
+                "CURLOPT_INFILESIZE_LARGE")
         case "GET":
             break
         default:
             try set(CURLOPT_CUSTOMREQUEST, request.method)
         }
         for (name, value) in request.headers {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
+            // NULL leaves the list as it was (freed in deinit): libcurl could not allocate.
+            guard let appended = curl_slist_append(headerList, "\(name): \(value)") else {
+                throw .transport(endpoint: "curl_slist_append", reason: "out of memory")
+            }
+            headerList = appended
         }
         try CurlCheck.check(pipeline_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
         if let signing = request.signing {
@@ -187,12 +215,19 @@ private final class Transfer: @unchecked Sendable {
     func finish(_ code: CURLcode) -> Result<HTTPResponse, TransferFailure> {
         fflush(bodyStream)
         guard code == CURLE_OK else {
-            return .failure(TransferFailure(code: Int32(code.rawValue), message: String(cString: curl_easy_strerror(code))))
+            return .failure(
+                TransferFailure(code: Int32(code.rawValue), message: String(cString: curl_easy_strerror(code))))
         }
         var status = 0
-        _ = pipeline_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        do {
+            try CurlCheck.check(
+                pipeline_curl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status), "CURLINFO_RESPONSE_CODE")
+        } catch {
+            return .failure(TransferFailure(code: -1, message: "\(error)"))
+        }
         let body = request.downloadFile == nil ? Self.readAll(bodyStream) : Data()
-        return .success(HTTPResponse(status: status, headers: Self.parseHeaders(Self.readAll(headerStream)), body: body))
+        return .success(
+            HTTPResponse(status: status, headers: Self.parseHeaders(Self.readAll(headerStream)), body: body))
     }
 
     private static func readAll(_ stream: UnsafeMutablePointer<FILE>) -> Data {
@@ -212,9 +247,13 @@ private final class Transfer: @unchecked Sendable {
     private static func parseHeaders(_ data: Data) -> [String: String] {
         var headers: [String: String] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("HTTP/") { headers = [:]; continue }
+            if line.hasPrefix("HTTP/") {
+                headers = [:]
+                continue
+            }
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return headers
     }

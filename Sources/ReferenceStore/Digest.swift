@@ -49,7 +49,8 @@ public struct Digest: Sendable {
         init(_ algorithm: DigestAlgorithm) throws(StoreError) {
             guard let handle = EVP_MD_CTX_new() else { throw .crypto(call: "EVP_MD_CTX_new") }
             self.handle = handle
-            try Digest.check(EVP_DigestInit_ex(handle, algorithm == .md5 ? EVP_md5() : EVP_sha256(), nil), "EVP_DigestInit_ex")
+            try Digest.check(
+                EVP_DigestInit_ex(handle, algorithm == .md5 ? EVP_md5() : EVP_sha256(), nil), "EVP_DigestInit_ex")
         }
 
         deinit { EVP_MD_CTX_free(handle) }

@@ -19,15 +19,19 @@ public struct FolderStore: ObjectStore, FileBacked {
     public func list(under prefix: ObjectKey?) async throws(StoreError) -> [ObjectInfo] {
         let start = prefix.map { root.appendingPathComponent($0.rawValue) } ?? root
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: start.path, isDirectory: &isFolder), isFolder.boolValue else { return [] }
-        let files = FileManager.default.enumerator(at: start, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey],
-                                                   options: [.skipsHiddenFiles])
+        guard FileManager.default.fileExists(atPath: start.path, isDirectory: &isFolder), isFolder.boolValue else {
+            return []
+        }
+        let files = FileManager.default.enumerator(
+            at: start, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey],
+            options: [.skipsHiddenFiles])
         var objects: [ObjectInfo] = []
         while let url = files?.nextObject() as? URL {
             let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey])
-            guard values?.isRegularFile == true else { continue }   // folders, links, devices
+            guard values?.isRegularFile == true else { continue }  // folders, links, devices
             let key = try ObjectKey(String(url.standardizedFileURL.path.dropFirst(root.path.count + 1)))
-            objects.append(ObjectInfo(key: key, size: Int64(values?.fileSize ?? 0), etag: try Digest.hex(ofFile: url, .md5)))
+            objects.append(
+                ObjectInfo(key: key, size: Int64(values?.fileSize ?? 0), etag: try Digest.hex(ofFile: url, .md5)))
         }
         return objects.sorted { $0.key < $1.key }
     }
@@ -35,8 +39,10 @@ public struct FolderStore: ObjectStore, FileBacked {
     public func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo? {
         let url = file(key)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-              attributes[.type] as? FileAttributeType == .typeRegular else { return nil }
-        return ObjectInfo(key: key, size: (attributes[.size] as? NSNumber)?.int64Value ?? 0, etag: try Digest.hex(ofFile: url, .md5))
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else { return nil }
+        return ObjectInfo(
+            key: key, size: (attributes[.size] as? NSNumber)?.int64Value ?? 0, etag: try Digest.hex(ofFile: url, .md5))
     }
 
     public func metadata(of key: ObjectKey) async throws(StoreError) -> [String: String] {
@@ -55,11 +61,10 @@ public struct FolderStore: ObjectStore, FileBacked {
         try Self.place(copyOf: file, at: target)
     }
 
-    public func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
-                     metadata: [String: String]) async throws(StoreError) {
-        if let files = source as? FileBacked {
-            return try await upload(try files.existingFile(sourceKey), to: key, metadata: metadata)
-        }
+    public func copyStored(
+        _ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
+        metadata: [String: String]
+    ) async throws(StoreError) {
         let target = try writableFile(key)
         try writeMetadata(metadata, for: key)
         // The download itself goes through a temporary file beside the target and a rename.
@@ -77,7 +82,8 @@ public struct FolderStore: ObjectStore, FileBacked {
         // Leave no empty folders behind (the root itself stays).
         var folder = file(key).deletingLastPathComponent()
         while folder.path.count > root.path.count,
-              (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true {
+            (try? FileManager.default.contentsOfDirectory(atPath: folder.path))?.isEmpty == true
+        {
             try? FileManager.default.removeItem(at: folder)
             folder.deleteLastPathComponent()
         }
@@ -125,16 +131,20 @@ public struct FolderStore: ObjectStore, FileBacked {
         let realRoot = root.resolvingSymlinksInPath().path
         let realFolder = folder.resolvingSymlinksInPath().path
         guard realFolder == realRoot || realFolder.hasPrefix(realRoot + "/") else {
-            throw .io(path: folder.path, reason: "leads outside \(root.path) through a symbolic link; refusing to write there")
+            throw .io(
+                path: folder.path, reason: "leads outside \(root.path) through a symbolic link; refusing to write there"
+            )
         }
     }
 
     /// Copies `source` over `destination` through a temporary file beside it, so a reader never
     /// sees half a file and a killed copy leaves the old one.
     static func place(copyOf source: URL, at destination: URL) throws(StoreError) {
-        let temporary = destination.deletingLastPathComponent().appendingPathComponent(".pipeline-tmp-\(UUID().uuidString)")
+        let temporary = destination.deletingLastPathComponent().appendingPathComponent(
+            ".pipeline-tmp-\(UUID().uuidString)")
         do {
-            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
             try FileManager.default.copyItem(at: source, to: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)

@@ -28,12 +28,15 @@ public struct LocalReferences: ObjectStore, FileBacked {
 
     /// Scans `checkout` for test files whose name (without `.swift`) `isTest` accepts and for
     /// `__Snapshots__/<Test>` folders. Hidden folders and `.build` are skipped.
-    public static func scan(_ checkout: URL, folder: URL? = nil,
-                            isTest: (String) -> Bool) -> LocalReferences {
+    public static func scan(
+        _ checkout: URL, folder: URL? = nil,
+        isTest: (String) -> Bool
+    ) -> LocalReferences {
         var files: [String: [URL]] = [:]
         var snapshotFolders: [String: URL] = [:]
-        let walker = FileManager.default.enumerator(at: checkout, includingPropertiesForKeys: [.isDirectoryKey],
-                                                    options: [.skipsHiddenFiles])
+        let walker = FileManager.default.enumerator(
+            at: checkout, includingPropertiesForKeys: [.isDirectoryKey],
+            options: [.skipsHiddenFiles])
         while let url = walker?.nextObject() as? URL {
             let name = url.lastPathComponent
             let isFolder = (try? url.resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true
@@ -41,7 +44,8 @@ public struct LocalReferences: ObjectStore, FileBacked {
                 if name == ".build" { walker?.skipDescendants() }
                 if name == "__Snapshots__" {
                     walker?.skipDescendants()
-                    for test in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [] where !test.hasPrefix(".") {
+                    for test in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+                    where !test.hasPrefix(".") {
                         snapshotFolders[test] = snapshotFolders[test] ?? url.standardizedFileURL
                     }
                 }
@@ -58,7 +62,9 @@ public struct LocalReferences: ObjectStore, FileBacked {
             roots = snapshotFolders
             for (test, folders) in files {
                 if folders.count > 1 {
-                    ambiguous[test] = folders.map { String($0.standardizedFileURL.path.dropFirst(checkout.standardizedFileURL.path.count + 1)) }.sorted()
+                    ambiguous[test] = folders.map {
+                        String($0.standardizedFileURL.path.dropFirst(checkout.standardizedFileURL.path.count + 1))
+                    }.sorted()
                     roots[test] = nil
                 } else if let only = folders.first {
                     roots[test] = only.appendingPathComponent("__Snapshots__").standardizedFileURL
@@ -68,16 +74,19 @@ public struct LocalReferences: ObjectStore, FileBacked {
         let paths = files.compactMapValues { folders in
             folders.count == 1 ? folders[0].standardizedFileURL : nil
         }.reduce(into: [String: URL]()) { $0[$1.key] = $1.value.appendingPathComponent("\($1.key).swift") }
-        return LocalReferences(roots: roots, ambiguous: ambiguous, folder: folder?.standardizedFileURL,
-                               checkout: checkout.standardizedFileURL, testFiles: Set(files.keys), testFilePaths: paths)
+        return LocalReferences(
+            roots: roots, ambiguous: ambiguous, folder: folder?.standardizedFileURL,
+            checkout: checkout.standardizedFileURL, testFiles: Set(files.keys), testFilePaths: paths)
     }
 
     /// The tests that have references here.
     public func testsWithReferences() async throws(StoreError) -> [String] {
         if let folder {
-            return try await FolderStore(root: folder, keepsMetadata: false).list(under: nil).map(\.key.firstSegment).uniqued()
+            return try await FolderStore(root: folder, keepsMetadata: false).list(under: nil).map(\.key.firstSegment)
+                .uniqued()
         }
-        return roots.filter { FileManager.default.fileExists(atPath: $0.value.appendingPathComponent($0.key).path) }.keys.sorted()
+        return roots.filter { FileManager.default.fileExists(atPath: $0.value.appendingPathComponent($0.key).path) }
+            .keys.sorted()
     }
 
     /// Where `file` of `test` lives in the checkout (it may not exist yet); nil when the test has no place here.
@@ -99,7 +108,8 @@ public struct LocalReferences: ObjectStore, FileBacked {
     /// The folder store holding `test`'s references.
     func store(for test: String) throws(StoreError) -> FolderStore {
         if let folders = ambiguous[test] {
-            throw .unplaceable(test: test, reason: "test files named \(test).swift are in \(folders.joined(separator: " and "))")
+            throw .unplaceable(
+                test: test, reason: "test files named \(test).swift are in \(folders.joined(separator: " and "))")
         }
         if let root = roots[test] ?? folder { return FolderStore(root: root, keepsMetadata: false) }
         throw .unplaceable(test: test, reason: "no test file \(test).swift in \(checkout.path)")
@@ -133,9 +143,11 @@ public struct LocalReferences: ObjectStore, FileBacked {
         try await store(for: key.firstSegment).upload(file, to: key, metadata: metadata)
     }
 
-    public func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
-                     metadata: [String: String]) async throws(StoreError) {
-        try await store(for: key.firstSegment).copy(sourceKey, from: source, to: key, metadata: metadata)
+    public func copyStored(
+        _ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
+        metadata: [String: String]
+    ) async throws(StoreError) {
+        try await store(for: key.firstSegment).copyStored(sourceKey, from: source, to: key, metadata: metadata)
     }
 
     public func delete(_ key: ObjectKey) async throws(StoreError) {

@@ -18,7 +18,9 @@ public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible
         if text.isEmpty { return "it is empty" }
         if text.hasPrefix("/") { return "it is an absolute path" }
         if text.contains("\\") { return "it holds a backslash" }
-        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) { return "it holds a control character" }
+        if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "it holds a control character"
+        }
         if text.utf8.count > 1024 { return "it is longer than 1024 bytes" }
         for segment in text.split(separator: "/", omittingEmptySubsequences: false) {
             if segment.isEmpty { return "it has an empty path segment" }

@@ -7,12 +7,6 @@ public struct ObjectInfo: Hashable, Sendable {
     public let size: Int64
     /// The MD5 of the content, lowercase hex: S3's ETag of an object uploaded in one part.
     public let etag: String
-
-    public init(key: ObjectKey, size: Int64, etag: String) {
-        self.key = key
-        self.size = size
-        self.etag = etag
-    }
 }
 
 /// When a write may go ahead: the building block of coordination through a store alone.
@@ -49,10 +43,11 @@ public protocol ObjectStore: Sendable {
     /// Stores `file` as the object, with metadata.
     func upload(_ file: URL, to key: ObjectKey, metadata: [String: String]) async throws(StoreError)
 
-    /// Copies an object of `source` (this store or another) to `key` here, with new metadata;
-    /// server-side where both ends allow it.
-    func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
-              metadata: [String: String]) async throws(StoreError)
+    /// Copies an object of `source`, a store not backed by files, to `key` here, with new metadata;
+    /// server-side where both ends allow it. `copy` is the way in.
+    func copyStored(
+        _ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
+        metadata: [String: String]) async throws(StoreError)
 
     func delete(_ key: ObjectKey) async throws(StoreError)
 }
@@ -77,13 +72,29 @@ protocol FileBacked {
 }
 
 extension ObjectStore {
+    /// Copies an object of `source` (this store or another) to `key` here, with new metadata: an
+    /// upload of its file when the source is a folder, otherwise the store's own copy.
+    public func copy(
+        _ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey, metadata: [String: String]
+    ) async throws(StoreError) {
+        if let files = source as? FileBacked {
+            return try await upload(try files.existingFile(sourceKey), to: key, metadata: metadata)
+        }
+        try await copyStored(sourceKey, from: source, to: key, metadata: metadata)
+    }
+
     /// Stores without a cheap whole listing list per test (a folder store hashes every file it lists).
-    public func listIfSmall(under prefix: ObjectKey?, atMost limit: Int) async throws(StoreError) -> [ObjectInfo]? { nil }
+    public func listIfSmall(under prefix: ObjectKey?, atMost limit: Int) async throws(StoreError) -> [ObjectInfo]? {
+        nil
+    }
 
     /// A copy between stores that cannot copy directly: download to a temporary file, upload it.
-    func copyThroughTemporaryFile(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
-                                  metadata: [String: String]) async throws(StoreError) {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-copy-\(UUID().uuidString)")
+    func copyThroughTemporaryFile(
+        _ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
+        metadata: [String: String]
+    ) async throws(StoreError) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-copy-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         try await source.download(sourceKey, to: scratch)
         try await upload(scratch, to: key, metadata: metadata)

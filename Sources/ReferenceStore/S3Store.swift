@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// Where an S3 store is and how to sign for it. Never printed whole: `name` leaves the keys out.
@@ -16,8 +17,10 @@ public struct S3Settings: Sendable {
     /// Objects per listing page (S3's largest is 1,000); smaller only to test pagination.
     public var pageSize: Int
 
-    public init(endpoint: URL, bucket: String, region: String = "us-east-1", credentials: AWSCredentials,
-                allowHTTP: Bool = false, stallSeconds: Int = 30, pageSize: Int = 1000) {
+    public init(
+        endpoint: URL, bucket: String, region: String = "us-east-1", credentials: AWSCredentials,
+        allowHTTP: Bool = false, stallSeconds: Int = 30, pageSize: Int = 1000
+    ) {
         self.endpoint = endpoint
         self.bucket = bucket
         self.region = region
@@ -67,8 +70,10 @@ public struct S3Store: ObjectStore {
     }
 
     /// One ListObjectsV2 request, and the token of the next page when there is one.
-    private func listPage(under prefix: ObjectKey?, after token: String?,
-                          size: Int) async throws(StoreError) -> (objects: [ObjectInfo], next: String?) {
+    private func listPage(
+        under prefix: ObjectKey?, after token: String?,
+        size: Int
+    ) async throws(StoreError) -> (objects: [ObjectInfo], next: String?) {
         var query = [("list-type", "2"), ("max-keys", String(size))]
         if let prefix { query.append(("prefix", prefix.rawValue + "/")) }
         if let token { query.append(("continuation-token", token)) }
@@ -83,8 +88,9 @@ public struct S3Store: ObjectStore {
     public func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo? {
         do {
             let response = try await send("HEAD", key: key)
-            return ObjectInfo(key: key, size: Int64(response.headers["content-length"] ?? "") ?? 0,
-                              etag: Self.etag(response.headers["etag"]))
+            return ObjectInfo(
+                key: key, size: Int64(response.headers["content-length"] ?? "") ?? 0,
+                etag: Self.etag(response.headers["etag"]))
         } catch .notFound {
             return nil
         }
@@ -120,28 +126,35 @@ public struct S3Store: ObjectStore {
         try await upload(file, to: key, metadata: metadata, extraHeaders: [])
     }
 
-    func upload(_ file: URL, to key: ObjectKey, metadata: [String: String], extraHeaders: [(String, String)]) async throws(StoreError) {
+    func upload(_ file: URL, to key: ObjectKey, metadata: [String: String], extraHeaders: [(String, String)])
+        async throws(StoreError)
+    {
         let md5 = try Digest.hex(ofFile: file, .md5)
-        let headers = [("x-amz-content-sha256", try Digest.hex(ofFile: file, .sha256)),
-                       ("content-md5", Self.base64(hex: md5))] + Self.metadataHeaders(metadata) + extraHeaders
+        let headers =
+            [
+                ("x-amz-content-sha256", try Digest.hex(ofFile: file, .sha256)),
+                ("content-md5", Self.base64(hex: md5)),
+            ] + Self.metadataHeaders(metadata) + extraHeaders
         _ = try await send("PUT", key: key, headers: headers, uploadFrom: file)
     }
 
-    public func copy(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
-                     metadata: [String: String]) async throws(StoreError) {
-        if let files = source as? FileBacked {
-            return try await upload(try files.existingFile(sourceKey), to: key, metadata: metadata)
-        }
+    public func copyStored(
+        _ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
+        metadata: [String: String]
+    ) async throws(StoreError) {
         guard let other = source as? S3Store, other.settings.endpoint == settings.endpoint else {
             // Another endpoint: through this machine.
             return try await copyThroughTemporaryFile(sourceKey, from: source, to: key, metadata: metadata)
         }
         let copySource = "/" + S3Encoding.path(other.settings.bucket) + "/" + S3Encoding.path(sourceKey.rawValue)
-        let headers = [("x-amz-copy-source", copySource), ("x-amz-metadata-directive", "REPLACE")] + Self.metadataHeaders(metadata)
+        let headers =
+            [("x-amz-copy-source", copySource), ("x-amz-metadata-directive", "REPLACE")]
+            + Self.metadataHeaders(metadata)
         let response = try await send("PUT", key: key, headers: headers, errorKey: sourceKey)
         // A copy can fail after its 200 has been sent: the body then holds an <Error>.
         if let error = ErrorParser.parse(response.body) {
-            throw .service(store: name, key: key.rawValue, status: response.status, code: error.code, message: error.message)
+            throw .service(
+                store: name, key: key.rawValue, status: response.status, code: error.code, message: error.message)
         }
     }
 
@@ -159,8 +172,10 @@ public struct S3Store: ObjectStore {
 
     // MARK: Requests
 
-    private func send(_ method: String, key: ObjectKey?, query: [(String, String)] = [], headers: [(String, String)] = [],
-                      uploadFrom: URL? = nil, downloadTo: URL? = nil, errorKey: ObjectKey? = nil) async throws(StoreError) -> HTTPResponse {
+    private func send(
+        _ method: String, key: ObjectKey?, query: [(String, String)] = [], headers: [(String, String)] = [],
+        uploadFrom: URL? = nil, downloadTo: URL? = nil, errorKey: ObjectKey? = nil
+    ) async throws(StoreError) -> HTTPResponse {
         var path = settings.endpoint.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         path += "/" + S3Encoding.path(settings.bucket)
         if let key { path += "/" + S3Encoding.path(key.rawValue) }
@@ -183,7 +198,9 @@ public struct S3Store: ObjectStore {
             switch outcome {
             case .failure(let failure):
                 if attempt >= Self.attempts {
-                    throw .transport(endpoint: settings.endpoint.absoluteString, reason: "\(failure.message) (after \(attempt) attempts)")
+                    throw .transport(
+                        endpoint: settings.endpoint.absoluteString,
+                        reason: "\(failure.message) (after \(attempt) attempts)")
                 }
             case .success(let response) where (200..<300).contains(response.status):
                 return response
@@ -195,8 +212,9 @@ public struct S3Store: ObjectStore {
                     if response.status == 404 && code != "NoSuchBucket", let key = errorKey ?? key {
                         throw .notFound(store: name, key: key.rawValue)
                     }
-                    throw .service(store: name, key: (errorKey ?? key)?.rawValue, status: response.status, code: code,
-                                   message: error?.message ?? "")
+                    throw .service(
+                        store: name, key: (errorKey ?? key)?.rawValue, status: response.status, code: code,
+                        message: error?.message ?? "")
                 }
             }
             // Exponential backoff with full jitter: up to 0.1, 0.2, 0.4, 0.8 s.
@@ -234,8 +252,9 @@ enum S3Encoding {
         var result = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             case UInt8(ascii: "/") where keepSlash:
                 result.append("/")
@@ -283,8 +302,10 @@ final class ListingParser: NSObject, XMLParserDelegate {
         return delegate.page
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         text = ""
         if name == "Contents" { entry = ListingPage.Entry() }
     }
@@ -296,7 +317,9 @@ final class ListingParser: NSObject, XMLParserDelegate {
         case "Key": entry?.key = text
         case "Size": entry?.size = Int64(text) ?? 0
         case "ETag": entry?.etag = S3Store.etag(text)
-        case "Contents": if let entry { page.objects.append(entry) }; entry = nil
+        case "Contents":
+            if let entry { page.objects.append(entry) }
+            entry = nil
         case "IsTruncated": page.isTruncated = text == "true"
         case "NextContinuationToken": page.nextToken = text
         default: break
@@ -321,8 +344,10 @@ final class ErrorParser: NSObject, XMLParserDelegate {
         return (code, delegate.message)
     }
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         text = ""
         if name == "Error" { sawError = true }
     }

@@ -17,7 +17,8 @@ public struct QueuePlan: Codable, Sendable, Equatable {
         let ordered = tests.sorted { (estimates[$0] ?? 0, $1) > (estimates[$1] ?? 0, $0) }
         var remaining = ordered.reduce(0) { $0 + (estimates[$1] ?? 0) }
         var batches: [Batch] = []
-        var current: [TestID] = [], seconds = 0.0
+        var current: [TestID] = []
+        var seconds = 0.0
         var target = max(minimumSeconds, remaining / Double(2 * max(1, nodes)))
         func close() {
             batches.append(Batch(index: batches.count, tests: current, expectedSeconds: seconds))

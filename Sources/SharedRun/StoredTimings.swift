@@ -35,7 +35,8 @@ public struct StoredTimings: Sendable {
             var timings = current?.timings ?? Timings()
             update(&timings)
             do {
-                try await store.put(try timings.encoded(), to: key, condition: current.map { .ifMatch(etag: $0.etag) } ?? .ifAbsent)
+                try await store.put(
+                    try timings.encoded(), to: key, condition: current.map { .ifMatch(etag: $0.etag) } ?? .ifAbsent)
                 return .checked
             } catch StoreError.conditionalWritesUnsupported {
                 try await store.put(try timings.encoded(), to: key, condition: .always)

@@ -26,7 +26,7 @@ public struct WorkQueue: Sendable {
         self.store = store
         self.run = run
         self.node = node
-        folder = try SharedPlace.runFolder(prefix: prefix, run: run)
+        folder = try SharedFolder.runFolder(prefix: prefix, run: run)
     }
 
     /// The run's folder, for messages and the dry run.
@@ -108,7 +108,9 @@ public struct WorkQueue: Sendable {
         let claims = try await claimObjects()
         for index in rerunning.sorted() {
             rerunning.remove(index)
-            if let taken = try await take(plan.batches[index], replacing: claims[index]?.etag, from: nil) { return taken }
+            if let taken = try await take(plan.batches[index], replacing: claims[index]?.etag, from: nil) {
+                return taken
+            }
         }
         for batch in plan.batches where claims[batch.index] == nil {
             if let taken = try await take(batch, replacing: nil, from: nil) { return taken }
@@ -116,7 +118,8 @@ public struct WorkQueue: Sendable {
         let finished = try await finishedBatches()
         for batch in plan.batches where !finished.contains(batch.index) {
             guard let object = claims[batch.index], let (claim, etag) = try await read(object),
-                  claim.node != node.description, claim.claimedAt + claim.leaseSeconds + clockSkew < now() else { continue }
+                claim.node != node.description, claim.claimedAt + claim.leaseSeconds + clockSkew < now()
+            else { continue }
             if let taken = try await take(batch, replacing: etag, from: claim.node) { return taken }
         }
         return nil
@@ -137,15 +140,18 @@ public struct WorkQueue: Sendable {
     }
 
     /// The claim, when this node now holds it (nil when another node was first).
-    private func take(_ batch: QueuePlan.Batch, replacing etag: String?, from previous: String?) async throws -> Claimed? {
+    private func take(_ batch: QueuePlan.Batch, replacing etag: String?, from previous: String?) async throws
+        -> Claimed?
+    {
         let lease = batch.expectedSeconds * 3 + leaseMargin
         let claim = Claim(node: node.description, claimedAt: now(), leaseSeconds: lease)
         do {
-            let written = try await store.put(try QueuePlan.encoder.encode(claim), to: try key("claims/\(Self.name(batch.index))"),
-                                              condition: etag.map { .ifMatch(etag: $0) } ?? .ifAbsent)
+            let written = try await store.put(
+                try QueuePlan.encoder.encode(claim), to: try key("claims/\(Self.name(batch.index))"),
+                condition: etag.map { .ifMatch(etag: $0) } ?? .ifAbsent)
             return Claimed(batch: batch, takenOverFrom: previous, etag: written, leaseSeconds: lease)
         } catch StoreError.preconditionFailed {
-            return nil   // another node was first
+            return nil  // another node was first
         }
     }
 
@@ -169,7 +175,9 @@ public struct WorkQueue: Sendable {
     private func read(_ object: ObjectInfo) async throws -> (claim: Claim, etag: String)? {
         if let claim = await seen.claim(etag: object.etag) { return (claim, object.etag) }
         guard let (data, etag) = try await store.get(object.key) else { return nil }
-        let claim = (try? JSONDecoder().decode(Claim.self, from: data)) ?? Claim(node: Self.unreadable, claimedAt: 0, leaseSeconds: 0)
+        let claim =
+            (try? JSONDecoder().decode(Claim.self, from: data))
+            ?? Claim(node: Self.unreadable, claimedAt: 0, leaseSeconds: 0)
         await seen.remember(claim, etag: etag)
         return (claim, etag)
     }
@@ -177,19 +185,23 @@ public struct WorkQueue: Sendable {
     // MARK: Results
 
     /// Stores a batch's report, replacing an earlier attempt's.
-    public func record(_ report: TestReport, of batch: QueuePlan.Batch) async throws {
-        try await store.put(try QueuePlan.encoder.encode(report), to: try key("results/\(Self.name(batch.index))"), condition: .always)
+    public func submit(_ report: TestReport, of batch: QueuePlan.Batch) async throws {
+        try await store.put(
+            try QueuePlan.encoder.encode(report), to: try key("results/\(Self.name(batch.index))"), condition: .always)
     }
 
     /// Every stored batch report, by batch.
     public func results() async throws -> [Int: TestReport] {
         var reports: [Int: TestReport] = [:]
         for object in try await store.list(under: try key("results")) {
-            guard let index = Self.index(of: object.key), let (data, _) = try await store.get(object.key) else { continue }
+            guard let index = Self.index(of: object.key), let (data, _) = try await store.get(object.key) else {
+                continue
+            }
             do {
                 reports[index] = try JSONDecoder().decode(TestReport.self, from: data)
             } catch {
-                throw QueueError.unreadable(object: "\(store.name)/\(object.key.rawValue)", reason: "not a batch report")
+                throw QueueError.unreadable(
+                    object: "\(store.name)/\(object.key.rawValue)", reason: "not a batch report")
             }
         }
         return reports
@@ -201,15 +213,18 @@ public struct WorkQueue: Sendable {
     public func report() async throws -> TestReport {
         let plan = try await storedPlan()
         let results = try await results()
-        var report = TestReport(merging: results.keys.sorted().map { results[$0]! }, suite: plan.batches.flatMap(\.tests),
-                                flakyFails: results.values.first?.flakyFails ?? true)
+        var report = TestReport(
+            merging: results.keys.sorted().map { results[$0]! }, suite: plan.batches.flatMap(\.tests),
+            flakyFails: results.values.first?.flakyFails ?? true)
         let claims = try await claimObjects()
         for batch in plan.batches where results[batch.index] == nil {
             var why = "never claimed"
             if let object = claims[batch.index], let (claim, _) = try await read(object) {
                 why = "claimed by node \(claim.node), which did not finish it"
             }
-            for test in batch.tests { report.explain(test.name, "no node reported it: batch \(batch.index + 1) was \(why)") }
+            for test in batch.tests {
+                report.explain(test.name, "no node reported it: batch \(batch.index + 1) was \(why)")
+            }
         }
         return report
     }
@@ -231,7 +246,9 @@ public struct WorkQueue: Sendable {
 
     private func key(_ path: String) throws(StoreError) -> ObjectKey { try ObjectKey(folder.rawValue + "/" + path) }
 
-    static func name(_ index: Int) -> String { "batch-\(String(repeating: "0", count: max(0, 4 - String(index).count)))\(index).json" }
+    static func name(_ index: Int) -> String {
+        "batch-\(String(repeating: "0", count: max(0, 4 - String(index).count)))\(index).json"
+    }
 
     static func index(of key: ObjectKey) -> Int? {
         let name = key.lastSegment

@@ -20,7 +20,8 @@ public struct ReferenceInventory: Sendable, Equatable {
     public static func scan(_ root: URL) -> ReferenceInventory {
         var files: [String: Stamp] = [:]
         for folder in snapshotFolders(below: root) {
-            let walker = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+            let walker = FileManager.default.enumerator(
+                at: folder, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
             while let url = walker?.nextObject() as? URL {
                 var info = stat()
                 guard lstat(url.path, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
@@ -36,8 +37,9 @@ public struct ReferenceInventory: Sendable, Equatable {
     /// Every `__Snapshots__` folder below `root`, not descending into them, hidden folders or `.build`.
     public static func snapshotFolders(below root: URL) -> [URL] {
         var folders: [URL] = []
-        let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isDirectoryKey],
-                                                    options: [.skipsHiddenFiles])
+        let walker = FileManager.default.enumerator(
+            at: root, includingPropertiesForKeys: [.isDirectoryKey],
+            options: [.skipsHiddenFiles])
         while let url = walker?.nextObject() as? URL {
             guard (try? url.resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true else { continue }
             switch url.lastPathComponent {

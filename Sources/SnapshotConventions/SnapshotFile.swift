@@ -59,5 +59,9 @@ public struct SnapshotFile: Sendable, Hashable, Comparable, CustomStringConverti
 }
 
 extension Character {
-    fileprivate var isMark: Bool { unicodeScalars.allSatisfy { $0.properties.generalCategory == .nonspacingMark || $0.properties.generalCategory == .spacingMark } }
+    fileprivate var isMark: Bool {
+        unicodeScalars.allSatisfy {
+            $0.properties.generalCategory == .nonspacingMark || $0.properties.generalCategory == .spacingMark
+        }
+    }
 }

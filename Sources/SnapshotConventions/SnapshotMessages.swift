@@ -14,8 +14,10 @@ public enum SnapshotMessages {
     /// Every snapshot failure the text reports, in order.
     public static func kinds(in text: String) -> [Kind] {
         var kinds: [(String.Index, Kind)] = []
-        for (phrase, kind) in [("does not match reference", Kind.mismatch), ("No reference was found on disk", .missingReference),
-                               ("Record mode is on", .recorded)] {
+        for (phrase, kind) in [
+            ("does not match reference", Kind.mismatch), ("No reference was found on disk", .missingReference),
+            ("Record mode is on", .recorded),
+        ] {
             var start = text.startIndex
             while let range = text.range(of: phrase, range: start..<text.endIndex) {
                 kinds.append((range.lowerBound, kind))

@@ -21,8 +21,10 @@ public enum SnapshotSwitches {
     /// The variables a test run sets for its test processes: the artifacts folder always; in CI,
     /// `SNAPSHOT_TESTING_RECORD=never` unless the user chose a mode, so a missing reference fails
     /// the test instead of being recorded (and a retry cannot pass on what the first attempt wrote).
-    public static func environment(inherited: [String: String], artifacts: URL,
-                                   record: RecordMode? = nil) -> [String: String] {
+    public static func environment(
+        inherited: [String: String], artifacts: URL,
+        record: RecordMode? = nil
+    ) -> [String: String] {
         var result = [Self.artifacts: artifacts.path]
         if let record {
             result[Self.record] = record.rawValue

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// How a child process ended.
@@ -48,7 +49,9 @@ public final class ChildProcess: Sendable {
     }
 
     /// Starts `arguments[0]` (looked up in PATH when it has no slash).
-    public static func start(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError) -> ChildProcess {
+    public static func start(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError)
+        -> ChildProcess
+    {
         precondition(!arguments.isEmpty, "a command needs a program")
         let launch = Launch(arguments: arguments, environment: environment, log: log)
         return ChildProcess(pid: try await ProcessGroups.shared.spawn(launch))
@@ -121,34 +124,39 @@ fileprivate struct Launch {
     func spawn() throws(TestRunError) -> pid_t {
         let descriptor = open(log.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
-            throw .cannotStart(command: arguments[0], reason: "cannot write \(log.path): \(String(cString: strerror(errno)))")
+            throw .cannotStart(
+                command: arguments[0], reason: "cannot write \(log.path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
 
         #if canImport(Darwin)
-        var actions: posix_spawn_file_actions_t? = nil
-        var attributes: posix_spawnattr_t? = nil
+            var actions: posix_spawn_file_actions_t? = nil
+            var attributes: posix_spawnattr_t? = nil
         #else
-        var actions = posix_spawn_file_actions_t()
-        var attributes = posix_spawnattr_t()
+            var actions = posix_spawn_file_actions_t()
+            var attributes = posix_spawnattr_t()
         #endif
-        posix_spawn_file_actions_init(&actions)
+        try check(posix_spawn_file_actions_init(&actions), "posix_spawn_file_actions_init")
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, descriptor, 1)
-        posix_spawn_file_actions_adddup2(&actions, descriptor, 2)
+        try check(
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "posix_spawn_file_actions_addopen")
+        try check(posix_spawn_file_actions_adddup2(&actions, descriptor, 1), "posix_spawn_file_actions_adddup2")
+        try check(posix_spawn_file_actions_adddup2(&actions, descriptor, 2), "posix_spawn_file_actions_adddup2")
 
-        posix_spawnattr_init(&attributes)
+        try check(posix_spawnattr_init(&attributes), "posix_spawnattr_init")
         defer { posix_spawnattr_destroy(&attributes) }
         var defaults = sigset_t()
         sigemptyset(&defaults)
         for signal in [SIGINT, SIGTERM, SIGPIPE, SIGHUP] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        try check(posix_spawnattr_setsigdefault(&attributes, &defaults), "posix_spawnattr_setsigdefault")
         var noMask = sigset_t()
         sigemptyset(&noMask)
-        posix_spawnattr_setsigmask(&attributes, &noMask)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        try check(posix_spawnattr_setsigmask(&attributes, &noMask), "posix_spawnattr_setsigmask")
+        try check(posix_spawnattr_setpgroup(&attributes, 0), "posix_spawnattr_setpgroup")
+        try check(
+            posix_spawnattr_setflags(
+                &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)),
+            "posix_spawnattr_setflags")
 
         let program = arguments[0].contains("/") ? arguments[0] : Launch.lookUp(arguments[0], in: environment["PATH"])
         let argv = arguments.map { strdup($0) } + [nil]
@@ -158,11 +166,17 @@ fileprivate struct Launch {
             envp.forEach { free($0) }
         }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-        guard result == 0 else {
-            throw .cannotStart(command: arguments[0], reason: String(cString: strerror(result)))
-        }
+        try check(posix_spawn(&pid, program, &actions, &attributes, argv, envp), nil)
         return pid
+    }
+
+    /// The one checker of the spawn calls, which return an error number: `call` names a set-up
+    /// call that failed (nil for the spawn itself, whose error says enough).
+    private func check(_ result: Int32, _ call: String?) throws(TestRunError) {
+        guard result == 0 else {
+            let reason = String(cString: strerror(result))
+            throw .cannotStart(command: arguments[0], reason: call.map { "\($0): \(reason)" } ?? reason)
+        }
     }
 
     static func lookUp(_ program: String, in path: String?) -> String {

@@ -15,11 +15,15 @@ public enum GitHubReport {
             }
             let title = "\(record.name) \(record.status.rawValue)" + (record.quarantine == nil ? "" : " (quarantined)")
             var properties = ["title=\(escapeProperty(title))"]
-            if let (file, line) = location(in: [record.message, record.output].compactMap { $0 }.joined(separator: "\n")) {
-                let relative = workspace.flatMap { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : nil } ?? file
+            if let (file, line) = location(
+                in: [record.message, record.output].compactMap { $0 }.joined(separator: "\n"))
+            {
+                let relative =
+                    workspace.flatMap { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : nil } ?? file
                 properties.insert(contentsOf: ["file=\(escapeProperty(relative))", "line=\(line)"], at: 0)
             }
-            let message = (record.quarantine.map { "\($0.description)\n" } ?? "") + (record.message ?? record.status.rawValue)
+            let message =
+                (record.quarantine.map { "\($0.description)\n" } ?? "") + (record.message ?? record.status.rawValue)
             return "::\(level) \(properties.joined(separator: ","))::\(escapeData(message))"
         }
     }
@@ -27,18 +31,22 @@ public enum GitHubReport {
     /// A Markdown table of the run, and the tests that did not pass.
     public static func summary(_ report: TestReport, title: String) -> String {
         let s = report.summary
-        var lines = ["### \(report.passed ? "✅" : "❌") \(title)", "",
-                     "| passed | failed | skipped | flaky | timed out | crashed | quarantined | time |",
-                     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-                     "| \(s.passed) | \(s.failed) | \(s.skipped) | \(s.flaky) | \(s.timedOut) | \(s.crashed) | \(s.quarantined) | "
-                        + String(format: "%.1f s", s.seconds) + " |"]
+        var lines = [
+            "### \(report.passed ? "✅" : "❌") \(title)", "",
+            "| passed | failed | skipped | flaky | timed out | crashed | quarantined | time |",
+            "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            "| \(s.passed) | \(s.failed) | \(s.skipped) | \(s.flaky) | \(s.timedOut) | \(s.crashed) | \(s.quarantined) | "
+                + String(format: "%.1f s", s.seconds) + " |",
+        ]
         let notPassed = report.tests.filter { $0.status != .passed && $0.status != .skipped }
         if !notPassed.isEmpty {
             lines += ["", "| test | status | message |", "| --- | --- | --- |"]
             for record in notPassed {
                 let message = (record.message ?? "").replacingOccurrences(of: "|", with: "\\|")
                     .replacingOccurrences(of: "\n", with: " ")
-                let status = record.status.rawValue + (record.quarantine.map { ", quarantined (\($0.owner), until \($0.expires))" } ?? "")
+                let status =
+                    record.status.rawValue
+                    + (record.quarantine.map { ", quarantined (\($0.owner), until \($0.expires))" } ?? "")
                 lines.append("| `\(record.name)` | \(status) | \(message.prefix(300)) |")
             }
         }

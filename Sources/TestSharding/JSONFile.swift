@@ -17,7 +17,8 @@ enum JSONFile {
     /// Writes a file whole (its folder made first), through a temporary file, so a reader never sees half of it.
     static func write(_ data: Data, to url: URL) throws(TestRunError) {
         do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: url, options: .atomic)
         } catch {
             throw .cannotWrite(path: url.path, reason: error.localizedDescription)
@@ -29,7 +30,7 @@ enum JSONFile {
     static func reason(_ error: Error, format: String) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context),
-             DecodingError.valueNotFound(_, let context), DecodingError.keyNotFound(_, let context):
+            DecodingError.valueNotFound(_, let context), DecodingError.keyNotFound(_, let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? "not JSON of the \(format) format" : "\(path): \(context.debugDescription)"
         default:

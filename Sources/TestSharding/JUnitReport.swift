@@ -22,14 +22,16 @@ public enum JUnitReport {
     public static func xml(_ report: TestReport, flakyFails: Bool) -> String {
         let suites = Dictionary(grouping: report.tests, by: \.suite).sorted { $0.key < $1.key }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"pipeline\" tests=\"\(report.summary.total)\" failures=\"\(count(report.tests, [.failed]))\" "
+        xml +=
+            "<testsuites name=\"pipeline\" tests=\"\(report.summary.total)\" failures=\"\(count(report.tests, [.failed]))\" "
             + "errors=\"\(count(report.tests, [.timedOut, .crashed, .missing]))\" skipped=\"\(count(report.tests, [.skipped]))\" "
             + "time=\"\(time(report.summary.seconds))\">\n"
-        for (suite, records) in suites {
-            xml += "  <testsuite name=\"\(escape(suite))\" tests=\"\(records.count)\" failures=\"\(count(records, [.failed]))\" "
-                + "errors=\"\(count(records, [.timedOut, .crashed, .missing]))\" skipped=\"\(count(records, [.skipped]))\" "
-                + "time=\"\(time(records.reduce(0) { $0 + $1.seconds }))\">\n"
-            for record in records {
+        for (suite, results) in suites {
+            xml +=
+                "  <testsuite name=\"\(escape(suite))\" tests=\"\(results.count)\" failures=\"\(count(results, [.failed]))\" "
+                + "errors=\"\(count(results, [.timedOut, .crashed, .missing]))\" skipped=\"\(count(results, [.skipped]))\" "
+                + "time=\"\(time(results.reduce(0) { $0 + $1.seconds }))\">\n"
+            for record in results {
                 xml += testcase(record, flakyFails: flakyFails)
             }
             xml += "  </testsuite>\n"
@@ -37,13 +39,15 @@ public enum JUnitReport {
         return xml + "</testsuites>\n"
     }
 
-    private static func testcase(_ record: TestReport.Record, flakyFails: Bool) -> String {
-        let open = "    <testcase classname=\"\(escape(record.suite))\" name=\"\(escape(record.test))\" time=\"\(time(record.seconds))\""
+    private static func testcase(_ record: TestReport.TestResult, flakyFails: Bool) -> String {
+        let open =
+            "    <testcase classname=\"\(escape(record.suite))\" name=\"\(escape(record.test))\" time=\"\(time(record.seconds))\""
         let message = escape(record.message ?? record.status.rawValue)
         let output = escape(record.output ?? "")
         let body: String
         if let quarantine = record.quarantine {
-            return open + ">\n      <properties><property name=\"quarantined\" value=\"\(escape(quarantine.description))\"/>"
+            return open
+                + ">\n      <properties><property name=\"quarantined\" value=\"\(escape(quarantine.description))\"/>"
                 + "<property name=\"status\" value=\"\(record.status.rawValue)\"/></properties>\n"
                 + "      <skipped message=\"\(escape("quarantined, \(record.status.rawValue): ") + message)\"/>\n"
                 + "      <system-out>\(output)</system-out>\n    </testcase>\n"
@@ -58,18 +62,21 @@ public enum JUnitReport {
         case .timedOut, .crashed, .missing:
             body = "      <error message=\"\(message)\" type=\"\(record.status.rawValue)\">\(output)</error>\n"
         case .flaky:
-            let properties = "      <properties><property name=\"flaky\" value=\"true\"/>"
+            let properties =
+                "      <properties><property name=\"flaky\" value=\"true\"/>"
                 + "<property name=\"attempts\" value=\"\(record.attempts)\"/></properties>\n"
-            body = properties + (flakyFails
-                ? "      <failure message=\"flaky: passed on attempt \(record.attempts) after failing: \(message)\" type=\"flaky\">\(output)</failure>\n"
-                : "      <flakyFailure message=\"\(message)\" type=\"flaky\"><system-out>\(output)</system-out></flakyFailure>\n")
+            body =
+                properties
+                + (flakyFails
+                    ? "      <failure message=\"flaky: passed on attempt \(record.attempts) after failing: \(message)\" type=\"flaky\">\(output)</failure>\n"
+                    : "      <flakyFailure message=\"\(message)\" type=\"flaky\"><system-out>\(output)</system-out></flakyFailure>\n")
         }
         return open + ">\n" + body + "    </testcase>\n"
     }
 
-    /// How many records have one of `statuses`; a quarantined test counts as skipped.
-    private static func count(_ records: [TestReport.Record], _ statuses: Set<TestStatus>) -> Int {
-        records.filter { statuses.contains($0.quarantine == nil ? $0.status : .skipped) }.count
+    /// How many results have one of `statuses`; a quarantined test counts as skipped.
+    private static func count(_ results: [TestReport.TestResult], _ statuses: Set<TestStatus>) -> Int {
+        results.filter { statuses.contains($0.quarantine == nil ? $0.status : .skipped) }.count
     }
 
     private static func time(_ seconds: Double) -> String { String(format: "%.3f", seconds) }

@@ -27,12 +27,14 @@ public struct PackageGraph: Sendable, Decodable {
     /// Asks SwiftPM (no build is needed).
     public static func describe(package: URL, scratch: URL) async throws(TestRunError) -> PackageGraph {
         let log = scratch.appendingPathComponent("describe.log")
-        let result = try await Command.run(["swift", "package", "--package-path", package.path, "describe", "--type", "json"],
-                                           environment: ProcessInfo.processInfo.environment, log: log)
+        let result = try await Command.run(
+            ["swift", "package", "--package-path", package.path, "describe", "--type", "json"],
+            environment: ProcessInfo.processInfo.environment, log: log)
         // Warnings may come before the JSON in the same log: it starts at the first line that is "{".
         let start = result.output.hasPrefix("{") ? result.output.startIndex : result.output.range(of: "\n{")?.lowerBound
         guard result.termination == .exited(0), let start,
-              let graph = try? JSONDecoder().decode(PackageGraph.self, from: Data(result.output[start...].utf8)) else {
+            let graph = try? JSONDecoder().decode(PackageGraph.self, from: Data(result.output[start...].utf8))
+        else {
             throw .listingFailed(command: "swift package describe --type json", output: result.output)
         }
         return graph
@@ -49,13 +51,18 @@ public struct PackageGraph: Sendable, Decodable {
     /// The test targets that are, or depend directly or transitively on, a target holding one of
     /// `paths` (relative to the package).
     public func affected(by paths: [String]) -> Selection {
-        var changed: [String: String] = [:]   // target name → the first changed file in it
+        var changed: [String: String] = [:]  // target name → the first changed file in it
         for path in paths.sorted() {
             let file = (path as NSString).lastPathComponent
-            if file == "Package.swift" || file == "Package.resolved" || (file.hasPrefix("Package@swift-") && file.hasSuffix(".swift")) {
+            if file == "Package.swift" || file == "Package.resolved"
+                || (file.hasPrefix("Package@swift-") && file.hasSuffix(".swift"))
+            {
                 if !path.contains("/") { return .everything(reason: "\(path) changed") }
             }
-            guard let target = targets.filter({ path.hasPrefix($0.path + "/") }).max(by: { $0.path.count < $1.path.count }) else {
+            guard
+                let target = targets.filter({ path.hasPrefix($0.path + "/") }).max(by: { $0.path.count < $1.path.count }
+                )
+            else {
                 return .everything(reason: "\(path) is outside every target")
             }
             changed[target.name] = changed[target.name] ?? path
@@ -65,7 +72,8 @@ public struct PackageGraph: Sendable, Decodable {
             if let file = changed[test.name] {
                 selected[test.c99name] = "it changed (\(file))"
             } else if let (target, chain) = dependencyPath(from: test.name, toAnyOf: Set(changed.keys)) {
-                selected[test.c99name] = "it depends on \(chain.joined(separator: " → ")), which changed (\(changed[target]!))"
+                selected[test.c99name] =
+                    "it depends on \(chain.joined(separator: " → ")), which changed (\(changed[target]!))"
             }
         }
         return .targets(selected)
@@ -102,7 +110,9 @@ public struct AffectedTests: Sendable {
     public let reasons: [String]
 
     /// `changedPaths` are relative to `repository` (the work tree); the package may be in a subfolder.
-    public static func select(package: URL, repository: String, changedPaths: [String]) async throws(TestRunError) -> AffectedTests {
+    public static func select(package: URL, repository: String, changedPaths: [String]) async throws(TestRunError)
+        -> AffectedTests
+    {
         let prefix = String(package.standardizedFileURL.path.dropFirst(repository.count))
             .trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let inPackage = changedPaths.compactMap { path -> String? in
@@ -110,17 +120,21 @@ public struct AffectedTests: Sendable {
             return path.hasPrefix(prefix + "/") ? String(path.dropFirst(prefix.count + 1)) : nil
         }
         guard !inPackage.isEmpty else {
-            return AffectedTests(filters: [], reasons: ["affected: nothing in \(prefix.isEmpty ? "the package" : prefix) changed"])
+            return AffectedTests(
+                filters: [], reasons: ["affected: nothing in \(prefix.isEmpty ? "the package" : prefix) changed"])
         }
         // SwiftPM's log goes to a temporary folder: a dry run writes nothing in the package.
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-describe-\(UUID().uuidString)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-describe-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         switch try await PackageGraph.describe(package: package, scratch: scratch).affected(by: inPackage) {
         case .everything(let reason):
             return AffectedTests(filters: nil, reasons: ["affected: every test target, since \(reason)"])
         case .targets(let targets):
-            let reasons = targets.isEmpty ? ["affected: no test target depends on what changed"]
+            let reasons =
+                targets.isEmpty
+                ? ["affected: no test target depends on what changed"]
                 : targets.sorted { $0.key < $1.key }.map { "affected: \($0.key), because \($0.value)" }
             return AffectedTests(filters: PackageGraph.filters(for: Array(targets.keys)), reasons: reasons)
         }

@@ -13,7 +13,7 @@ public struct RepeatReport: Codable, Sendable {
         public var log: String?
     }
 
-    public struct Record: Codable, Sendable, Equatable {
+    public struct TestResult: Codable, Sendable, Equatable {
         public var name: String
         /// Runs that reached the test (fewer than asked when `--until-failure` stopped early).
         public var runs: Int
@@ -41,11 +41,13 @@ public struct RepeatReport: Codable, Sendable {
     /// The per-test time limit, in seconds: a hang shows as timed out after it.
     public var timeoutSeconds: Double
     /// Every selected test, the most often failing first.
-    public var tests: [Record]
+    public var tests: [TestResult]
 
     /// Folds the attempts of runs `1...completed` (an attempt's number is its run).
-    public init(tests: [TestID], attempts: [TestAttempt], requested: Int, completed: Int, stoppedEarly: Bool,
-                seconds: Double, timeout: Duration) {
+    public init(
+        tests: [TestID], attempts: [TestAttempt], requested: Int, completed: Int, stoppedEarly: Bool,
+        seconds: Double, timeout: Duration
+    ) {
         let byTest = Dictionary(grouping: attempts.filter { $0.attempt <= completed }, by: \.test)
         self.requested = requested
         self.completed = completed
@@ -54,7 +56,7 @@ public struct RepeatReport: Codable, Sendable {
         timeoutSeconds = timeout.seconds
         self.tests = tests.map { test in
             let tries = (byTest[test] ?? []).sorted { $0.attempt < $1.attempt }
-            var record = Record(name: test.name, runs: completed)
+            var record = TestResult(name: test.name, runs: completed)
             for attempt in tries {
                 switch attempt.status {
                 case .passed, .flaky: record.passed += 1
@@ -74,11 +76,13 @@ public struct RepeatReport: Codable, Sendable {
             let failure = tries.first { $0.status.isFailure || $0.status == .missing }
             let unreported = completed == 0 ? nil : (1...completed).first { !reported.contains($0) }
             if let failure, unreported.map({ failure.attempt < $0 }) ?? true {
-                record.firstFailure = Failure(run: failure.attempt, status: failure.status, message: failure.message,
-                                              output: failure.output, log: failure.log)
+                record.firstFailure = Failure(
+                    run: failure.attempt, status: failure.status, message: failure.message,
+                    output: failure.output, log: failure.log)
             } else if let unreported {
-                record.firstFailure = Failure(run: unreported, status: .missing,
-                                              message: "never reported: its process ended before it", output: nil, log: nil)
+                record.firstFailure = Failure(
+                    run: unreported, status: .missing,
+                    message: "never reported: its process ended before it", output: nil, log: nil)
             }
             return record
         }.sorted { ($1.failureRate, $0.name) < ($0.failureRate, $1.name) }
@@ -92,18 +96,23 @@ public struct RepeatReport: Codable, Sendable {
         var lines: [String] = []
         for record in tests {
             let failing = record.failed + record.timedOut + record.crashed + record.missing
-            let kinds = [(record.timedOut, "timed out after \(timeoutSeconds.formatted(places: 0)) s"),
-                         (record.crashed, "crashed"), (record.missing, "missing")]
-                .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
-            lines.append(String(format: "%5.1f%%", record.failureRate * 100) + "  \(failing)/\(record.runs)  \(record.name)"
-                         + (kinds.isEmpty ? "" : " (\(kinds.joined(separator: ", ")))")
-                         + "  mean \(record.meanSeconds.formatted(places: 2)) s, max \(record.maxSeconds.formatted(places: 2)) s")
+            let kinds = [
+                (record.timedOut, "timed out after \(timeoutSeconds.formatted(places: 0)) s"),
+                (record.crashed, "crashed"), (record.missing, "missing"),
+            ]
+            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+            lines.append(
+                String(format: "%5.1f%%", record.failureRate * 100) + "  \(failing)/\(record.runs)  \(record.name)"
+                    + (kinds.isEmpty ? "" : " (\(kinds.joined(separator: ", ")))")
+                    + "  mean \(record.meanSeconds.formatted(places: 2)) s, max \(record.maxSeconds.formatted(places: 2)) s"
+            )
         }
         for record in tests {
             guard let first = record.firstFailure else { continue }
             lines.append("")
-            lines.append("first failure of \(record.name): run \(first.run), \(first.status.rawValue)"
-                         + (first.log.map { " (log \($0))" } ?? ""))
+            lines.append(
+                "first failure of \(record.name): run \(first.run), \(first.status.rawValue)"
+                    + (first.log.map { " (log \($0))" } ?? ""))
             lines += (first.message ?? "").split(separator: "\n").map { "    \($0)" }
             let output = (first.output ?? "").split(separator: "\n", omittingEmptySubsequences: false)
             if output.count > 1 || output.first?.isEmpty == false {
@@ -113,10 +122,11 @@ public struct RepeatReport: Codable, Sendable {
         }
         let flaky = tests.filter { $0.firstFailure != nil }.count
         lines.append("")
-        lines.append("\(tests.count) test\(tests.count == 1 ? "" : "s") run \(completed) time\(completed == 1 ? "" : "s")"
-                     + (stoppedEarly ? " (stopped at the first failing run of \(requested))" : "")
-                     + " in \(seconds.formatted(places: 1)) s: "
-                     + (flaky == 0 ? "no failure" : "\(flaky) failed at least once"))
+        lines.append(
+            "\(tests.count) test\(tests.count == 1 ? "" : "s") run \(completed) time\(completed == 1 ? "" : "s")"
+                + (stoppedEarly ? " (stopped at the first failing run of \(requested))" : "")
+                + " in \(seconds.formatted(places: 1)) s: "
+                + (flaky == 0 ? "no failure" : "\(flaky) failed at least once"))
         return lines.joined(separator: "\n")
     }
 }

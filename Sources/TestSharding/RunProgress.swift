@@ -23,8 +23,10 @@ public actor RunProgress {
     /// Tests whose failures do not fail the run: announced as quarantined.
     private let quarantined: Set<String>
 
-    public init(total: Int, shards: Int, expectedSeconds: Double, interactive: Bool, recording: Bool = false,
-                repeating: Bool = false, quarantined: Set<String> = [], write: @escaping @Sendable (String) -> Void) {
+    public init(
+        total: Int, shards: Int, expectedSeconds: Double, interactive: Bool, recording: Bool = false,
+        repeating: Bool = false, quarantined: Set<String> = [], write: @escaping @Sendable (String) -> Void
+    ) {
         self.recording = recording
         self.repeating = repeating
         self.quarantined = quarantined
@@ -42,13 +44,15 @@ public actor RunProgress {
     func shardFinished() { activeShards -= 1 }
 
     /// Counts a finished attempt; failures are announced at once.
-    func record(_ attempt: TestAttempt) {
+    func show(_ attempt: TestAttempt) {
         if repeating {
             done += 1
             if attempt.status.isFailure {
                 failures += 1
                 guard announced.insert(attempt.test).inserted else { return }
-                emit("✗ \(attempt.test.name) \(attempt.status.rawValue) (run \(attempt.attempt)): \(attempt.message ?? "")")
+                emit(
+                    "✗ \(attempt.test.name) \(attempt.status.rawValue) (run \(attempt.attempt)): \(attempt.message ?? "")"
+                )
             }
             return
         }
@@ -72,7 +76,8 @@ public actor RunProgress {
     /// The status line: shards running, tests done of total, failures, elapsed and expected time.
     public func showStatus() {
         let elapsed = (ContinuousClock.now - start).seconds
-        let line = "[\(activeShards)/\(shards) \(repeating ? "runs" : "shards") running] \(done)/\(total) tests done, \(failures) failed, "
+        let line =
+            "[\(activeShards)/\(shards) \(repeating ? "runs" : "shards") running] \(done)/\(total) tests done, \(failures) failed, "
             + "\(elapsed.formatted(places: 1)) s elapsed of ~\(expectedSeconds.formatted(places: 1)) s expected"
         if interactive {
             write("\r\u{1B}[2K" + line)
@@ -83,8 +88,10 @@ public actor RunProgress {
     }
 
     /// Runs `work` while showing the status line every `interval`, then clears it.
-    public nonisolated func showingStatus<Result: Sendable>(every interval: Duration,
-                                                            _ work: () async -> Result) async -> Result {
+    public nonisolated func showingStatus<Result: Sendable>(
+        every interval: Duration,
+        _ work: () async -> Result
+    ) async -> Result {
         let status = Task {
             while (try? await Task.sleep(for: interval)) != nil { await showStatus() }
         }

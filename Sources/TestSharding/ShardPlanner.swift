@@ -14,7 +14,8 @@ public struct Node: Hashable, Codable, Sendable, CustomStringConvertible {
     public init(parsing text: String) throws(TestRunError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]),
-              count >= 1, count <= 10_000, (1...count).contains(index) else { throw .invalidNode(text) }
+            count >= 1, count <= 10_000, (1...count).contains(index)
+        else { throw .invalidNode(text) }
         self.init(index: index, count: count)
     }
 
@@ -55,7 +56,8 @@ public struct ShardPlanner: Sendable {
         let overall = Self.median(known.map(\.1)) ?? Self.defaultEstimate
         let bySuite = Dictionary(grouping: known, by: \.0).mapValues { Self.median($0.map(\.1)) ?? overall }
         let overhead = timings.overheadPerTest?.seconds ?? 0
-        return Dictionary(uniqueKeysWithValues: tests.map { ($0, (timings[$0] ?? bySuite[$0.suite] ?? overall) + overhead) })
+        return Dictionary(
+            uniqueKeysWithValues: tests.map { ($0, (timings[$0] ?? bySuite[$0.suite] ?? overall) + overhead) })
     }
 
     /// This node's shards (at most `shards`, none empty), each listing its tests in name order.
@@ -75,7 +77,9 @@ public struct ShardPlanner: Sendable {
         }
         let bins = Self.balance(units(nodeTests, estimates: estimates, bins: shards), into: max(1, shards))
         return bins.filter { !$0.isEmpty }.enumerated().map { index, units in
-            Shard(index: index + 1, tests: units.flatMap(\.tests).sorted(), expectedSeconds: units.reduce(0) { $0 + $1.seconds })
+            Shard(
+                index: index + 1, tests: units.flatMap(\.tests).sorted(),
+                expectedSeconds: units.reduce(0) { $0 + $1.seconds })
         }
     }
 
@@ -96,7 +100,9 @@ public struct ShardPlanner: Sendable {
             if members.count > 1 && seconds <= smallSuite {
                 units.append(Unit(name: suite, tests: members, seconds: seconds))
             } else {
-                units += members.map { Unit(name: "\($0.framework.rawValue) \($0.name)", tests: [$0], seconds: estimates[$0]!) }
+                units += members.map {
+                    Unit(name: "\($0.framework.rawValue) \($0.name)", tests: [$0], seconds: estimates[$0]!)
+                }
             }
         }
         return units

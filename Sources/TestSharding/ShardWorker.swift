@@ -55,12 +55,13 @@ struct ShardWorker {
                 let chunk = Self.chunk(pending, framework: framework, limit: limits.selectorBytes)
                 state.processes += 1
                 let name = "\(label)-\(state.processes)"
-                let run = ProcessRun(product: product, framework: framework, tests: chunk, limits: limits,
-                                     log: logs.appendingPathComponent("\(name).log"),
-                                     eventStream: logs.appendingPathComponent("\(name).events.jsonl"),
-                                     attempt: attempt, shard: shard)
+                let run = TestProcess(
+                    product: product, framework: framework, tests: chunk, limits: limits,
+                    log: logs.appendingPathComponent("\(name).log"),
+                    eventStream: logs.appendingPathComponent("\(name).events.jsonl"),
+                    attempt: attempt, shard: shard)
                 let outcome = await run.run { attempt in
-                    if await !ProcessGroups.shared.isStopping { await progress.record(attempt) }
+                    if await !ProcessGroups.shared.isStopping { await progress.show(attempt) }
                 }
                 state.outcome.processSeconds += outcome.seconds
                 state.outcome.attempts += outcome.attempts
@@ -80,7 +81,8 @@ struct ShardWorker {
         var size = 0
         var count = 0
         for test in tests {
-            size += framework == .xctest ? test.name.utf8.count + 1 : SwiftTestingFilter.pattern(for: test).utf8.count + 10
+            size +=
+                framework == .xctest ? test.name.utf8.count + 1 : SwiftTestingFilter.pattern(for: test).utf8.count + 10
             if size > limit && count > 0 { break }
             count += 1
         }

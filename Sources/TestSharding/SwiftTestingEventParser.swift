@@ -27,8 +27,9 @@ struct SwiftTestingEventParser {
         while let newline = pending[lineStart...].firstIndex(of: 0x0A) {
             let line = Data(pending[lineStart..<newline])
             lineStart = newline + 1
-            guard let record = try? decoder.decode(Record.self, from: line), record.kind == "event",
-                  let event = record.payload, let id = event.testID else { continue }
+            guard let record = try? decoder.decode(EventLine.self, from: line), record.kind == "event",
+                let event = record.payload, let id = event.testID
+            else { continue }
             let name = Self.listedName(id)
             guard expected.contains(name), let test = tests[name] else { continue }
             switch event.kind {
@@ -41,12 +42,15 @@ struct SwiftTestingEventParser {
                 let location = event.issue?.sourceLocation.map { "\($0.fileID):\($0.line): " } ?? ""
                 issues[name, default: []].append(location + text)
             case "testSkipped":
-                events.append(.finished(test, status: .skipped, seconds: 0, message: event.messages?.first?.text, range: nil))
+                events.append(
+                    .finished(test, status: .skipped, seconds: 0, message: event.messages?.first?.text, range: nil))
             case "testEnded":
                 let seconds = max(0, (event.instant?.absolute ?? 0) - (started[name] ?? event.instant?.absolute ?? 0))
                 let failures = issues[name] ?? []
-                events.append(.finished(test, status: failures.isEmpty ? .passed : .failed, seconds: seconds,
-                                        message: failures.first, range: nil))
+                events.append(
+                    .finished(
+                        test, status: failures.isEmpty ? .passed : .failed, seconds: seconds,
+                        message: failures.first, range: nil))
             default:
                 continue
             }
@@ -63,7 +67,7 @@ struct SwiftTestingEventParser {
         return String(id[..<slash])
     }
 
-    private struct Record: Decodable {
+    private struct EventLine: Decodable {
         let kind: String
         let payload: Event?
     }

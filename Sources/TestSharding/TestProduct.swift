@@ -8,7 +8,9 @@ public struct BuildSettings: Sendable {
     public var extraArguments: [String]
     public var skipBuild: Bool
 
-    public init(packagePath: URL, configuration: String = "debug", extraArguments: [String] = [], skipBuild: Bool = false) {
+    public init(
+        packagePath: URL, configuration: String = "debug", extraArguments: [String] = [], skipBuild: Bool = false
+    ) {
         self.packagePath = packagePath
         self.configuration = configuration
         self.extraArguments = extraArguments
@@ -32,11 +34,13 @@ public struct TestProduct: Sendable {
         let environment = ProcessInfo.processInfo.environment
         let package = settings.packagePath.path
         // The SwiftPM plugin builds the debug tests of its package itself (a nested build would wait on its lock).
-        let prebuilt = environment["PIPELINE_PREBUILT_PACKAGE"] == settings.packagePath.standardizedFileURL.path
+        let prebuilt =
+            environment["PIPELINE_PREBUILT_PACKAGE"] == settings.packagePath.standardizedFileURL.path
             && settings.configuration == "debug" && settings.extraArguments.isEmpty
         if !settings.skipBuild && !prebuilt {
             let log = scratch.appendingPathComponent("build.log")
-            let result = try await Command.run(settings.buildArguments + ["--build-tests"], environment: environment, log: log)
+            let result = try await Command.run(
+                settings.buildArguments + ["--build-tests"], environment: environment, log: log)
             guard result.termination == .exited(0) else {
                 throw .buildFailed(package: package, errors: Self.buildErrors(in: result.output), log: log.path)
             }
@@ -46,12 +50,15 @@ public struct TestProduct: Sendable {
         // SwiftPM keeps `.build/<configuration>` pointing at the bin folder; asking `swift build
         // --show-bin-path` costs ≈0.3 s, so it is asked only when build arguments may move the folder.
         if settings.extraArguments.isEmpty,
-           let product = product(in: settings.packagePath.appendingPathComponent(".build/\(settings.configuration)")) {
+            let product = product(in: settings.packagePath.appendingPathComponent(".build/\(settings.configuration)"))
+        {
             return TestProduct(path: product, packagePath: settings.packagePath, environment: childEnvironment)
         }
         let log = scratch.appendingPathComponent("bin-path.log")
-        let result = try await Command.run(settings.buildArguments + ["--show-bin-path"], environment: environment, log: log)
-        guard result.termination == .exited(0), let binPath = result.output.split(separator: "\n").last.map(String.init) else {
+        let result = try await Command.run(
+            settings.buildArguments + ["--show-bin-path"], environment: environment, log: log)
+        guard result.termination == .exited(0), let binPath = result.output.split(separator: "\n").last.map(String.init)
+        else {
             throw .listingFailed(command: "swift build --show-bin-path", output: result.output)
         }
         guard let product = product(in: URL(fileURLWithPath: binPath)) else { throw .noTestProduct(binPath: binPath) }
@@ -64,7 +71,8 @@ public struct TestProduct: Sendable {
         var seen: Set<Substring> = []
         let lines = output.split(separator: "\n")
         let errors = lines.filter { line in
-            (line.hasPrefix("error:") || line.contains(": error:")) && !line.hasPrefix(" ") && seen.insert(line).inserted
+            (line.hasPrefix("error:") || line.contains(": error:")) && !line.hasPrefix(" ")
+                && seen.insert(line).inserted
         }
         return (errors.isEmpty ? Array(lines.suffix(10)) : errors).map(String.init)
     }
@@ -72,7 +80,9 @@ public struct TestProduct: Sendable {
     /// The `*PackageTests.xctest` in a bin folder, if there is one.
     private static func product(in bin: URL) -> URL? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: bin.path)) ?? []
-        return names.filter { $0.hasSuffix("PackageTests.xctest") }.sorted().first.map { bin.appendingPathComponent($0) }
+        return names.filter { $0.hasSuffix("PackageTests.xctest") }.sorted().first.map {
+            bin.appendingPathComponent($0)
+        }
     }
 
     /// The same product, its tests run with `extra` set over its environment.
@@ -83,24 +93,28 @@ public struct TestProduct: Sendable {
     /// Every test in the product, from the product's own listings (≈10 ms each, run at once).
     public func discover(scratch: URL) async throws(TestRunError) -> [TestID] {
         #if os(macOS)
-        // Xcode's xctest has no listing flag; SwiftPM's listing covers both libraries.
-        return try await list(["swift", "test", "list", "--skip-build", "--package-path", packagePath.path],
-                              framework: nil, log: scratch.appendingPathComponent("list.log"))
+            // Xcode's xctest has no listing flag; SwiftPM's listing covers both libraries.
+            return try await list(
+                ["swift", "test", "list", "--skip-build", "--package-path", packagePath.path],
+                framework: nil, log: scratch.appendingPathComponent("list.log"))
         #else
-        async let xctest = list([path.path, "--testing-library", "xctest", "--list-tests"], framework: .xctest,
-                                log: scratch.appendingPathComponent("list-xctest.log"))
-        async let swiftTesting = list([path.path, "--testing-library", "swift-testing", "--list-tests"],
-                                      framework: .swiftTesting, log: scratch.appendingPathComponent("list-swift-testing.log"))
-        do {
-            return try await xctest + swiftTesting
-        } catch {
-            // `async let` forgets the typed error; the listings throw nothing else.
-            throw (error as? TestRunError) ?? .listingFailed(command: path.path, output: "\(error)")
-        }
+            async let xctest = list(
+                [path.path, "--testing-library", "xctest", "--list-tests"], framework: .xctest,
+                log: scratch.appendingPathComponent("list-xctest.log"))
+            async let swiftTesting = list(
+                [path.path, "--testing-library", "swift-testing", "--list-tests"],
+                framework: .swiftTesting, log: scratch.appendingPathComponent("list-swift-testing.log"))
+            do {
+                return try await xctest + swiftTesting
+            } catch {
+                // `async let` forgets the typed error; the listings throw nothing else.
+                throw (error as? TestRunError) ?? .listingFailed(command: path.path, output: "\(error)")
+            }
         #endif
     }
 
-    private func list(_ arguments: [String], framework: TestFramework?, log: URL) async throws(TestRunError) -> [TestID] {
+    private func list(_ arguments: [String], framework: TestFramework?, log: URL) async throws(TestRunError) -> [TestID]
+    {
         let result = try await Command.run(arguments, environment: environment, log: log)
         // Swift Testing exits 69 (EX_UNAVAILABLE) when the product has none of its tests.
         if framework == .swiftTesting && result.termination == .exited(69) { return [] }
@@ -116,18 +130,20 @@ public struct TestProduct: Sendable {
         case .xctest:
             let selectors = tests.map(\.name).joined(separator: ",")
             #if os(macOS)
-            return ["/usr/bin/xcrun", "xctest", "-XCTest", selectors, path.path]
+                return ["/usr/bin/xcrun", "xctest", "-XCTest", selectors, path.path]
             #else
-            return [path.path, "--testing-library", "xctest", selectors]
+                return [path.path, "--testing-library", "xctest", selectors]
             #endif
         case .swiftTesting:
             #if os(macOS)
-            let launcher = ["/usr/bin/xcrun", "swiftpm-testing-helper", "--test-bundle-path", path.path]
+                let launcher = ["/usr/bin/xcrun", "swiftpm-testing-helper", "--test-bundle-path", path.path]
             #else
-            let launcher = [path.path]
+                let launcher = [path.path]
             #endif
-            return launcher + ["--testing-library", "swift-testing", "--no-parallel",
-                               "--event-stream-output-path", eventStream.path, "--event-stream-version", "0"]
+            return launcher + [
+                "--testing-library", "swift-testing", "--no-parallel",
+                "--event-stream-output-path", eventStream.path, "--event-stream-version", "0",
+            ]
                 + tests.flatMap { ["--filter", SwiftTestingFilter.pattern(for: $0)] }
         }
     }
@@ -170,7 +186,9 @@ struct Command {
     let termination: Termination
     let output: String
 
-    static func run(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError) -> Command {
+    static func run(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError)
+        -> Command
+    {
         try? FileManager.default.removeItem(at: log)
         let process = try await ChildProcess.start(arguments, environment: environment, log: log)
         let termination = await process.wait()

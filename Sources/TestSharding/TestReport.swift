@@ -26,7 +26,7 @@ public struct TestReport: Codable, Sendable {
         public var node = Node.whole
     }
 
-    public struct Record: Codable, Sendable, Equatable {
+    public struct TestResult: Codable, Sendable, Equatable {
         public var name: String
         public var framework: TestFramework
         public var suite: String
@@ -65,7 +65,7 @@ public struct TestReport: Codable, Sendable {
 
     public var version = 1
     public var summary: Summary
-    public var tests: [Record]
+    public var tests: [TestResult]
     /// Tests that ran more than once in one attempt, were reported without being asked for, or
     /// did something a check after the run caught (a reference written in CI by no known test).
     public var problems: [String]
@@ -81,9 +81,10 @@ public struct TestReport: Codable, Sendable {
     /// a test with no attempt at all is missing.
     public init(shards: [Shard], attempts: [TestAttempt], seconds: Double, node: Node, flakyFails: Bool) {
         let byTest = Dictionary(grouping: attempts, by: \.test)
-        var summary = Summary(seconds: seconds, expectedSeconds: shards.map(\.expectedSeconds).max() ?? 0,
-                              shards: shards.count, node: node)
-        var records: [Record] = []
+        var summary = Summary(
+            seconds: seconds, expectedSeconds: shards.map(\.expectedSeconds).max() ?? 0,
+            shards: shards.count, node: node)
+        var results: [TestResult] = []
         var problems: [String] = []
         let planned = shards.flatMap { shard in shard.tests.map { ($0, shard.index) } }
         for (test, shard) in planned.sorted(by: { $0.0 < $1.0 }) {
@@ -93,25 +94,31 @@ public struct TestReport: Codable, Sendable {
                 summary.duplicated += 1
                 problems.append("\(test.name) ran \(repeated.values.map(\.count).max()!) times in one attempt")
             }
-            let last = tries.last ?? TestAttempt(test: test, status: .missing, seconds: 0,
-                                                 message: "never reported by any test process")
-            let status: TestStatus = last.status == .passed && tries.contains { $0.status.isFailure } ? .flaky : last.status
+            let last =
+                tries.last
+                ?? TestAttempt(
+                    test: test, status: .missing, seconds: 0,
+                    message: "never reported by any test process")
+            let status: TestStatus =
+                last.status == .passed && tries.contains { $0.status.isFailure } ? .flaky : last.status
             let failure = tries.last { $0.status.isFailure || $0.status == .missing }
-            records.append(Record(name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
-                                  status: status, seconds: last.seconds, attempts: max(1, tries.count),
-                                  shard: last.shard ?? shard,
-                                  message: status == .passed || status == .skipped ? last.message : (failure ?? last).message,
-                                  output: status == .passed || status == .skipped ? nil : (failure ?? last).output,
-                                  log: (failure ?? last).log))
+            results.append(
+                TestResult(
+                    name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
+                    status: status, seconds: last.seconds, attempts: max(1, tries.count),
+                    shard: last.shard ?? shard,
+                    message: status == .passed || status == .skipped ? last.message : (failure ?? last).message,
+                    output: status == .passed || status == .skipped ? nil : (failure ?? last).output,
+                    log: (failure ?? last).log))
         }
         let plannedSet = Set(planned.map(\.0))
         for unexpected in Set(attempts.map(\.test)).subtracting(plannedSet).sorted() {
             problems.append("\(unexpected.name) ran without being asked for")
         }
-        let durations = records.map(\.seconds)
+        let durations = results.map(\.seconds)
         summary.idealSeconds = max(durations.max() ?? 0, durations.reduce(0, +) / Double(max(1, shards.count)))
         self.summary = summary
-        self.tests = records
+        self.tests = results
         self.problems = problems
         self.flakyFails = flakyFails
         self.passed = false
@@ -119,11 +126,11 @@ public struct TestReport: Codable, Sendable {
     }
 
     /// One report of many parts (the batches of a shared queue, run on several machines), checked
-    /// against the suite: a test with no record is missing, a test with two records is duplicated,
+    /// against the suite: a test with no record is missing, a test with two results is duplicated,
     /// a record for a test outside the suite is a problem.
     /// Each node runs its parts one after another, so the run took as long as its busiest node.
     public init(merging parts: [TestReport], suite: [TestID], flakyFails: Bool) {
-        var byName: [String: [Record]] = [:]
+        var byName: [String: [TestResult]] = [:]
         for part in parts { for record in part.tests { byName[record.name, default: []].append(record) } }
         let byNode = Dictionary(grouping: parts, by: \.summary.node)
         var summary = Summary()
@@ -131,26 +138,29 @@ public struct TestReport: Codable, Sendable {
         summary.expectedSeconds = byNode.values.map { $0.reduce(0) { $0 + $1.summary.expectedSeconds } }.max() ?? 0
         summary.shards = parts.map(\.summary.shards).max() ?? 0
         summary.node = byNode.count == 1 ? byNode.keys.first! : .whole
-        var records: [Record] = [], problems = parts.flatMap(\.problems)
+        var results: [TestResult] = []
+        var problems = parts.flatMap(\.problems)
         for test in suite.sorted() {
             guard let found = byName.removeValue(forKey: test.name) else {
-                records.append(Record(name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
-                                      status: .missing, seconds: 0, attempts: 1, shard: 0,
-                                      message: "no node reported it", output: nil, log: nil))
+                results.append(
+                    TestResult(
+                        name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
+                        status: .missing, seconds: 0, attempts: 1, shard: 0,
+                        message: "no node reported it", output: nil, log: nil))
                 continue
             }
             if found.count > 1 {
                 summary.duplicated += 1
                 problems.append("\(test.name) ran in \(found.count) batches")
             }
-            records.append(found.last!)
+            results.append(found.last!)
         }
         problems += byName.keys.sorted().map { "\($0) ran without being asked for" }
-        let durations = records.map(\.seconds)
+        let durations = results.map(\.seconds)
         let lanes = Double(max(1, (parts.map(\.summary.node.count).max() ?? 1) * summary.shards))
         summary.idealSeconds = max(durations.max() ?? 0, durations.reduce(0, +) / lanes)
         self.summary = summary
-        tests = records
+        tests = results
         self.problems = problems
         self.flakyFails = flakyFails
         retryNote = parts.compactMap(\.retryNote).first
@@ -164,8 +174,9 @@ public struct TestReport: Codable, Sendable {
         tests.filter { failsRun($0) }.map(\.name)
     }
 
-    private func failsRun(_ record: Record) -> Bool {
-        record.quarantine == nil && (record.status.isFailure || record.status == .missing || (record.status == .flaky && flakyFails))
+    private func failsRun(_ record: TestResult) -> Bool {
+        record.quarantine == nil
+            && (record.status.isFailure || record.status == .missing || (record.status == .flaky && flakyFails))
     }
 
     /// Marks every test as a retry of a batch another node claimed first (`node`).
@@ -197,8 +208,10 @@ public struct TestReport: Codable, Sendable {
         do {
             return try JSONDecoder().decode(TestReport.self, from: data)
         } catch {
-            throw .unreadableReport(path: origin, reason: "not a pipeline test report (\(JSONFile.reason(error, format: "report"))); "
-                                    + "run without --failed for a full run")
+            throw .unreadableReport(
+                path: origin,
+                reason: "not a pipeline test report (\(JSONFile.reason(error, format: "report"))); "
+                    + "run without --failed for a full run")
         }
     }
 
@@ -220,7 +233,8 @@ public struct TestReport: Codable, Sendable {
             return recount()
         }
         let earlier = tests[index].message.map { "\n\($0)" } ?? ""
-        tests[index].message = message + (tests[index].status.isFailure || tests[index].status == .missing ? earlier : "")
+        tests[index].message =
+            message + (tests[index].status.isFailure || tests[index].status == .missing ? earlier : "")
         if tests[index].status == .passed || tests[index].status == .flaky || tests[index].status == .skipped {
             tests[index].status = .failed
         }
@@ -233,7 +247,7 @@ public struct TestReport: Codable, Sendable {
         tests[index].message = message
     }
 
-    /// The counts and the verdict, from the records and problems.
+    /// The counts and the verdict, from the results and problems.
     private mutating func recount() {
         var summary = self.summary
         (summary.passed, summary.skipped, summary.flaky, summary.failed) = (0, 0, 0, 0)
@@ -262,9 +276,11 @@ public struct TestReport: Codable, Sendable {
     /// The plain summary line: `N passed, N failed, N skipped`, then flaky, timed-out, crashed and missing counts.
     public var summaryLine: String {
         var line = "\(summary.passed) passed, \(summary.failed) failed, \(summary.skipped) skipped"
-        let details = [(summary.flaky, "flaky"), (summary.timedOut, "timed out"), (summary.crashed, "crashed"),
-                       (summary.missing, "missing"), (summary.duplicated, "duplicated"), (summary.quarantined, "quarantined")]
-            .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+        let details = [
+            (summary.flaky, "flaky"), (summary.timedOut, "timed out"), (summary.crashed, "crashed"),
+            (summary.missing, "missing"), (summary.duplicated, "duplicated"), (summary.quarantined, "quarantined"),
+        ]
+        .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         if !details.isEmpty { line += " (\(details.joined(separator: ", ")))" }
         return line
     }
@@ -276,13 +292,16 @@ public struct TestReport: Codable, Sendable {
         for record in tests where record.status != .passed && record.status != .skipped && record.quarantine == nil {
             let attempts = record.attempts > 1 ? ", \(record.attempts) attempts" : ""
             let mark = record.status == .flaky ? "⚠" : "✗"
-            lines.append("\(mark) \(record.name) — \(record.status.rawValue) (\(record.seconds.formatted(places: 2)) s\(attempts))")
+            lines.append(
+                "\(mark) \(record.name) — \(record.status.rawValue) (\(record.seconds.formatted(places: 2)) s\(attempts))"
+            )
             lines += (record.message ?? "").split(separator: "\n").map { "    \($0)" }
             if let output = record.output, !output.isEmpty, record.status != .flaky {
                 let shown = output.split(separator: "\n", omittingEmptySubsequences: false)
                 lines += shown.prefix(shown.count > outputLines + 5 ? outputLines : shown.count).map { "    | \($0)" }
                 if shown.count > outputLines + 5 {
-                    lines.append("    | … \(shown.count - outputLines) more lines" + (record.log.map { " in \($0)" } ?? ""))
+                    lines.append(
+                        "    | … \(shown.count - outputLines) more lines" + (record.log.map { " in \($0)" } ?? ""))
                 }
             }
         }
@@ -298,10 +317,11 @@ public struct TestReport: Codable, Sendable {
         lines += problems.map { "✗ \($0)" }
         if let retryNote { lines.append("note: \(retryNote)") }
         lines.append(summaryLine)
-        lines.append("\(summary.total) tests in \(summary.shards) shard\(summary.shards == 1 ? "" : "s")"
-                     + (summary.node.count > 1 ? " on node \(summary.node)" : "")
-                     + ": \(summary.seconds.formatted(places: 2)) s (plan expected \(summary.expectedSeconds.formatted(places: 2)) s, "
-                     + "ideal \(summary.idealSeconds.formatted(places: 2)) s)")
+        lines.append(
+            "\(summary.total) tests in \(summary.shards) shard\(summary.shards == 1 ? "" : "s")"
+                + (summary.node.count > 1 ? " on node \(summary.node)" : "")
+                + ": \(summary.seconds.formatted(places: 2)) s (plan expected \(summary.expectedSeconds.formatted(places: 2)) s, "
+                + "ideal \(summary.idealSeconds.formatted(places: 2)) s)")
         if let review { lines.append("failed snapshots: \(review)") }
         return lines.joined(separator: "\n")
     }

@@ -29,7 +29,10 @@ public struct TestAttempt: Sendable, Equatable {
     /// The shard whose worker ran it (a worker helps others when it finishes early).
     public var shard: Int?
 
-    public init(test: TestID, status: TestStatus, seconds: Double, message: String? = nil, output: String? = nil, attempt: Int = 1) {
+    public init(
+        test: TestID, status: TestStatus, seconds: Double, message: String? = nil, output: String? = nil,
+        attempt: Int = 1
+    ) {
         self.test = test
         self.status = status
         self.seconds = seconds

@@ -21,8 +21,10 @@ public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
         case .cannotStart(let command, let reason):
             "cannot start \(command): \(reason)"
         case .buildFailed(let package, let errors, let log):
-            (["the tests of \(package) did not build:"] + errors.prefix(20).map { "  \($0)" } + ["full build log: \(log)"])
-                .joined(separator: "\n")
+            (["the tests of \(package) did not build:"] + errors.prefix(20).map { "  \($0)" } + [
+                "full build log: \(log)"
+            ])
+            .joined(separator: "\n")
         case .noTestProduct(let binPath):
             "no test product (*PackageTests.xctest) in \(binPath); does the package have test targets?"
         case .listingFailed(let command, let output):

@@ -51,23 +51,23 @@ public struct Timings: Codable, Equatable, Sendable {
     public subscript(test: TestID) -> Double? { tests[test.name]?.seconds }
 
     /// Adds one measurement.
-    public mutating func record(_ test: TestID, seconds: Double) {
+    public mutating func add(_ test: TestID, seconds: Double) {
         tests[test.name] = Self.fold(tests[test.name], Entry(seconds: seconds, samples: 1))
     }
 
     /// Adds a run's measurements: the duration of each test that ran to an end (passed, failed or
     /// flaky), the outcome of each test with a recorded duration, and the per-test overhead.
-    public mutating func record(_ report: TestReport) {
+    public mutating func add(_ report: TestReport) {
         for test in report.tests {
             if [.passed, .failed, .flaky].contains(test.status) {
-                record(TestID(test.name, framework: test.framework), seconds: test.seconds)
+                add(TestID(test.name, framework: test.framework), seconds: test.seconds)
             }
             guard test.status != .skipped, test.status != .missing, var entry = tests[test.name] else { continue }
             let run = History(runs: 1, flaky: test.status == .flaky ? 1 : 0, failed: test.status.isFailure ? 1 : 0)
             entry.history = Self.fold(entry.history, run)
             tests[test.name] = entry
         }
-        recordOverhead(seconds: report.summary.overheadPerTest)
+        addOverhead(seconds: report.summary.overheadPerTest)
     }
 
     /// The tests flaky or failing now and then in at least `threshold` of their recent runs (with
@@ -75,13 +75,14 @@ public struct Timings: Codable, Equatable, Sendable {
     public func flaky(threshold: Double, minimumRuns: Int = 5) -> [(name: String, history: History)] {
         tests.compactMap { name, entry in
             guard let history = entry.history, history.runs >= minimumRuns, history.flakeRate >= threshold,
-                  history.flakeRate > 0 else { return nil }
+                history.flakeRate > 0
+            else { return nil }
             return (name, history)
         }.sorted { ($1.history.flakeRate, $0.name) < ($0.history.flakeRate, $1.name) }
     }
 
     /// Adds one measurement of the per-test overhead.
-    public mutating func recordOverhead(seconds: Double) {
+    public mutating func addOverhead(seconds: Double) {
         overheadPerTest = Self.fold(overheadPerTest, Entry(seconds: seconds, samples: 1))
     }
 
@@ -89,7 +90,8 @@ public struct Timings: Codable, Equatable, Sendable {
     public mutating func merge(_ other: Timings) {
         for (name, entry) in other.tests {
             var merged = Self.fold(tests[name], entry)
-            merged.history = other.tests[name]?.history.map { Self.fold(tests[name]?.history, $0) } ?? tests[name]?.history
+            merged.history =
+                other.tests[name]?.history.map { Self.fold(tests[name]?.history, $0) } ?? tests[name]?.history
             tests[name] = merged
         }
         if let overhead = other.overheadPerTest { overheadPerTest = Self.fold(overheadPerTest, overhead) }
@@ -107,9 +109,10 @@ public struct Timings: Codable, Equatable, Sendable {
     private static func fold(_ old: History?, _ new: History) -> History {
         guard let old else { return new }
         let runs = Double(old.runs + new.runs)
-        return History(runs: min(old.runs + new.runs, historyWindow),
-                       flaky: (old.flaky * Double(old.runs) + new.flaky * Double(new.runs)) / runs,
-                       failed: (old.failed * Double(old.runs) + new.failed * Double(new.runs)) / runs)
+        return History(
+            runs: min(old.runs + new.runs, historyWindow),
+            flaky: (old.flaky * Double(old.runs) + new.flaky * Double(new.runs)) / runs,
+            failed: (old.failed * Double(old.runs) + new.failed * Double(new.runs)) / runs)
     }
 
     /// Reads a timings file; a missing file is an empty record, an unreadable one an error.
@@ -127,14 +130,17 @@ public struct Timings: Codable, Equatable, Sendable {
             throw .unreadableTimings(path: origin, reason: JSONFile.reason(error, format: "timings"))
         }
         guard timings.version == formatVersion else {
-            throw .unreadableTimings(path: origin, reason: "format version \(timings.version), expected \(formatVersion)")
+            throw .unreadableTimings(
+                path: origin, reason: "format version \(timings.version), expected \(formatVersion)")
         }
         guard timings.tests.values.allSatisfy({ $0.seconds.isFinite && $0.seconds >= 0 && $0.samples > 0 }) else {
             throw .unreadableTimings(path: origin, reason: "a duration is negative or not a number")
         }
-        guard timings.tests.values.compactMap(\.history).allSatisfy({ history in
-            history.runs > 0 && [history.flaky, history.failed].allSatisfy { (0...1).contains($0) }
-        }) else {
+        guard
+            timings.tests.values.compactMap(\.history).allSatisfy({ history in
+                history.runs > 0 && [history.flaky, history.failed].allSatisfy { (0...1).contains($0) }
+            })
+        else {
             throw .unreadableTimings(path: origin, reason: "a test's history has shares outside 0…1 or no runs")
         }
         return timings

@@ -38,8 +38,10 @@ actor WorkPool {
             let share = first ? 1 - tailShare : 0.5
             return take(from: shard, seconds: remaining[shard, default: 0] * share, fromFront: true)
         }
-        guard let victim = remaining.filter({ !(queues[$0.key]?.isEmpty ?? true) })
-            .max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key else { return nil }
+        guard
+            let victim = remaining.filter({ !(queues[$0.key]?.isEmpty ?? true) })
+                .max(by: { ($0.value, $1.key) < ($1.value, $0.key) })?.key
+        else { return nil }
         return take(from: victim, seconds: remaining[victim, default: 0] / 2, fromFront: false)
     }
 

@@ -49,14 +49,20 @@ struct XCTestOutputParser {
         }
         guard let running = current, running.printed == printed else { return nil }
         let status: TestStatus
-        if verdict.hasPrefix("passed") { status = .passed }
-        else if verdict.hasPrefix("failed") { status = .failed }
-        else if verdict.hasPrefix("skipped") { status = .skipped }
-        else { return nil }
+        if verdict.hasPrefix("passed") {
+            status = .passed
+        } else if verdict.hasPrefix("failed") {
+            status = .failed
+        } else if verdict.hasPrefix("skipped") {
+            status = .skipped
+        } else {
+            return nil
+        }
         current = nil
         let seconds = Self.seconds(in: verdict) ?? 0
-        return .finished(running.test, status: status, seconds: seconds,
-                         message: status == .failed ? (running.message ?? "failed") : nil, range: running.offset..<end)
+        return .finished(
+            running.test, status: status, seconds: seconds,
+            message: status == .failed ? (running.message ?? "failed") : nil, range: running.offset..<end)
     }
 
     /// `Class.method` from Linux's form or from macOS's `-[Module.Class method]`.
@@ -70,7 +76,9 @@ struct XCTestOutputParser {
 
     /// The number in `(0.302 seconds)`.
     static func seconds(in verdict: Substring) -> Double? {
-        guard let open = verdict.firstIndex(of: "("), let space = verdict[open...].firstIndex(of: " ") else { return nil }
+        guard let open = verdict.firstIndex(of: "("), let space = verdict[open...].firstIndex(of: " ") else {
+            return nil
+        }
         return Double(verdict[verdict.index(after: open)..<space])
     }
 }

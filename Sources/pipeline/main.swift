@@ -1,2 +1,3 @@
 import PipelineCLI
+
 await PipelineMain.run()

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import GitChanges
 
 @Suite("Change detection on real repositories")
 struct ChangeDetectorTests {
-    private func changes(_ repository: TestRepository, _ comparison: Comparison = .merge(head: "HEAD"),
-                         pattern: String = "*Tests") throws(GitError) -> ChangeSet {
+    private func changes(
+        _ repository: TestRepository, _ comparison: Comparison = .merge(head: "HEAD"),
+        pattern: String = "*Tests"
+    ) throws(GitError) -> ChangeSet {
         try ChangeDetector(repositoryPath: repository.path, testPattern: pattern).changes(comparison)
     }
 
@@ -34,23 +37,31 @@ struct ChangeDetectorTests {
         #expect(result.head == (try repository.sha("HEAD")))
         #expect(result.base == (try repository.sha("HEAD^1")))
         #expect(result.headIsMerge)
-        #expect(result.files == [
-            ChangedFile(path: "Sources/App/Avatar.swift", status: .added),
-            ChangedFile(path: "Tests/ProfileTests/ProfileViewTests.swift", status: .modified),
-            ChangedFile(path: "Tests/ProfileTests/__Snapshots__/ProfileViewTests/test_avatar.1.png", status: .modified),
-            ChangedFile(path: "Tests/ProfileTests/__Snapshots__/ProfileViewTests/test_new.1.png", status: .added),
-        ])
-        #expect(result.testTargets == [
-            ChangedFolder(name: "ProfileTests", path: "Tests/ProfileTests", status: .modified, oldPath: nil, files: 3),
-        ])
-        #expect(result.testFiles == [
-            ChangedTestFile(name: "ProfileViewTests", path: "Tests/ProfileTests/ProfileViewTests.swift",
-                            status: .modified, oldPath: nil, oldName: nil),
-        ])
-        #expect(result.referenceFolders == [
-            ChangedFolder(name: "ProfileViewTests", path: "Tests/ProfileTests/__Snapshots__/ProfileViewTests",
-                          status: .modified, oldPath: nil, files: 2),
-        ])
+        #expect(
+            result.files == [
+                ChangedFile(path: "Sources/App/Avatar.swift", status: .added),
+                ChangedFile(path: "Tests/ProfileTests/ProfileViewTests.swift", status: .modified),
+                ChangedFile(
+                    path: "Tests/ProfileTests/__Snapshots__/ProfileViewTests/test_avatar.1.png", status: .modified),
+                ChangedFile(path: "Tests/ProfileTests/__Snapshots__/ProfileViewTests/test_new.1.png", status: .added),
+            ])
+        #expect(
+            result.testTargets == [
+                ChangedFolder(
+                    name: "ProfileTests", path: "Tests/ProfileTests", status: .modified, oldPath: nil, files: 3)
+            ])
+        #expect(
+            result.testFiles == [
+                ChangedTestFile(
+                    name: "ProfileViewTests", path: "Tests/ProfileTests/ProfileViewTests.swift",
+                    status: .modified, oldPath: nil, oldName: nil)
+            ])
+        #expect(
+            result.referenceFolders == [
+                ChangedFolder(
+                    name: "ProfileViewTests", path: "Tests/ProfileTests/__Snapshots__/ProfileViewTests",
+                    status: .modified, oldPath: nil, files: 2)
+            ])
         #expect(result.promotable == ["ProfileViewTests"])
         #expect(result.other == [ChangedFile(path: "Sources/App/Avatar.swift", status: .added)])
         #expect(Set(result.files.map(\.path)) == (try repository.gitDiffNames("HEAD^1", "HEAD")))
@@ -78,8 +89,10 @@ struct ChangeDetectorTests {
     @Test("an octopus merge against its first parent includes every merged branch")
     func octopus() throws {
         let repository = try TestRepository.package()
-        for (branch, path) in [("a", "Tests/AppTests/__Snapshots__/SampleVCTests/test_a.1.png"),
-                               ("b", "Tests/ProfileTests/__Snapshots__/ProfileViewTests/test_avatar.1.png")] {
+        for (branch, path) in [
+            ("a", "Tests/AppTests/__Snapshots__/SampleVCTests/test_a.1.png"),
+            ("b", "Tests/ProfileTests/__Snapshots__/ProfileViewTests/test_avatar.1.png"),
+        ] {
             try repository.git("checkout", "-q", "-b", branch, "develop")
             try repository.write([path: "changed on \(branch)"])
             try repository.commit(branch)
@@ -99,35 +112,50 @@ struct ChangeDetectorTests {
         try repository.git("mv", "Tests/AppTests/SampleVCTests.swift", "Tests/ProfileTests/SampleVCTests.swift")
         try repository.commit("move")
         let result = try changes(repository)
-        #expect(result.files == [ChangedFile(path: "Tests/ProfileTests/SampleVCTests.swift", status: .renamed,
-                                             oldPath: "Tests/AppTests/SampleVCTests.swift")])
+        #expect(
+            result.files == [
+                ChangedFile(
+                    path: "Tests/ProfileTests/SampleVCTests.swift", status: .renamed,
+                    oldPath: "Tests/AppTests/SampleVCTests.swift")
+            ])
         #expect(result.testFiles.first?.oldName == "SampleVCTests")
         #expect(result.testTargets.map(\.path) == ["Tests/AppTests", "Tests/ProfileTests"])
         #expect(result.testTargets.map(\.status) == [.modified, .modified])
-        #expect(try repository.gitDiffNames("HEAD^", "HEAD")
+        #expect(
+            try repository.gitDiffNames("HEAD^", "HEAD")
                 == ["Tests/AppTests/SampleVCTests.swift", "Tests/ProfileTests/SampleVCTests.swift"])
     }
 
-    @Test("renames are paired like git diff -M: identical content (empty files too), edited content, but not new content")
+    @Test(
+        "renames are paired like git diff -M: identical content (empty files too), edited content, but not new content")
     func renamesLikeGit() throws {
         let repository = try TestRepository.package()
         let body = (1...40).map { "line \($0) of a test file that is long enough to compare" }.joined(separator: "\n")
-        try repository.write(["Docs/guide.md": body, "Docs/notes.md": body + "\nnotes", "Docs/keep": "",
-                              "Docs/rewritten.txt": (1...40).map { "an old text \($0)" }.joined(separator: "\n")])
+        try repository.write([
+            "Docs/guide.md": body, "Docs/notes.md": body + "\nnotes", "Docs/keep": "",
+            "Docs/rewritten.txt": (1...40).map { "an old text \($0)" }.joined(separator: "\n"),
+        ])
         try repository.commit("docs")
         try repository.remove("Docs/guide.md", "Docs/notes.md", "Docs/keep", "Docs/rewritten.txt")
-        try repository.write(["Guide/guide.md": body,                           // identical content
-                              "Guide/notes.md": body + "\nnotes, edited\nand more", // a rename with an edit
-                              "Guide/keep": "",                                    // identical, and empty
-                              "Guide/new.txt": (1...40).map { "entirely new \($0)" }.joined(separator: "\n")])
+        try repository.write([
+            "Guide/guide.md": body,  // identical content
+            "Guide/notes.md": body + "\nnotes, edited\nand more",  // a rename with an edit
+            "Guide/keep": "",  // identical, and empty
+            "Guide/new.txt": (1...40).map { "entirely new \($0)" }.joined(separator: "\n"),
+        ])
         try repository.commit("move docs")
         let result = try changes(repository)
-        let listed = result.files.map { [$0.status.letter, $0.oldPath, $0.path].compactMap { $0 }.joined(separator: "\t") }
+        let listed = result.files.map {
+            [$0.status.letter, $0.oldPath, $0.path].compactMap { $0 }.joined(separator: "\t")
+        }
         let git = try repository.git("diff", "-M", "--name-status", "HEAD^", "HEAD").split(separator: "\n")
             .map { String($0.replacing(#/^R\d+/#, with: "R")) }
         #expect(listed == git)
-        #expect(listed == ["D\tDocs/rewritten.txt", "R\tDocs/guide.md\tGuide/guide.md", "R\tDocs/keep\tGuide/keep",
-                           "A\tGuide/new.txt", "R\tDocs/notes.md\tGuide/notes.md"])
+        #expect(
+            listed == [
+                "D\tDocs/rewritten.txt", "R\tDocs/guide.md\tGuide/guide.md", "R\tDocs/keep\tGuide/keep",
+                "A\tGuide/new.txt", "R\tDocs/notes.md\tGuide/notes.md",
+            ])
     }
 
     @Test("a whole test target renamed is one renamed folder")
@@ -136,8 +164,12 @@ struct ChangeDetectorTests {
         try repository.git("mv", "Tests/ProfileTests", "Tests/AccountTests")
         try repository.commit("rename target")
         let result = try changes(repository)
-        #expect(result.testTargets == [ChangedFolder(name: "AccountTests", path: "Tests/AccountTests", status: .renamed,
-                                                     oldPath: "Tests/ProfileTests", files: 2)])
+        #expect(
+            result.testTargets == [
+                ChangedFolder(
+                    name: "AccountTests", path: "Tests/AccountTests", status: .renamed,
+                    oldPath: "Tests/ProfileTests", files: 2)
+            ])
         #expect(result.referenceFolders.map(\.status) == [.renamed])
     }
 
@@ -147,8 +179,12 @@ struct ChangeDetectorTests {
         try repository.remove("Tests/AppTests")
         try repository.commit("drop AppTests")
         let result = try changes(repository)
-        #expect(result.testTargets == [ChangedFolder(name: "AppTests", path: "Tests/AppTests", status: .deleted,
-                                                     oldPath: nil, files: 4)])
+        #expect(
+            result.testTargets == [
+                ChangedFolder(
+                    name: "AppTests", path: "Tests/AppTests", status: .deleted,
+                    oldPath: nil, files: 4)
+            ])
         #expect(result.referenceFolders.map(\.status) == [.deleted])
         #expect(result.testFiles.map(\.status) == [.deleted])
         #expect(result.promotable == ["SampleVCTests"])
@@ -204,7 +240,8 @@ struct ChangeDetectorTests {
     @Test("a bare repository is read too")
     func bare() throws {
         let source = try mergedFeature()
-        let bare = TestRepository(existing: FileManager.default.temporaryDirectory.appendingPathComponent("bare-\(UUID())"))
+        let bare = TestRepository(
+            existing: FileManager.default.temporaryDirectory.appendingPathComponent("bare-\(UUID())"))
         _ = try TestRepository.run(["git", "clone", "-q", "--bare", source.path, bare.path], in: source.root)
         #expect(try changes(bare).promotable == ["ProfileViewTests"])
     }
@@ -229,8 +266,10 @@ struct ChangeDetectorTests {
         try repository.write(["Tests/ProfileTests/ProfileViewTests.swift": "develop change"])
         try repository.commit("develop")
         let result = try changes(repository, .mergeBase(base: "develop", head: "feature"))
-        #expect(result.base == (try repository.git("merge-base", "develop", "feature")
-            .trimmingCharacters(in: .whitespacesAndNewlines)))
+        #expect(
+            result.base
+                == (try repository.git("merge-base", "develop", "feature")
+                    .trimmingCharacters(in: .whitespacesAndNewlines)))
         #expect(result.promotable == ["SampleVCTests"])
         #expect(Set(result.files.map(\.path)) == (try repository.gitDiffNames("develop...feature")))
         #expect(Set(result.files.map(\.path)) == ["Tests/AppTests/SampleVCTests.swift"])
@@ -263,8 +302,10 @@ struct ChangeDetectorTests {
     @Test("a shallow clone says so and how to fix it, never 'object not found'")
     func shallow() throws {
         let source = try mergedFeature()
-        let clone = TestRepository(existing: FileManager.default.temporaryDirectory.appendingPathComponent("shallow-\(UUID())"))
-        _ = try TestRepository.run(["git", "clone", "-q", "--depth", "1", "file://" + source.path, clone.path], in: source.root)
+        let clone = TestRepository(
+            existing: FileManager.default.temporaryDirectory.appendingPathComponent("shallow-\(UUID())"))
+        _ = try TestRepository.run(
+            ["git", "clone", "-q", "--depth", "1", "file://" + source.path, clone.path], in: source.root)
         #expect(throws: GitError.self) { try changes(clone) }
         do {
             _ = try changes(clone)
@@ -285,8 +326,9 @@ struct ChangeDetectorTests {
         }
     }
 
-    @Test("a repository owned by another user says so and how to trust it",
-          .enabled(if: getuid() == 0, "changing a folder's owner needs root"))
+    @Test(
+        "a repository owned by another user says so and how to trust it",
+        .enabled(if: getuid() == 0, "changing a folder's owner needs root"))
     func ownedByAnotherUser() throws {
         let repository = try TestRepository.package()
         _ = try TestRepository.run(["chown", "-R", "nobody", repository.path], in: repository.root)

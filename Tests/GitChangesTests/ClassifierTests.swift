@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GitChanges
 
 @Suite("Classifying paths")
@@ -27,11 +28,13 @@ struct ClassifierTests {
         #expect(classifier.testName(of: "Tests/AppTests/__Snapshots__/XTests/YTests.swift") == nil)
     }
 
-    @Test("name patterns", arguments: [
-        ("*Tests", "AppTests", true), ("*Tests", "Tests", true), ("*Tests", "AppTest", false),
-        ("*Spec?", "AppSpecs", true), ("*Spec?", "AppSpec", false), ("a*b*c", "axxbyyc", true),
-        ("a*b*c", "axxbyy", false), ("*", "", true), ("テスト*", "テスト画面", true),
-    ])
+    @Test(
+        "name patterns",
+        arguments: [
+            ("*Tests", "AppTests", true), ("*Tests", "Tests", true), ("*Tests", "AppTest", false),
+            ("*Spec?", "AppSpecs", true), ("*Spec?", "AppSpec", false), ("a*b*c", "axxbyyc", true),
+            ("a*b*c", "axxbyy", false), ("*", "", true), ("テスト*", "テスト画面", true),
+        ])
     func patterns(_ pattern: String, _ name: String, _ expected: Bool) {
         #expect(NamePattern(pattern).matches(name) == expected)
     }

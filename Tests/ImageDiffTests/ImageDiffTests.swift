@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ImageDiff
 
 /// A scratch folder, removed when the value goes.
@@ -33,7 +34,8 @@ struct ImageDiffTests {
         let text = scratch.url.appendingPathComponent("not.png")
         try Data("hello".utf8).write(to: text)
         #expect { try PNG.read(text) } throws: { error in
-            "\(error)".hasPrefix("\(text.path): not a readable PNG image (") }
+            "\(error)".hasPrefix("\(text.path): not a readable PNG image (")
+        }
         #expect(throws: ImageError.self) { try PNG.read(scratch.url.appendingPathComponent("missing.png")) }
     }
 
@@ -70,7 +72,9 @@ struct ImageDiffTests {
         #expect(ImageComparer().mask(reference, bigger).height == 20)
     }
 
-    @Test("the overlay tints the reference red over the new image and highlights differences; the mask is black and white")
+    @Test(
+        "the overlay tints the reference red over the new image and highlights differences; the mask is black and white"
+    )
     func drawing() {
         let reference = RGBAImage(width: 2, height: 1, pixels: [255, 255, 255, 255, 0, 0, 0, 255])
         let new = RGBAImage(width: 2, height: 1, pixels: [0, 0, 255, 255, 9, 0, 0, 255])
@@ -93,11 +97,18 @@ struct ImageDiffTests {
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        let names = ["rgb8", "rgba8", "rgb16", "rgba16", "grey8", "grey16", "greyalpha8", "palette8", "palette4", "palette2"]
+        let names = [
+            "rgb8", "rgba8", "rgb16", "rgba16", "grey8", "grey16", "greyalpha8", "palette8", "palette4", "palette2",
+        ]
         let images = try names.map { try PNG.read(scratch.url.appendingPathComponent("\($0).png")) }
         let levels: [UInt8] = [0, 85, 170, 255]
         var expected: [UInt8] = []
-        for y in 0..<5 { for x in 0..<7 { let g = levels[(x + 2 * y) % 4]; expected += [g, g, g, 255] } }
+        for y in 0..<5 {
+            for x in 0..<7 {
+                let g = levels[(x + 2 * y) % 4]
+                expected += [g, g, g, 255]
+            }
+        }
         for (name, image) in zip(names, images) {
             #expect(image.width == 7 && image.height == 5, "\(name)")
             #expect(image.pixels == expected, "\(name) decodes to the same pixels")
@@ -112,7 +123,9 @@ struct ImageDiffTests {
         let data = try Data(contentsOf: whole)
         let truncated = scratch.url.appendingPathComponent("truncated.png")
         try data.prefix(data.count / 2).write(to: truncated)
-        #expect { try PNG.read(truncated) } throws: { "\($0)".hasPrefix("\(truncated.path): not a readable PNG image (") }
+        #expect { try PNG.read(truncated) } throws: {
+            "\($0)".hasPrefix("\(truncated.path): not a readable PNG image (")
+        }
 
         // A valid signature and header claiming 100000×100000 pixels, then a little image data.
         func chunk(_ kind: String, _ body: [UInt8]) -> Data {
@@ -125,12 +138,14 @@ struct ImageDiffTests {
         }
         var size: [UInt8] = []
         for value in [UInt32(100_000), UInt32(100_000)] { withUnsafeBytes(of: value.bigEndian) { size += $0 } }
-        let header = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + chunk("IHDR", size + [8, 6, 0, 0, 0])
+        let header =
+            Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + chunk("IHDR", size + [8, 6, 0, 0, 0])
             + chunk("IDAT", [0x78, 0x9C, 0x63, 0x00, 0x00, 0x00, 0x01, 0x00, 0x01]) + chunk("IEND", [])
         let huge = scratch.url.appendingPathComponent("huge.png")
         try header.write(to: huge)
         #expect { try PNG.read(huge) } throws: {
-            "\($0)" == "\(huge.path): not a readable PNG image (100000×100000 is larger than the 67108864 pixels this tool reads)"
+            "\($0)"
+                == "\(huge.path): not a readable PNG image (100000×100000 is larger than the 67108864 pixels this tool reads)"
         }
         let missing = scratch.url.appendingPathComponent("missing.png")
         #expect(throws: ImageError.unreadable(path: missing.path, reason: "no such file")) { try PNG.read(missing) }
@@ -138,10 +153,12 @@ struct ImageDiffTests {
 
     @Test("16-bit images are compared at full depth: a change below 1/256 of a channel counts")
     func deep() {
-        let reference = RGBAImage(width: 2, height: 1, pixels: [1, 1, 1, 255, 2, 2, 2, 255],
-                                  deep: [0x0100, 0x0100, 0x0100, 0xFFFF, 0x0200, 0x0200, 0x0200, 0xFFFF])
-        let new = RGBAImage(width: 2, height: 1, pixels: [1, 1, 1, 255, 2, 2, 2, 255],
-                            deep: [0x0101, 0x0100, 0x0100, 0xFFFF, 0x0200, 0x0200, 0x0200, 0xFFFF])
+        let reference = RGBAImage(
+            width: 2, height: 1, pixels: [1, 1, 1, 255, 2, 2, 2, 255],
+            deep: [0x0100, 0x0100, 0x0100, 0xFFFF, 0x0200, 0x0200, 0x0200, 0xFFFF])
+        let new = RGBAImage(
+            width: 2, height: 1, pixels: [1, 1, 1, 255, 2, 2, 2, 255],
+            deep: [0x0101, 0x0100, 0x0100, 0xFFFF, 0x0200, 0x0200, 0x0200, 0xFFFF])
         #expect(ImageComparer().compare(reference, new).differingPixels == 1)
         #expect(ImageComparer(tolerance: 1).compare(reference, new).differingPixels == 0)
     }

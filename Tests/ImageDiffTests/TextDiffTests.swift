@@ -1,6 +1,7 @@
-@testable import ImageDiff
 import Foundation
 import Testing
+
+@testable import ImageDiff
 
 @Suite("line diff of text references, and review entries for any file")
 struct TextDiffTests {
@@ -43,22 +44,27 @@ struct TextDiffTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("entries-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let old = folder.appendingPathComponent("old.txt"), new = folder.appendingPathComponent("new.txt")
+        let old = folder.appendingPathComponent("old.txt")
+        let new = folder.appendingPathComponent("new.txt")
         try Data("x\ny".utf8).write(to: old)
         try Data("x\nz".utf8).write(to: new)
-        let text = ReviewEntry.comparing(key: "T/t.1.txt", status: .failed, reference: old, new: new, comparer: ImageComparer())
+        let text = ReviewEntry.comparing(
+            key: "T/t.1.txt", status: .failed, reference: old, new: new, comparer: ImageComparer())
         #expect(text.textDiff?.lines.map(\.kind) == [.same, .removed, .added])
         #expect(text.note == nil)
 
-        let good = folder.appendingPathComponent("good.png"), corrupt = folder.appendingPathComponent("corrupt.png")
+        let good = folder.appendingPathComponent("good.png")
+        let corrupt = folder.appendingPathComponent("corrupt.png")
         try PNG.write(RGBAImage(width: 4, height: 4, fill: (10, 20, 30, 255)), to: good)
         try Data(try Data(contentsOf: good).prefix(30)).write(to: corrupt)
-        let broken = ReviewEntry.comparing(key: "T/t.1.png", status: .failed, reference: good, new: corrupt, comparer: ImageComparer())
+        let broken = ReviewEntry.comparing(
+            key: "T/t.1.png", status: .failed, reference: good, new: corrupt, comparer: ImageComparer())
         #expect(broken.note?.contains("corrupt.png") == true, "\(broken.note ?? "")")
         #expect(broken.comparison == nil)
         let binary = folder.appendingPathComponent("binary.dat")
         try Data([0, 1, 2, 0xFF]).write(to: binary)
-        let unknown = ReviewEntry.comparing(key: "T/t.1.dat", status: .failed, reference: nil, new: binary, comparer: ImageComparer())
+        let unknown = ReviewEntry.comparing(
+            key: "T/t.1.dat", status: .failed, reference: nil, new: binary, comparer: ImageComparer())
         #expect(unknown.note?.contains("neither a PNG image nor UTF-8 text") == true)
     }
 }

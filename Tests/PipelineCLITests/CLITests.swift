@@ -1,6 +1,7 @@
 import Foundation
 import SnapshotConventions
 import Testing
+
 @testable import PipelineCLI
 
 @Suite("The pipeline binary, end to end")
@@ -21,8 +22,14 @@ struct CLITests {
 
     @Test("-C before the command works as git's does, and several join")
     func leadingDirectory() throws {
-        #expect(LeadingOptions.hoisted(["-C", "a", "-C", "b", "refs", "promote", "X"]) == ["refs", "promote", "-C", "a/b", "X"])
-        #expect(LeadingOptions.hoisted(["--directory=a", "-C/abs", "changes", "--json"]) == ["changes", "-C", "/abs", "--json"])
+        #expect(
+            LeadingOptions.hoisted(["-C", "a", "-C", "b", "refs", "promote", "X"]) == [
+                "refs", "promote", "-C", "a/b", "X",
+            ])
+        #expect(
+            LeadingOptions.hoisted(["--directory=a", "-C/abs", "changes", "--json"]) == [
+                "changes", "-C", "/abs", "--json",
+            ])
         #expect(LeadingOptions.hoisted(["changes", "-C", "a"]) == ["changes", "-C", "a"])
         let workspace = try Workspace(pipelines: [:])
         let elsewhere = FileManager.default.temporaryDirectory
@@ -42,9 +49,15 @@ struct CLITests {
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         #expect(lines.first == "Pipelines in pipelines/:")
         #expect(lines.contains("  nightly     The full suite every night."))
-        #expect(lines.contains("  post-merge  After a merge into develop, test in shards and promote the changed tests' references."))
-        #expect(lines.contains("              1. test: 3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests"))
-        #expect(lines.contains("              2. promote: feature → develop for the changed tests, keep files feature no longer has"))
+        #expect(
+            lines.contains(
+                "  post-merge  After a merge into develop, test in shards and promote the changed tests' references."))
+        #expect(
+            lines.contains(
+                "              1. test: 3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests"))
+        #expect(
+            lines.contains(
+                "              2. promote: feature → develop for the changed tests, keep files feature no longer has"))
         #expect(lines.contains("              run: pipeline run post-merge   (add --dry-run to see the plan)"))
         #expect(result.stdout.contains("pipeline refs push TEST…"))
         #expect(result.stdout.contains("(developers, when opening a pull request)"))
@@ -83,24 +96,25 @@ struct CLITests {
     @Test("validate prints every problem as FILE:LINE:COLUMN and exits 3")
     func validateProblems() throws {
         let broken = """
-        name: broken
-        description: two problems
-        stages:
-          - test:
-              shards: many
-              timout: 2m
+            name: broken
+            description: two problems
+            stages:
+              - test:
+                  shards: many
+                  timout: 2m
 
-        """
+            """
         let workspace = try Workspace(pipelines: ["broken.yml": broken, "nightly.yml": Specs.nightly])
         let result = try workspace.run("validate")
         #expect(result.status == 3)
         #expect(result.stdout == "ok: pipelines/nightly.yml (1 stage)\n")
-        #expect(result.stderr == """
-        pipelines/broken.yml:5:15: stages[0].test.shards: expected a shard count: auto or a whole number, found 'many'
-        pipelines/broken.yml:6:7: stages[0].test: unknown key 'timout'; did you mean 'timeout'?
-        error: 1 of 2 files invalid, 2 problems in all
+        #expect(
+            result.stderr == """
+                pipelines/broken.yml:5:15: stages[0].test.shards: expected a shard count: auto or a whole number, found 'many'
+                pipelines/broken.yml:6:7: stages[0].test: unknown key 'timout'; did you mean 'timeout'?
+                error: 1 of 2 files invalid, 2 problems in all
 
-        """)
+                """)
     }
 
     @Test("validate takes files by path, as given")
@@ -112,7 +126,8 @@ struct CLITests {
         #expect(good.stdout == "ok: elsewhere.yml (1 stage)\n")
         let missing = try workspace.run("validate", "nowhere.yml")
         #expect(missing.status == 3)
-        #expect(missing.stderr == "nowhere.yml: cannot read: no such file\nerror: 1 of 1 file invalid, 1 problem in all\n")
+        #expect(
+            missing.stderr == "nowhere.yml: cannot read: no such file\nerror: 1 of 1 file invalid, 1 problem in all\n")
     }
 
     @Test("run --dry-run prints the plan, with what the commits changed, and writes nothing")
@@ -122,34 +137,36 @@ struct CLITests {
         let result = try workspace.run("run", "post-merge", "--dry-run")
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        #expect(Array(lines.prefix(4)) == [
-            "pipeline post-merge (pipelines/post-merge.yml)",
-            "  After a merge into develop, test in shards and promote the changed tests' references.",
-            "",
-            "changes: HEAD (a merge commit) against its first parent; test directories named *Tests",
-        ])
+        #expect(
+            Array(lines.prefix(4)) == [
+                "pipeline post-merge (pipelines/post-merge.yml)",
+                "  After a merge into develop, test in shards and promote the changed tests' references.",
+                "",
+                "changes: HEAD (a merge commit) against its first parent; test directories named *Tests",
+            ])
         #expect(lines[4].hasPrefix("  comparing the empty tree → "))
-        #expect(Array(lines.dropFirst(5)) == [
-            "  1 file changed",
-            "  other files (1):",
-            "    added    pipelines/post-merge.yml",
-            "references: local Tests/__Snapshots__, feature .pipeline/storage/feature, develop .pipeline/storage/develop",
-            "stages:",
-            "  1. test     3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests",
-            "       snapshots: SNAPSHOT_TESTING_RECORD="
-                + (SnapshotSwitches.isCI(ProcessInfo.processInfo.environment)
-                    ? "never (CI: a missing reference fails, a written one too)" : "missing")
-                + "; failed snapshots go to \(workspace.root.path)/.build/pipeline/snapshot-artifacts and are reviewed in "
-                + "\(workspace.root.path)/.build/pipeline/snapshot-review.html",
-            "       timings: read from \(workspace.root.path)/.build/pipeline/timings.json to plan, and updated there after the run",
-            "       no recorded durations in \(workspace.root.path)/.build/pipeline/timings.json yet: "
-                + "the shards are planned when the tests are listed",
-            "  2. promote  feature → develop for the changed tests, keep files feature no longer has",
-            "       the change touched no test or reference folder, and pushed no reference: nothing to promote",
-            "",
-            "dry run: nothing was built, run, written or uploaded",
-            "",
-        ])
+        #expect(
+            Array(lines.dropFirst(5)) == [
+                "  1 file changed",
+                "  other files (1):",
+                "    added    pipelines/post-merge.yml",
+                "references: local Tests/__Snapshots__, feature .pipeline/storage/feature, develop .pipeline/storage/develop",
+                "stages:",
+                "  1. test     3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests",
+                "       snapshots: SNAPSHOT_TESTING_RECORD="
+                    + (SnapshotSwitches.isCI(ProcessInfo.processInfo.environment)
+                        ? "never (CI: a missing reference fails, a written one too)" : "missing")
+                    + "; failed snapshots go to \(workspace.root.path)/.build/pipeline/snapshot-artifacts and are reviewed in "
+                    + "\(workspace.root.path)/.build/pipeline/snapshot-review.html",
+                "       timings: read from \(workspace.root.path)/.build/pipeline/timings.json to plan, and updated there after the run",
+                "       no recorded durations in \(workspace.root.path)/.build/pipeline/timings.json yet: "
+                    + "the shards are planned when the tests are listed",
+                "  2. promote  feature → develop for the changed tests, keep files feature no longer has",
+                "       the change touched no test or reference folder, and pushed no reference: nothing to promote",
+                "",
+                "dry run: nothing was built, run, written or uploaded",
+                "",
+            ])
         #expect(workspace.listing() == before)
     }
 
@@ -167,8 +184,9 @@ struct CLITests {
     func changes() throws {
         let workspace = try Workspace(pipelines: [:])
         try workspace.git("checkout", "-q", "-b", "feature")
-        try FileManager.default.createDirectory(at: workspace.root.appendingPathComponent("Tests/AppTests/__Snapshots__/MenuTests"),
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: workspace.root.appendingPathComponent("Tests/AppTests/__Snapshots__/MenuTests"),
+            withIntermediateDirectories: true)
         try workspace.write("x", to: "Tests/AppTests/MenuTests.swift")
         try workspace.write("png", to: "Tests/AppTests/__Snapshots__/MenuTests/test_初期起動時.1.png")
         try workspace.git("add", "-A")
@@ -186,8 +204,11 @@ struct CLITests {
         #expect((object["base"] as? String)?.count == 40)
         #expect(object["promotable"] as? [String] == ["MenuTests"])
         let files = try #require(object["files"] as? [[String: Any]])
-        #expect(files.map { $0["path"] as? String } == ["Tests/AppTests/MenuTests.swift",
-                                                         "Tests/AppTests/__Snapshots__/MenuTests/test_初期起動時.1.png"])
+        #expect(
+            files.map { $0["path"] as? String } == [
+                "Tests/AppTests/MenuTests.swift",
+                "Tests/AppTests/__Snapshots__/MenuTests/test_初期起動時.1.png",
+            ])
         #expect((object["testTargets"] as? [[String: Any]])?.first?["path"] as? String == "Tests/AppTests")
         #expect((object["referenceFolders"] as? [[String: Any]])?.first?["name"] as? String == "MenuTests")
         #expect(object["testFiles"] is [[String: Any]])
@@ -236,10 +257,13 @@ struct CLITests {
 
     @Test("an invalid pipeline is not run: its problems, exit 3")
     func runInvalid() throws {
-        let workspace = try Workspace(pipelines: ["post-merge.yml": "name: post-merge\ndescription: x\nstages: [tests]\n"])
+        let workspace = try Workspace(pipelines: [
+            "post-merge.yml": "name: post-merge\ndescription: x\nstages: [tests]\n"
+        ])
         let result = try workspace.run("run", "post-merge", "--dry-run")
         #expect(result.status == 3)
-        #expect(result.stderr == "pipelines/post-merge.yml:3:10: stages[0]: unknown stage 'tests'; did you mean 'test'?\n")
+        #expect(
+            result.stderr == "pipelines/post-merge.yml:3:10: stages[0]: unknown stage 'tests'; did you mean 'test'?\n")
     }
 
     @Test("no pipelines/ folder: say where it looked, exit 3")
@@ -255,7 +279,8 @@ struct CLITests {
     @Test("-C runs as if started in another folder")
     func directoryOption() throws {
         let workspace = try Workspace(pipelines: ["nightly.yml": Specs.nightly])
-        let result = try PipelineBinary.run(["validate", "-C", workspace.root.path], in: FileManager.default.temporaryDirectory)
+        let result = try PipelineBinary.run(
+            ["validate", "-C", workspace.root.path], in: FileManager.default.temporaryDirectory)
         #expect(result.status == 0)
         #expect(result.stdout == "ok: pipelines/nightly.yml (1 stage)\n")
     }
@@ -271,9 +296,11 @@ struct CLITests {
         #expect(missing.stderr.contains("Missing expected argument '<name>'"))
     }
 
-    @Test("help for every command exits 0 and explains it", arguments: [
-        ["--help"], ["list", "--help"], ["validate", "--help"], ["run", "--help"], ["changes", "--help"],
-    ])
+    @Test(
+        "help for every command exits 0 and explains it",
+        arguments: [
+            ["--help"], ["list", "--help"], ["validate", "--help"], ["run", "--help"], ["changes", "--help"],
+        ])
     func help(_ arguments: [String]) throws {
         let workspace = try Workspace(pipelines: [:])
         let result = try PipelineBinary.run(arguments, in: workspace.root)
@@ -287,11 +314,5 @@ struct CLITests {
         let result = try workspace.run("--generate-completion-script", "bash")
         #expect(result.status == 0)
         #expect(result.stdout.contains("_pipeline()"))
-    }
-
-    @Test("exit codes are distinct")
-    func exitCodes() {
-        let codes = ExitStatus.allCases.map(\.rawValue)
-        #expect(Set(codes).count == codes.count)
     }
 }

@@ -28,8 +28,11 @@ final class DiffCommandTests {
 
     @Test("counts the differing pixels, compares with the precision, writes the overlay and the mask")
     func compare() throws {
-        let reference = try image("reference.png"), new = try image("new.png", changed: 25)
-        #expect(try diff(reference, reference).stdout == "match 100.0000%: 0 of 1200 pixels differ (tolerance 0); precision 0.985: passed\n")
+        let reference = try image("reference.png")
+        let new = try image("new.png", changed: 25)
+        #expect(
+            try diff(reference, reference).stdout
+                == "match 100.0000%: 0 of 1200 pixels differ (tolerance 0); precision 0.985: passed\n")
         let failed = try diff(reference, new, "-o", "overlay.png", "--mask", "mask.png")
         #expect(failed.status == 1)
         #expect(failed.stdout == "match 97.9167%: 25 of 1200 pixels differ (tolerance 0); precision 0.985: failed\n")
@@ -48,13 +51,17 @@ final class DiffCommandTests {
 
     @Test("different sizes are reported and fail; a file that is not a PNG is one line, exit 2")
     func badInput() throws {
-        let reference = try image("reference.png"), wider = try image("wider.png", width: 44)
+        let reference = try image("reference.png")
+        let wider = try image("wider.png", width: 44)
         let sizes = try diff(reference, wider)
         #expect(sizes.status == 1)
         #expect(sizes.stdout.hasPrefix("sizes differ: reference 40×30, new 44×30; compared over the common 40×30\n"))
         try Data("GIF89a, a GIF header and no PNG at all".utf8).write(to: folder.appendingPathComponent("fake.png"))
         let fake = try diff(reference, "fake.png")
         #expect(fake.status == 2)
-        #expect(fake.stderr == "error: \(folder.appendingPathComponent("fake.png").path): not a readable PNG image (Not a PNG file)\n")
+        #expect(
+            fake.stderr
+                == "error: \(folder.appendingPathComponent("fake.png").path): not a readable PNG image (Not a PNG file)\n"
+        )
     }
 }

@@ -11,9 +11,9 @@ enum PipelineBinary {
     /// The folder holding the built products (the test bundle's folder).
     static let productsDirectory: URL = {
         #if os(macOS)
-        if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
+            if let bundle = Bundle.allBundles.first(where: { $0.bundlePath.hasSuffix(".xctest") }) {
+                return bundle.bundleURL.deletingLastPathComponent()
+            }
         #endif
         return URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
     }()
@@ -58,18 +58,14 @@ enum PipelineBinary {
 
         /// Waits up to `seconds` for standard error to contain `text`; whether it did.
         func waitFor(_ text: String, seconds: Double = 60) -> Bool {
-            let start = Date()
-            while !stderr.contains(text) {
-                guard process.isRunning, Date().timeIntervalSince(start) < seconds else { return stderr.contains(text) }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            return true
+            poll(seconds: seconds) { stderr.contains(text) || !process.isRunning } && stderr.contains(text)
         }
 
         func wait() throws -> Result {
             process.waitUntilExit()
-            return Result(status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
-                          stderr: try String(contentsOf: err, encoding: .utf8))
+            return Result(
+                status: process.terminationStatus, stdout: try String(contentsOf: out, encoding: .utf8),
+                stderr: try String(contentsOf: err, encoding: .utf8))
         }
 
         deinit {
@@ -85,7 +81,8 @@ struct Workspace: ~Copyable {
 
     init(pipelines: [String: String]) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("pipelines"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("pipelines"), withIntermediateDirectories: true)
         for (name, text) in pipelines {
             try write(text, to: "pipelines/\(name)")
         }
@@ -119,35 +116,35 @@ struct Workspace: ~Copyable {
 
 enum Specs {
     static let postMerge = """
-    name: post-merge
-    description: After a merge into develop, test in shards and promote the changed tests' references.
-    changes:
-      compare: merge
-      tests: "*Tests"
-    references:
-      local: Tests/__Snapshots__
-      feature: .pipeline/storage/feature
-      develop: .pipeline/storage/develop
-    stages:
-      - test:
-          shards: 3
-          timeout: 120s
-          retries: 1
-      - promote:
-          from: feature
-          to: develop
+        name: post-merge
+        description: After a merge into develop, test in shards and promote the changed tests' references.
+        changes:
+          compare: merge
+          tests: "*Tests"
+        references:
+          local: Tests/__Snapshots__
+          feature: .pipeline/storage/feature
+          develop: .pipeline/storage/develop
+        stages:
+          - test:
+              shards: 3
+              timeout: 120s
+              retries: 1
+          - promote:
+              from: feature
+              to: develop
 
-    """
+        """
 
     static let nightly = """
-    name: nightly
-    description: The full suite every night.
-    stages:
-      - test:
-          shards: auto
-          timeout: 10m
+        name: nightly
+        description: The full suite every night.
+        stages:
+          - test:
+              shards: auto
+              timeout: 10m
 
-    """
+        """
 }
 
 /// A throwaway git repository the end-to-end tests write files into and commit.
@@ -174,8 +171,10 @@ extension ScratchRepository {
     /// Copies the example package, without its build folder, into the root.
     func copyExamplePackage() throws {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path) where item != ".build" {
-            try FileManager.default.copyItem(at: ExamplePackage.root.appendingPathComponent(item), to: root.appendingPathComponent(item))
+        for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path) where item != ".build"
+        {
+            try FileManager.default.copyItem(
+                at: ExamplePackage.root.appendingPathComponent(item), to: root.appendingPathComponent(item))
         }
     }
 }
@@ -200,4 +199,14 @@ enum Git {
         }
         return try String(contentsOf: output, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
+}
+
+/// Checks `condition` every 50 ms until it holds or `seconds` pass; whether it held.
+func poll(seconds: Double, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while !condition() {
+        guard Date() < deadline else { return condition() }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+    return true
 }

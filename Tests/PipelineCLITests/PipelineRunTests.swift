@@ -20,11 +20,15 @@ struct PipelineRunTests {
 
     /// The repository after a merge into develop that changed ThumbnailTests and its reference.
     private func merged(_ backend: RefsBackend) async throws -> SnapshotRepository {
-        let repo = try SnapshotRepository(references: try await backend.references(), stages: Self.stages, examplePackage: true)
-        #expect(try repo.pipeline("refs", "promote", "ThumbnailTests", "SlowRenderingTests", "--force", "--yes").status == 0)
+        let repo = try SnapshotRepository(
+            references: try await backend.references(), stages: Self.stages, examplePackage: true)
+        #expect(
+            try repo.pipeline("refs", "promote", "ThumbnailTests", "SlowRenderingTests", "--force", "--yes").status == 0
+        )
         try repo.git("checkout", "-q", "-b", "feature/thumbnails")
-        try repo.write("Tests/ExampleKitTests/ThumbnailTests.swift",
-                       (repo.read("Tests/ExampleKitTests/ThumbnailTests.swift") ?? "") + "// brand colour\n")
+        try repo.write(
+            "Tests/ExampleKitTests/ThumbnailTests.swift",
+            (repo.read("Tests/ExampleKitTests/ThumbnailTests.swift") ?? "") + "// brand colour\n")
         try repo.write(Self.thumbnail, "thumbnail v2")
         try repo.commitAll("thumbnails")
         #expect(try repo.pipeline("refs", "push", "ThumbnailTests").status == 0)
@@ -33,8 +37,9 @@ struct PipelineRunTests {
         return repo
     }
 
-    @Test("a dry run shows the plan and writes nothing; the run tests, then promotes the changed test's references",
-          arguments: RefsBackend.available)
+    @Test(
+        "a dry run shows the plan and writes nothing; the run tests, then promotes the changed test's references",
+        arguments: RefsBackend.available)
     func postMerge(backend: RefsBackend) async throws {
         let repo = try await merged(backend)
         let before = FileManager.default.subpaths(atPath: repo.root.path)?.sorted()
@@ -48,7 +53,8 @@ struct PipelineRunTests {
         let outcome = try repo.report("run", "post-merge")
         let results = outcome["stages"] as? [[String: Any]] ?? []
         #expect(results.map { $0["status"] as? String } == ["passed", "passed"])
-        #expect((results.first?["test"] as? [String: Any]).flatMap { $0["summary"] as? [String: Any] }?["passed"] as? Int
+        #expect(
+            (results.first?["test"] as? [String: Any]).flatMap { $0["summary"] as? [String: Any] }?["passed"] as? Int
                 == ExamplePackage.testCount)
         let promoted = (results.last?["transfers"] as? [[String: Any]])?.first
         #expect(promoted?["copied"] as? [String] == ["ThumbnailTests/test_small.1.png"])
@@ -62,8 +68,9 @@ struct PipelineRunTests {
     @Test("a failing test stops promotion: exit 1, the promote stage skipped, develop untouched")
     func failedTests() async throws {
         let repo = try await merged(.folder)
-        let result = try PipelineBinary.run(["run", "post-merge"], in: repo.root,
-                                            environment: RefsBackend.environment.merging(["EXAMPLE_FAIL": "1"]) { $1 })
+        let result = try PipelineBinary.run(
+            ["run", "post-merge"], in: repo.root,
+            environment: RefsBackend.environment.merging(["EXAMPLE_FAIL": "1"]) { $1 })
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stdout.contains("test     failed"), "\(result.stdout)")
         #expect(result.stdout.contains("promote  skipped the test stage failed; nothing promoted"), "\(result.stdout)")
@@ -72,12 +79,15 @@ struct PipelineRunTests {
         #expect(repo.read(Self.thumbnail) == "thumbnail v1", "develop still has the old reference")
 
         // Quarantined, the same failure no longer stops the pipeline.
-        let add = try repo.pipeline("quarantine", "add", "ExampleKitTests.ThumbnailTests/testFailsWhenAsked",
-                                    "--owner", "@alice", "--reason", "known: #12", "--days", "3")
+        let add = try repo.pipeline(
+            "quarantine", "add", "ExampleKitTests.ThumbnailTests/testFailsWhenAsked",
+            "--owner", "@alice", "--reason", "known: #12", "--days", "3")
         #expect(add.status == 0, "\(add.stderr)")
-        #expect(try repo.pipeline("list").stdout.contains("quarantine") == false, "the quarantine file is not a pipeline")
-        let quarantined = try PipelineBinary.run(["run", "post-merge"], in: repo.root,
-                                                 environment: RefsBackend.environment.merging(["EXAMPLE_FAIL": "1"]) { $1 })
+        #expect(
+            try repo.pipeline("list").stdout.contains("quarantine") == false, "the quarantine file is not a pipeline")
+        let quarantined = try PipelineBinary.run(
+            ["run", "post-merge"], in: repo.root,
+            environment: RefsBackend.environment.merging(["EXAMPLE_FAIL": "1"]) { $1 })
         #expect(quarantined.status == 0, "\(quarantined.stderr)")
         #expect(quarantined.stderr.contains("1 quarantined"), "\(quarantined.stderr)")
         #expect(try repo.pipeline("refs", "pull").status == 0)
@@ -87,8 +97,9 @@ struct PipelineRunTests {
     @Test("select: affected and test --affected follow the package's target graph and say why")
     func affected() async throws {
         let stages = "stages:\n  - test:\n      select: affected\n      shards: 2\n"
-        let repo = try SnapshotRepository(references: try await RefsBackend.folder.references(), stages: stages,
-                                          examplePackage: true)
+        let repo = try SnapshotRepository(
+            references: try await RefsBackend.folder.references(), stages: stages,
+            examplePackage: true)
         let library = "Sources/ExampleKit/Thumbnail.swift"
         try repo.write(library, (repo.read(library) ?? "") + "// faster\n")
         try repo.commitAll("library change")
@@ -105,8 +116,9 @@ struct PipelineRunTests {
         try repo.write("README.md", "notes\n")
         try repo.commitAll("notes")
         let everything = try repo.pipeline("test", "--affected", "--list", "--skip-build")
-        #expect(everything.stderr.contains("affected: every test target, since README.md is outside every target"),
-                "\(everything.stderr)")
+        #expect(
+            everything.stderr.contains("affected: every test target, since README.md is outside every target"),
+            "\(everything.stderr)")
     }
 
     @Test("bad input stops the pipeline at the right stage with its exit code, and later stages do not run")
@@ -117,11 +129,14 @@ struct PipelineRunTests {
         try quiet.commitAll("notes")
         let skipped = try quiet.pipeline("run", "post-merge")
         #expect(skipped.status == 0, "\(skipped.stderr)")
-        #expect(skipped.stdout.contains("promote  skipped the change touched no test or reference folder, and pushed no reference"),
-                "\(skipped.stdout)")
+        #expect(
+            skipped.stdout.contains(
+                "promote  skipped the change touched no test or reference folder, and pushed no reference"),
+            "\(skipped.stdout)")
 
         // Storage that cannot be reached: exit 5 at the promote stage, naming the endpoint.
-        let references = "references:\n  feature: s3://refs/feature\n  develop: s3://refs/develop\n  endpoint: http://127.0.0.1:9\n"
+        let references =
+            "references:\n  feature: s3://refs/feature\n  develop: s3://refs/develop\n  endpoint: http://127.0.0.1:9\n"
         let unreachable = try SnapshotRepository(references: references)
         try unreachable.write("\(unreachable.snapshots)/LoginTests/test_login.1.png", "login v2")
         try unreachable.commitAll("new image")
@@ -131,8 +146,9 @@ struct PipelineRunTests {
         #expect(down.stderr.contains("error: http://127.0.0.1:9: "), "\(down.stderr)")
 
         // A package that does not build: exit 6 at the test stage; promotion never starts.
-        let broken = try SnapshotRepository(references: try await RefsBackend.folder.references(), stages: Self.stages,
-                                            examplePackage: true)
+        let broken = try SnapshotRepository(
+            references: try await RefsBackend.folder.references(), stages: Self.stages,
+            examplePackage: true)
         try broken.write("Sources/ExampleKit/Broken.swift", "let broken: Int = \"not a number\"\n")
         try broken.write(Self.thumbnail, "thumbnail v2")
         try broken.commitAll("broken")

@@ -20,7 +20,8 @@ struct PlanCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = try timings(in: folder)
-        let matrix = try PipelineBinary.run(["plan", "--nodes", "3", "--format", "github-matrix", "--timings", file.path], in: folder)
+        let matrix = try PipelineBinary.run(
+            ["plan", "--nodes", "3", "--format", "github-matrix", "--timings", file.path], in: folder)
         #expect(matrix.status == 0, "\(matrix.stderr)")
         #expect(matrix.stdout == #"{"include":[{"node":"1/3"},{"node":"2/3"},{"node":"3/3"}]}"# + "\n")
 
@@ -35,7 +36,8 @@ struct PlanCommandTests {
         #expect(bad.status == 2)
 
         // A shared run: the batches the nodes would claim, and where the queue would be. Nothing is written.
-        let queued = try PipelineBinary.run(["plan", "--nodes", "3", "--timings", file.path, "--queue", "R-1"], in: folder)
+        let queued = try PipelineBinary.run(
+            ["plan", "--nodes", "3", "--timings", file.path, "--queue", "R-1"], in: folder)
         #expect(queued.status == 0, "\(queued.stderr)")
         let plan = try #require(try JSONSerialization.jsonObject(with: Data(queued.stdout.utf8)) as? [String: Any])
         #expect(plan["queue"] as? String == folder.standardizedFileURL.path + "/pipeline-runs/R-1/")

@@ -1,7 +1,7 @@
 import Foundation
 import ReferenceStore
-import Testing
 import TestSupport
+import Testing
 
 /// Where the end-to-end reference tests keep feature and develop: two folders, or two prefixes of
 /// a fresh bucket on the S3 test server (when `scripts/test.sh` started it).
@@ -19,16 +19,19 @@ enum RefsBackend: String, CaseIterable, CustomStringConvertible, Sendable {
             return "references:\n  feature: store/feature\n  develop: store/develop\n"
         case .s3:
             let bucket = "r-\(UUID().uuidString.prefix(18).lowercased())"
-            let settings = S3Settings(endpoint: URL(string: Self.s3Endpoint!)!, bucket: bucket,
-                                      credentials: AWSCredentials(accessKey: "test:tester", secret: "testing"))
+            let settings = S3Settings(
+                endpoint: URL(string: Self.s3Endpoint!)!, bucket: bucket,
+                credentials: AWSCredentials(accessKey: "test:tester", secret: "testing"))
             try await S3Store(settings).createBucket()
             return "references:\n  feature: s3://\(bucket)/feature\n  develop: s3://\(bucket)/develop\n"
                 + "  endpoint: \(endpoint ?? Self.s3Endpoint!)\n"
         }
     }
 
-    static let environment = ["AWS_ACCESS_KEY_ID": "test:tester", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_PROFILE": "",
-                              "CI": "true"]
+    static let environment = [
+        "AWS_ACCESS_KEY_ID": "test:tester", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_PROFILE": "",
+        "CI": "true",
+    ]
 }
 
 /// A repository with two snapshot tests (LoginTests, ProfileTests) whose references sit beside
@@ -52,14 +55,17 @@ final class SnapshotRepository: ScratchRepository {
         let folder = examplePackage ? "Tests/ExampleKitTests" : "Tests/AppTests"
         snapshots = "\(folder)/__Snapshots__"
         if examplePackage { try copyExamplePackage() }
-        try write("pipelines/post-merge.yml", "name: post-merge\ndescription: Test, then promote the changed tests' references.\n"
-                  + references + stages)
+        try write(
+            "pipelines/post-merge.yml",
+            "name: post-merge\ndescription: Test, then promote the changed tests' references.\n"
+                + references + stages)
         try write(".gitignore", "store/\n.build/\n")
         if !examplePackage {
             try write("\(folder)/LoginTests.swift", "// login v1\n")
             try write("\(folder)/ProfileTests.swift", "// profile v1\n")
         }
-        let images = examplePackage
+        let images =
+            examplePackage
             ? ["ThumbnailTests/test_small.1.png": "thumbnail v1", "SlowRenderingTests/test_render.1.png": "render v1"]
             : ["LoginTests/test_login.1.png": "login v1", "ProfileTests/test_プロフィール 1.png": "profile v1"]
         for (path, content) in images { try write("\(snapshots)/\(path)", content) }
@@ -85,9 +91,14 @@ final class SnapshotRepository: ScratchRepository {
     func report(_ arguments: String...) throws -> [String: Any] {
         let result = try PipelineBinary.run(arguments + ["--json"], in: root, environment: RefsBackend.environment)
         guard result.status == 0,
-              let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
-            throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey:
-                "\(arguments) exited \(result.status): \(result.stderr)"])
+            let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        else {
+            throw CocoaError(
+                .fileReadCorruptFile,
+                userInfo: [
+                    NSLocalizedDescriptionKey:
+                        "\(arguments) exited \(result.status): \(result.stderr)"
+                ])
         }
         return object
     }
@@ -97,11 +108,13 @@ final class SnapshotRepository: ScratchRepository {
 struct RefsCommandTests {
     static let login = "\(SnapshotRepository.snapshots)/LoginTests/test_login.1.png"
 
-    @Test("push, promote after merges, a later merge's references protected until --force, re-runs copy nothing",
-          arguments: RefsBackend.available)
+    @Test(
+        "push, promote after merges, a later merge's references protected until --force, re-runs copy nothing",
+        arguments: RefsBackend.available)
     func promotion(backend: RefsBackend) async throws {
         let repo = try SnapshotRepository(references: try await backend.references())
-        #expect(try repo.report("refs", "push", "LoginTests", "ProfileTests")["copied"] as? [String]
+        #expect(
+            try repo.report("refs", "push", "LoginTests", "ProfileTests")["copied"] as? [String]
                 == ["LoginTests/test_login.1.png", "ProfileTests/test_プロフィール 1.png"])
         let first = try repo.report("refs", "promote", "LoginTests", "ProfileTests")
         #expect(first["copied"] as? [String] == ["LoginTests/test_login.1.png", "ProfileTests/test_プロフィール 1.png"])
@@ -132,7 +145,9 @@ struct RefsCommandTests {
         try repo.git("merge", "-q", "--no-ff", "-m", "merge b", "-X", "theirs", "feature-b")
         let refused = try repo.pipeline("refs", "promote")
         #expect(refused.status == 8, "\(refused.stderr)")
-        #expect(refused.stderr.contains("LoginTests/test_login.1.png, promoted by \(mergeA.prefix(12))"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("LoginTests/test_login.1.png, promoted by \(mergeA.prefix(12))"),
+            "\(refused.stderr)")
         let preview = try repo.report("refs", "promote", "--dry-run")
         #expect((preview["conflicts"] as? [[String: String]])?.first?["commit"] == mergeA)
         let unconfirmed = try repo.pipeline("refs", "promote", "--force")
@@ -151,8 +166,9 @@ struct RefsCommandTests {
         #expect(repo.read(Self.login) == "login b")
     }
 
-    @Test("pull replaces each test's local references, keeps local-only tests, fetches named tests from feature",
-          arguments: RefsBackend.available)
+    @Test(
+        "pull replaces each test's local references, keeps local-only tests, fetches named tests from feature",
+        arguments: RefsBackend.available)
     func pull(backend: RefsBackend) async throws {
         let repo = try SnapshotRepository(references: try await backend.references())
         #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes").status == 0)
@@ -210,35 +226,45 @@ struct RefsCommandTests {
         #expect(unset.status == 3)
         #expect(unset.stderr.contains("references.develop is not set"), "\(unset.stderr)")
         let secret = "SECRET-not-to-be-printed-19"
-        let wrong = try PipelineBinary.run(["refs", "pull", "--develop", "s3://no-bucket/develop", "--endpoint", "http://127.0.0.1:9"],
-                                           in: repo.root, environment: ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": secret])
+        let wrong = try PipelineBinary.run(
+            ["refs", "pull", "--develop", "s3://no-bucket/develop", "--endpoint", "http://127.0.0.1:9"],
+            in: repo.root, environment: ["AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": secret])
         #expect(wrong.status == 5)
         #expect(wrong.stderr.hasPrefix("error: http://127.0.0.1:9: "), "\(wrong.stderr)")
         #expect(!(wrong.stdout + wrong.stderr).contains(secret))
     }
 
-    @Test("a hostile store's key leading out of the checkout is refused before anything is written",
-          .enabled(if: RefsBackend.s3Endpoint != nil))
+    @Test(
+        "a hostile store's key leading out of the checkout is refused before anything is written",
+        .enabled(if: RefsBackend.s3Endpoint != nil))
     func hostileKey() async throws {
-        let proxy = try FaultProxy(upstream: URL(string: RefsBackend.s3Endpoint!)!, faults: [],
-                                   evilKey: "develop/LoginTests/../../../../escape.png")
-        let repo = try SnapshotRepository(references: try await RefsBackend.s3.references(endpoint: proxy.endpoint.absoluteString))
+        let proxy = try FaultProxy(
+            upstream: URL(string: RefsBackend.s3Endpoint!)!, faults: [],
+            evilKey: "develop/LoginTests/../../../../escape.png")
+        let repo = try SnapshotRepository(
+            references: try await RefsBackend.s3.references(endpoint: proxy.endpoint.absoluteString))
         let before = FileManager.default.subpaths(atPath: repo.root.path)?.sorted()
         let result = try repo.pipeline("refs", "pull")
         #expect(result.status == 5)
-        #expect(result.stderr.contains("refusing the object key 'develop/LoginTests/../../../../escape.png'"), "\(result.stderr)")
+        #expect(
+            result.stderr.contains("refusing the object key 'develop/LoginTests/../../../../escape.png'"),
+            "\(result.stderr)")
         #expect(FileManager.default.subpaths(atPath: repo.root.path)?.sorted() == before)
     }
 
-    @Test("a promotion killed half-way finishes on the next run, copying nothing twice",
-          .enabled(if: RefsBackend.s3Endpoint != nil))
+    @Test(
+        "a promotion killed half-way finishes on the next run, copying nothing twice",
+        .enabled(if: RefsBackend.s3Endpoint != nil))
     func killed() async throws {
-        let proxy = try FaultProxy(upstream: URL(string: RefsBackend.s3Endpoint!)!,
-                                   faults: Array(repeating: "delay=0.05", count: 400))
+        let proxy = try FaultProxy(
+            upstream: URL(string: RefsBackend.s3Endpoint!)!,
+            faults: Array(repeating: "delay=0.05", count: 400))
         let references = try await RefsBackend.s3.references(endpoint: proxy.endpoint.absoluteString)
         let repo = try SnapshotRepository(references: references)
         try repo.write("Tests/AppTests/BigTests.swift", "// big\n")
-        for index in 0..<40 { try repo.write("\(SnapshotRepository.snapshots)/BigTests/image\(index).png", "image \(index)") }
+        for index in 0..<40 {
+            try repo.write("\(SnapshotRepository.snapshots)/BigTests/image\(index).png", "image \(index)")
+        }
         #expect(try repo.pipeline("refs", "push", "BigTests").status == 0)
 
         let process = Process()
@@ -268,19 +294,23 @@ struct RefsCommandTests {
 
     @Test("a review stage writes the page for the changed tests as an artifact")
     func reviewStage() async throws {
-        let repo = try SnapshotRepository(references: try await RefsBackend.folder.references(),
-                                          stages: "stages:\n  - review:\n      output: artifacts/review.html\n")
+        let repo = try SnapshotRepository(
+            references: try await RefsBackend.folder.references(),
+            stages: "stages:\n  - review:\n      output: artifacts/review.html\n")
         #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes").status == 0)
         try repo.write(Self.login, "login v2")
         try repo.commitAll("new login image")
         #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
         let result = try repo.pipeline("run", "post-merge")
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("review  passed  \(repo.root.path)/artifacts/review.html: 1 changed, 0 new, 0 removed"),
-                "\(result.stdout)")
+        #expect(
+            result.stdout.contains(
+                "review  passed  \(repo.root.path)/artifacts/review.html: 1 changed, 0 new, 0 removed"),
+            "\(result.stdout)")
         let page = repo.read("artifacts/review.html") ?? ""
         #expect(page.contains("<h2>LoginTests/test_login.1.png<span class=\"status changed\">"))
-        #expect(page.contains("<div class=\"removed\">− login v1</div><div class=\"added\">+ login v2</div>"),
-                "the test's references are text, not PNGs: the page shows their line diff")
+        #expect(
+            page.contains("<div class=\"removed\">− login v1</div><div class=\"added\">+ login v2</div>"),
+            "the test's references are text, not PNGs: the page shows their line diff")
     }
 }

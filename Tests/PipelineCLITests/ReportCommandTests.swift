@@ -12,11 +12,13 @@ final class ReportCommandTests {
         // image, one new test, one removed test, one unchanged image.
         func put(_ side: String, _ key: String, _ image: RGBAImage) throws {
             let url = folder.appendingPathComponent("\(side)/\(key)")
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try PNG.write(image, to: url)
         }
         let base = RGBAImage(width: 60, height: 40, fill: (40, 110, 220, 255))
-        var slightly = base, badly = base
+        var slightly = base
+        var badly = base
         for index in 0..<12 { slightly.pixels[index * 4] = 250 }
         for index in 0..<1200 { badly.pixels[index * 4 + 1] = 10 }
         try put("develop", "LoginTests/slight.png", base)
@@ -34,8 +36,11 @@ final class ReportCommandTests {
     }
 
     private func report() throws -> String {
-        let result = try PipelineBinary.run(["refs", "report", "--all", "--new-folder", "feature", "--reference-folder", "develop",
-                                             "-o", "review.html"], in: folder)
+        let result = try PipelineBinary.run(
+            [
+                "refs", "report", "--all", "--new-folder", "feature", "--reference-folder", "develop",
+                "-o", "review.html",
+            ], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasSuffix("review.html: 2 changed, 1 new, 1 removed\n"), "\(result.stdout)")
         return try String(contentsOf: folder.appendingPathComponent("review.html"), encoding: .utf8)
@@ -48,14 +53,20 @@ final class ReportCommandTests {
         #expect(keys == ["ProfileTests/bad.png", "LoginTests/slight.png", "NewTests/n.png", "GoneTests/g.png"])
         #expect(html.contains("match 50.000%: 1200 of 2400 pixels differ"))
         #expect(html.contains("match 99.500%: 12 of 2400 pixels differ"))
-        #expect(html.matches(of: /src="data:image\/png;base64,/).count == 2 * 3 + 1 + 1, "reference, new, overlay per change")
+        #expect(
+            html.matches(of: /src="data:image\/png;base64,/).count == 2 * 3 + 1 + 1,
+            "reference, new, overlay per change")
         #expect(!html.contains("http://") && !html.contains("https://"), "no network")
         #expect(html.contains("id=\"filter\""))
 
-        let named = try PipelineBinary.run(["refs", "report", "LoginTests", "--new-folder", "feature", "--reference-folder", "develop",
-                                            "-o", "login.html"], in: folder)
+        let named = try PipelineBinary.run(
+            [
+                "refs", "report", "LoginTests", "--new-folder", "feature", "--reference-folder", "develop",
+                "-o", "login.html",
+            ], in: folder)
         #expect(named.stdout.hasSuffix("login.html: 1 changed, 0 new, 0 removed\n"), "\(named.stdout)")
-        let outside = try PipelineBinary.run(["refs", "report", "--new-folder", "feature", "--reference-folder", "develop"], in: folder)
+        let outside = try PipelineBinary.run(
+            ["refs", "report", "--new-folder", "feature", "--reference-folder", "develop"], in: folder)
         #expect(outside.status == 4)
         #expect(outside.stderr.contains("pass --all, or name the tests"), "\(outside.stderr)")
     }
@@ -63,16 +74,19 @@ final class ReportCommandTests {
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    @Test("opens in a real browser: headless Chromium renders it to a screenshot with the changed badge",
-          .enabled(if: chromium != nil, "needs Chromium (scripts/test.sh installs it)"))
+    @Test(
+        "opens in a real browser: headless Chromium renders it to a screenshot with the changed badge",
+        .enabled(if: chromium != nil, "needs Chromium (scripts/test.sh installs it)"))
     func browser() throws {
         _ = try report()
         let shot = folder.appendingPathComponent("shot.png")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.chromium!)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1000,800",
-                             "--user-data-dir=\(folder.appendingPathComponent("profile").path)",
-                             "--screenshot=\(shot.path)", folder.appendingPathComponent("review.html").absoluteString]
+        process.arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1000,800",
+            "--user-data-dir=\(folder.appendingPathComponent("profile").path)",
+            "--screenshot=\(shot.path)", folder.appendingPathComponent("review.html").absoluteString,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -82,7 +96,8 @@ final class ReportCommandTests {
         #expect(image.width == 1000 && image.height == 800)
         // The red "changed" badge (#d70015) is drawn.
         let red = stride(from: 0, to: image.pixels.count, by: 4).filter {
-            abs(Int(image.pixels[$0]) - 0xd7) < 8 && image.pixels[$0 + 1] < 12 && abs(Int(image.pixels[$0 + 2]) - 0x15) < 8
+            abs(Int(image.pixels[$0]) - 0xd7) < 8 && image.pixels[$0 + 1] < 12
+                && abs(Int(image.pixels[$0 + 2]) - 0x15) < 8
         }.count
         #expect(red > 50, "\(red) badge pixels")
     }

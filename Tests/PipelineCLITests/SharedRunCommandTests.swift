@@ -27,34 +27,48 @@ struct SharedRunCommandTests {
         let environment: [String: String]
 
         static func folder(in scratch: URL) -> SharedStore {
-            SharedStore(location: scratch.appendingPathComponent("store/timings.json").path, environment: ["CI": "true"])
+            SharedStore(
+                location: scratch.appendingPathComponent("store/timings.json").path, environment: ["CI": "true"])
         }
 
         /// A fresh bucket on the S3 server at `variable`, with that server's credentials.
         static func s3(_ variable: String, key: String, secret: String) async throws -> SharedStore? {
-            guard let endpoint = ProcessInfo.processInfo.environment[variable].flatMap(URL.init(string:)) else { return nil }
+            guard let endpoint = ProcessInfo.processInfo.environment[variable].flatMap(URL.init(string:)) else {
+                return nil
+            }
             let bucket = "ci-\(UUID().uuidString.prefix(18).lowercased())"
-            try await S3Store(S3Settings(endpoint: endpoint, bucket: bucket, credentials: AWSCredentials(accessKey: key, secret: secret)))
-                .createBucket()
-            return SharedStore(location: "s3://\(bucket)/team", environment: [
-                "CI": "true", "AWS_ENDPOINT_URL_S3": endpoint.absoluteString, "AWS_ACCESS_KEY_ID": key,
-                "AWS_SECRET_ACCESS_KEY": secret, "AWS_REGION": "us-east-1",
-            ])
+            try await S3Store(
+                S3Settings(
+                    endpoint: endpoint, bucket: bucket, credentials: AWSCredentials(accessKey: key, secret: secret))
+            )
+            .createBucket()
+            return SharedStore(
+                location: "s3://\(bucket)/team",
+                environment: [
+                    "CI": "true", "AWS_ENDPOINT_URL_S3": endpoint.absoluteString, "AWS_ACCESS_KEY_ID": key,
+                    "AWS_SECRET_ACCESS_KEY": secret, "AWS_REGION": "us-east-1",
+                ])
         }
     }
 
-    private func node(_ node: String, _ store: SharedStore, run: String, _ extra: [String] = [],
-                      environment: [String: String] = [:]) throws -> PipelineBinary.Running {
-        try PipelineBinary.start(["test", "--package-path", package.path, "--skip-build", "--shards", "1", "--json",
-                                  "--timings", store.location, "--node", node, "--queue", run] + extra,
-                                 in: scratch, environment: store.environment.merging(environment) { $1 })
+    private func node(
+        _ node: String, _ store: SharedStore, run: String, _ extra: [String] = [],
+        environment: [String: String] = [:]
+    ) throws -> PipelineBinary.Running {
+        try PipelineBinary.start(
+            [
+                "test", "--package-path", package.path, "--skip-build", "--shards", "1", "--json",
+                "--timings", store.location, "--node", node, "--queue", run,
+            ] + extra,
+            in: scratch, environment: store.environment.merging(environment) { $1 })
     }
 
     private func names(_ result: PipelineBinary.Result) throws -> [String] {
         result.stdout.isEmpty ? [] : try report(result).keys.sorted()
     }
 
-    @Test("three nodes share one queue: every test runs once, the report merges them, a re-run node repeats its batches")
+    @Test(
+        "three nodes share one queue: every test runs once, the report merges them, a re-run node repeats its batches")
     func queue() async throws {
         let motoStore = try await SharedStore.s3("PIPELINE_TEST_MOTO_ENDPOINT", key: "test", secret: "test")
         for store in [SharedStore.folder(in: scratch)] + (motoStore.map { [$0] } ?? []) {
@@ -67,8 +81,9 @@ struct SharedRunCommandTests {
             #expect(results.contains { $0.stderr.contains("Queue ") && $0.stderr.contains("pipeline-runs/run-7/") })
 
             let junit = scratch.appendingPathComponent("all.xml")
-            let merged = try PipelineBinary.run(["report", "--timings", store.location, "--queue", "run-7", "--junit", junit.path, "--json"],
-                                                in: scratch, environment: store.environment)
+            let merged = try PipelineBinary.run(
+                ["report", "--timings", store.location, "--queue", "run-7", "--junit", junit.path, "--json"],
+                in: scratch, environment: store.environment)
             #expect(merged.status == 0, "\(merged.stderr)")
             let tests = try report(merged)
             #expect(tests.count == ExamplePackage.testCount)
@@ -82,8 +97,11 @@ struct SharedRunCommandTests {
             #expect(again.status == 0, "\(again.stderr)")
             #expect(try names(again) == perNode[busiest])
             #expect(again.stderr.contains("runs again the"), "\(again.stderr)")
-            #expect(try PipelineBinary.run(["report", "--timings", store.location, "--queue", "run-7"], in: scratch,
-                                           environment: store.environment).status == 0)
+            #expect(
+                try PipelineBinary.run(
+                    ["report", "--timings", store.location, "--queue", "run-7"], in: scratch,
+                    environment: store.environment
+                ).status == 0)
         }
     }
 
@@ -97,13 +115,18 @@ struct SharedRunCommandTests {
         try Data("{\"version\": 1, \"tests\": {\(entries)}}".utf8).write(to: file)
     }
 
-    @Test("a re-run CI job on a fresh machine: --failed reads its node's last report from the store the timings are kept in")
+    @Test(
+        "a re-run CI job on a fresh machine: --failed reads its node's last report from the store the timings are kept in"
+    )
     func failedFromStore() async throws {
-        let store = try #require(try await SharedStore.s3("PIPELINE_TEST_S3_ENDPOINT", key: "test:tester", secret: "testing"))
+        let store = try #require(
+            try await SharedStore.s3("PIPELINE_TEST_S3_ENDPOINT", key: "test:tester", secret: "testing"))
         let lastRun = package.appendingPathComponent(".build/pipeline/last-run.json")
         func test(_ arguments: [String], _ environment: [String: String]) throws -> PipelineBinary.Result {
-            try PipelineBinary.run(["test", "--package-path", package.path, "--skip-build", "--timings", store.location, "--json"] + arguments,
-                                   in: scratch, environment: store.environment.merging(environment) { $1 })
+            try PipelineBinary.run(
+                ["test", "--package-path", package.path, "--skip-build", "--timings", store.location, "--json"]
+                    + arguments,
+                in: scratch, environment: store.environment.merging(environment) { $1 })
         }
         let first = try test([], ["GITHUB_RUN_ID": "4711", "EXAMPLE_FAIL": "1"])
         #expect(first.status == 1, "\(first.stderr)")
@@ -118,14 +141,18 @@ struct SharedRunCommandTests {
 
         try FileManager.default.removeItem(at: lastRun)
         let done = try test(["--failed"], ["GITHUB_RUN_ID": "4711"])
-        #expect(done.stdout.contains("/team/pipeline-runs/4711/last-run/node-1-of-1.json: 1 passed, 0 failed"), "\(done.stdout)")
+        #expect(
+            done.stdout.contains("/team/pipeline-runs/4711/last-run/node-1-of-1.json: 1 passed, 0 failed"),
+            "\(done.stdout)")
         #expect(!FileManager.default.fileExists(atPath: lastRun.path), "a run with nothing to run leaves no report")
         let otherRun = try test(["--failed"], ["GITHUB_RUN_ID": "4712"])
         #expect(otherRun.status == 2, "another CI run has no copy, and this machine none either")
         #expect(otherRun.stderr.contains("no such file; run the tests once without --failed"), "\(otherRun.stderr)")
     }
 
-    @Test("a node killed mid-batch: another node takes its batch over when the lease runs out, and each test is reported once")
+    @Test(
+        "a node killed mid-batch: another node takes its batch over when the lease runs out, and each test is reported once"
+    )
     func killedNode() throws {
         let store = SharedStore.folder(in: scratch)
         try tinyTimings(store)
@@ -141,11 +168,15 @@ struct SharedRunCommandTests {
         #expect(survivor.status == 0, "\(survivor.stderr)")
         #expect(survivor.stderr.contains("taken over from node 1/2, whose lease ran out"), "\(survivor.stderr)")
         #expect(try names(survivor).count == ExamplePackage.testCount)
-        let merged = try PipelineBinary.run(["report", "--timings", store.location, "--queue", "k", "--json"], in: scratch)
+        let merged = try PipelineBinary.run(
+            ["report", "--timings", store.location, "--queue", "k", "--json"], in: scratch)
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(try report(merged).count == ExamplePackage.testCount)
-        #expect(try report(merged).values.allSatisfy { $0["takenOverFrom"] as? String == "1/2" && $0["attempts"] as? Int == 2 },
-                "each test reported once, marked as a retry of the killed node's batch")
+        #expect(
+            try report(merged).values.allSatisfy {
+                $0["takenOverFrom"] as? String == "1/2" && $0["attempts"] as? Int == 2
+            },
+            "each test reported once, marked as a retry of the killed node's batch")
     }
 
     @Test("a node whose batch runs far longer than planned renews its claim: no other node takes a live node's batch")
@@ -179,23 +210,30 @@ struct SharedRunCommandTests {
 
         let reused = try node("1/1", store, run: "g", ["--filter", "Badge"]).wait()
         #expect(reused.status == 2)
-        #expect(reused.stderr.contains("error: the queue 'g' already holds a plan of \(ExamplePackage.testCount) tests"), "\(reused.stderr)")
+        #expect(
+            reused.stderr.contains("error: the queue 'g' already holds a plan of \(ExamplePackage.testCount) tests"),
+            "\(reused.stderr)")
         #expect(reused.stderr.contains("pass a fresh --queue"))
 
         let unknown = try PipelineBinary.run(["report", "--timings", store.location, "--queue", "nope"], in: scratch)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("no queue 'nope'"), "\(unknown.stderr)")
-        let noID = try PipelineBinary.run(["report", "--timings", store.location, "--queue"], in: scratch,
-                                          environment: ["GITHUB_RUN_ID": "", "BITRISE_BUILD_NUMBER": "", "BUILDKITE_BUILD_ID": "",
-                                                        "CI_PIPELINE_ID": ""])
+        let noID = try PipelineBinary.run(
+            ["report", "--timings", store.location, "--queue"], in: scratch,
+            environment: [
+                "GITHUB_RUN_ID": "", "BITRISE_BUILD_NUMBER": "", "BUILDKITE_BUILD_ID": "",
+                "CI_PIPELINE_ID": "",
+            ])
         #expect(noID.status == 2)
         #expect(noID.stderr.contains("--queue needs a run id: none of GITHUB_RUN_ID"), "\(noID.stderr)")
-        let fromCI = try PipelineBinary.run(["report", "--timings", store.location, "--queue", "--json"], in: scratch,
-                                            environment: ["GITHUB_RUN_ID": "g"])
+        let fromCI = try PipelineBinary.run(
+            ["report", "--timings", store.location, "--queue", "--json"], in: scratch,
+            environment: ["GITHUB_RUN_ID": "g"])
         #expect(fromCI.status == 0, "--queue alone takes GITHUB_RUN_ID: \(fromCI.stderr)")
     }
 
-    @Test("a store that disappears mid-run: the node finishes its batch, writes its JUnit, and exits 5 naming the store")
+    @Test(
+        "a store that disappears mid-run: the node finishes its batch, writes its JUnit, and exits 5 naming the store")
     func storeGone() throws {
         let store = SharedStore.folder(in: scratch)
         try tinyTimings(store)
@@ -213,15 +251,18 @@ struct SharedRunCommandTests {
         #expect(xml.components(separatedBy: "<testcase ").count - 1 == ExamplePackage.testCount)
     }
 
-    @Test("a store that cannot write conditionally (OpenStack Swift's s3api) says so once and runs the static split",
-          .enabled(if: ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"] != nil))
+    @Test(
+        "a store that cannot write conditionally (OpenStack Swift's s3api) says so once and runs the static split",
+        .enabled(if: ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"] != nil))
     func staticFallback() async throws {
-        let store = try #require(try await SharedStore.s3("PIPELINE_TEST_S3_ENDPOINT", key: "test:tester", secret: "testing"))
+        let store = try #require(
+            try await SharedStore.s3("PIPELINE_TEST_S3_ENDPOINT", key: "test:tester", secret: "testing"))
         var seen: [String] = []
         for index in 1...2 {
             let result = try node("\(index)/2", store, run: "s").wait()
             #expect(result.status == 0, "\(result.stderr)")
-            #expect(result.stderr.components(separatedBy: "cannot write conditionally").count - 1 == 1, "\(result.stderr)")
+            #expect(
+                result.stderr.components(separatedBy: "cannot write conditionally").count - 1 == 1, "\(result.stderr)")
             #expect(result.stderr.contains("runs its part of the split planned from the timings"))
             seen += try names(result)
         }

@@ -22,8 +22,12 @@ struct SnapshotLoopTests {
 
         init(references: String, stages: String, committed: Bool) throws {
             try copyExamplePackage()
-            if !committed { try FileManager.default.removeItem(at: root.appendingPathComponent(SnapshotLoopTests.snapshots)) }
-            try write("pipelines/post-merge.yml", "name: post-merge\ndescription: Pull, test, promote.\n" + references + stages)
+            if !committed {
+                try FileManager.default.removeItem(at: root.appendingPathComponent(SnapshotLoopTests.snapshots))
+            }
+            try write(
+                "pipelines/post-merge.yml",
+                "name: post-merge\ndescription: Pull, test, promote.\n" + references + stages)
             try write(".gitignore", "store/\n.build/\n" + (committed ? "" : "__Snapshots__/\n"))
             try git("init", "-q", "-b", "develop")
             try commitAll("the app")
@@ -31,13 +35,17 @@ struct SnapshotLoopTests {
 
         deinit { try? FileManager.default.removeItem(at: root) }
 
-        func read(_ path: String) -> Data? { FileManager.default.contents(atPath: root.appendingPathComponent(path).path) }
+        func read(_ path: String) -> Data? {
+            FileManager.default.contents(atPath: root.appendingPathComponent(path).path)
+        }
 
         /// Changes the brand colour every badge is drawn in: every snapshot test's value changes.
         func changeTheView() throws {
             let source = String(decoding: read(SnapshotLoopTests.view) ?? Data(), as: UTF8.self)
             #expect(source.contains("primary = RGB(32, 96, 208)"))
-            try write(SnapshotLoopTests.view, source.replacingOccurrences(of: "primary = RGB(32, 96, 208)", with: "primary = RGB(208, 64, 32)"))
+            try write(
+                SnapshotLoopTests.view,
+                source.replacingOccurrences(of: "primary = RGB(32, 96, 208)", with: "primary = RGB(208, 64, 32)"))
         }
 
         func pipeline(_ arguments: String..., environment: [String: String] = [:]) throws -> PipelineBinary.Result {
@@ -45,11 +53,13 @@ struct SnapshotLoopTests {
         }
 
         func pipeline(_ arguments: [String], environment: [String: String] = [:]) throws -> PipelineBinary.Result {
-            try PipelineBinary.run(arguments, in: root, environment: RefsBackend.environment.merging(environment) { $1 })
+            try PipelineBinary.run(
+                arguments, in: root, environment: RefsBackend.environment.merging(environment) { $1 })
         }
 
         func json(_ result: PipelineBinary.Result) throws -> [String: Any] {
-            try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stderr)")
         }
 
         /// Every reference file with its content, to prove a command left them as they were.
@@ -79,14 +89,18 @@ struct SnapshotLoopTests {
 
         """
 
-    @Test("references out of git: record and store, a view change fails with a review, re-record and push, merge, post-merge pulls, tests green and promotes, the next branch pulls and passes",
-          arguments: RefsBackend.available)
+    @Test(
+        "references out of git: record and store, a view change fails with a review, re-record and push, merge, post-merge pulls, tests green and promotes, the next branch pulls and passes",
+        arguments: RefsBackend.available)
     func outOfGit(backend: RefsBackend) async throws {
         let repo = try Repository(references: try await backend.references(), stages: Self.stages, committed: false)
         let recorded = try repo.pipeline(["refs", "record"] + Self.tests)
         #expect(recorded.status == 0, "\(recorded.stderr)")
-        #expect(recorded.stdout.contains("BadgeViewTests: 3 new, 0 changed, 0 unchanged, 0 removed"), "\(recorded.stdout)")
-        #expect(recorded.stdout.contains("BadgeSnapshotTests: 2 new, 0 changed, 0 unchanged, 0 removed"), "\(recorded.stdout)")
+        #expect(
+            recorded.stdout.contains("BadgeViewTests: 3 new, 0 changed, 0 unchanged, 0 removed"), "\(recorded.stdout)")
+        #expect(
+            recorded.stdout.contains("BadgeSnapshotTests: 2 new, 0 changed, 0 unchanged, 0 removed"),
+            "\(recorded.stdout)")
         let first = repo.references()
         #expect(first.count == 5)
         #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
@@ -99,21 +113,30 @@ struct SnapshotLoopTests {
         let failing = try repo.pipeline("test", "--json", "--junit", junit.path)
         #expect(failing.status == 1, "\(failing.stderr)")
         let report = try repo.json(failing)
-        let failed = Set((report["tests"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "failed" }.compactMap { $0["name"] as? String })
+        let failed = Set(
+            (report["tests"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "failed" }.compactMap {
+                $0["name"] as? String
+            })
         #expect(failed == Self.snapshotTests)
         let page = try #require(report["review"] as? String)
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.contains("<h2>BadgeViewTests/testBadgeImage.1.png<span class=\"status failed\">"))
         #expect(html.contains("pixels differ"), "an image failure shows its match ratio")
         #expect(html.contains("<figcaption>overlay</figcaption>"), "an image failure shows the overlay")
-        #expect(html.contains("class=\"removed\">−   frame: 64×32, bar at (4, 6) 56×20, tint #2060d0"), "a text failure shows the line diff")
-        #expect(try String(contentsOf: junit, encoding: .utf8).contains("review: \(page)#ref-BadgeViewTests_testBadgeImage_1_png"))
+        #expect(
+            html.contains("class=\"removed\">−   frame: 64×32, bar at (4, 6) 56×20, tint #2060d0"),
+            "a text failure shows the line diff")
+        #expect(
+            try String(contentsOf: junit, encoding: .utf8).contains(
+                "review: \(page)#ref-BadgeViewTests_testBadgeImage_1_png"))
         #expect(repo.references() == first, "a failing CI run writes no reference")
 
         // The change is meant: re-record, push to feature.
         let rerecorded = try repo.pipeline(["refs", "record"] + Self.tests + ["--push"])
         #expect(rerecorded.status == 0, "\(rerecorded.stderr)")
-        #expect(rerecorded.stdout.contains("BadgeViewTests: 0 new, 3 changed, 0 unchanged, 0 removed"), "\(rerecorded.stdout)")
+        #expect(
+            rerecorded.stdout.contains("BadgeViewTests: 0 new, 3 changed, 0 unchanged, 0 removed"),
+            "\(rerecorded.stdout)")
         #expect(rerecorded.stdout.contains("copied 5"), "\(rerecorded.stdout)")
         let second = repo.references()
 
@@ -123,7 +146,9 @@ struct SnapshotLoopTests {
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
         let plan = try repo.json(try repo.pipeline("run", "post-merge", "--dry-run", "--json"))
         let planned = (plan["stages"] as? [[String: Any]])?.first?["transfers"] as? [[String: Any]] ?? []
-        #expect(planned.map { ($0["copied"] as? [String])?.count ?? -1 } == [0, 5], "develop for all, then feature for the changed")
+        #expect(
+            planned.map { ($0["copied"] as? [String])?.count ?? -1 } == [0, 5],
+            "develop for all, then feature for the changed")
         #expect(repo.references().isEmpty)
 
         let run = try repo.pipeline("run", "post-merge", "--json")
@@ -131,7 +156,9 @@ struct SnapshotLoopTests {
         let stages = try repo.json(run)["stages"] as? [[String: Any]] ?? []
         #expect(stages.map { $0["status"] as? String } == ["passed", "passed", "passed"])
         let promoted = (stages.last?["transfers"] as? [[String: Any]])?.first
-        #expect(Set(promoted?["pushed"] as? [String] ?? []) == Set(Self.tests), "found through the commits recorded with feature's references")
+        #expect(
+            Set(promoted?["pushed"] as? [String] ?? []) == Set(Self.tests),
+            "found through the commits recorded with feature's references")
         #expect((promoted?["copied"] as? [String])?.count == 5)
         #expect(repo.references() == second, "the test stage read feature's references")
 
@@ -144,10 +171,13 @@ struct SnapshotLoopTests {
         #expect(green.status == 0, "\(green.stdout)\(green.stderr)")
     }
 
-    @Test("references committed in git: a missing one fails in CI naming the test and folder; a test writing another test's reference fails; refs record re-records for a commit, all or nothing")
+    @Test(
+        "references committed in git: a missing one fails in CI naming the test and folder; a test writing another test's reference fails; refs record re-records for a commit, all or nothing"
+    )
     func committed() async throws {
-        let repo = try Repository(references: try await RefsBackend.folder.references(),
-                                  stages: "stages:\n  - test:\n      shards: 2\n", committed: true)
+        let repo = try Repository(
+            references: try await RefsBackend.folder.references(),
+            stages: "stages:\n  - test:\n      shards: 2\n", committed: true)
         let layout = "\(Self.snapshots)/BadgeViewTests/testBadgeLayout.1.txt"
         let clean = try repo.pipeline("test")
         #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")
@@ -155,10 +185,14 @@ struct SnapshotLoopTests {
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent(layout))
         let missing = try repo.pipeline("test", "--skip-build", "--json")
         #expect(missing.status == 1)
-        let record = (try repo.json(missing)["tests"] as? [[String: Any]])?.first { $0["name"] as? String == "ExampleKitTests.BadgeViewTests/testBadgeLayout" }
+        let record = (try repo.json(missing)["tests"] as? [[String: Any]])?.first {
+            $0["name"] as? String == "ExampleKitTests.BadgeViewTests/testBadgeLayout"
+        }
         let message = record?["message"] as? String ?? ""
-        #expect(message.hasPrefix("missing reference: no testBadgeLayout.* in \(Self.snapshots)/BadgeViewTests "
-                                  + "(SNAPSHOT_TESTING_RECORD=never in CI records none)"), "\(message)")
+        #expect(
+            message.hasPrefix(
+                "missing reference: no testBadgeLayout.* in \(Self.snapshots)/BadgeViewTests "
+                    + "(SNAPSHOT_TESTING_RECORD=never in CI records none)"), "\(message)")
         #expect(message.contains("pipeline refs record BadgeViewTests"))
         #expect(repo.read(layout) == nil, "CI recorded nothing")
         try repo.git("checkout", "--", layout)
@@ -170,35 +204,47 @@ struct SnapshotLoopTests {
             $0["name"] as? String == "ExampleKitTests.BadgeViewTests/testRecordsElsewhereWhenAsked"
         }
         #expect(writer?["status"] as? String == "failed")
-        #expect((writer?["message"] as? String)?.contains("wrote a reference for another test, "
-            + "\(Self.snapshots)/ThumbnailTests/testRecordsElsewhereWhenAsked.1.txt") == true, "\(writer ?? [:])")
+        #expect(
+            (writer?["message"] as? String)?.contains(
+                "wrote a reference for another test, "
+                    + "\(Self.snapshots)/ThumbnailTests/testRecordsElsewhereWhenAsked.1.txt") == true,
+            "\(writer ?? [:])")
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent("\(Self.snapshots)/ThumbnailTests"))
 
         // refs record is all or nothing: a stray write puts every reference back, exit 1.
         try repo.changeTheView()
         let before = repo.references()
-        let refused = try repo.pipeline(["refs", "record", "BadgeViewTests"], environment: ["EXAMPLE_RECORD_ELSEWHERE": "1"])
+        let refused = try repo.pipeline(
+            ["refs", "record", "BadgeViewTests"], environment: ["EXAMPLE_RECORD_ELSEWHERE": "1"])
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("error: recording stopped: ExampleKitTests.BadgeViewTests/testRecordsElsewhereWhenAsked wrote "
-                                        + "\(Self.snapshots)/ThumbnailTests/testRecordsElsewhereWhenAsked.1.txt, a reference of another test; "
-                                        + "every reference was put back as it was"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(
+                "error: recording stopped: ExampleKitTests.BadgeViewTests/testRecordsElsewhereWhenAsked wrote "
+                    + "\(Self.snapshots)/ThumbnailTests/testRecordsElsewhereWhenAsked.1.txt, a reference of another test; "
+                    + "every reference was put back as it was"), "\(refused.stderr)")
         #expect(repo.references() == before, "byte for byte as before")
         let unknown = try repo.pipeline("refs", "record", "NoSuchTests")
         #expect(unknown.status == 2)
-        #expect(unknown.stderr.contains("error: 'NoSuchTests' is not a test here: no test file NoSuchTests.swift in"), "\(unknown.stderr)")
+        #expect(
+            unknown.stderr.contains("error: 'NoSuchTests' is not a test here: no test file NoSuchTests.swift in"),
+            "\(unknown.stderr)")
 
         // Recorded for real: three references change, git sees them, and the tests pass again.
         let recorded = try repo.pipeline("refs", "record", "BadgeViewTests", "BadgeSnapshotTests")
         #expect(recorded.status == 0, "\(recorded.stderr)")
-        #expect(recorded.stdout.contains("BadgeViewTests: 0 new, 3 changed, 0 unchanged, 0 removed"), "\(recorded.stdout)")
+        #expect(
+            recorded.stdout.contains("BadgeViewTests: 0 new, 3 changed, 0 unchanged, 0 removed"), "\(recorded.stdout)")
         let changed = try Git.run(["status", "--porcelain", "--", Self.snapshots], in: repo.root)
         #expect(changed.split(separator: "\n").count == 5, "\(changed)")
         #expect(try repo.pipeline("test", "--skip-build").status == 0)
     }
 
-    @Test("a pull from a store that cannot be reached stops the pipeline with exit 5, naming it, and touches no reference")
+    @Test(
+        "a pull from a store that cannot be reached stops the pipeline with exit 5, naming it, and touches no reference"
+    )
     func unreachable() throws {
-        let references = "references:\n  feature: s3://refs/feature\n  develop: s3://refs/develop\n  endpoint: http://127.0.0.1:9\n"
+        let references =
+            "references:\n  feature: s3://refs/feature\n  develop: s3://refs/develop\n  endpoint: http://127.0.0.1:9\n"
         let repo = try Repository(references: references, stages: Self.stages, committed: true)
         let before = repo.references()
         let result = try repo.pipeline("run", "post-merge")

@@ -33,7 +33,8 @@ struct TestCommandTests {
 
         let xml = try String(contentsOf: junit, encoding: .utf8)
         #expect(xml.components(separatedBy: "<testcase ").count - 1 == ExamplePackage.testCount)
-        #expect(xml.contains(#"<testcase classname="ExampleKitTests.ThumbnailTests" name="test_初期起動時_画像にhair0が表示されていること""#))
+        #expect(
+            xml.contains(#"<testcase classname="ExampleKitTests.ThumbnailTests" name="test_初期起動時_画像にhair0が表示されていること""#))
         #expect(xml.contains(#"name="scalingKeepsTheMatch(factor:)""#))
         #expect(xml.contains(#"name="regexCharactersInTheName()""#))
 
@@ -48,12 +49,14 @@ struct TestCommandTests {
         try FileManager.default.createDirectory(at: flakyMarkers, withIntermediateDirectories: true)
         let stepSummary = scratch.appendingPathComponent("step-summary.md")
         _ = FileManager.default.createFile(atPath: stepSummary.path, contents: Data("earlier step\n".utf8))
-        let result = try test("--timeout", "2s", "--retries", "1", "--json", environment: [
-            "EXAMPLE_HANG": "1", "EXAMPLE_CRASH": "1", "EXAMPLE_FAIL": "1",
-            "EXAMPLE_TESTING_HANG": "1", "EXAMPLE_TESTING_CRASH": "1", "EXAMPLE_FLAKY_DIR": flakyMarkers.path,
-            // As on GitHub Actions: annotations and a step summary.
-            "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": package.path, "GITHUB_STEP_SUMMARY": stepSummary.path,
-        ])
+        let result = try test(
+            "--timeout", "2s", "--retries", "1", "--json",
+            environment: [
+                "EXAMPLE_HANG": "1", "EXAMPLE_CRASH": "1", "EXAMPLE_FAIL": "1",
+                "EXAMPLE_TESTING_HANG": "1", "EXAMPLE_TESTING_CRASH": "1", "EXAMPLE_FLAKY_DIR": flakyMarkers.path,
+                // As on GitHub Actions: annotations and a step summary.
+                "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": package.path, "GITHUB_STEP_SUMMARY": stepSummary.path,
+            ])
         #expect(result.status == 1)
         let tests = try report(result)
         #expect(tests.count == ExamplePackage.testCount, "each listed test is reported exactly once")
@@ -64,13 +67,15 @@ struct TestCommandTests {
         #expect(message("FaultyTests/testHangsWhenAsked").contains("still running after 2.0 s"))
         #expect(status("SwiftTestingFaults/hangsWhenAsked()") == "timed-out")
         #expect(status("FaultyTests/testCrashesWhenAsked") == "crashed")
-        #expect(message("FaultyTests/testCrashesWhenAsked").contains("Fatal error: EXAMPLE_CRASH=1 makes this test crash"))
+        #expect(
+            message("FaultyTests/testCrashesWhenAsked").contains("Fatal error: EXAMPLE_CRASH=1 makes this test crash"))
         #expect(status("SwiftTestingFaults/crashesWhenAsked()") == "crashed")
         #expect(message("SwiftTestingFaults/crashesWhenAsked()").contains("EXAMPLE_TESTING_CRASH=1"))
         #expect(status("ThumbnailTests/testFailsWhenAsked") == "failed")
         #expect((tests["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"]?["attempts"] as? Int) == 2)
-        #expect((tests["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"]?["output"] as? String)?
-            .contains("ThumbnailTests.swift:24: error:") == true, "a failing test's own log is kept")
+        #expect(
+            (tests["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"]?["output"] as? String)?
+                .contains("ThumbnailTests.swift:24: error:") == true, "a failing test's own log is kept")
         #expect(status("FaultyTests/testFlakyWhenAsked") == "flaky")
         #expect(status("SwiftTestingFaults/flakyWhenAsked()") == "flaky")
         // The tests after the hang and the crash in the same shard still ran.
@@ -82,11 +87,15 @@ struct TestCommandTests {
         #expect(passed == ExamplePackage.testCount - 7)
         #expect(result.stderr.contains("✗ ExampleKitTests.FaultyTests/testHangsWhenAsked timed-out"))
 
-        #expect(result.stderr.contains("::error file=Tests/ExampleKitTests/ThumbnailTests.swift,line=24,"
-                                       + "title=ExampleKitTests.ThumbnailTests/testFailsWhenAsked failed::"), "\(result.stderr)")
-        #expect(result.stderr.split(separator: "\n").contains {
-            $0.hasPrefix("::warning ") && $0.contains("title=ExampleKitTests.FaultyTests/testFlakyWhenAsked flaky::")
-        }, "a flaky test is a warning")
+        #expect(
+            result.stderr.contains(
+                "::error file=Tests/ExampleKitTests/ThumbnailTests.swift,line=24,"
+                    + "title=ExampleKitTests.ThumbnailTests/testFailsWhenAsked failed::"), "\(result.stderr)")
+        #expect(
+            result.stderr.split(separator: "\n").contains {
+                $0.hasPrefix("::warning ")
+                    && $0.contains("title=ExampleKitTests.FaultyTests/testFlakyWhenAsked flaky::")
+            }, "a flaky test is a warning")
         let markdown = try String(contentsOf: stepSummary, encoding: .utf8)
         #expect(markdown.hasPrefix("earlier step\n### ❌ pipeline test"), "appended, not replaced")
         #expect(markdown.contains("| `ExampleKitTests.FaultyTests/testHangsWhenAsked` | timed-out |"))
@@ -97,33 +106,43 @@ struct TestCommandTests {
         for (policy, expected) in [("fail", Int32(1)), ("pass", Int32(0))] {
             let markers = scratch.appendingPathComponent("flaky-\(policy)")
             try FileManager.default.createDirectory(at: markers, withIntermediateDirectories: true)
-            let result = try test("--retries", "2", "--flaky", policy, "--filter", "Flaky|flaky",
-                                  environment: ["EXAMPLE_FLAKY_DIR": markers.path])
+            let result = try test(
+                "--retries", "2", "--flaky", policy, "--filter", "Flaky|flaky",
+                environment: ["EXAMPLE_FLAKY_DIR": markers.path])
             #expect(result.status == expected, "--flaky \(policy): \(result.stdout)")
             let failed = policy == "fail" ? 2 : 0
             #expect(result.stdout.contains("0 passed, \(failed) failed, 0 skipped (2 flaky)"))
         }
     }
 
-    @Test("--failed runs only what the last run left failing; --max-retried stops retries on mass failure; a corrupt last run is named")
+    @Test(
+        "--failed runs only what the last run left failing; --max-retried stops retries on mass failure; a corrupt last run is named"
+    )
     func failedAndMaxRetried() throws {
         let failing = try test("--json", "--retries", "2", "--max-retried", "0", environment: ["EXAMPLE_FAIL": "1"])
         #expect(failing.status == 1)
         let first = try report(failing)
         let failed = first.filter { $0.value["status"] as? String == "failed" }.map(\.key).sorted()
         #expect(!failed.isEmpty && failed.count < ExamplePackage.testCount)
-        #expect(failed.allSatisfy { first[$0]?["attempts"] as? Int == 1 }, "more failed than --max-retried 0: none retried")
+        #expect(
+            failed.allSatisfy { first[$0]?["attempts"] as? Int == 1 }, "more failed than --max-retried 0: none retried")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any])
-        #expect(json["retryNote"] as? String == "\(failed.count) tests failed, more than --max-retried 0: none was retried")
-        #expect(failing.stderr.contains("note: \(failed.count) tests failed, more than --max-retried 0"), "\(failing.stderr)")
+        #expect(
+            json["retryNote"] as? String == "\(failed.count) tests failed, more than --max-retried 0: none was retried")
+        #expect(
+            failing.stderr.contains("note: \(failed.count) tests failed, more than --max-retried 0"),
+            "\(failing.stderr)")
 
-        let retried = try test("--json", "--retries", "2", "--max-retried", "\(failed.count)", environment: ["EXAMPLE_FAIL": "1"])
-        #expect(try failed.allSatisfy { try report(retried)[$0]?["attempts"] as? Int == 3 }, "within the limit: retried")
+        let retried = try test(
+            "--json", "--retries", "2", "--max-retried", "\(failed.count)", environment: ["EXAMPLE_FAIL": "1"])
+        #expect(
+            try failed.allSatisfy { try report(retried)[$0]?["attempts"] as? Int == 3 }, "within the limit: retried")
 
         let again = try test("--failed", "--json")
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try report(again).keys.sorted() == failed, "only the tests that failed ran")
-        #expect(again.stderr.contains("Running the \(failed.count) tests that did not pass last time"), "\(again.stderr)")
+        #expect(
+            again.stderr.contains("Running the \(failed.count) tests that did not pass last time"), "\(again.stderr)")
         let nothing = try test("--failed")
         #expect(nothing.status == 0)
         #expect(nothing.stdout.contains("left no test failing: nothing to run"), "\(nothing.stdout)")
@@ -132,18 +151,27 @@ struct TestCommandTests {
         try Data("{".utf8).write(to: lastRun)
         let corrupt = try test("--failed")
         #expect(corrupt.status == 2)
-        #expect(corrupt.stderr.contains("last run's report \(lastRun.path) cannot be read: not a pipeline test report"), "\(corrupt.stderr)")
+        #expect(
+            corrupt.stderr.contains("last run's report \(lastRun.path) cannot be read: not a pipeline test report"),
+            "\(corrupt.stderr)")
         #expect(corrupt.stderr.contains("run without --failed for a full run"))
         let queued = try test("--failed", "--queue", "q")
         #expect(queued.status == 2)
     }
 
-    @Test("a quarantined failure is reported apart and does not fail the run; an expired entry stops it; unknown tests warn")
+    @Test(
+        "a quarantined failure is reported apart and does not fail the run; an expired entry stops it; unknown tests warn"
+    )
     func quarantine() throws {
         let file = scratch.appendingPathComponent("quarantine.yml")
-        for (test, days) in [("ExampleKitTests.ThumbnailTests/testFailsWhenAsked", "5"), ("ExampleKitTests.Gone/testRenamed", "1")] {
-            let add = try PipelineBinary.run(["quarantine", "add", test, "--owner", "@alice", "--reason", "known: #12",
-                                              "--days", days, "--file", file.path], in: scratch)
+        for (test, days) in [
+            ("ExampleKitTests.ThumbnailTests/testFailsWhenAsked", "5"), ("ExampleKitTests.Gone/testRenamed", "1"),
+        ] {
+            let add = try PipelineBinary.run(
+                [
+                    "quarantine", "add", test, "--owner", "@alice", "--reason", "known: #12",
+                    "--days", days, "--file", file.path,
+                ], in: scratch)
             #expect(add.status == 0, "\(add.stderr)")
         }
         let listed = try PipelineBinary.run(["quarantine", "list", "--json", "--file", file.path], in: scratch)
@@ -151,18 +179,25 @@ struct TestCommandTests {
         #expect(entries.map { $0["daysLeft"] as? Int } == [5, 1])
 
         let junit = scratch.appendingPathComponent("junit.xml")
-        let result = try test("--json", "--quarantine", file.path, "--junit", junit.path, environment: ["EXAMPLE_FAIL": "1"])
+        let result = try test(
+            "--json", "--quarantine", file.path, "--junit", junit.path, environment: ["EXAMPLE_FAIL": "1"])
         #expect(result.status == 0, "\(result.stderr)")
         let tests = try report(result)
         let quarantined = tests.filter { $0.value["quarantine"] != nil }
         #expect(quarantined.keys.sorted() == ["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"])
         #expect(quarantined.values.first?["status"] as? String == "failed")
         #expect((quarantined.values.first?["quarantine"] as? [String: Any])?["owner"] as? String == "@alice")
-        #expect(result.stderr.contains("\(file.path):8:5: warning: quarantined test 'ExampleKitTests.Gone/testRenamed' matches no test"),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains(
+                "\(file.path):8:5: warning: quarantined test 'ExampleKitTests.Gone/testRenamed' matches no test"),
+            "\(result.stderr)")
         #expect(try String(contentsOf: junit, encoding: .utf8).contains(#"<property name="quarantined""#))
-        #expect(result.stderr.contains("⊘ ExampleKitTests.ThumbnailTests/testFailsWhenAsked failed, quarantined: "), "\(result.stderr)")
-        #expect(!result.stderr.contains("✗ ExampleKitTests.ThumbnailTests/testFailsWhenAsked"), "live progress knows the quarantine")
+        #expect(
+            result.stderr.contains("⊘ ExampleKitTests.ThumbnailTests/testFailsWhenAsked failed, quarantined: "),
+            "\(result.stderr)")
+        #expect(
+            !result.stderr.contains("✗ ExampleKitTests.ThumbnailTests/testFailsWhenAsked"),
+            "live progress knows the quarantine")
         let failing = try test("--quarantine", file.path, environment: ["EXAMPLE_FAIL": "1", "EXAMPLE_CRASH": "1"])
         #expect(failing.status == 1, "a failure outside the quarantine still fails the run")
         #expect(failing.stdout.contains("(1 crashed, 1 quarantined)"), "\(failing.stdout)")
@@ -172,8 +207,10 @@ struct TestCommandTests {
         try Data(text.replacingOccurrences(of: String(expiry), with: "2020-01-31").utf8).write(to: file)
         let expired = try test("--quarantine", file.path)
         #expect(expired.status == 3)
-        #expect(expired.stderr.contains("\(file.path):7:14: quarantine[0].expires: the quarantine of "
-                                        + "'ExampleKitTests.ThumbnailTests/testFailsWhenAsked' expired on 2020-01-31"), "\(expired.stderr)")
+        #expect(
+            expired.stderr.contains(
+                "\(file.path):7:14: quarantine[0].expires: the quarantine of "
+                    + "'ExampleKitTests.ThumbnailTests/testFailsWhenAsked' expired on 2020-01-31"), "\(expired.stderr)")
         let list = try PipelineBinary.run(["quarantine", "list", "--file", file.path], in: scratch)
         #expect(list.status == 3)
         #expect(list.stdout.contains("EXPIRED"), "\(list.stdout)")
@@ -184,33 +221,45 @@ struct TestCommandTests {
         let markers = scratch.appendingPathComponent("flaky")
         try FileManager.default.createDirectory(at: markers, withIntermediateDirectories: true)
         // Each flaky test fails on every fourth run (counted across processes): exactly 5 of 20.
-        let hunt = try test("--filter", "[Ff]lakyWhenAsked|testAfterTheFaults", "--repeat", "20", "--json",
-                            environment: ["EXAMPLE_FLAKY_DIR": markers.path, "EXAMPLE_FLAKY_EVERY": "4"])
+        let hunt = try test(
+            "--filter", "[Ff]lakyWhenAsked|testAfterTheFaults", "--repeat", "20", "--json",
+            environment: ["EXAMPLE_FLAKY_DIR": markers.path, "EXAMPLE_FLAKY_EVERY": "4"])
         #expect(hunt.status == 1, "\(hunt.stderr)")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(hunt.stdout.utf8)) as? [String: Any])
         #expect(json["completed"] as? Int == 20)
         let tests = try #require(json["tests"] as? [[String: Any]])
-        let rates = Dictionary(uniqueKeysWithValues: tests.map { ($0["name"] as! String, $0["failureRate"] as! Double) })
-        #expect(rates == ["ExampleKitTests.FaultyTests/testFlakyWhenAsked": 0.25, "ExampleKitTests.SwiftTestingFaults/flakyWhenAsked()": 0.25,
-                          "ExampleKitTests.FaultyTests/testAfterTheFaults": 0])
+        let rates = Dictionary(
+            uniqueKeysWithValues: tests.map { ($0["name"] as! String, $0["failureRate"] as! Double) })
+        #expect(
+            rates == [
+                "ExampleKitTests.FaultyTests/testFlakyWhenAsked": 0.25,
+                "ExampleKitTests.SwiftTestingFaults/flakyWhenAsked()": 0.25,
+                "ExampleKitTests.FaultyTests/testAfterTheFaults": 0,
+            ])
         #expect(tests.allSatisfy { $0["runs"] as? Int == 20 })
         let first = try #require(tests.first?["firstFailure"] as? [String: Any])
         #expect(first["run"] as? Int ?? 0 >= 1)
         #expect((first["message"] as? String)?.contains("fails on its first attempt") == true)
         let logs = package.appendingPathComponent(".build/pipeline/logs")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: logs.path).filter { $0.hasSuffix(".log") }.count >= 40,
-                "every run in processes of its own")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: logs.path).filter { $0.hasSuffix(".log") }.count >= 40,
+            "every run in processes of its own")
 
-        let stop = try test("--filter", "testFlakyWhenAsked", "--repeat", "50", "--until-failure", "--shards", "2", "--json",
-                            environment: ["EXAMPLE_FLAKY_DIR": markers.path, "EXAMPLE_FLAKY_EVERY": "1"])
+        let stop = try test(
+            "--filter", "testFlakyWhenAsked", "--repeat", "50", "--until-failure", "--shards", "2", "--json",
+            environment: ["EXAMPLE_FLAKY_DIR": markers.path, "EXAMPLE_FLAKY_EVERY": "1"])
         #expect(stop.status == 1)
         let stopped = try #require(try JSONSerialization.jsonObject(with: Data(stop.stdout.utf8)) as? [String: Any])
         #expect(stopped["completed"] as? Int == 1)
         #expect(stopped["stoppedEarly"] as? Bool == true)
 
-        let hang = try test("--filter", "FaultyTests/testHangsWhenAsked", "--repeat", "2", "--timeout", "1s", environment: ["EXAMPLE_HANG": "1"])
+        let hang = try test(
+            "--filter", "FaultyTests/testHangsWhenAsked", "--repeat", "2", "--timeout", "1s",
+            environment: ["EXAMPLE_HANG": "1"])
         #expect(hang.status == 1)
-        #expect(hang.stdout.contains("100.0%  2/2  ExampleKitTests.FaultyTests/testHangsWhenAsked (2 timed out after 1 s)"), "\(hang.stdout)")
+        #expect(
+            hang.stdout.contains("100.0%  2/2  ExampleKitTests.FaultyTests/testHangsWhenAsked (2 timed out after 1 s)"),
+            "\(hang.stdout)")
         let clean = try test("--filter", "testAfterTheFaults", "--repeat", "3")
         #expect(clean.status == 0)
         #expect(try test("--repeat", "0").status == 2)
@@ -240,7 +289,8 @@ struct TestCommandTests {
         for index in 1...3 {
             let plan = try test("--node", "\(index)/3", "--plan", "--json", "--shards", "\(index)")
             #expect(plan.status == 0)
-            let shards = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [[String: Any]])
+            let shards = try #require(
+                try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [[String: Any]])
             seen += shards.flatMap { ($0["tests"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String } }
         }
         #expect(seen.sorted() == everyTest.sorted())
@@ -251,18 +301,17 @@ struct TestCommandTests {
         let process = Process()
         process.executableURL = PipelineBinary.url
         process.arguments = ["test", "--package-path", package.path, "--skip-build", "--no-record"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["EXAMPLE_HANG": "1", "EXAMPLE_TESTING_HANG": "1"]) { $1 }
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "EXAMPLE_HANG": "1", "EXAMPLE_TESTING_HANG": "1",
+        ]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         // This package's own product (other suites may run copies of the example elsewhere).
         let product = package.appendingPathComponent(".build/debug/\(ExamplePackage.productName)").path
-        let started = Date()
-        while ExamplePackage.processes(named: product).isEmpty && Date().timeIntervalSince(started) < 20 {
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        #expect(!ExamplePackage.processes(named: product).isEmpty, "test processes started")
-        Thread.sleep(forTimeInterval: 0.5)
+        // pipeline records each process group as it starts a test process, so once one is seen the
+        // interrupt reaches it.
+        #expect(poll(seconds: 20) { !ExamplePackage.processes(named: product).isEmpty }, "test processes started")
         let interrupted = Date()
         if signal == "SIGINT" { process.interrupt() } else { process.terminate() }
         process.waitUntilExit()
@@ -279,7 +328,8 @@ struct TestCommandFailureTests {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("package-\(UUID().uuidString)")
         for (path, text) in files {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
         return root
@@ -316,7 +366,8 @@ struct TestCommandFailureTests {
             "Sources/Lib/Value.swift": "public let value = 1\n",
         ])
         defer { try? FileManager.default.removeItem(at: root) }
-        let result = try PipelineBinary.run(["test", "--package-path", root.path], in: FileManager.default.temporaryDirectory)
+        let result = try PipelineBinary.run(
+            ["test", "--package-path", root.path], in: FileManager.default.temporaryDirectory)
         #expect(result.status == 7)
         #expect(result.stderr.contains("no test product (*PackageTests.xctest)"))
     }
@@ -333,17 +384,22 @@ struct TimingsMergeTests {
             .write(to: folder.appendingPathComponent("node1.json"), atomically: true, encoding: .utf8)
         try #"{"version":1,"tests":{"M.C/a":{"seconds":3,"samples":3}}}"#
             .write(to: folder.appendingPathComponent("node2.json"), atomically: true, encoding: .utf8)
-        let result = try PipelineBinary.run(["timings", "merge", "node1.json", "node2.json", "-o", "all.json"], in: folder)
+        let result = try PipelineBinary.run(
+            ["timings", "merge", "node1.json", "node2.json", "-o", "all.json"], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
-        let merged = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("all.json"))) as? [String: Any])
+        let merged = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("all.json")))
+                as? [String: Any])
         let tests = try #require(merged["tests"] as? [String: [String: Any]])
         #expect(tests["M.C/a"]?["seconds"] as? Double == 2.5)
         #expect(tests["M.C/テスト"]?["seconds"] as? Double == 4)
 
         try "{".write(to: folder.appendingPathComponent("broken.json"), atomically: true, encoding: .utf8)
-        let broken = try PipelineBinary.run(["timings", "merge", "node1.json", "broken.json", "-o", "all.json"], in: folder)
+        let broken = try PipelineBinary.run(
+            ["timings", "merge", "node1.json", "broken.json", "-o", "all.json"], in: folder)
         #expect(broken.status == 2)
-        #expect(broken.stderr.contains("timings file \(folder.appendingPathComponent("broken.json").path) cannot be read"))
+        #expect(
+            broken.stderr.contains("timings file \(folder.appendingPathComponent("broken.json").path) cannot be read"))
         let missing = try PipelineBinary.run(["timings", "merge", "nope.json", "-o", "all.json"], in: folder)
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("nope.json cannot be read: no such file"))
@@ -352,8 +408,9 @@ struct TimingsMergeTests {
     @Test("a cache file folds into the timings kept in the spec's develop store, which plan and test then read")
     func intoStore() throws {
         let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
-        try workspace.write(#"{"version":1,"tests":{"M.C/a":{"seconds":1,"samples":1},"M.C/b":{"seconds":3,"samples":1}}}"#,
-                            to: "cache.json")
+        try workspace.write(
+            #"{"version":1,"tests":{"M.C/a":{"seconds":1,"samples":1},"M.C/b":{"seconds":3,"samples":1}}}"#,
+            to: "cache.json")
         for _ in 1...2 {
             let result = try workspace.run("timings", "merge", "cache.json", "-o", "develop")
             #expect(result.status == 0, "\(result.stderr)")
@@ -368,7 +425,8 @@ struct TimingsMergeTests {
         #expect(nodes.compactMap { $0["tests"] as? Int }.reduce(0, +) == 2)
         let unknown = try workspace.run("plan", "--nodes", "2", "--timings", "gs://team/ci")
         #expect(unknown.status == 2)
-        #expect(unknown.stderr.contains("--timings 'gs://team/ci' must be a file, s3://bucket/prefix, feature or develop"))
+        #expect(
+            unknown.stderr.contains("--timings 'gs://team/ci' must be a file, s3://bucket/prefix, feature or develop"))
     }
 }
 
@@ -394,10 +452,15 @@ enum ExamplePackage {
     static func buildOnce() throws { try build.get() }
 
     /// `pipeline test` on the example, already built, with its timings in `scratch`.
-    static func test(_ arguments: [String], scratch: URL, environment: [String: String] = [:]) throws -> PipelineBinary.Result {
-        try PipelineBinary.run(["test", "--package-path", root.path, "--skip-build",
-                                "--timings", scratch.appendingPathComponent("timings.json").path] + arguments,
-                               in: scratch, environment: environment)
+    static func test(_ arguments: [String], scratch: URL, environment: [String: String] = [:]) throws
+        -> PipelineBinary.Result
+    {
+        try PipelineBinary.run(
+            [
+                "test", "--package-path", root.path, "--skip-build",
+                "--timings", scratch.appendingPathComponent("timings.json").path,
+            ] + arguments,
+            in: scratch, environment: environment)
     }
 
     /// The tests of a `--json` report, by name.
@@ -413,7 +476,8 @@ enum ExamplePackage {
         return entries.filter { Int($0) != nil }.compactMap { pid in
             guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
             let line = String(decoding: data, as: UTF8.self)
-            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ").dropFirst(2).first
+            let state = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?.split(separator: " ")
+                .dropFirst(2).first
             // A listing (`--list-tests`) ends at once; only processes running tests count.
             return line.contains(name) && !line.contains("--list-tests") && state != "Z" ? pid : nil
         }

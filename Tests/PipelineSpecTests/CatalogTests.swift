@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PipelineSpec
 
 @Suite("Finding pipelines")
@@ -7,8 +8,10 @@ struct CatalogTests {
     /// A temporary repository: `.git` at the top, `pipelines/` holding the given specs.
     private func repository(_ specs: [String: String]) throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("catalog-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent(".git"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("pipelines"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("pipelines"), withIntermediateDirectories: true)
         for (name, text) in specs {
             try Data(text.utf8).write(to: root.appendingPathComponent("pipelines/\(name)"))
         }
@@ -36,13 +39,15 @@ struct CatalogTests {
         let root = try repository([:])
         defer { try? FileManager.default.removeItem(at: root) }
         let inner = root.appendingPathComponent("inner")
-        try FileManager.default.createDirectory(at: inner.appendingPathComponent(".git"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: inner.appendingPathComponent(".git"), withIntermediateDirectories: true)
         do {
             _ = try PipelineCatalog.locate(from: inner)
             Issue.record("found a pipelines/ folder above the repository root")
         } catch {
-            #expect(error.description == "no pipelines/ folder in \(inner.path) or its parents up to the repository root; "
-                + "create pipelines/<name>.yml (see docs/spec.md)")
+            #expect(
+                error.description == "no pipelines/ folder in \(inner.path) or its parents up to the repository root; "
+                    + "create pipelines/<name>.yml (see docs/spec.md)")
         }
     }
 

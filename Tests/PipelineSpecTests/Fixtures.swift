@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import PipelineSpec
 
 /// The spec fixtures shipped with the tests.

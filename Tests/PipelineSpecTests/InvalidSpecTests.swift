@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PipelineSpec
 
 @Suite("Invalid specs: every problem, exact message and location")
@@ -56,22 +57,23 @@ struct InvalidSpecTests {
     @Test("every problem of a stage is reported, not only the first")
     func collectsAll() {
         let text = """
-        name: spec
-        description: d
-        stages:
-          - test:
-              shards: many
-              timeout: soon
-              retries: lots
-              select: some
-              flaky: maybe
-        """
-        #expect(Fixtures.problems(text: text) == [
-            "spec.yml:5:15: stages[0].test.shards: expected a shard count: auto or a whole number, found 'many'",
-            "spec.yml:6:16: stages[0].test.timeout: expected a duration, written like 90s, 2m or 1h, found 'soon'",
-            "spec.yml:7:16: stages[0].test.retries: expected a whole number, found 'lots'",
-            "spec.yml:8:15: stages[0].test.select: 'some' is not a selection; expected one of: all, affected",
-            "spec.yml:9:14: stages[0].test.flaky: 'maybe' is not a flaky policy; expected one of: fail, pass",
-        ])
+            name: spec
+            description: d
+            stages:
+              - test:
+                  shards: many
+                  timeout: soon
+                  retries: lots
+                  select: some
+                  flaky: maybe
+            """
+        #expect(
+            Fixtures.problems(text: text) == [
+                "spec.yml:5:15: stages[0].test.shards: expected a shard count: auto or a whole number, found 'many'",
+                "spec.yml:6:16: stages[0].test.timeout: expected a duration, written like 90s, 2m or 1h, found 'soon'",
+                "spec.yml:7:16: stages[0].test.retries: expected a whole number, found 'lots'",
+                "spec.yml:8:15: stages[0].test.select: 'some' is not a selection; expected one of: all, affected",
+                "spec.yml:9:14: stages[0].test.flaky: 'maybe' is not a flaky policy; expected one of: fail, pass",
+            ])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PipelineSpec
 
 @Suite("The quarantine file: reading, checking, matching and adding entries")
@@ -18,7 +19,9 @@ struct QuarantineTests {
     @Test("days: real calendar days only, compared and counted")
     func days() throws {
         #expect(CalendarDay(parsing: "2028-02-29")?.description == "2028-02-29")
-        for text in ["2026-02-29", "2026-13-01", "2026-1-01", "26-01-01", "2026-01-01T00:00", "", "２０２６-01-01", "2026-00-10"] {
+        for text in [
+            "2026-02-29", "2026-13-01", "2026-1-01", "26-01-01", "2026-01-01T00:00", "", "２０２６-01-01", "2026-00-10",
+        ] {
             #expect(CalendarDay(parsing: text) == nil, "\(text)")
         }
         let day = try #require(CalendarDay(parsing: "2026-12-30"))
@@ -30,7 +33,8 @@ struct QuarantineTests {
 
     @Test("a valid file: tests by name, patterns over whole names, the first entry wins")
     func matching() throws {
-        let quarantine = try QuarantineLoader.parse("""
+        let quarantine = try QuarantineLoader.parse(
+            """
             # known-flaky tests
             quarantine:
               - test: AppTests.LoginTests/testTimeout
@@ -50,16 +54,18 @@ struct QuarantineTests {
         #expect(match("AppTests.NetworkTests.Client/testRetry") == nil, "a pattern matches the whole name")
         #expect(match("AppTests.LoginTests/testTimeoutOther") == nil)
         #expect(quarantine.unknown(among: ["AppTests.LoginTests/testTimeout"]).map(\.name) == ["NetworkTests\\..*"])
-        #expect(quarantine.warnings(among: []).first
-            == "q.yml:3:5: warning: quarantined test 'AppTests.LoginTests/testTimeout' matches no test of the suite; "
-            + "remove the entry if the test is gone")
+        #expect(
+            quarantine.warnings(among: []).first
+                == "q.yml:3:5: warning: quarantined test 'AppTests.LoginTests/testTimeout' matches no test of the suite; "
+                + "remove the entry if the test is gone")
         #expect(try QuarantineLoader.parse("# nothing yet\n\n", file: "q.yml", today: today).entries.isEmpty)
         #expect(try QuarantineLoader.parse("quarantine: []\n", file: "q.yml", today: today).entries.isEmpty)
     }
 
     @Test("every problem at once, each with file, line, column and key")
     func problems() {
-        let found = problems("""
+        let found = problems(
+            """
             quarantine:
               - test: A.B/testOne
                 reason: flaky
@@ -90,31 +96,35 @@ struct QuarantineTests {
                 reason: y
                 expires: 2027-01-02
             """)
-        #expect(found == [
-            "pipelines/quarantine.yml:2:5: quarantine[0]: missing required key 'owner'",
-            "pipelines/quarantine.yml:4:14: quarantine[0].expires: expected a day written YYYY-MM-DD, found '2026-12-40'",
-            "pipelines/quarantine.yml:8:14: quarantine[1].expires: the quarantine of 'A.B/testTwo' expired on 2026-11-22; "
-                + "fix the test and remove the entry, or give it a new day with a reason",
-            "pipelines/quarantine.yml:9:14: quarantine[2].pattern: expected a regular expression, found '(['",
-            "pipelines/quarantine.yml:13:5: quarantine[3]: missing required key 'test' (a full test name) or 'pattern' (a regular expression)",
-            "pipelines/quarantine.yml:14:13: quarantine[3].reason: expected some text, found ' '",
-            "pipelines/quarantine.yml:16:5: quarantine[3]: unknown key 'colour'; expected one of: test, pattern, owner, reason, expires",
-            "pipelines/quarantine.yml:17:5: quarantine[4]: an entry names a test or a pattern, not both",
-            "pipelines/quarantine.yml:26:5: quarantine[6]: 'A.B/testFour' is already quarantined by entry 5; keep one entry per test",
-        ])
-        #expect(problems("tests: []\n") == [
-            "pipelines/quarantine.yml:1:1: unknown key 'tests'; expected one of: quarantine",
-            "pipelines/quarantine.yml:1:1: missing required key 'quarantine' (a list of entries; see docs/quarantine.md)",
-        ])
-        #expect(problems("quarantine: A.B/testOne\n") == [
-            "pipelines/quarantine.yml:1:13: quarantine: expected a list of entries (lines starting with '- '), found 'A.B/testOne'",
-        ])
+        #expect(
+            found == [
+                "pipelines/quarantine.yml:2:5: quarantine[0]: missing required key 'owner'",
+                "pipelines/quarantine.yml:4:14: quarantine[0].expires: expected a day written YYYY-MM-DD, found '2026-12-40'",
+                "pipelines/quarantine.yml:8:14: quarantine[1].expires: the quarantine of 'A.B/testTwo' expired on 2026-11-22; "
+                    + "fix the test and remove the entry, or give it a new day with a reason",
+                "pipelines/quarantine.yml:9:14: quarantine[2].pattern: expected a regular expression, found '(['",
+                "pipelines/quarantine.yml:13:5: quarantine[3]: missing required key 'test' (a full test name) or 'pattern' (a regular expression)",
+                "pipelines/quarantine.yml:14:13: quarantine[3].reason: expected some text, found ' '",
+                "pipelines/quarantine.yml:16:5: quarantine[3]: unknown key 'colour'; expected one of: test, pattern, owner, reason, expires",
+                "pipelines/quarantine.yml:17:5: quarantine[4]: an entry names a test or a pattern, not both",
+                "pipelines/quarantine.yml:26:5: quarantine[6]: 'A.B/testFour' is already quarantined by entry 5; keep one entry per test",
+            ])
+        #expect(
+            problems("tests: []\n") == [
+                "pipelines/quarantine.yml:1:1: unknown key 'tests'; expected one of: quarantine",
+                "pipelines/quarantine.yml:1:1: missing required key 'quarantine' (a list of entries; see docs/quarantine.md)",
+            ])
+        #expect(
+            problems("quarantine: A.B/testOne\n") == [
+                "pipelines/quarantine.yml:1:13: quarantine: expected a list of entries (lines starting with '- '), found 'A.B/testOne'"
+            ])
     }
 
     @Test("adding entries keeps the file's comments and indentation, and refuses a second entry for a test")
     func adding() throws {
-        let first = Quarantine.Entry(target: .test("A.B/test: \"quoted\" #1"), owner: "@alice", reason: "hangs: see #12",
-                                     expires: today.adding(days: 14))
+        let first = Quarantine.Entry(
+            target: .test("A.B/test: \"quoted\" #1"), owner: "@alice", reason: "hangs: see #12",
+            expires: today.adding(days: 14))
         let created = try QuarantineEditor.adding(first, to: nil, file: "q.yml", today: today)
         #expect(created.hasPrefix("# Known-flaky tests"))
         let read = try QuarantineLoader.parse(created, file: "q.yml", today: today)
@@ -131,7 +141,8 @@ struct QuarantineTests {
               expires: 2027-01-01
             # end of list
             """
-        let second = Quarantine.Entry(target: .pattern("Net\\..*"), owner: "team-net", reason: "server", expires: today.adding(days: 1))
+        let second = Quarantine.Entry(
+            target: .pattern("Net\\..*"), owner: "team-net", reason: "server", expires: today.adding(days: 1))
         let added = try QuarantineEditor.adding(second, to: handWritten, file: "q.yml", today: today)
         #expect(added.hasPrefix(handWritten), "what was there is kept as it was")
         let both = try QuarantineLoader.parse(added, file: "q.yml", today: today)
@@ -149,7 +160,8 @@ struct QuarantineTests {
 
     @Test("the quarantine file is not a pipeline of the catalog")
     func notAPipeline() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("quarantine-\(UUID().uuidString)/pipelines")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "quarantine-\(UUID().uuidString)/pipelines")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder.deletingLastPathComponent()) }
         try Data("quarantine: []\n".utf8).write(to: folder.appendingPathComponent("quarantine.yml"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PipelineSpec
 
 @Suite("Valid specs")
@@ -17,34 +18,47 @@ struct ValidSpecTests {
     @Test("the issue's example spec reads to the expected values")
     func postMerge() throws {
         let spec = try Fixtures.load(Fixtures.root.appendingPathComponent("valid/post-merge.yml"))
-        #expect(spec == PipelineSpec(
-            name: "post-merge",
-            description: "After a merge into develop, test in shards and promote the changed tests' references.",
-            changes: ChangeSettings(compare: .merge, tests: "*Tests"),
-            references: ReferenceSettings(local: "Tests/__Snapshots__",
-                                          feature: .folder(path: ".pipeline/storage/feature"),
-                                          develop: .folder(path: ".pipeline/storage/develop")),
-            stages: [
-                .test(TestStage(shards: .auto, timeout: .seconds(120), retries: 1)),
-                .promote(PromoteStage(from: .feature, to: .develop, prune: false)),
-            ]))
+        #expect(
+            spec
+                == PipelineSpec(
+                    name: "post-merge",
+                    description:
+                        "After a merge into develop, test in shards and promote the changed tests' references.",
+                    changes: ChangeSettings(compare: .merge, tests: "*Tests"),
+                    references: ReferenceSettings(
+                        local: "Tests/__Snapshots__",
+                        feature: .folder(path: ".pipeline/storage/feature"),
+                        develop: .folder(path: ".pipeline/storage/develop")),
+                    stages: [
+                        .test(TestStage(shards: .auto, timeout: .seconds(120), retries: 1)),
+                        .promote(PromoteStage(from: .feature, to: .develop, prune: false)),
+                    ]))
     }
 
     @Test("every setting is read, none silently left at its default")
     func everything() throws {
         let spec = try Fixtures.load(Fixtures.root.appendingPathComponent("valid/everything.yml"))
         #expect(spec.description == "Every setting: quoted, with a colon and # not a comment")
-        #expect(spec.changes == ChangeSettings(compare: .mergeBase, tests: "*Spec?", base: "origin/develop", head: "HEAD~2"))
-        #expect(spec.references == ReferenceSettings(
-            local: "Tests/参照 画像", feature: .s3(bucket: "team-refs", prefix: "snapshots/feature"),
-            develop: .s3(bucket: "team-refs", prefix: "snapshots/develop"), endpoint: "http://127.0.0.1:8080",
-            region: "eu-west-1", profile: "ci", allowHTTP: false))
-        #expect(spec.stages == [
-            .test(TestStage(shards: .fixed(8), timeout: .seconds(5_400), retries: 3, maxRetried: 10, select: .affected, flaky: .pass,
-                            timings: .file(path: ".pipeline/timings.json"), junit: "build/junit.xml", package: "Packages/App",
-                            configuration: .release, outputLimit: ByteCount(512 * 1024))),
-            .promote(PromoteStage(from: .feature, to: .develop, prune: true)),
-        ])
+        #expect(
+            spec.changes == ChangeSettings(compare: .mergeBase, tests: "*Spec?", base: "origin/develop", head: "HEAD~2")
+        )
+        #expect(
+            spec.references
+                == ReferenceSettings(
+                    local: "Tests/参照 画像", feature: .s3(bucket: "team-refs", prefix: "snapshots/feature"),
+                    develop: .s3(bucket: "team-refs", prefix: "snapshots/develop"), endpoint: "http://127.0.0.1:8080",
+                    region: "eu-west-1", profile: "ci", allowHTTP: false))
+        #expect(
+            spec.stages == [
+                .test(
+                    TestStage(
+                        shards: .fixed(8), timeout: .seconds(5_400), retries: 3, maxRetried: 10, select: .affected,
+                        flaky: .pass,
+                        timings: .file(path: ".pipeline/timings.json"), junit: "build/junit.xml",
+                        package: "Packages/App",
+                        configuration: .release, outputLimit: ByteCount(512 * 1024))),
+                .promote(PromoteStage(from: .feature, to: .develop, prune: true)),
+            ])
     }
 
     @Test("a stage written as a bare word takes every default")

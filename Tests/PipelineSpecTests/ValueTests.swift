@@ -1,34 +1,45 @@
 import Testing
+
 @testable import PipelineSpec
 
 @Suite("Spec values: durations, sizes, storage, shard counts, suggestions")
 struct ValueTests {
-    @Test("durations as people write them", arguments: [
-        ("90s", 90_000), ("2m", 120_000), ("1h", 3_600_000), ("1h30m", 5_400_000), ("500ms", 500),
-        ("1.5s", 1_500), ("2m30s", 150_000), ("-5s", -5_000), ("0s", 0),
-    ] as [(String, Int64)])
+    @Test(
+        "durations as people write them",
+        arguments: [
+            ("90s", 90_000), ("2m", 120_000), ("1h", 3_600_000), ("1h30m", 5_400_000), ("500ms", 500),
+            ("1.5s", 1_500), ("2m30s", 150_000), ("-5s", -5_000), ("0s", 0),
+        ] as [(String, Int64)])
     func durations(_ text: String, _ milliseconds: Int64) {
         #expect(Duration(parsingSpec: text) == .milliseconds(milliseconds))
     }
 
-    @Test("text that is not a duration", arguments: ["", "120", "s", "5x", "1.s", ".5s", "1e3s", "--5s", "5 s", "m5",
-                                                    "99999999999999h", "１s"])
+    @Test(
+        "text that is not a duration",
+        arguments: [
+            "", "120", "s", "5x", "1.s", ".5s", "1e3s", "--5s", "5 s", "m5",
+            "99999999999999h", "１s",
+        ])
     func notDurations(_ text: String) {
         #expect(Duration(parsingSpec: text) == nil)
     }
 
-    @Test("durations are written back the way they are read", arguments: [
-        "90s", "2m", "1h", "1h30m", "500ms", "1.5s", "2m30s", "-5s", "0s", "1h0m5s",
-    ])
+    @Test(
+        "durations are written back the way they are read",
+        arguments: [
+            "90s", "2m", "1h", "1h30m", "500ms", "1.5s", "2m30s", "-5s", "0s", "1h0m5s",
+        ])
     func durationText(_ text: String) throws {
         let duration = try #require(Duration(parsingSpec: text))
         #expect(Duration(parsingSpec: duration.specText) == duration)
     }
 
-    @Test("sizes", arguments: [
-        ("1024", 1_024), ("512KB", 512_000), ("512KiB", 524_288), ("1MB", 1_000_000), ("1.5MiB", 1_572_864),
-        ("2gib", 2_147_483_648), ("10b", 10),
-    ] as [(String, Int)])
+    @Test(
+        "sizes",
+        arguments: [
+            ("1024", 1_024), ("512KB", 512_000), ("512KiB", 524_288), ("1MB", 1_000_000), ("1.5MiB", 1_572_864),
+            ("2gib", 2_147_483_648), ("10b", 10),
+        ] as [(String, Int)])
     func sizes(_ text: String, _ bytes: Int) {
         #expect(ByteCount(parsing: text)?.bytes == bytes)
     }
@@ -40,22 +51,24 @@ struct ValueTests {
 
     @Test("storage locations")
     func storage() {
-        #expect(StorageLocation(parsing: "s3://bucket/a/b/") == .s3(bucket: "bucket", prefix: "a/b"))
-        #expect(StorageLocation(parsing: "s3://bucket") == .s3(bucket: "bucket", prefix: ""))
-        #expect(StorageLocation(parsing: ".pipeline/storage") == .folder(path: ".pipeline/storage"))
-        #expect(StorageLocation(parsing: "https://x/y") == nil)
-        #expect(StorageLocation.s3(bucket: "b", prefix: "p/q").description == "s3://b/p/q")
+        #expect(StoreAddress(parsing: "s3://bucket/a/b/") == .s3(bucket: "bucket", prefix: "a/b"))
+        #expect(StoreAddress(parsing: "s3://bucket") == .s3(bucket: "bucket", prefix: ""))
+        #expect(StoreAddress(parsing: ".pipeline/storage") == .folder(path: ".pipeline/storage"))
+        #expect(StoreAddress(parsing: "https://x/y") == nil)
+        #expect(StoreAddress.s3(bucket: "b", prefix: "p/q").description == "s3://b/p/q")
     }
 
     @Test("timings locations: a store of the spec, an S3 prefix, or a file; other URLs are refused")
     func timingsLocations() {
-        #expect(TimingsLocation(parsing: "develop") == .store(.develop))
-        #expect(TimingsLocation(parsing: "feature") == .store(.feature))
-        #expect(TimingsLocation(parsing: "s3://team/ci/timings") == .s3(bucket: "team", prefix: "ci/timings"))
-        #expect(TimingsLocation(parsing: ".pipeline/timings.json") == .file(path: ".pipeline/timings.json"))
-        #expect(TimingsLocation(parsing: "./develop") == .file(path: "./develop"))
-        #expect(TimingsLocation(parsing: "gs://team/ci") == nil)
-        for text in ["develop", "s3://team/ci", "a/b.json"] { #expect(TimingsLocation(parsing: text)?.description == text) }
+        #expect(TimingsAddress(parsing: "develop") == .store(.develop))
+        #expect(TimingsAddress(parsing: "feature") == .store(.feature))
+        #expect(TimingsAddress(parsing: "s3://team/ci/timings") == .s3(bucket: "team", prefix: "ci/timings"))
+        #expect(TimingsAddress(parsing: ".pipeline/timings.json") == .file(path: ".pipeline/timings.json"))
+        #expect(TimingsAddress(parsing: "./develop") == .file(path: "./develop"))
+        #expect(TimingsAddress(parsing: "gs://team/ci") == nil)
+        for text in ["develop", "s3://team/ci", "a/b.json"] {
+            #expect(TimingsAddress(parsing: text)?.description == text)
+        }
     }
 
     @Test("shard counts")
@@ -77,8 +90,8 @@ struct ValueTests {
 
     @Test("key paths read as people write them")
     func keyPaths() {
-        let path = KeyPath.root.appending("stages").appending(index: 1).appending("test").appending("timeout")
+        let path = SpecKeyPath.root.appending("stages").appending(index: 1).appending("test").appending("timeout")
         #expect(path.description == "stages[1].test.timeout")
-        #expect(KeyPath.root.isRoot)
+        #expect(SpecKeyPath.root.isRoot)
     }
 }

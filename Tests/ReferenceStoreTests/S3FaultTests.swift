@@ -1,6 +1,7 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ReferenceStore
 
 extension FaultProxy {
@@ -9,22 +10,27 @@ extension FaultProxy {
     }
 
     /// A store of `bucket` reached through the proxy.
-    func store(bucket: String, credentials: AWSCredentials = S3TestServer.credentials, stallSeconds: Int = 30,
-               pageSize: Int = 1000) throws -> S3Store {
-        try S3Store(S3Settings(endpoint: endpoint, bucket: bucket, credentials: credentials,
-                               stallSeconds: stallSeconds, pageSize: pageSize))
+    func store(
+        bucket: String, credentials: AWSCredentials = S3TestServer.credentials, stallSeconds: Int = 30,
+        pageSize: Int = 1000
+    ) throws -> S3Store {
+        try S3Store(
+            S3Settings(
+                endpoint: endpoint, bucket: bucket, credentials: credentials,
+                stallSeconds: stallSeconds, pageSize: pageSize))
     }
 }
 
 /// A fresh bucket on the test server, made directly (not through the proxy).
-private func freshBucket() async throws -> String {
+fileprivate func freshBucket() async throws -> String {
     let bucket = "f-\(UUID().uuidString.prefix(18).lowercased())"
     try await S3TestServer.store(bucket: bucket).createBucket()
     return bucket
 }
 
-@Suite("S3 faults: retried when they may pass, reported at once when they cannot",
-       .enabled(if: S3TestServer.endpoint != nil, "needs the S3 test server (scripts/test.sh starts it)"))
+@Suite(
+    "S3 faults: retried when they may pass, reported at once when they cannot",
+    .enabled(if: S3TestServer.endpoint != nil, "needs the S3 test server (scripts/test.sh starts it)"))
 struct S3FaultTests {
     let scratch: Scratch
     init() throws { scratch = try Scratch() }
@@ -46,7 +52,8 @@ struct S3FaultTests {
     @Test("a stalled request is abandoned and retried")
     func stalled() async throws {
         let bucket = try await freshBucket()
-        try await S3TestServer.store(bucket: bucket).upload(try scratch.file("a", "late"), to: try ObjectKey("T/a.png"), metadata: [:])
+        try await S3TestServer.store(bucket: bucket).upload(
+            try scratch.file("a", "late"), to: try ObjectKey("T/a.png"), metadata: [:])
         // The first request waits far longer than the stall limit, so the retry is answered first even on a loaded machine.
         let proxy = try FaultProxy(["delay=30"])
         let listed = try await proxy.store(bucket: bucket, stallSeconds: 1).list(under: nil)
@@ -77,7 +84,8 @@ struct S3FaultTests {
         await #expect {
             try await store.upload(try scratch.file("a", "x"), to: try ObjectKey("T/a.png"), metadata: [:])
         } throws: { error in
-            "\(error)" == "s3://\(bucket) at \(proxy.endpoint.absoluteString): 'T/a.png': InternalError (HTTP 500): injected by fault-proxy"
+            "\(error)"
+                == "s3://\(bucket) at \(proxy.endpoint.absoluteString): 'T/a.png': InternalError (HTTP 500): injected by fault-proxy"
         }
         #expect(proxy.requests.count == 5)
     }
@@ -115,27 +123,31 @@ struct S3FaultTests {
 
         // A promotion of two tests cannot list the bucket in one page here, so it lists per test.
         let store = try proxy.store(bucket: bucket, pageSize: 2)
-        let promoter = Promoter(from: StoreLocation(store: store, prefix: nil),
-                                to: StoreLocation(store: store, prefix: try ObjectKey("develop")))
-        let plan = try await promoter.plan(tests: ["P", "Q"])
+        let sync = StoreSync(
+            from: StoreFolder(store: store, prefix: nil),
+            to: StoreFolder(store: store, prefix: try ObjectKey("develop")))
+        let plan = try await sync.plan(tests: ["P", "Q"])
         #expect(plan.copies.map(\.rawValue) == keys.sorted())
     }
 }
 
-@Suite("S3 errors: one line naming what failed, never a secret",
-       .enabled(if: S3TestServer.endpoint != nil, "needs the S3 test server (scripts/test.sh starts it)"))
+@Suite(
+    "S3 errors: one line naming what failed, never a secret",
+    .enabled(if: S3TestServer.endpoint != nil, "needs the S3 test server (scripts/test.sh starts it)"))
 struct S3ErrorTests {
     let secret = "SECRET-do-not-print-7f3a"
 
     @Test("a wrong secret names the bucket and the signature error, and not the secret")
     func wrongSecret() async throws {
         let bucket = try await freshBucket()
-        let store = try S3TestServer.store(bucket: bucket, credentials: AWSCredentials(accessKey: "test:tester", secret: secret))
+        let store = try S3TestServer.store(
+            bucket: bucket, credentials: AWSCredentials(accessKey: "test:tester", secret: secret))
         await #expect {
             _ = try await store.list(under: nil)
         } throws: { error in
             let text = "\(error)"
-            return text.contains("s3://\(bucket)") && text.contains("SignatureDoesNotMatch (HTTP 403)") && !text.contains(secret)
+            return text.contains("s3://\(bucket)") && text.contains("SignatureDoesNotMatch (HTTP 403)")
+                && !text.contains(secret)
         }
         #expect(!"\(store.settings.credentials)".contains(secret))
     }
@@ -166,8 +178,10 @@ struct S3ErrorTests {
 struct S3EndpointTests {
     @Test("an unreachable endpoint is named after the retries")
     func unreachable() async throws {
-        let store = try S3Store(S3Settings(endpoint: URL(string: "http://127.0.0.1:9")!, bucket: "b",
-                                           credentials: AWSCredentials(accessKey: "k", secret: "s")))
+        let store = try S3Store(
+            S3Settings(
+                endpoint: URL(string: "http://127.0.0.1:9")!, bucket: "b",
+                credentials: AWSCredentials(accessKey: "k", secret: "s")))
         await #expect {
             _ = try await store.list(under: nil)
         } throws: { error in
@@ -179,10 +193,14 @@ struct S3EndpointTests {
     func insecure() throws {
         let credentials = AWSCredentials(accessKey: "k", secret: "s")
         #expect(throws: StoreError.insecureEndpoint("http://s3.example.com")) {
-            _ = try S3Store(S3Settings(endpoint: URL(string: "http://s3.example.com")!, bucket: "b", credentials: credentials))
+            _ = try S3Store(
+                S3Settings(endpoint: URL(string: "http://s3.example.com")!, bucket: "b", credentials: credentials))
         }
-        _ = try S3Store(S3Settings(endpoint: URL(string: "http://s3.example.com")!, bucket: "b", credentials: credentials,
-                                   allowHTTP: true))
-        _ = try S3Store(S3Settings(endpoint: URL(string: "https://s3.example.com")!, bucket: "b", credentials: credentials))
+        _ = try S3Store(
+            S3Settings(
+                endpoint: URL(string: "http://s3.example.com")!, bucket: "b", credentials: credentials,
+                allowHTTP: true))
+        _ = try S3Store(
+            S3Settings(endpoint: URL(string: "https://s3.example.com")!, bucket: "b", credentials: credentials))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ReferenceStore
 
 /// A scratch folder, removed when the value goes.
@@ -43,7 +44,8 @@ enum S3TestServer {
     static let endpoint = ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"].flatMap(URL.init(string:))
     static let credentials = AWSCredentials(accessKey: "test:tester", secret: "testing")
 
-    static func store(bucket: String, endpoint: URL? = nil, credentials: AWSCredentials = credentials) throws -> S3Store {
+    static func store(bucket: String, endpoint: URL? = nil, credentials: AWSCredentials = credentials) throws -> S3Store
+    {
         try S3Store(S3Settings(endpoint: endpoint ?? self.endpoint!, bucket: bucket, credentials: credentials))
     }
 }
@@ -53,10 +55,12 @@ let awkwardKeys = ["SnapshotTests/test_初期起動時_画像.1.png", "Snap Test
 
 @Suite("Object keys from storage are never trusted for writing")
 struct ObjectKeyTests {
-    @Test("unsafe keys are refused with the reason", arguments: [
-        ("../../etc/passwd", "'..' segment"), ("/etc/passwd", "absolute path"), ("a//b", "empty path segment"),
-        ("a/./b", "'.' segment"), ("", "empty"), ("a\\b", "backslash"), ("a\u{0}b", "control character"),
-    ])
+    @Test(
+        "unsafe keys are refused with the reason",
+        arguments: [
+            ("../../etc/passwd", "'..' segment"), ("/etc/passwd", "absolute path"), ("a//b", "empty path segment"),
+            ("a/./b", "'.' segment"), ("", "empty"), ("a\\b", "backslash"), ("a\u{0}b", "control character"),
+        ])
     func unsafe(key: String, reason: String) {
         #expect(throws: StoreError.self) { try ObjectKey(key) }
         do {
@@ -82,9 +86,10 @@ struct DigestTests {
     @Test("MD5 and SHA-256 match the standard test vectors, from memory and from a file")
     func vectors() throws {
         #expect(try Digest.hex(of: Data("abc".utf8), .md5) == "900150983cd24fb0d6963f7d28e17f72")
-        #expect(try Digest.hex(of: Data(), .sha256) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(
+            try Digest.hex(of: Data(), .sha256) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         let scratch = try Scratch()
-        let big = String(repeating: "abcdefghij", count: 20_000)   // several read chunks
+        let big = String(repeating: "abcdefghij", count: 20_000)  // several read chunks
         let file = try scratch.file("big", big)
         #expect(try Digest.hex(ofFile: file, .sha256) == (try Digest.hex(of: Data(big.utf8), .sha256)))
     }
@@ -92,13 +97,16 @@ struct DigestTests {
 
 @Suite("Object stores")
 struct FolderStoreTests {
-    @Test("upload, list, head, download, metadata and delete round-trip with awkward keys", arguments: StoreKind.available)
+    @Test(
+        "upload, list, head, download, metadata and delete round-trip with awkward keys", arguments: StoreKind.available
+    )
     func roundTrip(kind: StoreKind) async throws {
         let scratch = try Scratch()
         let store = try await kind.make(scratch)
         for (index, name) in awkwardKeys.enumerated() {
-            try await store.upload(try scratch.file("\(index)", "content \(index)"), to: try ObjectKey(name),
-                                   metadata: ["pipeline-commit": "abc\(index)"])
+            try await store.upload(
+                try scratch.file("\(index)", "content \(index)"), to: try ObjectKey(name),
+                metadata: ["pipeline-commit": "abc\(index)"])
         }
         let listed = try await store.list(under: nil)
         #expect(listed.map(\.key.rawValue) == awkwardKeys.sorted())
@@ -113,8 +121,9 @@ struct FolderStoreTests {
         try await store.delete(key)
         #expect(try await store.head(key) == nil)
         if let folder = store as? FolderStore {
-            #expect(!FileManager.default.fileExists(atPath: folder.root.appendingPathComponent("SnapshotTests").path),
-                    "empty folders go with their last object")
+            #expect(
+                !FileManager.default.fileExists(atPath: folder.root.appendingPathComponent("SnapshotTests").path),
+                "empty folders go with their last object")
         }
         #expect(try await store.list(under: try ObjectKey("Snap Tests")).count == 1)
         await #expect(throws: StoreError.notFound(store: store.name, key: key.rawValue)) {

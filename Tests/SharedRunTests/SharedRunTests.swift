@@ -9,17 +9,21 @@ import Testing
 enum SharedStoreKind: String, CaseIterable, CustomStringConvertible {
     case folder, moto
 
-    static let motoEndpoint = ProcessInfo.processInfo.environment["PIPELINE_TEST_MOTO_ENDPOINT"].flatMap(URL.init(string:))
+    static let motoEndpoint = ProcessInfo.processInfo.environment["PIPELINE_TEST_MOTO_ENDPOINT"].flatMap(
+        URL.init(string:))
     static var available: [SharedStoreKind] { motoEndpoint == nil ? [.folder] : [.folder, .moto] }
     var description: String { rawValue }
 
     func make() async throws -> any SharedStore {
         switch self {
         case .folder:
-            return FolderStore(root: FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString)"))
+            return FolderStore(
+                root: FileManager.default.temporaryDirectory.appendingPathComponent("shared-\(UUID().uuidString)"))
         case .moto:
-            let store = try S3Store(S3Settings(endpoint: Self.motoEndpoint!, bucket: "q-\(UUID().uuidString.prefix(18).lowercased())",
-                                               credentials: AWSCredentials(accessKey: "test", secret: "test")))
+            let store = try S3Store(
+                S3Settings(
+                    endpoint: Self.motoEndpoint!, bucket: "q-\(UUID().uuidString.prefix(18).lowercased())",
+                    credentials: AWSCredentials(accessKey: "test", secret: "test")))
             try await store.createBucket()
             return store
         }
@@ -53,13 +57,15 @@ struct ConditionalWriteTests {
 
     @Test("eight nodes folding their timings at once lose no update", arguments: SharedStoreKind.available)
     func concurrentTimings(kind: SharedStoreKind) async throws {
-        let place = try SharedPlace(store: try await kind.make(), prefix: try ObjectKey("team"))
+        let place = try SharedFolder(store: try await kind.make(), prefix: try ObjectKey("team"))
         #expect(place.timingsKey.rawValue == "team/pipeline-timings.json")
         let timings = place.timings
         try await withThrowingTaskGroup(of: StoredTimings.Fold.self) { group in
             for node in 0..<8 {
                 group.addTask {
-                    try await timings.fold { $0.record(TestID("Kit.T/test\(node)", framework: .xctest), seconds: Double(node)) }
+                    try await timings.fold {
+                        $0.add(TestID("Kit.T/test\(node)", framework: .xctest), seconds: Double(node))
+                    }
                 }
             }
             for try await fold in group { #expect(fold == .checked) }
@@ -69,12 +75,16 @@ struct ConditionalWriteTests {
         #expect(stored[TestID("Kit.T/test5", framework: .xctest)] == 5)
     }
 
-    @Test("OpenStack Swift's s3api says it cannot write conditionally",
-          .enabled(if: ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"] != nil))
+    @Test(
+        "OpenStack Swift's s3api says it cannot write conditionally",
+        .enabled(if: ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"] != nil))
     func unsupported() async throws {
-        let endpoint = try #require(ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"].flatMap(URL.init(string:)))
-        let store = try S3Store(S3Settings(endpoint: endpoint, bucket: "c-\(UUID().uuidString.prefix(18).lowercased())",
-                                           credentials: AWSCredentials(accessKey: "test:tester", secret: "testing")))
+        let endpoint = try #require(
+            ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"].flatMap(URL.init(string:)))
+        let store = try S3Store(
+            S3Settings(
+                endpoint: endpoint, bucket: "c-\(UUID().uuidString.prefix(18).lowercased())",
+                credentials: AWSCredentials(accessKey: "test:tester", secret: "testing")))
         try await store.createBucket()
         let key = try ObjectKey("claim.json")
         try await store.put(Data("a".utf8), to: key, condition: .always)
@@ -88,8 +98,8 @@ struct ConditionalWriteTests {
         #expect(name == store.name)
         #expect(reason.contains("NotImplemented"), "\(reason)")
         // Timings are still kept there, the last writer winning, and the caller is told so.
-        let timings = try SharedPlace(store: store, prefix: nil).timings
-        #expect(try await timings.fold { $0.record(TestID("Kit.T/a", framework: .xctest), seconds: 2) } == .lastWriterWins)
+        let timings = try SharedFolder(store: store, prefix: nil).timings
+        #expect(try await timings.fold { $0.add(TestID("Kit.T/a", framework: .xctest), seconds: 2) } == .lastWriterWins)
         #expect(try await timings.load()[TestID("Kit.T/a", framework: .xctest)] == 2)
     }
 }
@@ -114,20 +124,25 @@ struct WorkQueueTests {
         #expect(cut.batches.map(\.expectedSeconds).reduce(0, +) == 17)
     }
 
-    @Test("nodes claiming at once run every batch exactly once; the first plan is everyone's", arguments: SharedStoreKind.available)
+    @Test(
+        "nodes claiming at once run every batch exactly once; the first plan is everyone's",
+        arguments: SharedStoreKind.available)
     func claims(kind: SharedStoreKind) async throws {
         let store = try await kind.make()
         let (tests, estimates) = suite(120)
         let claimed = try await withThrowingTaskGroup(of: [Int].self) { group in
             for index in 1...4 {
                 group.addTask {
-                    let queue = try WorkQueue(store: store, prefix: nil, run: "run-1", node: Node(index: index, count: 4))
+                    let queue = try WorkQueue(
+                        store: store, prefix: nil, run: "run-1", node: Node(index: index, count: 4))
                     // Each node proposes a plan from its own (here: differently shuffled) view; one wins.
-                    let plan = try await queue.plan(proposing: QueuePlan(tests: tests.shuffled(), estimates: estimates, nodes: 4))
-                    var mine: [Int] = [], rerun: Set<Int> = []
+                    let plan = try await queue.plan(
+                        proposing: QueuePlan(tests: tests.shuffled(), estimates: estimates, nodes: 4))
+                    var mine: [Int] = []
+                    var rerun: Set<Int> = []
                     while let batch = try await queue.claimNext(in: plan, rerunning: &rerun)?.batch {
                         mine.append(batch.index)
-                        try await queue.record(Self.report(batch), of: batch)
+                        try await queue.submit(Self.report(batch), of: batch)
                     }
                     return mine
                 }
@@ -143,25 +158,27 @@ struct WorkQueueTests {
         #expect(merged.summary.total == 120)
     }
 
-    @Test("a dead node's batch is taken over after its lease; garbage claims are free; a re-run repeats its own batches")
+    @Test(
+        "a dead node's batch is taken over after its lease; garbage claims are free; a re-run repeats its own batches")
     func faults() async throws {
         let store = try await SharedStoreKind.folder.make()
         let (tests, estimates) = suite(30)
         var dead = try WorkQueue(store: store, prefix: nil, run: "r", node: Node(index: 1, count: 2))
         let plan = try await dead.plan(proposing: QueuePlan(tests: tests, estimates: estimates, nodes: 2))
         var rerun: Set<Int> = []
-        let lost = try #require(try await dead.claimNext(in: plan, rerunning: &rerun)?.batch)   // …and the node dies
-        try await store.put(Data("garbage{".utf8), to: try ObjectKey("pipeline-runs/r/claims/batch-0001.json"), condition: .always)
+        let lost = try #require(try await dead.claimNext(in: plan, rerunning: &rerun)?.batch)  // …and the node dies
+        try await store.put(
+            Data("garbage{".utf8), to: try ObjectKey("pipeline-runs/r/claims/batch-0001.json"), condition: .always)
 
         var alive = try WorkQueue(store: store, prefix: nil, run: "r", node: Node(index: 2, count: 2))
         var taken: [Int] = []
         while let batch = try await alive.claimNext(in: plan, rerunning: &rerun)?.batch {
             taken.append(batch.index)
-            try await alive.record(Self.report(batch), of: batch)
+            try await alive.submit(Self.report(batch), of: batch)
         }
-        #expect(!taken.contains(lost.index))          // the lease still holds
-        #expect(taken.contains(1))                    // the garbage claim did not
-        alive.now = { Date().timeIntervalSince1970 + 3600 }   // an hour later (past lease and skew)
+        #expect(!taken.contains(lost.index))  // the lease still holds
+        #expect(taken.contains(1))  // the garbage claim did not
+        alive.now = { Date().timeIntervalSince1970 + 3600 }  // an hour later (past lease and skew)
         let claimed = try #require(try await alive.claimNext(in: plan, rerunning: &rerun))
         #expect(claimed.takenOverFrom == "1/2")
         let takenOver = claimed.batch
@@ -170,8 +187,8 @@ struct WorkQueueTests {
         // Node 1's CI job is re-run: it repeats the batch it claimed before, not a new share.
         dead.now = { Date().timeIntervalSince1970 + 7200 }
         var earlier = try await dead.earlierClaims()
-        #expect(earlier == [])                        // node 2 holds that claim now
-        try await alive.record(Self.report(takenOver), of: takenOver)
+        #expect(earlier == [])  // node 2 holds that claim now
+        try await alive.submit(Self.report(takenOver), of: takenOver)
         let again = try WorkQueue(store: store, prefix: nil, run: "r", node: Node(index: 2, count: 2))
         earlier = try await again.earlierClaims()
         #expect(earlier == Set(taken + [lost.index]))
@@ -181,7 +198,9 @@ struct WorkQueueTests {
         #expect(repeated.takenOverFrom == nil)
     }
 
-    @Test("a live node renews its claim and keeps a long batch; a claim taken over cannot be renewed", arguments: SharedStoreKind.available)
+    @Test(
+        "a live node renews its claim and keeps a long batch; a claim taken over cannot be renewed",
+        arguments: SharedStoreKind.available)
     func renewal(kind: SharedStoreKind) async throws {
         let store = try await kind.make()
         let (tests, estimates) = suite(1)

@@ -4,20 +4,23 @@ import Testing
 
 @Suite("swift-snapshot-testing's conventions")
 struct SnapshotConventionsTests {
-    @Test("test names are sanitised as the library names its files", arguments: [
-        ("testBadgeImage()", "testBadgeImage"),
-        ("scalingKeepsTheMatch(factor:)", "scalingKeepsTheMatch-factor"),
-        ("test_初期起動時_バッジが表示されていること()", "test_初期起動時_バッジが表示されていること"),
-        ("(a|b) [c] +? ^$ work", "a-b-c-work"),
-        ("émoji 👍 test", "émoji-test"),
-    ])
+    @Test(
+        "test names are sanitised as the library names its files",
+        arguments: [
+            ("testBadgeImage()", "testBadgeImage"),
+            ("scalingKeepsTheMatch(factor:)", "scalingKeepsTheMatch-factor"),
+            ("test_初期起動時_バッジが表示されていること()", "test_初期起動時_バッジが表示されていること"),
+            ("(a|b) [c] +? ^$ work", "a-b-c-work"),
+            ("émoji 👍 test", "émoji-test"),
+        ])
     func sanitising(name: String, expected: String) {
         #expect(SnapshotFile.sanitize(name) == expected)
     }
 
     @Test("a reference's place: __Snapshots__/<TestFile>/<file>, and nothing else")
     func layout() {
-        let file = SnapshotFile(referenceAt: URL(fileURLWithPath: "/r/Tests/AppTests/__Snapshots__/LoginTests/testLogin.dark.png"))
+        let file = SnapshotFile(
+            referenceAt: URL(fileURLWithPath: "/r/Tests/AppTests/__Snapshots__/LoginTests/testLogin.dark.png"))
         #expect(file?.testFile == "LoginTests")
         #expect(file?.testName == "testLogin")
         #expect(file?.key == "LoginTests/testLogin.dark.png")
@@ -31,33 +34,47 @@ struct SnapshotConventionsTests {
     @Test("the record mode: never in CI unless the user chose; the artifacts folder always")
     func switches() {
         let artifacts = URL(fileURLWithPath: "/tmp/artifacts")
-        #expect(SnapshotSwitches.environment(inherited: ["CI": "true"], artifacts: artifacts)
+        #expect(
+            SnapshotSwitches.environment(inherited: ["CI": "true"], artifacts: artifacts)
                 == ["SNAPSHOT_ARTIFACTS": "/tmp/artifacts", "SNAPSHOT_TESTING_RECORD": "never"])
-        #expect(SnapshotSwitches.environment(inherited: ["CI": "true", "SNAPSHOT_TESTING_RECORD": "failed"], artifacts: artifacts)
+        #expect(
+            SnapshotSwitches.environment(
+                inherited: ["CI": "true", "SNAPSHOT_TESTING_RECORD": "failed"], artifacts: artifacts)
                 == ["SNAPSHOT_ARTIFACTS": "/tmp/artifacts"])
-        #expect(SnapshotSwitches.environment(inherited: [:], artifacts: artifacts) == ["SNAPSHOT_ARTIFACTS": "/tmp/artifacts"])
-        #expect(SnapshotSwitches.environment(inherited: ["CI": "1"], artifacts: artifacts, record: .all)["SNAPSHOT_TESTING_RECORD"] == "all")
-        #expect(!SnapshotSwitches.isCI(["CI": "false"]) && !SnapshotSwitches.isCI(["CI": ""]) && SnapshotSwitches.isCI(["CI": "1"]))
-        #expect(SnapshotSwitches.effectiveMode(inherited: ["SNAPSHOT_TESTING_RECORD": "bogus"], overrides: [:]) == .missing)
+        #expect(
+            SnapshotSwitches.environment(inherited: [:], artifacts: artifacts) == [
+                "SNAPSHOT_ARTIFACTS": "/tmp/artifacts"
+            ])
+        #expect(
+            SnapshotSwitches.environment(inherited: ["CI": "1"], artifacts: artifacts, record: .all)[
+                "SNAPSHOT_TESTING_RECORD"] == "all")
+        #expect(
+            !SnapshotSwitches.isCI(["CI": "false"]) && !SnapshotSwitches.isCI(["CI": ""])
+                && SnapshotSwitches.isCI(["CI": "1"]))
+        #expect(
+            SnapshotSwitches.effectiveMode(inherited: ["SNAPSHOT_TESTING_RECORD": "bogus"], overrides: [:]) == .missing)
     }
 
     @Test("the library's messages are read back: kinds, files, the test file")
     func messages() {
         let output = """
-        /w/Tests/AppTests/BadgeTests.swift:11: error: BadgeTests.testA : failed - Snapshot does not match reference.
+            /w/Tests/AppTests/BadgeTests.swift:11: error: BadgeTests.testA : failed - Snapshot does not match reference.
 
-        @−
-        "file:///w/Tests/AppTests/__Snapshots__/BadgeTests/testA.1.png"
-        @+
-        "file:///tmp/art/BadgeTests/test%E6%97%A5.1.png"
-        /w/Tests/AppTests/BadgeTests.swift:12: error: BadgeTests.testA : failed - No reference was found on disk. New snapshot was not recorded because recording is disabled
-        """
+            @−
+            "file:///w/Tests/AppTests/__Snapshots__/BadgeTests/testA.1.png"
+            @+
+            "file:///tmp/art/BadgeTests/test%E6%97%A5.1.png"
+            /w/Tests/AppTests/BadgeTests.swift:12: error: BadgeTests.testA : failed - No reference was found on disk. New snapshot was not recorded because recording is disabled
+            """
         #expect(SnapshotMessages.kinds(in: output) == [.mismatch, .missingReference])
-        #expect(SnapshotMessages.files(in: output).map(\.path)
+        #expect(
+            SnapshotMessages.files(in: output).map(\.path)
                 == ["/w/Tests/AppTests/__Snapshots__/BadgeTests/testA.1.png", "/tmp/art/BadgeTests/test日.1.png"])
         #expect(SnapshotMessages.testFile(in: output)?.name == "BadgeTests")
         #expect(SnapshotMessages.testFile(in: output)?.folder?.path == "/w/Tests/AppTests")
-        #expect(SnapshotMessages.testFile(in: "ExampleKitTests/BadgeSnapshotTests.swift:8: Record mode is on")?.name == "BadgeSnapshotTests")
+        #expect(
+            SnapshotMessages.testFile(in: "ExampleKitTests/BadgeSnapshotTests.swift:8: Record mode is on")?.name
+                == "BadgeSnapshotTests")
         #expect(SnapshotMessages.kinds(in: "XCTAssertEqual failed: (1) is not equal to (2)").isEmpty)
     }
 
@@ -67,7 +84,8 @@ struct SnapshotConventionsTests {
         defer { try? FileManager.default.removeItem(at: root) }
         func write(_ path: String, _ text: String) throws {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         }
         try write("Tests/A/__Snapshots__/ATests/kept.1.txt", "kept")
@@ -82,9 +100,13 @@ struct SnapshotConventionsTests {
         try FileManager.default.removeItem(at: root.appendingPathComponent("Tests/A/__Snapshots__/ATests/gone.1.txt"))
         let after = ReferenceInventory.scan(root)
         let prefix = root.standardizedFileURL.path + "/"
-        #expect(after.written(since: before).map { String($0.dropFirst(prefix.count)) }
+        #expect(
+            after.written(since: before).map { String($0.dropFirst(prefix.count)) }
                 == ["Tests/A/__Snapshots__/ATests/rewritten.1.txt", "Tests/B/__Snapshots__/BTests/new.1.png"])
-        #expect(after.removed(since: before).map { String($0.dropFirst(prefix.count)) } == ["Tests/A/__Snapshots__/ATests/gone.1.txt"])
+        #expect(
+            after.removed(since: before).map { String($0.dropFirst(prefix.count)) } == [
+                "Tests/A/__Snapshots__/ATests/gone.1.txt"
+            ])
         #expect(ReferenceInventory.snapshotFolders(below: root).count == 2)
     }
 }

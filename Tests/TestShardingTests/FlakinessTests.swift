@@ -1,6 +1,7 @@
-@testable import TestSharding
 import Foundation
 import XCTest
+
+@testable import TestSharding
 
 /// Quarantined failures, flakiness history in the timings, and the flake hunt's report.
 final class FlakinessTests: XCTestCase {
@@ -13,12 +14,17 @@ final class FlakinessTests: XCTestCase {
         let tests = [a, b, c]
         var attempts: [TestAttempt] = []
         for (index, status) in statuses.enumerated() {
-            if retried.contains(index) { attempts.append(TestAttempt(test: tests[index], status: .failed, seconds: 1, message: "first")) }
-            attempts.append(TestAttempt(test: tests[index], status: status, seconds: 1, message: status == .passed ? nil : "boom",
-                                        attempt: retried.contains(index) ? 2 : 1))
+            if retried.contains(index) {
+                attempts.append(TestAttempt(test: tests[index], status: .failed, seconds: 1, message: "first"))
+            }
+            attempts.append(
+                TestAttempt(
+                    test: tests[index], status: status, seconds: 1, message: status == .passed ? nil : "boom",
+                    attempt: retried.contains(index) ? 2 : 1))
         }
-        return TestReport(shards: [Shard(index: 1, tests: tests, expectedSeconds: 3)], attempts: attempts, seconds: 3,
-                          node: .whole, flakyFails: true)
+        return TestReport(
+            shards: [Shard(index: 1, tests: tests, expectedSeconds: 3)], attempts: attempts, seconds: 3,
+            node: .whole, flakyFails: true)
     }
 
     func testQuarantinedFailuresDoNotFailTheRunButAreShownApart() throws {
@@ -34,19 +40,25 @@ final class FlakinessTests: XCTestCase {
         XCTAssertEqual(result.summaryLine, "1 passed, 0 failed, 0 skipped (2 quarantined)")
         XCTAssertNil(result.tests[0].quarantine, "a passing test is never marked")
         let text = result.render()
-        XCTAssertTrue(text.contains("Quarantined (2, not failing the run):\n⊘ App.C/testB — failed — boom\n"
-                                    + "    quarantined by @alice until 2026-12-01: hangs, #12"), text)
+        XCTAssertTrue(
+            text.contains(
+                "Quarantined (2, not failing the run):\n⊘ App.C/testB — failed — boom\n"
+                    + "    quarantined by @alice until 2026-12-01: hangs, #12"), text)
         XCTAssertFalse(text.contains("✗"), text)
 
         let xml = JUnitReport.xml(result, flakyFails: true)
         XCTAssertTrue(xml.contains(#"failures="0" errors="0" skipped="2""#), xml)
-        XCTAssertTrue(xml.contains(#"<property name="quarantined" value="quarantined by @alice until 2026-12-01: hangs, #12"/>"#
-                                   + #"<property name="status" value="timed-out"/>"#), xml)
+        XCTAssertTrue(
+            xml.contains(
+                #"<property name="quarantined" value="quarantined by @alice until 2026-12-01: hangs, #12"/>"#
+                    + #"<property name="status" value="timed-out"/>"#), xml)
         XCTAssertTrue(xml.contains(#"<skipped message="quarantined, failed: boom"/>"#), xml)
 
         let annotations = GitHubReport.annotations(result, workspace: nil)
         XCTAssertEqual(annotations.count, 2)
-        XCTAssertTrue(annotations.allSatisfy { $0.hasPrefix("::warning title=") && $0.contains("(quarantined)") }, "\(annotations)")
+        XCTAssertTrue(
+            annotations.allSatisfy { $0.hasPrefix("::warning title=") && $0.contains("(quarantined)") },
+            "\(annotations)")
         XCTAssertTrue(GitHubReport.summary(result, title: "t").contains("| 1 | 0 | 0 | 0 | 0 | 0 | 2 |"))
 
         let decoded = try TestReport.decode(try result.encoded(), origin: "x")
@@ -61,23 +73,25 @@ final class FlakinessTests: XCTestCase {
         var timings = Timings()
         for run in 0..<10 {
             // c is flaky every other run, b fails every run, a always passes.
-            timings.record(report([.passed, .failed, .passed], retried: run % 2 == 0 ? [2] : []))
+            timings.add(report([.passed, .failed, .passed], retried: run % 2 == 0 ? [2] : []))
         }
         XCTAssertEqual(timings.tests[a.name]?.history, Timings.History(runs: 10, flaky: 0, failed: 0))
         XCTAssertEqual(timings.tests[c.name]?.history?.runs, 10)
         XCTAssertEqual(timings.tests[c.name]?.history?.flaky ?? 0, 0.5, accuracy: 1e-9)
         XCTAssertEqual(timings.tests[b.name]?.history?.failed ?? 0, 1, accuracy: 1e-9)
-        XCTAssertEqual(timings.flaky(threshold: 0.1).map(\.name), [c.name], "a test failing every time is broken, not flaky")
+        XCTAssertEqual(
+            timings.flaky(threshold: 0.1).map(\.name), [c.name], "a test failing every time is broken, not flaky")
         XCTAssertEqual(timings.flaky(threshold: 0.6).map(\.name), [])
         XCTAssertEqual(timings.flaky(threshold: 0.1, minimumRuns: 11).map(\.name), [], "too few runs to say")
 
-        for _ in 0..<30 { timings.record(report([.passed, .passed, .passed])) }
+        for _ in 0..<30 { timings.add(report([.passed, .passed, .passed])) }
         XCTAssertEqual(timings.tests[c.name]?.history?.runs, Timings.historyWindow)
         XCTAssertLessThan(timings.tests[c.name]?.history?.flaky ?? 1, 0.1, "old flakiness fades as clean runs come in")
 
         var other = Timings()
-        other.record(report([.failed, .passed, .passed], retried: [0]))
-        var left = timings, right = other
+        other.add(report([.failed, .passed, .passed], retried: [0]))
+        var left = timings
+        var right = other
         left.merge(other)
         right.merge(timings)
         XCTAssertEqual(left, right, "merging keeps history independent of the order")
@@ -87,7 +101,9 @@ final class FlakinessTests: XCTestCase {
         XCTAssertEqual(try Timings.decode(data, origin: "t"), timings)
         let old = Data(#"{"version": 1, "tests": {"App.C/testA": {"seconds": 1, "samples": 2}}}"#.utf8)
         XCTAssertNil(try Timings.decode(old, origin: "t").tests[a.name]?.history, "files without history still read")
-        let bad = Data(#"{"version": 1, "tests": {"x": {"seconds": 1, "samples": 2, "history": {"runs": 3, "flaky": 2, "failed": 0}}}}"#.utf8)
+        let bad = Data(
+            #"{"version": 1, "tests": {"x": {"seconds": 1, "samples": 2, "history": {"runs": 3, "flaky": 2, "failed": 0}}}}"#
+                .utf8)
         XCTAssertThrowsError(try Timings.decode(bad, origin: "t.json")) { error in
             XCTAssertEqual("\(error)".contains("t.json"), true, "\(error)")
         }
@@ -95,17 +111,20 @@ final class FlakinessTests: XCTestCase {
 
     func testRepeatReportCountsEachRunAndKeepsTheFirstFailure() {
         let attempts = [
-            TestAttempt(test: a, status: .passed, seconds: 1, attempt: 1), TestAttempt(test: b, status: .passed, seconds: 2, attempt: 1),
+            TestAttempt(test: a, status: .passed, seconds: 1, attempt: 1),
+            TestAttempt(test: b, status: .passed, seconds: 2, attempt: 1),
             TestAttempt(test: a, status: .failed, seconds: 1, message: "first", output: "out", attempt: 2),
             TestAttempt(test: b, status: .passed, seconds: 4, attempt: 2),
             TestAttempt(test: a, status: .timedOut, seconds: 10, message: "hung", attempt: 3),
             // b never reported in run 3; a run past the completed ones does not count.
             TestAttempt(test: a, status: .failed, seconds: 1, attempt: 4),
         ]
-        let hunt = RepeatReport(tests: [a, b], attempts: attempts, requested: 5, completed: 3, stoppedEarly: true, seconds: 9,
-                                timeout: .seconds(10))
+        let hunt = RepeatReport(
+            tests: [a, b], attempts: attempts, requested: 5, completed: 3, stoppedEarly: true, seconds: 9,
+            timeout: .seconds(10))
         XCTAssertEqual(hunt.tests.map(\.name), [a.name, b.name], "the most often failing first")
-        let first = hunt.tests[0], second = hunt.tests[1]
+        let first = hunt.tests[0]
+        let second = hunt.tests[1]
         XCTAssertEqual([first.runs, first.passed, first.failed, first.timedOut], [3, 1, 1, 1])
         XCTAssertEqual(first.failureRate, 2.0 / 3, accuracy: 1e-9)
         XCTAssertEqual(first.firstFailure?.run, 2)
@@ -119,10 +138,13 @@ final class FlakinessTests: XCTestCase {
         let text = hunt.render()
         XCTAssertTrue(text.contains(" 66.7%  2/3  App.C/testA (1 timed out after 10 s)"), text)
         XCTAssertTrue(text.contains("first failure of App.C/testA: run 2, failed\n    first\n    | out"), text)
-        XCTAssertTrue(text.hasSuffix("2 tests run 3 times (stopped at the first failing run of 5) in 9.0 s: 2 failed at least once"), text)
+        XCTAssertTrue(
+            text.hasSuffix(
+                "2 tests run 3 times (stopped at the first failing run of 5) in 9.0 s: 2 failed at least once"), text)
 
-        let clean = RepeatReport(tests: [a], attempts: [TestAttempt(test: a, status: .passed, seconds: 1, attempt: 1)], requested: 1,
-                                 completed: 1, stoppedEarly: false, seconds: 1, timeout: .seconds(5))
+        let clean = RepeatReport(
+            tests: [a], attempts: [TestAttempt(test: a, status: .passed, seconds: 1, attempt: 1)], requested: 1,
+            completed: 1, stoppedEarly: false, seconds: 1, timeout: .seconds(5))
         XCTAssertTrue(clean.passed)
         XCTAssertEqual(clean.tests[0].failureRate, 0)
     }

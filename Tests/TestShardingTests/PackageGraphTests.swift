@@ -1,5 +1,6 @@
-@testable import TestSharding
 import XCTest
+
+@testable import TestSharding
 
 final class PackageGraphTests: XCTestCase {
     /// App → UI → Core, with a test target for each library and one for an unrelated target.
@@ -8,31 +9,41 @@ final class PackageGraphTests: XCTestCase {
         .init(name: "UI", c99name: "UI", path: "Sources/UI", type: "library", targetDependencies: ["Core"]),
         .init(name: "App", c99name: "App", path: "Sources/App", type: "executable", targetDependencies: ["UI"]),
         .init(name: "Other", c99name: "Other", path: "Sources/Other", type: "library", targetDependencies: []),
-        .init(name: "CoreTests", c99name: "CoreTests", path: "Tests/CoreTests", type: "test", targetDependencies: ["Core"]),
+        .init(
+            name: "CoreTests", c99name: "CoreTests", path: "Tests/CoreTests", type: "test", targetDependencies: ["Core"]
+        ),
         .init(name: "UI-Tests", c99name: "UI_Tests", path: "Tests/UI-Tests", type: "test", targetDependencies: ["UI"]),
-        .init(name: "OtherTests", c99name: "OtherTests", path: "Tests/OtherTests", type: "test", targetDependencies: ["Other"]),
+        .init(
+            name: "OtherTests", c99name: "OtherTests", path: "Tests/OtherTests", type: "test",
+            targetDependencies: ["Other"]),
     ])
 
     func testAChangedLibrarySelectsTheTestTargetsThatDependOnItTransitively() {
-        XCTAssertEqual(graph.affected(by: ["Sources/Core/Parser.swift"]), .targets([
-            "CoreTests": "it depends on Core, which changed (Sources/Core/Parser.swift)",
-            "UI_Tests": "it depends on UI → Core, which changed (Sources/Core/Parser.swift)",
-        ]))
+        XCTAssertEqual(
+            graph.affected(by: ["Sources/Core/Parser.swift"]),
+            .targets([
+                "CoreTests": "it depends on Core, which changed (Sources/Core/Parser.swift)",
+                "UI_Tests": "it depends on UI → Core, which changed (Sources/Core/Parser.swift)",
+            ]))
     }
 
     func testAChangedTestTargetOrReferenceSelectsOnlyItself() {
-        XCTAssertEqual(graph.affected(by: ["Tests/UI-Tests/__Snapshots__/MenuTests/test_menu.1.png"]),
-                       .targets(["UI_Tests": "it changed (Tests/UI-Tests/__Snapshots__/MenuTests/test_menu.1.png)"]))
+        XCTAssertEqual(
+            graph.affected(by: ["Tests/UI-Tests/__Snapshots__/MenuTests/test_menu.1.png"]),
+            .targets(["UI_Tests": "it changed (Tests/UI-Tests/__Snapshots__/MenuTests/test_menu.1.png)"]))
         XCTAssertEqual(graph.affected(by: ["Sources/App/main.swift"]), .targets([:]), "no test target sees the app")
     }
 
     func testTheManifestOrAFileOutsideEveryTargetSelectsEverything() {
-        XCTAssertEqual(graph.affected(by: ["Sources/Core/a.swift", "Package.swift"]), .everything(reason: "Package.swift changed"))
-        XCTAssertEqual(graph.affected(by: ["Package@swift-5.9.swift"]), .everything(reason: "Package@swift-5.9.swift changed"))
+        XCTAssertEqual(
+            graph.affected(by: ["Sources/Core/a.swift", "Package.swift"]), .everything(reason: "Package.swift changed"))
+        XCTAssertEqual(
+            graph.affected(by: ["Package@swift-5.9.swift"]), .everything(reason: "Package@swift-5.9.swift changed"))
         XCTAssertEqual(graph.affected(by: ["README.md"]), .everything(reason: "README.md is outside every target"))
-        XCTAssertEqual(graph.affected(by: ["Sources/CoreExtras/x.swift"]),
-                       .everything(reason: "Sources/CoreExtras/x.swift is outside every target"),
-                       "a folder named like a target's prefix is not inside it")
+        XCTAssertEqual(
+            graph.affected(by: ["Sources/CoreExtras/x.swift"]),
+            .everything(reason: "Sources/CoreExtras/x.swift is outside every target"),
+            "a folder named like a target's prefix is not inside it")
     }
 
     func testFiltersMatchOnlyTheModulesTests() throws {

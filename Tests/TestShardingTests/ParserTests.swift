@@ -1,5 +1,6 @@
-@testable import TestSharding
 import XCTest
+
+@testable import TestSharding
 
 final class XCTestOutputParserTests: XCTestCase {
     private let japanese = TestID("App.SnapshotTests/test_初期起動時_画像にhair0が表示されていること", framework: .xctest)
@@ -8,18 +9,18 @@ final class XCTestOutputParserTests: XCTestCase {
 
     func testEventsFromLinuxOutputFedInArbitraryPieces() {
         let output = """
-        Test Suite 'Selected tests' started at 2026-11-21 09:24:42.263
-        Test Case 'SnapshotTests.test_初期起動時_画像にhair0が表示されていること' started at 2026-11-21 09:24:42.289
-        some output of the test
-        Test Case 'SnapshotTests.test_初期起動時_画像にhair0が表示されていること' passed (0.302 seconds)
-        Test Case 'SnapshotTests.testFails' started at 2026-11-21 09:24:42.591
-        /src/SnapshotTests.swift:24: error: SnapshotTests.testFails : XCTAssertEqual failed: ("1") is not equal to ("2")
-        /src/SnapshotTests.swift:25: error: SnapshotTests.testFails : a second failure
-        Test Case 'SnapshotTests.testFails' failed (0.010 seconds)
-        Test Case 'OtherTests.testSkipped' started at 2026-11-21 09:24:42.600
-        Test Case 'OtherTests.testSkipped' skipped (0.000 seconds)
+            Test Suite 'Selected tests' started at 2026-11-21 09:24:42.263
+            Test Case 'SnapshotTests.test_初期起動時_画像にhair0が表示されていること' started at 2026-11-21 09:24:42.289
+            some output of the test
+            Test Case 'SnapshotTests.test_初期起動時_画像にhair0が表示されていること' passed (0.302 seconds)
+            Test Case 'SnapshotTests.testFails' started at 2026-11-21 09:24:42.591
+            /src/SnapshotTests.swift:24: error: SnapshotTests.testFails : XCTAssertEqual failed: ("1") is not equal to ("2")
+            /src/SnapshotTests.swift:25: error: SnapshotTests.testFails : a second failure
+            Test Case 'SnapshotTests.testFails' failed (0.010 seconds)
+            Test Case 'OtherTests.testSkipped' started at 2026-11-21 09:24:42.600
+            Test Case 'OtherTests.testSkipped' skipped (0.000 seconds)
 
-        """
+            """
         let bytes = Array(output.utf8)
         // Every split point, including inside multi-byte characters, gives the same events.
         for split in stride(from: 0, to: bytes.count, by: 7) {
@@ -32,13 +33,15 @@ final class XCTestOutputParserTests: XCTestCase {
             XCTAssertEqual(finished.map(\.0), [japanese, failing, skipped], "split at \(split)")
             XCTAssertEqual(finished.map(\.1), [.passed, .failed, .skipped])
             XCTAssertEqual(finished.map(\.2), [0.302, 0.010, 0])
-            XCTAssertEqual(finished[1].3, "SnapshotTests.testFails : XCTAssertEqual failed: (\"1\") is not equal to (\"2\")")
+            XCTAssertEqual(
+                finished[1].3, "SnapshotTests.testFails : XCTAssertEqual failed: (\"1\") is not equal to (\"2\")")
             XCTAssertEqual(events.filter { if case .started = $0 { true } else { false } }.count, 3)
         }
     }
 
     func testOutputRangeCoversTheTestsOwnLines() throws {
-        let output = "Test Case 'SnapshotTests.testFails' started at x\nmine\nTest Case 'SnapshotTests.testFails' failed (0.1 seconds)\nafter\n"
+        let output =
+            "Test Case 'SnapshotTests.testFails' started at x\nmine\nTest Case 'SnapshotTests.testFails' failed (0.1 seconds)\nafter\n"
         var parser = XCTestOutputParser(tests: [failing])
         guard case .finished(_, _, _, _, let range?) = parser.consume(Array(output.utf8)).last else { return XCTFail() }
         let text = String(decoding: Array(output.utf8)[range], as: UTF8.self)
@@ -50,17 +53,20 @@ final class XCTestOutputParserTests: XCTestCase {
     func testMacOSFormatAndUnaskedTestsAreIgnored() {
         var parser = XCTestOutputParser(tests: [failing])
         let own = """
-        Test Case '-[App.SnapshotTests testFails]' started.
-        Test Case '-[App.SnapshotTests testFails]' passed (0.001 seconds).
+            Test Case '-[App.SnapshotTests testFails]' started.
+            Test Case '-[App.SnapshotTests testFails]' passed (0.001 seconds).
 
-        """
-        let events = parser.consume(Array((own + """
-        Test Case 'Unasked.testOther' started at x
-        Test Case 'Unasked.testOther' passed (0.1 seconds)
+            """
+        let events = parser.consume(
+            Array(
+                (own + """
+                    Test Case 'Unasked.testOther' started at x
+                    Test Case 'Unasked.testOther' passed (0.1 seconds)
 
-        """).utf8))
+                    """).utf8))
         XCTAssertEqual(events.count, 2)
-        XCTAssertEqual(events.last, .finished(failing, status: .passed, seconds: 0.001, message: nil, range: 0..<own.utf8.count))
+        XCTAssertEqual(
+            events.last, .finished(failing, status: .passed, seconds: 0.001, message: nil, range: 0..<own.utf8.count))
     }
 }
 
@@ -73,13 +79,15 @@ final class SwiftTestingEventParserTests: XCTestCase {
     }
 
     func testListedNameDropsTheSourceLocation() {
-        XCTAssertEqual(SwiftTestingEventParser.listedName("App.Suite/scales(factor:)/File.swift:9:6"), "App.Suite/scales(factor:)")
+        XCTAssertEqual(
+            SwiftTestingEventParser.listedName("App.Suite/scales(factor:)/File.swift:9:6"), "App.Suite/scales(factor:)")
         XCTAssertEqual(SwiftTestingEventParser.listedName("App.Suite"), "App.Suite")
         XCTAssertEqual(SwiftTestingEventParser.listedName("App.free()/テスト.swift:48:2"), "App.free()")
     }
 
     func testIssuesFailATestAndKnownIssuesDoNot() {
-        let issue = #","issue":{"isKnown":false,"sourceLocation":{"fileID":"App/File.swift","line":12,"column":3,"_filePath":"/x"}}"#
+        let issue =
+            #","issue":{"isKnown":false,"sourceLocation":{"fileID":"App/File.swift","line":12,"column":3,"_filePath":"/x"}}"#
         let known = #","issue":{"isKnown":true}"#
         let lines = [
             #"{"kind":"test","payload":{"id":"App.Suite/scales(factor:)/File.swift:9:6","kind":"function"},"version":0}"#,
@@ -94,16 +102,20 @@ final class SwiftTestingEventParserTests: XCTestCase {
         ]
         var parser = SwiftTestingEventParser(tests: [parameterised, free])
         let events = parser.consume(Array((lines.joined(separator: "\n") + "\n").utf8))
-        XCTAssertEqual(events, [
-            .started(parameterised, offset: 0),
-            .finished(parameterised, status: .failed, seconds: 0.5, message: "App/File.swift:12: x", range: nil),
-            .started(free, offset: 0),
-            .finished(free, status: .passed, seconds: 0.25, message: nil, range: nil),
-        ])
+        XCTAssertEqual(
+            events,
+            [
+                .started(parameterised, offset: 0),
+                .finished(parameterised, status: .failed, seconds: 0.5, message: "App/File.swift:12: x", range: nil),
+                .started(free, offset: 0),
+                .finished(free, status: .passed, seconds: 0.25, message: nil, range: nil),
+            ])
     }
 
     func testFiltersMatchTheIDExactlyWhateverTheNameHolds() throws {
-        let names = ["App.Suite/scales(factor:)", "App.Suite/`names (a|b) [c] +? ^$ .*`()", "App.テスト()", "App.Suite/test"]
+        let names = [
+            "App.Suite/scales(factor:)", "App.Suite/`names (a|b) [c] +? ^$ .*`()", "App.テスト()", "App.Suite/test",
+        ]
         for name in names {
             let regex = try Regex(SwiftTestingFilter.pattern(for: TestID(name, framework: .swiftTesting)))
             XCTAssertNotNil(try regex.firstMatch(in: name + "/File.swift:3:4"), name)
@@ -114,7 +126,8 @@ final class SwiftTestingEventParserTests: XCTestCase {
     }
 
     func testListingsKeepEveryNameAndSkipTheHeader() {
-        let xctest = TestListing.parse("Listing 2 tests in debug.xctest:\n\nApp.C/test_テスト\nApp.C/testB\n", framework: .xctest)
+        let xctest = TestListing.parse(
+            "Listing 2 tests in debug.xctest:\n\nApp.C/test_テスト\nApp.C/testB\n", framework: .xctest)
         XCTAssertEqual(xctest.map(\.name), ["App.C/test_テスト", "App.C/testB"])
         let both = TestListing.parse("App.C/testA\nApp.S/name(x:)\nApp.free()\n", framework: nil)
         XCTAssertEqual(both.map(\.framework), [.xctest, .swiftTesting, .swiftTesting])
@@ -139,6 +152,7 @@ final class LogFileTests: XCTestCase {
         output += "Test Case 'Loud.testPrints' passed (1.5 seconds)\n"
         var parser = XCTestOutputParser(tests: [test])
         let events = parser.consume(Array(output.utf8))
-        XCTAssertEqual(events.last, .finished(test, status: .passed, seconds: 1.5, message: nil, range: 0..<output.utf8.count))
+        XCTAssertEqual(
+            events.last, .finished(test, status: .passed, seconds: 1.5, message: nil, range: 0..<output.utf8.count))
     }
 }

@@ -1,13 +1,14 @@
-@testable import TestSharding
 import TestSupport
 import XCTest
+
+@testable import TestSharding
 
 final class ShardPlannerTests: XCTestCase {
     private func tests(_ names: [String]) -> [TestID] { names.map { TestID($0, framework: .xctest) } }
 
     private func timings(_ entries: [String: Double]) -> Timings {
         var timings = Timings()
-        for (name, seconds) in entries { timings.record(TestID(name, framework: .xctest), seconds: seconds) }
+        for (name, seconds) in entries { timings.add(TestID(name, framework: .xctest), seconds: seconds) }
         return timings
     }
 
@@ -32,10 +33,11 @@ final class ShardPlannerTests: XCTestCase {
     func testUnknownTestsAreEstimatedFromTheirSuiteThenTheWholeRecord() {
         let planner = ShardPlanner(timings: timings(["M.A/known1": 2, "M.A/known2": 4, "M.B/other": 10]))
         let estimates = planner.estimates(for: tests(["M.A/known1", "M.A/new", "M.C/new", "M.B/other"]))
-        XCTAssertEqual(estimates[TestID("M.A/new", framework: .xctest)], 3)   // median of its suite
-        XCTAssertEqual(estimates[TestID("M.C/new", framework: .xctest)], 4)   // median of all recorded
-        XCTAssertEqual(ShardPlanner(timings: Timings()).estimates(for: tests(["M.A/t"])).values.first,
-                       ShardPlanner.defaultEstimate)
+        XCTAssertEqual(estimates[TestID("M.A/new", framework: .xctest)], 3)  // median of its suite
+        XCTAssertEqual(estimates[TestID("M.C/new", framework: .xctest)], 4)  // median of all recorded
+        XCTAssertEqual(
+            ShardPlanner(timings: Timings()).estimates(for: tests(["M.A/t"])).values.first,
+            ShardPlanner.defaultEstimate)
     }
 
     func testSmallSuitesStayTogether() {
@@ -50,7 +52,9 @@ final class ShardPlannerTests: XCTestCase {
     func testNodesSplitOnePlanDisjointlyWhateverTheLocalShardCount() {
         var generator = SplitMix64(seed: 7)
         var durations: [String: Double] = [:]
-        for index in 0..<300 { durations["Mod.S\(index % 23)/test_\(index)_テスト"] = Double(generator.next() % 5000) / 1000 }
+        for index in 0..<300 {
+            durations["Mod.S\(index % 23)/test_\(index)_テスト"] = Double(generator.next() % 5000) / 1000
+        }
         let all = tests(Array(durations.keys))
         let planner = ShardPlanner(timings: timings(durations))
         for nodes in 1...6 {
@@ -82,7 +86,11 @@ final class ShardPlannerTests: XCTestCase {
     }
 
     func testSelectorListsLongerThanOneArgumentAreSplit() {
-        let many = (0..<5000).map { TestID("LongModuleName.SomeFairlyLongTestCaseName\($0 % 50)/test_\($0)_with_a_long_descriptive_name", framework: .xctest) }
+        let many = (0..<5000).map {
+            TestID(
+                "LongModuleName.SomeFairlyLongTestCaseName\($0 % 50)/test_\($0)_with_a_long_descriptive_name",
+                framework: .xctest)
+        }
         var rest = many[...]
         var chunks: [[TestID]] = []
         while !rest.isEmpty {

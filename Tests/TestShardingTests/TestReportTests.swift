@@ -1,7 +1,9 @@
-@testable import TestSharding
 import XCTest
+
+@testable import TestSharding
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 final class TestReportTests: XCTestCase {
@@ -11,7 +13,9 @@ final class TestReportTests: XCTestCase {
     private let d = TestID("App.S/gone()", framework: .swiftTesting)
 
     private func report(_ attempts: [TestAttempt], flakyFails: Bool = true) -> TestReport {
-        let shards = [Shard(index: 1, tests: [a, b], expectedSeconds: 2), Shard(index: 2, tests: [c, d], expectedSeconds: 1)]
+        let shards = [
+            Shard(index: 1, tests: [a, b], expectedSeconds: 2), Shard(index: 2, tests: [c, d], expectedSeconds: 1),
+        ]
         return TestReport(shards: shards, attempts: attempts, seconds: 3, node: .whole, flakyFails: flakyFails)
     }
 
@@ -27,8 +31,14 @@ final class TestReportTests: XCTestCase {
         XCTAssertEqual(result.tests[2].message, "boom", "a flaky test keeps the failure that made it flaky")
         XCTAssertEqual(result.summaryLine, "1 passed, 3 failed, 0 skipped (1 flaky, 1 timed out, 1 missing)")
         XCTAssertFalse(result.passed)
-        XCTAssertEqual(report([TestAttempt(test: c, status: .failed, seconds: 0), TestAttempt(test: c, status: .passed, seconds: 0, attempt: 2)],
-                              flakyFails: false).summary.failed, 3, "only the three missing tests fail when flaky passes")
+        XCTAssertEqual(
+            report(
+                [
+                    TestAttempt(test: c, status: .failed, seconds: 0),
+                    TestAttempt(test: c, status: .passed, seconds: 0, attempt: 2),
+                ],
+                flakyFails: false
+            ).summary.failed, 3, "only the three missing tests fail when flaky passes")
     }
 
     func testEveryTestExactlyOnce() {
@@ -39,7 +49,8 @@ final class TestReportTests: XCTestCase {
             TestAttempt(test: TestID("App.C/stranger", framework: .xctest), status: .passed, seconds: 1),
         ])
         XCTAssertEqual(result.summary.duplicated, 1)
-        XCTAssertEqual(result.problems, ["App.C/testA ran 2 times in one attempt", "App.C/stranger ran without being asked for"])
+        XCTAssertEqual(
+            result.problems, ["App.C/testA ran 2 times in one attempt", "App.C/stranger ran without being asked for"])
         XCTAssertFalse(result.passed)
         let clean = report([a, b, c, d].map { TestAttempt(test: $0, status: .passed, seconds: 0.5) })
         XCTAssertTrue(clean.passed)
@@ -49,7 +60,9 @@ final class TestReportTests: XCTestCase {
 
     func testJUnitIsWellFormedAndCarriesEveryOutcome() throws {
         let result = report([
-            TestAttempt(test: a, status: .failed, seconds: 1.5, message: "XCTAssertEqual failed: (\"<a & b>\")", output: "out\u{1B}[31m\u{0}"),
+            TestAttempt(
+                test: a, status: .failed, seconds: 1.5, message: "XCTAssertEqual failed: (\"<a & b>\")",
+                output: "out\u{1B}[31m\u{0}"),
             TestAttempt(test: b, status: .crashed, seconds: 0.2, message: "signal 4"),
             TestAttempt(test: c, status: .failed, seconds: 0.1, message: "first"),
             TestAttempt(test: c, status: .passed, seconds: 0.1, attempt: 2),
@@ -77,18 +90,21 @@ final class TestReportTests: XCTestCase {
     func testGitHubAnnotationsPointAtTheFailingLineAndEscapeTheMessage() {
         let result = report([
             TestAttempt(test: a, status: .passed, seconds: 1),
-            TestAttempt(test: b, status: .failed, seconds: 1,
-                        message: "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100% wrong,\nsecond line"),
+            TestAttempt(
+                test: b, status: .failed, seconds: 1,
+                message: "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100% wrong,\nsecond line"),
             TestAttempt(test: c, status: .failed, seconds: 0.1, message: "boom", attempt: 1),
             TestAttempt(test: c, status: .passed, seconds: 0.1, attempt: 2),
         ])
         let lines = GitHubReport.annotations(result, workspace: "/work/repo")
-        XCTAssertEqual(lines, [
-            "::error file=Tests/AppTests/C Tests.swift,line=42,title=App.C/testB_初期起動時 failed::"
-                + "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100%25 wrong,%0Asecond line",
-            "::warning title=App.S/flaky() flaky::boom",
-            "::error title=App.S/gone() missing::never reported by any test process",
-        ])
+        XCTAssertEqual(
+            lines,
+            [
+                "::error file=Tests/AppTests/C Tests.swift,line=42,title=App.C/testB_初期起動時 failed::"
+                    + "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100%25 wrong,%0Asecond line",
+                "::warning title=App.S/flaky() flaky::boom",
+                "::error title=App.S/gone() missing::never reported by any test process",
+            ])
         let markdown = GitHubReport.summary(result, title: "tests")
         XCTAssertTrue(markdown.hasPrefix("### ❌ tests\n"), markdown)
         XCTAssertTrue(markdown.contains("| `App.S/flaky()` | flaky | boom |"), markdown)

@@ -1,5 +1,6 @@
-@testable import TestSharding
 import XCTest
+
+@testable import TestSharding
 
 final class TimingsTests: XCTestCase {
     private let test = TestID("M.C/test_初期起動時", framework: .xctest)
@@ -13,21 +14,23 @@ final class TimingsTests: XCTestCase {
 
     func testRecordKeepsARunningMeanOverRecentSamples() {
         var timings = Timings()
-        timings.record(test, seconds: 2)
-        timings.record(test, seconds: 4)
+        timings.add(test, seconds: 2)
+        timings.add(test, seconds: 4)
         XCTAssertEqual(timings[test], 3)
-        for _ in 0..<40 { timings.record(test, seconds: 10) }
+        for _ in 0..<40 { timings.add(test, seconds: 10) }
         XCTAssertEqual(timings[test]!, 10, accuracy: 0.1, "old samples fade")
         XCTAssertEqual(timings.tests[test.name]?.samples, Timings.memory)
     }
 
     func testMergingTwoMachinesFilesIsOrderIndependent() {
-        var first = Timings(), second = Timings()
-        first.record(test, seconds: 1)
-        first.record(TestID("M.C/a", framework: .xctest), seconds: 5)
-        second.record(test, seconds: 3)
-        second.record(TestID("M.C/b", framework: .xctest), seconds: 7)
-        var ab = first, ba = second
+        var first = Timings()
+        var second = Timings()
+        first.add(test, seconds: 1)
+        first.add(TestID("M.C/a", framework: .xctest), seconds: 5)
+        second.add(test, seconds: 3)
+        second.add(TestID("M.C/b", framework: .xctest), seconds: 7)
+        var ab = first
+        var ba = second
         ab.merge(second)
         ba.merge(first)
         XCTAssertEqual(ab, ba)
@@ -39,7 +42,7 @@ final class TimingsTests: XCTestCase {
         let url = try scratch().appendingPathComponent("nested/timings.json")
         XCTAssertEqual(try Timings.load(url), Timings())
         var timings = Timings()
-        timings.record(test, seconds: 1.5)
+        timings.add(test, seconds: 1.5)
         try timings.save(url)
         XCTAssertEqual(try Timings.load(url), timings)
     }

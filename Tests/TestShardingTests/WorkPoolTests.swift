@@ -1,6 +1,7 @@
-@testable import TestSharding
 import TestSupport
 import XCTest
+
+@testable import TestSharding
 
 final class WorkPoolTests: XCTestCase {
     private func shard(_ index: Int, _ durations: [Double], estimates: inout [TestID: Double]) -> Shard {
@@ -43,7 +44,7 @@ final class WorkPoolTests: XCTestCase {
         let busy = shard(1, [5, 1, 1, 1, 1, 0.5, 0.5, 0.5, 0.5], estimates: &estimates)
         let idle = shard(2, [0.1], estimates: &estimates)
         let pool = WorkPool(shards: [busy, idle], estimates: estimates, knownShare: 0)
-        let first = await pool.next(for: 1)                         // nothing recorded: half of 11 s
+        let first = await pool.next(for: 1)  // nothing recorded: half of 11 s
         XCTAssertEqual(first?.map { estimates[$0]! }, [5, 1])
         let own = await pool.next(for: 2)
         XCTAssertEqual(own?.map { estimates[$0]! }, [0.1])
@@ -59,7 +60,9 @@ final class WorkPoolTests: XCTestCase {
             var random = SplitMix64(seed: seed)
             var estimates: [TestID: Double] = [:]
             let shards = (1...4).map { index in
-                shard(index, (0..<Int(random.next() % 40)).map { _ in Double(random.next() % 3000) / 1000 }, estimates: &estimates)
+                shard(
+                    index, (0..<Int(random.next() % 40)).map { _ in Double(random.next() % 3000) / 1000 },
+                    estimates: &estimates)
             }
             let pool = WorkPool(shards: shards, estimates: estimates, knownShare: Double(random.next() % 100) / 100)
             var handed: [TestID] = []

@@ -13,7 +13,8 @@ public final class FaultProxy {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fault-proxy-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.script.path, upstream.absoluteString, faults.joined(separator: ",")]
+        process.arguments =
+            ["python3", Self.script.path, upstream.absoluteString, faults.joined(separator: ",")]
             + (evilKey.map { ["--evil-key", $0] } ?? [])
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
@@ -43,4 +44,3 @@ public final class FaultProxy {
         try? FileManager.default.removeItem(at: log)
     }
 }
-

@@ -1,0 +1,50 @@
+import ArgumentParser
+import PipelineSpec
+import Pipelines
+
+// The spec's value types, read from the command line as the spec reads them.
+
+/// Reads the value of `option` as a duration: `90s`, `10m`, `1h30m`, `500ms`.
+func duration(_ option: String) -> @Sendable (String) throws -> Duration {
+    { text in
+        guard let duration = Duration(parsingSpec: text) else {
+            throw ValidationError("\(option) '\(text)' must be a duration such as 90s or 10m")
+        }
+        return duration
+    }
+}
+
+/// A value the spec reads from text, read from the command line the same way.
+protocol SpecText: ExpressibleByArgument {
+    init?(parsing text: String)
+}
+
+extension SpecText {
+    public init?(argument: String) {
+        self.init(parsing: argument)
+    }
+}
+
+/// `64KiB`, `1MiB`; a number or `auto`; a folder or `s3://bucket/prefix`; `10%`.
+extension ByteCount: SpecText {}
+extension ShardCount: SpecText {}
+extension StoreAddress: SpecText {}
+extension Percentage: SpecText {}
+extension BuildConfiguration: ExpressibleByArgument {}
+extension FlakyPolicy: ExpressibleByArgument {}
+extension StoreRole: ExpressibleByArgument {}
+
+/// `--node I/N`, refused with the reason a node is not valid.
+func parseNode(_ text: String) throws -> Node {
+    try Node(parsing: text)
+}
+
+/// Reads the value of `option` as where timings are kept: a file, `s3://bucket/prefix`, `feature` or `develop`.
+func timingsAddress(_ option: String) -> @Sendable (String) throws -> TimingsAddress {
+    { text in
+        guard let address = TimingsAddress(parsing: text) else {
+            throw ValidationError("\(option) '\(text)' must be a file, s3://bucket/prefix, feature or develop")
+        }
+        return address
+    }
+}

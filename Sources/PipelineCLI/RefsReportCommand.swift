@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import PipelineSpec
+import References
+
+extension RefsCommand {
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write an HTML page reviewing reference changes: new, removed, and changed side by side.",
+            discussion: """
+                Reviewers of a pull request, and CI as an artifact: compares feature (what the branch \
+                proposes) with develop, or any two folders (--new-folder, --reference-folder), and writes \
+                one self-contained page (images inline, no network). Each changed reference is shown as \
+                reference / new / overlay with its match ratio, worst first, with a filter by test.
+                """
+        )
+
+        @OptionGroup var options: ReferenceOptions
+
+        @Argument(
+            help: ArgumentHelp("These tests (default: the tests the compared commits changed).", valueName: "test"))
+        var tests: [String] = []
+
+        @Flag(help: "Every test in either location, not only the changed ones.")
+        var all = false
+
+        @OptionGroup var changeOptions: ChangeOptions
+
+        @Option(name: .customLong("new"), help: "The store with the proposed references.")
+        var newRole: StoreRole = .feature
+
+        @Option(name: .customLong("reference"), help: "The store with the references they replace.")
+        var referenceRole: StoreRole = .develop
+
+        @Option(
+            help: ArgumentHelp(
+                "Compare this folder of proposed references (<Test>/<image>) instead of a store.", valueName: "path"))
+        var newFolder: String?
+
+        @Option(help: ArgumentHelp("Compare with this folder of references instead of a store.", valueName: "path"))
+        var referenceFolder: String?
+
+        @Option(help: "The largest difference of a channel (0–255) still counted as the same pixel.")
+        var tolerance = 0
+
+        @Option(
+            name: [.short, .customLong("output")], help: ArgumentHelp("Where to write the page.", valueName: "path"))
+        var output = "reference-review.html"
+
+        func run() async throws {
+            var selection = ReviewSelection(tests: tests, all: all, changes: changeOptions.query)
+            (selection.new, selection.reference) = (newRole, referenceRole)
+            selection.newFolder = newFolder.map(options.global.resolve)
+            selection.referenceFolder = referenceFolder.map(options.global.resolve)
+            let review = try await options.context().review(
+                selection, tolerance: tolerance, output: options.global.resolve(output))
+            Console.error("\(review.entries.count) reference(s) compared")
+            Console.out(review.summary)
+        }
+    }
+}

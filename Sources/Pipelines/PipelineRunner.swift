@@ -1,0 +1,277 @@
+import Foundation
+import GitChanges
+import ImageDiff
+import PipelineSpec
+import References
+import TestSharding
+
+/// How one stage ended.
+public struct StageOutcome: Sendable, Encodable {
+    public enum Status: String, Sendable, Encodable {
+        case passed, failed, skipped
+    }
+
+    public let kind: Stage.Kind
+    public let status: Status
+    /// One line: what the stage did, or why it was skipped.
+    public let summary: String
+    public var seconds: Double = 0
+    public var test: TestReport? = nil
+    public var transfers: [TransferReport]? = nil
+    public var orphans: [Orphan]? = nil
+    /// The test stage's failed snapshots and written references, as its review page shows them.
+    public var snapshots: [SnapshotEntry]? = nil
+
+    public init(kind: Stage.Kind, status: Status, summary: String) {
+        self.kind = kind
+        self.status = status
+        self.summary = summary
+    }
+
+    /// A stage with nothing to do: skipped, saying why.
+    static func skipped(_ kind: Stage.Kind, _ reason: String) -> StageOutcome {
+        StageOutcome(kind: kind, status: .skipped, summary: reason)
+    }
+
+    /// A transfer stage's outcome: the objects copied, identical, deleted and failed.
+    static func transferred(_ kind: Stage.Kind, _ reports: [TransferReport]) -> StageOutcome {
+        let copied = reports.map(\.copied.count).reduce(0, +)
+        let identical = reports.map(\.identical).reduce(0, +)
+        let deleted = reports.map(\.deleted.count).reduce(0, +)
+        let failed = reports.map(\.failures.count).reduce(0, +)
+        let tests = Set(reports.flatMap(\.tests)).sorted()
+        var summary = "\(tests.count) test(s): copied \(copied), identical \(identical), deleted \(deleted)"
+        if failed > 0 { summary += ", \(failed) failed" }
+        var outcome = StageOutcome(kind: kind, status: failed == 0 ? .passed : .failed, summary: summary)
+        outcome.transfers = reports
+        return outcome
+    }
+}
+
+/// One entry of a snapshot review, in a pipeline's JSON outcome.
+public struct SnapshotEntry: Sendable, Encodable {
+    public let key: String
+    public let status: String
+    public let test: String?
+    public let matchRatio: Double?
+    public let note: String?
+
+    init(_ entry: ReviewEntry) {
+        key = entry.key
+        status = entry.status.rawValue
+        test = entry.testName
+        matchRatio = entry.comparison?.matchRatio
+        note = entry.note
+    }
+}
+
+/// What `pipeline run NAME` did. Its JSON form is documented in docs/json.md.
+public struct PipelineOutcome: Sendable, Encodable {
+    public let pipeline: String
+    public let changes: ChangeSet
+    public var stages: [StageOutcome]
+    public var passed: Bool { stages.allSatisfy { $0.status != .failed } }
+    public var seconds: Double
+
+    /// The closing summary: one line per stage.
+    public func render() -> String {
+        var lines = ["pipeline \(pipeline): \(passed ? "passed" : "failed") in \(String(format: "%.1f", seconds)) s"]
+        let width = stages.map(\.kind.rawValue.count).max() ?? 0
+        for stage in stages {
+            let kind = stage.kind.rawValue
+            let padding = String(repeating: " ", count: width - kind.count)
+            lines.append(
+                "  \(kind)\(padding)  \(stage.status.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)) "
+                    + "\(stage.summary) (\(String(format: "%.1f", stage.seconds)) s)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Runs a pipeline's stages in order over one shared context: the changes found, the test results,
+/// the references moved. Each stage kind has one executor, which serves the run and the dry run.
+/// Promotion never runs after a failed test stage; a stage with nothing to do says so and is
+/// skipped; an error (storage, build, git) stops the pipeline there.
+public struct PipelineRunner: Sendable {
+    public let spec: PipelineSpec
+    /// The folder holding `pipelines/`: paths in the spec are relative to it.
+    public let base: URL
+    public let origin: String
+    public let changes: ChangeSet
+    /// The repository's known-flaky tests, for the test stages.
+    public let quarantine: Quarantine?
+    public let cores: Int
+    /// Progress and stage headers, for standard error.
+    public let write: @Sendable (String) -> Void
+    public let interactive: Bool
+
+    public init(
+        spec: PipelineSpec, base: URL, origin: String, changes: ChangeSet, quarantine: Quarantine? = nil, cores: Int,
+        interactive: Bool, write: @escaping @Sendable (String) -> Void
+    ) {
+        self.spec = spec
+        self.base = base.standardizedFileURL
+        self.origin = origin
+        self.changes = changes
+        self.quarantine = quarantine
+        self.cores = cores
+        self.interactive = interactive
+        self.write = write
+    }
+
+    /// The pipeline `pipelines/<name>.yml` found from `directory`, over what the commits `query`
+    /// names (after the spec's `changes:`) changed, with the repository's quarantine.
+    public init(
+        named name: String, from directory: URL, changes query: ChangeQuery, cores: Int, interactive: Bool,
+        write: @escaping @Sendable (String) -> Void
+    ) throws {
+        let catalog = try PipelineCatalog.locate(from: directory)
+        let file = try catalog.file(named: name)
+        let origin = catalog.displayPath(of: file)
+        let spec = try SpecLoader.load(file, displayPath: origin)
+        let changes = try query.changes(in: directory, settings: spec.changes)
+        let quarantine = try QuarantineLoader.file(in: catalog).map {
+            try QuarantineLoader.load($0, displayPath: catalog.displayPath(of: $0))
+        }
+        self.init(
+            spec: spec, base: catalog.folder.deletingLastPathComponent(), origin: origin, changes: changes,
+            quarantine: quarantine, cores: cores, interactive: interactive, write: write)
+    }
+
+    /// The dry run: the plan with each stage's detail worked out, and nothing built, run or written.
+    public func dryRun() async -> PipelinePlan {
+        await detail(PipelinePlan(spec: spec, file: origin, availableCores: cores, dryRun: true, changeSet: changes))
+    }
+
+    /// Runs the stages after saying what changed; each test stage's results also go where the CI
+    /// shows them (GitHub Actions' annotations and step summary).
+    public func run() async throws -> PipelineOutcome {
+        write(ChangeReport.render(changes).joined(separator: "\n") + "\n")
+        let outcome = try await runStages()
+        let name = URL(fileURLWithPath: origin).deletingPathExtension().lastPathComponent
+        for stage in outcome.stages {
+            if let report = stage.test {
+                CIReport.publish(report, title: "pipeline run \(name): \(stage.kind.rawValue)")
+            }
+        }
+        return outcome
+    }
+
+    /// Runs the stages in order.
+    func runStages() async throws -> PipelineOutcome {
+        let start = ContinuousClock.now
+        var outcome = PipelineOutcome(pipeline: spec.name, changes: changes, stages: [], seconds: 0)
+        var context = StageContext(runner: self)
+        for (index, stage) in spec.stages.enumerated() {
+            let executor = stage.executor
+            write("==> [\(index + 1)/\(spec.stages.count)] \(stage.kind.rawValue): \(executor.summary(cores: cores))\n")
+            let stageStart = ContinuousClock.now
+            var result = try await executor.run(in: &context)
+            result.seconds = (ContinuousClock.now - stageStart).seconds
+            write("    \(result.status.rawValue): \(result.summary)\n")
+            outcome.stages.append(result)
+            context.finished.append(result)
+        }
+        outcome.seconds = (ContinuousClock.now - start).seconds
+        return outcome
+    }
+
+    /// The dry run's detail for each stage, worked out without building, running or writing:
+    /// the test shards from the recorded durations, and the objects each transfer would move
+    /// (read from the stores). A stage that cannot be worked out gets a note saying why.
+    public func detail(_ plan: PipelinePlan) async -> PipelinePlan {
+        var plan = plan
+        var context = StageContext(runner: self)
+        for (index, stage) in spec.stages.enumerated() {
+            do {
+                try await stage.executor.detail(&plan.stages[index], in: &context)
+            } catch {
+                plan.stages[index].note = "cannot work this stage out: \(error)"
+            }
+        }
+        return plan
+    }
+}
+
+/// What the stages of one run share: the runner's settings, and what earlier stages handed on.
+struct StageContext {
+    let runner: PipelineRunner
+    /// The stages that ran before this one.
+    var finished: [StageOutcome] = []
+    /// The changed tests, found once: changed files, and references the compared commits pushed.
+    private var changed: (all: [String], pushed: [String])?
+    /// The test stage's snapshot findings, for the review stage.
+    var snapshots: SnapshotFindings?
+
+    init(runner: PipelineRunner) {
+        self.runner = runner
+    }
+
+    var testsFailed: Bool {
+        finished.contains { $0.kind == .test && $0.status == .failed }
+    }
+
+    mutating func changedTests() async throws -> (all: [String], pushed: [String]) {
+        if let changed { return changed }
+        let found = try await transfers().changedTests(runner.changes, history: try history())
+        changed = found
+        return found
+    }
+
+    func history() throws -> CommitHistory {
+        try CommitHistory(repositoryPath: runner.base.path)
+    }
+
+    func transfers() -> ReferenceTransfers {
+        let stores = ReferenceStores(
+            settings: runner.spec.references ?? ReferenceSettings(), base: runner.base, origin: runner.origin)
+        let write = runner.write
+        return ReferenceTransfers(stores: stores, testPattern: runner.spec.changes.tests) { action, done, total in
+            if done == total { write("    \(action): \(done)/\(total) objects\n") }
+        }
+    }
+
+    /// A path of the spec, absolute: relative to the folder holding `pipelines/`.
+    func resolve(_ path: String) -> URL {
+        URL(fileURLWithPath: path, relativeTo: runner.base).standardizedFileURL
+    }
+}
+
+/// One stage kind's work: its summary, its run, and its dry run's detail.
+protocol StageExecutor: Sendable {
+    /// One line saying what the stage does, for `pipeline list`, the plan and the run's headers.
+    func summary(cores: Int) -> String
+    /// The stage as the plan shows it before anything is worked out.
+    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan
+    func run(in context: inout StageContext) async throws -> StageOutcome
+    /// Fills in what the stage would do, building, running and writing nothing.
+    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws
+}
+
+extension StageExecutor {
+    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {}
+}
+
+extension Stage {
+    /// The executor of this stage's kind.
+    var executor: any StageExecutor {
+        switch self {
+        case .pull(let stage): PullExecutor(stage: stage)
+        case .test(let stage): TestExecutor(stage: stage)
+        case .promote(let stage): PromoteExecutor(stage: stage)
+        case .push(let stage): PushExecutor(stage: stage)
+        case .review(let stage): ReviewExecutor(stage: stage)
+        case .orphans(let stage): OrphansExecutor(stage: stage)
+        }
+    }
+}
+
+extension PipelinePlan.StagePlan {
+    /// A stage that names a store (`pull`, `push`, `review`, `orphans`).
+    init(_ kind: Stage.Kind, summary: String, store role: StoreRole, in spec: PipelineSpec) {
+        self.init(
+            kind: kind, summary: summary, test: nil, promote: nil,
+            store: PipelinePlan.StorePlan(
+                role: role.rawValue, location: spec.references?.address(of: role)?.description))
+    }
+}

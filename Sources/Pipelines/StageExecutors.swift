@@ -1,0 +1,195 @@
+import Foundation
+import ImageDiff
+import PipelineSpec
+import References
+import SharedRun
+import SnapshotConventions
+import TestSharding
+
+/// `pull`: develop's references for every test into the checkout, then feature's for the changed tests.
+struct PullExecutor: StageExecutor {
+    let stage: PullStage
+
+    func summary(cores: Int) -> String {
+        "\(stage.from.rawValue)'s references for every test into the checkout"
+            + (stage.changedFrom.map { ", then \($0.rawValue)'s for the changed tests" } ?? "")
+    }
+
+    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
+        PipelinePlan.StagePlan(.pull, summary: summary(cores: cores), store: stage.from, in: spec)
+    }
+
+    func run(in context: inout StageContext) async throws -> StageOutcome {
+        .transferred(.pull, try await transfer(in: &context, dryRun: false))
+    }
+
+    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+        plan.transfers = try await transfer(in: &context, dryRun: true)
+    }
+
+    private func transfer(in context: inout StageContext, dryRun: Bool) async throws -> [TransferReport] {
+        let changed = stage.changedFrom == nil ? [] : try await context.changedTests().all
+        return try await context.transfers().pullForRun(
+            changed: changed, base: stage.from, changedFrom: stage.changedFrom, dryRun: dryRun)
+    }
+}
+
+/// `promote`: feature to develop for the tests the change touched or pushed; never after failed tests.
+struct PromoteExecutor: StageExecutor {
+    let stage: PromoteStage
+
+    func summary(cores: Int) -> String {
+        StageDescription(availableCores: cores).describe(stage)
+    }
+
+    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
+        PipelinePlan.StagePlan(
+            kind: .promote, summary: summary(cores: cores), test: nil,
+            promote: PipelinePlan.PromotePlan(
+                from: stage.from.rawValue, to: stage.to.rawValue,
+                fromLocation: spec.references?.address(of: stage.from)?.description,
+                toLocation: spec.references?.address(of: stage.to)?.description, prune: stage.prune))
+    }
+
+    static let nothingChanged = "the change touched no test or reference folder, and pushed no reference"
+
+    func run(in context: inout StageContext) async throws -> StageOutcome {
+        if context.testsFailed, !stage.evenIfTestsFail {
+            return .skipped(.promote, "the test stage failed; nothing promoted")
+        }
+        guard let report = try await promotion(in: &context, dryRun: false) else {
+            return .skipped(.promote, Self.nothingChanged)
+        }
+        return .transferred(.promote, [report])
+    }
+
+    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+        guard let report = try await promotion(in: &context, dryRun: true) else {
+            plan.note = Self.nothingChanged + ": nothing to promote"
+            return
+        }
+        plan.transfer = report
+    }
+
+    /// The promotion of the changed tests; nil when the change touched none.
+    private func promotion(in context: inout StageContext, dryRun: Bool) async throws -> TransferReport? {
+        let changed = try await context.changedTests()
+        guard !changed.all.isEmpty else { return nil }
+        var report = try await context.transfers().promote(
+            tests: changed.all, changes: context.runner.changes, history: try context.history(),
+            from: stage.from, to: stage.to, force: false, prune: stage.prune, dryRun: dryRun)
+        report.pushed = changed.pushed
+        return report
+    }
+}
+
+/// `push`: the changed tests' local references to a store; never after failed tests.
+struct PushExecutor: StageExecutor {
+    let stage: PushStage
+
+    func summary(cores: Int) -> String {
+        "the changed tests' local references → \(stage.to.rawValue)"
+            + (stage.prune ? ", deleting files the checkout no longer has" : "")
+    }
+
+    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
+        PipelinePlan.StagePlan(.push, summary: summary(cores: cores), store: stage.to, in: spec)
+    }
+
+    func run(in context: inout StageContext) async throws -> StageOutcome {
+        if context.testsFailed { return .skipped(.push, "the test stage failed; nothing pushed") }
+        let tests = try await changedTestsWithReferences(context)
+        guard !tests.isEmpty else { return .skipped(.push, "no changed test has local references") }
+        return .transferred(.push, try await push(tests, in: context, dryRun: false))
+    }
+
+    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+        let tests = try await changedTestsWithReferences(context)
+        guard !tests.isEmpty else {
+            plan.note = "no changed test has local references: nothing to push"
+            return
+        }
+        plan.transfer = try await push(tests, in: context, dryRun: true).first
+    }
+
+    private func push(_ tests: [String], in context: StageContext, dryRun: Bool) async throws -> [TransferReport] {
+        try await context.transfers().push(
+            tests: tests, to: [stage.to], commit: context.runner.changes.head, prune: stage.prune, dryRun: dryRun)
+    }
+
+    /// The tests the change touched that have a test file and local references: what a push uploads.
+    private func changedTestsWithReferences(_ context: StageContext) async throws -> [String] {
+        let local = context.transfers().stores.local(testPattern: context.runner.spec.changes.tests)
+        let withReferences = Set(try await local.testsWithReferences())
+        return context.runner.changes.promotable.filter { withReferences.contains($0) && local.testFiles.contains($0) }
+    }
+}
+
+/// `review`: one page of the test stage's failed snapshots and the changed tests' references.
+struct ReviewExecutor: StageExecutor {
+    let stage: ReviewStage
+
+    func summary(cores: Int) -> String {
+        "an HTML review of the changed tests' references, \(stage.new.rawValue) against "
+            + "\(stage.reference.rawValue), in \(stage.output)"
+    }
+
+    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
+        PipelinePlan.StagePlan(.review, summary: summary(cores: cores), store: stage.new, in: spec)
+    }
+
+    func run(in context: inout StageContext) async throws -> StageOutcome {
+        let failures = context.snapshots?.entries ?? []
+        let changed = try await context.changedTests().all
+        guard !failures.isEmpty || !changed.isEmpty else {
+            return .skipped(.review, "no snapshot failed, and the change touched no test or reference folder")
+        }
+        let stores = context.transfers().stores
+        let entries =
+            changed.isEmpty
+            ? []
+            : try await ReferenceReview(tolerance: stage.tolerance).entries(
+                tests: changed, reference: try stores.folder(stage.reference), new: try stores.folder(stage.new))
+        let runner = context.runner
+        let page = ReviewPage.html(
+            title: "Reference review: \(runner.spec.name)",
+            subtitle: "failed snapshots of this run, and \(stage.new.rawValue) against "
+                + "\(stage.reference.rawValue) at \(runner.changes.head.prefix(12))",
+            entries: failures + entries)
+        let url = context.resolve(stage.output)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(page.utf8).write(to: url, options: .atomic)
+        let counts =
+            (failures.isEmpty ? [] : ["\(failures.count) failed snapshot(s)"])
+            + [ReviewEntry.Status.changed, .new, .removed].map { status in
+                "\(entries.filter { $0.status == status }.count) \(status.rawValue)"
+            }
+        return StageOutcome(kind: .review, status: .passed, summary: "\(url.path): " + counts.joined(separator: ", "))
+    }
+}
+
+/// `orphans`: references in a store whose test file is gone.
+struct OrphansExecutor: StageExecutor {
+    let stage: OrphansStage
+
+    func summary(cores: Int) -> String {
+        "list references in \(stage.store.rawValue) whose test file is gone"
+            + (stage.fail ? " (they fail the pipeline)" : "")
+    }
+
+    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
+        PipelinePlan.StagePlan(.orphans, summary: summary(cores: cores), store: stage.store, in: spec)
+    }
+
+    func run(in context: inout StageContext) async throws -> StageOutcome {
+        let orphans = try await context.transfers().orphans(in: stage.store)
+        let names = orphans.map(\.test).joined(separator: ", ")
+        var outcome = StageOutcome(
+            kind: .orphans, status: orphans.isEmpty || !stage.fail ? .passed : .failed,
+            summary: orphans.isEmpty
+                ? "no orphaned references in \(stage.store.rawValue)"
+                : "\(orphans.count) test(s) with references and no test file: \(names)")
+        outcome.orphans = orphans
+        return outcome
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import PipelineSpec
+import References
+import SharedRun
+import SnapshotConventions
+import TestSharding
+
+/// `test`: the package's tests in balanced shards, with the snapshot check, the quarantine, the
+/// timings where the stage keeps them, and (with `select: affected`) only the affected targets.
+struct TestExecutor: StageExecutor {
+    let stage: TestStage
+
+    func summary(cores: Int) -> String {
+        StageDescription(availableCores: cores).describe(stage)
+    }
+
+    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
+        PipelinePlan.StagePlan(
+            kind: .test, summary: summary(cores: cores),
+            test: PipelinePlan.TestPlan(
+                shards: stage.shards.description, shardCount: stage.shards.resolved(cores: cores),
+                timeoutSeconds: stage.timeout.seconds, retries: stage.retries, select: stage.select.rawValue,
+                flaky: stage.flaky.rawValue, package: stage.package, configuration: stage.configuration.rawValue,
+                timings: stage.timings?.description, junit: stage.junit, outputLimitBytes: stage.outputLimit.bytes),
+            promote: nil)
+    }
+
+    func run(in context: inout StageContext) async throws -> StageOutcome {
+        let runner = context.runner
+        let write = runner.write
+        let selection = try await affected(context)
+        if let selection { selection.reasons.forEach { write("    \($0)\n") } }
+        if let selection, selection.filters?.isEmpty == true {
+            return .skipped(.test, "the change affects no test target of \(stage.package)")
+        }
+        let run = try testRun(context, filters: selection?.filters ?? [])
+        write("    building the tests of \(package(context).path) (\(stage.configuration.rawValue))…\n")
+        let prepared = try await run.prepare()
+        let (report, findings) = try await run.run(prepared)
+        write(report.render() + "\n")
+        findings.render().forEach { write("    \($0)\n") }
+        var outcome = StageOutcome(
+            kind: .test, status: report.passed ? .passed : .failed,
+            summary: report.summaryLine + (findings.page.map { "; snapshot review: \($0.path)" } ?? ""))
+        outcome.test = report
+        outcome.snapshots = findings.page == nil ? nil : findings.entries.map(SnapshotEntry.init)
+        context.snapshots = findings
+        return outcome
+    }
+
+    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+        let selection = try await affected(context)
+        let options = options(context, filters: selection?.filters ?? [])
+        let place = try timings(context)
+        let timings = try await place.timings.load()
+        let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
+        let selected = (try? options.select(tests)) ?? []
+        var notes = selection?.reasons ?? []
+        let snapshots = snapshotCheck(context)
+        notes.append(
+            "snapshots: \(SnapshotSwitches.record)=\(snapshots.mode.rawValue)"
+                + (snapshots.writesFail ? " (CI: a missing reference fails, a written one too)" : "")
+                + "; failed snapshots go to \(snapshots.artifacts.path) and are reviewed in \(snapshots.page.path)")
+        notes.append("timings: read from \(place) to plan, and updated there after the run")
+        if selection?.filters?.isEmpty == true {
+            notes.append("the stage would be skipped")
+        } else if selected.isEmpty {
+            notes.append("no recorded durations in \(place) yet: the shards are planned when the tests are listed")
+        } else {
+            plan.shards = ShardPlanner(timings: timings).plan(selected, shards: options.shards).map {
+                PipelinePlan.ShardPlan(
+                    index: $0.index, expectedSeconds: $0.expectedSeconds, tests: $0.tests.map(\.name))
+            }
+        }
+        plan.note = notes.isEmpty ? nil : notes.joined(separator: "\n")
+    }
+
+    private func package(_ context: StageContext) -> URL {
+        context.resolve(stage.package)
+    }
+
+    /// The stage's settings as run options; `filters` select the affected targets.
+    func options(_ context: StageContext, filters: [String]) -> TestRunOptions {
+        TestRunOptions(
+            shards: stage.shards.resolved(cores: context.runner.cores),
+            limits: RunLimits(timeout: stage.timeout, outputLimit: Int(stage.outputLimit.bytes)),
+            retries: stage.retries, maxRetried: stage.maxRetried, flakyFails: stage.flaky == .fail, filters: filters)
+    }
+
+    /// Where the stage's timings are kept: its `timings:`, else the package's own file.
+    private func timings(_ context: StageContext) throws -> SharedFolder {
+        guard let address = stage.timings else {
+            return try SharedFolder(file: SuiteRun.defaultTimings(of: package(context)))
+        }
+        return try context.transfers().stores.shared(address)
+    }
+
+    /// The stage's run: the suite with the snapshot check over the checkout's references.
+    private func testRun(_ context: StageContext, filters: [String]) throws -> TestStageRun {
+        let runner = context.runner
+        return try TestStageRun(
+            settings: BuildSettings(packagePath: package(context), configuration: stage.configuration.rawValue),
+            options: options(context, filters: filters), timings: try timings(context),
+            snapshots: snapshotCheck(context), junit: stage.junit.map(context.resolve),
+            quarantine: runner.quarantine, interactive: runner.interactive, write: runner.write)
+    }
+
+    /// The snapshot check over the checkout's references.
+    private func snapshotCheck(_ context: StageContext) -> SnapshotCheck {
+        SnapshotCheck(
+            package: package(context),
+            local: context.transfers().stores.local(testPattern: context.runner.spec.changes.tests))
+    }
+
+    /// For `select: affected`, what the change selects; nil for `select: all`.
+    private func affected(_ context: StageContext) async throws -> AffectedTests? {
+        guard stage.select == .affected else { return nil }
+        return try await AffectedTests.select(
+            package: package(context), repository: try context.history().workTree,
+            changedPaths: context.runner.changes.files.flatMap(\.touchedPaths))
+    }
+}

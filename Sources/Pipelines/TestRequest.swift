@@ -1,0 +1,184 @@
+import Foundation
+import GitChanges
+import PipelineSpec
+import ReferenceStore
+import References
+import SharedRun
+import TestSharding
+
+/// This machine's part of a suite split across CI machines (`--node I/N`).
+public typealias Node = TestSharding.Node
+
+/// Everything `pipeline test` is asked to do, with its values checked and typed.
+public struct TestRequest: Sendable {
+    /// What to do once the tests are built and selected.
+    public enum Mode: Sendable {
+        /// Run them (the default).
+        case run
+        /// List the selected tests.
+        case list
+        /// Print the shard (or batch) plan.
+        case plan
+        /// Run them `times` times in fresh processes, for their failure rates.
+        case hunt(times: Int, untilFailure: Bool)
+    }
+
+    public var package: URL
+    public var configuration: BuildConfiguration = .debug
+    public var skipBuild = false
+    public var buildArguments: [String] = []
+    public var mode: Mode = .run
+    public var shards: ShardCount = .auto
+    public var cores: Int
+    public var node: Node = .whole
+    public var timeout: Duration = .seconds(600)
+    public var retries = 0
+    public var maxRetried: Int?
+    public var flaky: FlakyPolicy = .fail
+    public var outputLimit = ByteCount(1 << 20)
+    public var filters: [String] = []
+    public var skips: [String] = []
+    /// Run only what the last run left failing.
+    public var failedOnly = false
+    /// Tests flaky or failing in this share of their recent runs are named after the run.
+    public var flakeThreshold = 0.1
+    /// The quarantine file; nil looks for `pipelines/quarantine.yml` around the package.
+    public var quarantineFile: (url: URL, display: String)?
+    /// Where the timings are kept, and the shared run to join.
+    public var shared: SharedRunSettings
+    public var queueLease: Duration = .seconds(120)
+    public var clockSkew: Duration = .seconds(60)
+    public var updatesTimings = true
+    public var junit: URL?
+    public var review: URL?
+    /// Only the test targets the change can affect (`--affected`).
+    public var affected: ChangeQuery?
+    public var interactive = CIEnvironment.isInteractive
+    /// Progress and notes, for standard error.
+    public var write: @Sendable (String) -> Void
+
+    public init(package: URL, shared: SharedRunSettings, cores: Int, write: @escaping @Sendable (String) -> Void) {
+        self.package = package
+        self.shared = shared
+        self.cores = cores
+        self.write = write
+    }
+}
+
+/// What `pipeline test` did.
+public enum TestOutcome: Sendable {
+    /// Nothing was run, and why (no affected target, nothing left failing).
+    case nothingToRun(String)
+    /// The selected tests' names (`--list`).
+    case listed([String])
+    /// The plan (`--plan`): the shards or batches, and their description for people.
+    case planned([Shard], description: String)
+    /// A flake hunt's report (`--repeat`).
+    case hunted(RepeatReport)
+    /// A run's report (nil when the other nodes of a shared run ran every batch), its snapshot
+    /// findings, and the store error that ended a shared run's claiming.
+    case ran(TestReport?, SnapshotFindings, storeFailure: (any Error)?)
+}
+
+extension TestRequest {
+    /// Builds, selects and runs (or lists, plans, hunts) as asked; a run's results also go where the
+    /// CI shows them.
+    public func perform() async throws -> TestOutcome {
+        var options = runOptions()
+        if let affected {
+            let changes = try affected.changes(in: package)
+            let selection = try await AffectedTests.select(
+                package: package, repository: try CommitHistory(repositoryPath: package.path).workTree,
+                changedPaths: changes.files.flatMap(\.touchedPaths))
+            selection.reasons.forEach { write($0 + "\n") }
+            if let filters = selection.filters {
+                guard !filters.isEmpty else {
+                    return .nothingToRun("No test target is affected by the change; nothing to run.")
+                }
+                options.filters += filters
+            }
+        }
+        if shared.queue != nil, failedOnly || isHunt {
+            throw RequestError("--\(failedOnly ? "failed" : "repeat") runs on one machine; it cannot join a --queue")
+        }
+        let place = try shared.folder(package: package)
+        // With the timings in a store, a CI run keeps each node's report there for --failed.
+        let keptInRun = shared.keptInRun
+        if failedOnly {
+            let (last, origin) = try await TestStageRun.lastRun(
+                package: package, place: place, run: keptInRun, node: node)
+            guard !last.notPassed.isEmpty else {
+                return .nothingToRun(
+                    "The last run (\(origin): \(last.summaryLine)) left no test failing: nothing to run.")
+            }
+            options.only = Set(last.notPassed)
+        }
+        let queue = try shared.runID().map { try workQueue($0, at: place) }
+        // A static split over shared timings needs every node to plan from the same ones: they are
+        // pinned in the CI run's folder.
+        let pin =
+            try queue
+            ?? (node.count > 1 && shared.timings != nil
+                ? CIEnvironment.runID(environment: shared.environment).map {
+                    try place.queue(run: $0, node: node)
+                } : nil)
+        var testRun = try TestStageRun(
+            settings: BuildSettings(
+                packagePath: package, configuration: configuration.rawValue, extraArguments: buildArguments,
+                skipBuild: skipBuild),
+            options: options, timings: place, updatesTimings: updatesTimings,
+            snapshots: SnapshotCheck(
+                package: package, local: LocalReferences.scan(package, isTest: NamePattern("*").matches), page: review),
+            junit: junit, quarantine: try quarantine(), interactive: interactive, write: write)
+        testRun.keptInRun = keptInRun
+        testRun.flakeThreshold = flakeThreshold
+        if !skipBuild { write("Building the tests of \(package.path) (\(configuration.rawValue))…\n") }
+        let prepared = try await testRun.prepare(pinningTo: pin)
+        switch mode {
+        case .list:
+            return .listed(prepared.tests.map(\.name))
+        case .plan:
+            let shards = testRun.plan(prepared, queue: queue)
+            return .planned(shards, description: testRun.describe(shards, queue: queue))
+        case .hunt(let times, let untilFailure):
+            return .hunted(try await testRun.hunt(prepared, times: times, untilFailure: untilFailure))
+        case .run:
+            break
+        }
+        let title = "pipeline test" + (node.count > 1 ? " (node \(node))" : "")
+        guard let queue else {
+            let (report, findings) = try await testRun.run(prepared)
+            CIReport.publish(report, title: title, environment: shared.environment)
+            return .ran(report, findings, storeFailure: nil)
+        }
+        let outcome = try await testRun.run(prepared, queue: queue)
+        if let report = outcome.report { CIReport.publish(report, title: title, environment: shared.environment) }
+        return .ran(outcome.report, outcome.findings, storeFailure: outcome.storeFailure)
+    }
+
+    private var isHunt: Bool {
+        if case .hunt = mode { true } else { false }
+    }
+
+    /// The run's options for the test processes.
+    func runOptions() -> TestRunOptions {
+        TestRunOptions(
+            shards: shards.resolved(cores: cores), node: node,
+            limits: RunLimits(timeout: timeout, outputLimit: Int(outputLimit.bytes)), retries: retries,
+            maxRetried: maxRetried, flakyFails: flaky == .fail, filters: filters, skips: skips)
+    }
+
+    /// The work queue of `run` at `place`, with these leases.
+    private func workQueue(_ run: String, at place: SharedFolder) throws -> WorkQueue {
+        var queue = try place.queue(run: run, node: node)
+        queue.leaseMargin = queueLease.seconds
+        queue.clockSkew = clockSkew.seconds
+        return queue
+    }
+
+    /// The quarantine named, or the one of the repository around the package.
+    private func quarantine() throws -> Quarantine? {
+        guard let quarantineFile else { return try QuarantineLoader.find(from: package) }
+        return try QuarantineLoader.load(quarantineFile.url, displayPath: quarantineFile.display)
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import PipelineSpec
+import References
+import SharedRun
+import TestSharding
+
+/// What `pipeline test` and a pipeline's test stage add to a `SuiteRun`: swift-snapshot-testing's
+/// switches for the test processes and the snapshot check after them (failed snapshots paired with
+/// their references, references written in CI failed, one review page); the timings read from and
+/// folded back into where they are kept; the quarantine; the JUnit file and the last run's report.
+public struct TestStageRun: Sendable {
+    public let suite: SuiteRun
+    public let snapshots: SnapshotCheck
+    /// Where the durations are read to plan, and folded back after the run when `updatesTimings` is on.
+    public let timings: SharedFolder
+    public let updatesTimings: Bool
+    public let junit: URL?
+    /// The known-flaky tests: they run, and their failures do not fail the run.
+    public let quarantine: Quarantine?
+    /// The CI run whose folder in the timings' store keeps a copy of each node's report, so that
+    /// `--failed` finds it when the job is re-run on a fresh machine; nil keeps the local copy only.
+    public var keptInRun: String?
+    /// Tests flaky or failing in this share of their recent runs (or more) are named after the run.
+    public var flakeThreshold = 0.1
+    public let interactive: Bool
+    /// Progress and notes, for standard error.
+    public let write: @Sendable (String) -> Void
+
+    public init(
+        settings: BuildSettings, options: TestRunOptions, timings: SharedFolder? = nil, updatesTimings: Bool = true,
+        snapshots: SnapshotCheck, junit: URL?, quarantine: Quarantine? = nil,
+        interactive: Bool, write: @escaping @Sendable (String) -> Void
+    ) throws {
+        var options = options
+        options.environment.merge(snapshots.environment) { $1 }
+        suite = SuiteRun(settings: settings, options: options)
+        self.timings = try timings ?? SharedFolder(file: SuiteRun.defaultTimings(of: settings.packagePath))
+        self.updatesTimings = updatesTimings
+        self.snapshots = snapshots
+        self.junit = junit
+        self.quarantine = quarantine
+        self.interactive = interactive
+        self.write = write
+    }
+
+    /// Reads the timings, then builds, lists, selects and plans. The nodes of one run plan from the
+    /// timings pinned in its `queue` folder, the same for all of them. Warns of quarantine entries
+    /// that match no test of the suite.
+    public func prepare(pinningTo queue: WorkQueue? = nil) async throws -> SuiteRun.Prepared {
+        let recorded =
+            if let queue { try await queue.pinned(timings.timings) } else { try await timings.timings.load() }
+        let prepared = try await suite.prepare(timings: recorded)
+        quarantine?.warnings(among: prepared.discovered.map(\.name)).forEach { write($0 + "\n") }
+        if let only = suite.options.only {
+            let gone = only.subtracting(prepared.tests.map(\.name)).sorted()
+            write(
+                "Running the \(prepared.tests.count) tests that did not pass last time"
+                    + (gone.isEmpty ? "" : "; \(gone.count) no longer exist: \(gone.prefix(5).joined(separator: ", "))")
+                    + "\n")
+        }
+        return prepared
+    }
+
+    /// This node's shards, or with a queue the batches the nodes claim.
+    public func plan(_ prepared: SuiteRun.Prepared, queue: WorkQueue?) -> [Shard] {
+        queue.map { QueuePlan(tests: prepared.tests, estimates: prepared.estimates, nodes: $0.node.count).batches }
+            ?? prepared.shards
+    }
+
+    /// The plan for people: where the timings (and queue) are, each shard or batch with its tests.
+    public func describe(_ shards: [Shard], queue: WorkQueue?) -> String {
+        var lines = ["timings: \(timings)"]
+        if let queue {
+            lines.append(
+                "queue: \(queue.location) (plan.json, claims/, results/); \(shards.count) batches, claimed by the nodes in turn"
+            )
+        }
+        for shard in shards {
+            lines.append(
+                "\(queue == nil ? "shard" : "batch") \(shard.index): \(shard.tests.count) tests, "
+                    + "expected \(String(format: "%.2f", shard.expectedSeconds)) s")
+            lines += shard.tests.map { "  \($0.name)" }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Runs the plan, showing progress, and checks the snapshots.
+    public func run(_ prepared: SuiteRun.Prepared) async throws -> (TestReport, SnapshotFindings) {
+        write(
+            prepared.announcement(node: suite.options.node, note: snapshots.mode == .missing ? nil : snapshotModeNote)
+                + "\n")
+        let before = snapshots.begin()
+        var report = try await execute(prepared)
+        let findings = snapshots.check(&report, since: before)
+        return try await finish(&report, findings: findings, planned: prepared.timings)
+    }
+
+    /// A flake hunt: the selected tests run `times` times, each run in fresh processes, as many runs
+    /// at once as there are shards. Nothing is recorded: not the timings, not the last run.
+    public func hunt(_ prepared: SuiteRun.Prepared, times: Int, untilFailure: Bool) async throws -> RepeatReport {
+        let lanes = max(1, min(suite.options.shards, times))
+        let perRun = prepared.tests.reduce(0) { $0 + (prepared.estimates[$1] ?? 0) }
+        let expected = perRun * Double((times + lanes - 1) / lanes)
+        write(
+            "Running \(prepared.tests.count) test\(prepared.tests.count == 1 ? "" : "s") \(times) times, \(lanes) run"
+                + "\(lanes == 1 ? "" : "s") at once, each in fresh processes"
+                + (untilFailure ? ", until one fails" : "") + "; expected \(String(format: "%.1f", expected)) s\n")
+        let write = self.write
+        let progress = RunProgress(
+            total: prepared.tests.count * times, shards: lanes, expectedSeconds: expected,
+            interactive: interactive, repeating: true
+        ) { write($0) }
+        return try await suite.hunt(
+            prepared, times: times, untilFailure: untilFailure, progress: progress,
+            statusInterval: statusInterval)
+    }
+
+    /// Runs the planned shards with a progress display; `part` keeps a part's logs apart.
+    func execute(_ prepared: SuiteRun.Prepared, part: String? = nil) async throws(TestRunError) -> TestReport {
+        let write = self.write
+        var quarantined: Set<String> = []
+        if let entry = quarantine?.matcher() {
+            quarantined = Set(prepared.tests.map(\.name).filter { entry($0) != nil })
+        }
+        let progress = RunProgress(
+            total: prepared.plannedTests, shards: prepared.shards.count,
+            expectedSeconds: prepared.expectedSeconds, interactive: interactive,
+            quarantined: quarantined
+        ) { write($0) }
+        return try await suite.run(prepared, progress: progress, statusInterval: statusInterval, part: part)
+    }
+
+    /// After the tests: the review page, the quarantine, the JUnit file, the durations and outcomes
+    /// folded back (unless the store already failed), and the tests the history (`planned` and this
+    /// run) shows flaky.
+    func finish(
+        _ report: inout TestReport, findings: SnapshotFindings, planned: Timings,
+        storeFailed: Bool = false
+    ) async throws -> (TestReport, SnapshotFindings) {
+        var findings = findings
+        snapshots.publish(&findings, report: &report)
+        applyQuarantine(&report)
+        var history = planned
+        history.add(report)
+        findings.notes += flakeNotes(history)
+        if let junit { try JUnitReport.write(report, to: junit) }
+        do {
+            try report.save(Self.lastRun(of: suite.settings.packagePath))
+        } catch {
+            findings.notes.append("\(error)")
+        }
+        if let run = keptInRun, !storeFailed {
+            do {
+                try await timings.saveLastRun(report, run: run, node: suite.options.node)
+            } catch {
+                findings.notes.append("the report could not be kept in \(timings.store.name) for --failed: \(error)")
+            }
+        }
+        if updatesTimings, !storeFailed {
+            let measured = report
+            if try await timings.timings.fold({ $0.add(measured) }) == .lastWriterWins {
+                findings.notes.append(
+                    "\(timings) was written without a version check (the store has none), "
+                        + "so an update another machine made meanwhile may be lost")
+            }
+        }
+        return (report, findings)
+    }
+
+    /// Marks the failures of quarantined tests, which then do not fail the run.
+    func applyQuarantine(_ report: inout TestReport) {
+        guard let quarantine else { return }
+        let entry = quarantine.matcher()
+        report.quarantine { name in
+            entry(name).map {
+                TestReport.QuarantineNote(owner: $0.owner, reason: $0.reason, expires: $0.expires.description)
+            }
+        }
+    }
+
+    /// One line per test whose recent runs show it flaky at `flakeThreshold` or more and that is not
+    /// quarantined yet, with the command that quarantines it.
+    func flakeNotes(_ history: Timings) -> [String] {
+        let quarantined = quarantine?.matcher()
+        return history.flaky(threshold: flakeThreshold).filter { quarantined?($0.name) == nil }.map { name, history in
+            let rate = "\(Int((history.flakeRate * 100).rounded())) % of its last \(history.runs) runs"
+            return "flaky: \(name) was flaky or failed in \(rate); to quarantine it: "
+                + "pipeline quarantine add '\(name.replacingOccurrences(of: "'", with: "'\\''"))' --owner <who> "
+                + "--reason 'flaky in \(rate)' --days 14"
+        }
+    }
+
+    /// The report `--failed` starts from: the copy the CI run `run` keeps in `place` for this node
+    /// when there is one, else the last run here. Returns it with where it was read.
+    public static func lastRun(
+        package: URL, place: SharedFolder, run: String?,
+        node: Node
+    ) async throws -> (report: TestReport, origin: String) {
+        if let run, let report = try await place.lastRun(run: run, node: node) {
+            return (report, "\(place.store.name)/\(try place.lastRunKey(run: run, node: node).rawValue)")
+        }
+        let local = lastRun(of: package)
+        return (try TestReport.load(local), local.path)
+    }
+
+    /// The last run's report here: `<package>/.build/pipeline/last-run.json`.
+    public static func lastRun(of package: URL) -> URL {
+        SuiteRun.workFolder(of: package).appendingPathComponent("last-run.json")
+    }
+
+    /// How often the status line is shown: every second on a terminal, every ten in a log.
+    private var statusInterval: Duration { .seconds(interactive ? 1 : 10) }
+
+    private var snapshotModeNote: String {
+        "snapshots: record mode \(snapshots.mode.rawValue)"
+            + (snapshots.writesFail ? " (CI: a missing reference fails)" : "")
+    }
+}

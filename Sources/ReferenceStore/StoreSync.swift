@@ -1,0 +1,217 @@
+/// A store and the prefix references live under in it: `feature/` or `develop/` of a bucket, or a folder.
+public struct StoreFolder: Sendable {
+    public let store: any ObjectStore
+    public let prefix: ObjectKey?
+
+    public init(store: any ObjectStore, prefix: ObjectKey? = nil) {
+        self.store = store
+        self.prefix = prefix
+    }
+
+    public var name: String { store.name + (prefix.map { " (\($0))" } ?? "") }
+}
+
+/// What promoting some tests' references would do: for each test, make the destination hold
+/// exactly what the source holds. Keys are relative to the locations' prefixes (`Test/image.png`).
+public struct SyncPlan: Equatable, Sendable {
+    /// Objects missing at the destination, or different there.
+    public var copies: [ObjectKey] = []
+    /// The copies that replace a different object at the destination.
+    public var overwrites: [ObjectKey] = []
+    /// Objects already identical (same MD5): nothing to do.
+    public var identical: [ObjectKey] = []
+    /// Objects the destination has and the source no longer does: deleted only when pruning.
+    public var stale: [ObjectKey] = []
+    /// Tests with no reference at the source at all.
+    public var testsWithoutReferences: [String] = []
+}
+
+public struct PromotionResult: Equatable, Sendable {
+    public var copied: [ObjectKey] = []
+    public var deleted: [ObjectKey] = []
+    public var failures: [String] = []
+}
+
+/// Copies the references of changed tests from one location to another (feature → develop),
+/// copying only what differs, in parallel, recording the commit each object came from. Safe to
+/// re-run after a failure or a kill: what was copied is identical the second time and is skipped.
+public struct StoreSync: Sendable {
+    public let source: StoreFolder
+    public let destination: StoreFolder
+    /// Requests in flight at once.
+    public let parallelism: Int
+
+    public init(from source: StoreFolder, to destination: StoreFolder, parallelism: Int = 16) {
+        self.source = source
+        self.destination = destination
+        self.parallelism = max(1, parallelism)
+    }
+
+    /// The metadata key naming the commit an object was promoted from.
+    public static let commitMetadata = "pipeline-commit"
+
+    /// Compares both sides of each test's folder. `tests` are folder names (`SnapshotTests`);
+    /// nil compares everything under both prefixes.
+    public func plan(tests: [String]?) async throws(StoreError) -> SyncPlan {
+        guard let tests else {
+            let sides = try await Self.concurrently([source, destination], limit: 2) {
+                location async throws(StoreError) in
+                try await Self.objects(at: location, in: nil)
+            }
+            return Self.compare(wanted: sides[0], present: sides[1], tests: nil)
+        }
+        let folders = try Set(tests).sorted().map { (test) throws(StoreError) in try ObjectKey(test) }
+        let chosen = Set(folders.map(\.rawValue))
+        // Each side is listed once when a single request holds it all, else once per test folder.
+        let sides = try await Self.concurrently([source, destination], limit: 2) {
+            [parallelism] location async throws(StoreError) in
+            if folders.count > 1,
+                let whole = try await location.store.listIfSmall(under: location.prefix, atMost: Self.smallListing)
+            {
+                return Self.relative(whole, to: location.prefix, in: nil).filter {
+                    chosen.contains($0.key.firstSegment)
+                }
+            }
+            let parts = try await Self.concurrently(folders, limit: max(1, parallelism / 2)) {
+                folder async throws(StoreError) in
+                try await Self.objects(at: location, in: folder)
+            }
+            return parts.reduce(into: [:]) { $0.merge($1) { first, _ in first } }
+        }
+        return Self.compare(wanted: sides[0], present: sides[1], tests: folders.map(\.rawValue))
+    }
+
+    /// Objects a store lists in one request before a promotion lists per test instead.
+    static let smallListing = 1000
+
+    private static func compare(wanted: [ObjectKey: String], present: [ObjectKey: String], tests: [String]?) -> SyncPlan
+    {
+        var plan = SyncPlan()
+        for (key, etag) in wanted.sorted(by: { $0.key < $1.key }) {
+            switch present[key] {
+            case etag: plan.identical.append(key)
+            case nil: plan.copies.append(key)
+            default:
+                plan.copies.append(key)
+                plan.overwrites.append(key)
+            }
+        }
+        plan.stale = present.keys.filter { wanted[$0] == nil }.sorted()
+        let withReferences = Set(wanted.keys.map(\.firstSegment))
+        plan.testsWithoutReferences = (tests ?? []).filter { !withReferences.contains($0) }
+        return plan
+    }
+
+    /// Carries out a plan: copies, then (when `prune`) deletes the stale objects. Failures are
+    /// collected, not fatal, so one bad object does not stop the rest; `progress` hears each one done.
+    public func execute(
+        _ plan: SyncPlan, commit: String, prune: Bool,
+        progress: @Sendable (Int, Int) async -> Void = { _, _ in }
+    ) async -> PromotionResult {
+        enum Work: Sendable {
+            case copy(ObjectKey)
+            case delete(ObjectKey)
+        }
+        let work = plan.copies.map(Work.copy) + (prune ? plan.stale.map(Work.delete) : [])
+        var result = PromotionResult()
+        var done = 0
+        await Self.bounded(work, limit: parallelism) { [source, destination] (item: Work) async throws(StoreError) in
+            switch item {
+            case .copy(let key):
+                try await destination.store.copy(
+                    key.under(source.prefix), from: source.store,
+                    to: key.under(destination.prefix),
+                    metadata: [StoreSync.commitMetadata: commit])
+            case .delete(let key):
+                try await destination.store.delete(key.under(destination.prefix))
+            }
+        } completed: { index, outcome in
+            switch (work[index], outcome) {
+            case (.copy(let key), .success): result.copied.append(key)
+            case (.delete(let key), .success): result.deleted.append(key)
+            case (_, .failure(let error)): result.failures.append(error.description)
+            }
+            done += 1
+            await progress(done, work.count)
+            return true
+        }
+        result.copied.sort()
+        result.deleted.sort()
+        return result
+    }
+
+    /// The objects below `<prefix>/<folder>/` (or the whole prefix), keyed relative to the prefix, with their ETags.
+    private static func objects(at location: StoreFolder, in folder: ObjectKey?) async throws(StoreError) -> [ObjectKey:
+        String]
+    {
+        let root = folder?.under(location.prefix) ?? location.prefix
+        return relative(try await location.store.list(under: root), to: root, in: folder)
+    }
+
+    /// Listed objects keyed relative to the prefix they were listed under (`root`), then put back under `folder`.
+    private static func relative(_ objects: [ObjectInfo], to root: ObjectKey?, in folder: ObjectKey?) -> [ObjectKey:
+        String]
+    {
+        var result: [ObjectKey: String] = [:]
+        for object in objects {
+            guard let root else {
+                result[object.key] = object.etag
+                continue
+            }
+            guard let relative = object.key.relative(to: root) else { continue }
+            result[folder.map(relative.under) ?? relative] = object.etag
+        }
+        return result
+    }
+
+    /// `work` applied to each item, at most `limit` at a time, results in the items' order; the
+    /// first failure stops the rest and is thrown.
+    public static func concurrently<Item: Sendable, Output: Sendable>(
+        _ items: [Item], limit: Int, _ work: @escaping @Sendable (Item) async throws(StoreError) -> Output
+    ) async throws(StoreError) -> [Output] {
+        var outputs = [Output?](repeating: nil, count: items.count)
+        var failure: StoreError?
+        await bounded(items, limit: limit, work) { index, outcome in
+            switch outcome {
+            case .success(let output):
+                outputs[index] = output
+                return true
+            case .failure(let error):
+                failure = error
+                return false
+            }
+        }
+        if let failure { throw failure }
+        return outputs.compactMap { $0 }
+    }
+
+    /// Runs `work` on each item, at most `limit` at a time. `completed` hears each outcome as it
+    /// comes, with the item's index, and returns false to start nothing more.
+    static func bounded<Item: Sendable, Output: Sendable>(
+        _ items: [Item], limit: Int, _ work: @escaping @Sendable (Item) async throws(StoreError) -> Output,
+        completed: (Int, Result<Output, StoreError>) async -> Bool
+    ) async {
+        await withTaskGroup(of: (Int, Result<Output, StoreError>).self) { group in
+            var next = 0
+            func start() {
+                guard next < items.count else { return }
+                let index = next
+                let item = items[next]
+                next += 1
+                group.addTask {
+                    do throws(StoreError) { return (index, .success(try await work(item))) } catch {
+                        return (index, .failure(error))
+                    }
+                }
+            }
+            for _ in 0..<max(1, limit) { start() }
+            while let (index, outcome) = await group.next() {
+                guard await completed(index, outcome) else {
+                    group.cancelAll()
+                    return
+                }
+                start()
+            }
+        }
+    }
+}

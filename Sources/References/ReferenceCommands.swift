@@ -1,0 +1,149 @@
+import Foundation
+import GitChanges
+import ImageDiff
+import PipelineSpec
+import ReferenceStore
+import TestSharding
+
+/// The reference commands' work, one entry point each, over one context read from the spec.
+extension ReferenceContext {
+    /// `refs promote`: the tests a merge changed (or `tests`), feature to develop. With `force`, a
+    /// conflict with a later merge is overwritten after `confirm` agrees; with `force` and named
+    /// tests, the checkout's references go to feature and develop, after `confirm` agrees.
+    public func promote(
+        tests: [String], changes query: ChangeQuery, force: Bool, prune: Bool, dryRun: Bool,
+        confirm: (String) throws -> Void
+    ) async throws -> [TransferReport] {
+        if force, !tests.isEmpty {
+            let preview = try await transfers.push(
+                tests: tests, to: [.feature, .develop], commit: headCommit, prune: prune, dryRun: true)
+            if dryRun { return preview }
+            let count = preview.map(\.copied.count).reduce(0, +)
+            try confirm(
+                "Push \(count) local reference file(s) of \(tests.joined(separator: ", ")) "
+                    + "to feature and develop, replacing what is there?")
+            return try await transfers.push(
+                tests: tests, to: [.feature, .develop], commit: headCommit, prune: prune, dryRun: false)
+        }
+        let changes = try self.changes(query)
+        let history = try history()
+        func promote(force: Bool, dryRun: Bool) async throws -> TransferReport {
+            try await transfers.promote(
+                tests: tests.isEmpty ? nil : tests, changes: changes, history: history, force: force, prune: prune,
+                dryRun: dryRun)
+        }
+        if force, !dryRun {
+            let preview = try await promote(force: true, dryRun: true)
+            if !preview.conflicts.isEmpty {
+                try confirm("Overwrite \(preview.conflicts.count) develop reference(s) that later merges promoted?")
+            }
+        }
+        return [try await promote(force: force, dryRun: dryRun)]
+    }
+
+    /// `refs record`: re-records `tests` in the package and, with `push`, uploads them to feature.
+    public func record(
+        _ tests: [String], package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool, dryRun: Bool,
+        write: @escaping @Sendable (String) -> Void
+    ) async throws -> (record: RecordReport, push: [TransferReport]?) {
+        let recorder = ReferenceRecorder(
+            package: package, local: transfers.stores.local(testPattern: transfers.testPattern),
+            settings: BuildSettings(packagePath: package),
+            options: TestRunOptions(shards: cores, limits: RunLimits(timeout: timeout)), page: review, write: write)
+        let report = try await recorder.record(tests)
+        guard push else { return (report, nil) }
+        let pushed = try await transfers.push(
+            tests: tests, to: [.feature], commit: headCommit, prune: true, dryRun: dryRun)
+        return (report, pushed)
+    }
+
+    /// `refs report`: one review page of `new` against `reference` (a store, or a folder when
+    /// given) for `tests`, every test (`all`), or the tests the compared commits changed.
+    public func review(
+        _ selection: ReviewSelection, tolerance: Int, output: URL
+    ) async throws -> ReviewOutcome {
+        func folder(_ path: URL?, _ role: StoreRole) throws -> StoreFolder {
+            guard let path else { return try transfers.stores.folder(role) }
+            return StoreFolder(store: FolderStore(root: path), prefix: nil)
+        }
+        let new = try folder(selection.newFolder, selection.new)
+        let reference = try folder(selection.referenceFolder, selection.reference)
+        let entries = try await ReferenceReview(tolerance: tolerance, parallelism: transfers.parallelism)
+            .entries(tests: try await reviewedTests(selection), reference: reference, new: new)
+        let page = ReviewPage.html(
+            title: "Reference review", subtitle: "\(new.name) against \(reference.name)", entries: entries)
+        do {
+            try Data(page.utf8).write(to: output, options: .atomic)
+        } catch {
+            throw RequestError("\(output.path): cannot write the page (\(error.localizedDescription))")
+        }
+        return ReviewOutcome(page: output, entries: entries)
+    }
+
+    /// The named tests, every test (nil), or the tests the compared commits changed.
+    private func reviewedTests(_ selection: ReviewSelection) async throws -> [String]? {
+        if !selection.tests.isEmpty { return selection.tests }
+        if selection.all { return nil }
+        do {
+            return try await transfers.changedTests(
+                try changes(selection.changes), history: try history(), from: selection.new, to: selection.reference
+            ).all
+        } catch let error as GitError {
+            throw ReviewError.noChanges(error)
+        }
+    }
+}
+
+/// Which references `refs report` compares: the named tests, every test (`all`), or the tests the
+/// compared commits changed; `new` against `reference`, each a store or a folder.
+public struct ReviewSelection: Sendable {
+    public var tests: [String]
+    public var all: Bool
+    public var changes: ChangeQuery
+    public var new = StoreRole.feature
+    public var reference = StoreRole.develop
+    public var newFolder: URL?
+    public var referenceFolder: URL?
+
+    public init(tests: [String], all: Bool, changes: ChangeQuery) {
+        (self.tests, self.all, self.changes) = (tests, all, changes)
+    }
+}
+
+/// The review page written, and what it shows.
+public struct ReviewOutcome: Sendable {
+    public let page: URL
+    public let entries: [ReviewEntry]
+
+    public func count(_ status: ReviewEntry.Status) -> Int {
+        entries.filter { $0.status == status }.count
+    }
+
+    /// One line: where the page is and how many references changed, are new, were removed.
+    public var summary: String {
+        "\(page.path): \(count(.changed)) changed, \(count(.new)) new, \(count(.removed)) removed"
+    }
+}
+
+/// Why the tests to review could not be found.
+public enum ReviewError: Error, CustomStringConvertible {
+    /// The compared commits could not be read.
+    case noChanges(GitError)
+
+    public var description: String {
+        switch self {
+        case .noChanges(let error): "\(error); to review every test, pass --all, or name the tests"
+        }
+    }
+}
+
+extension TransferReport {
+    /// A failed object makes the command fail, after its report is out.
+    public static func requireComplete(_ reports: [TransferReport]) throws(ReferenceError) {
+        let failed = reports.map(\.failures.count).reduce(0, +)
+        if failed > 0 {
+            throw .incomplete(
+                failed: failed, total: reports.map { $0.copied.count + $0.deleted.count }.reduce(failed, +))
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GitChanges
+import PipelineSpec
+
+/// A request that cannot be carried out as asked (a usage error): one line saying what to change.
+public struct RequestError: Error, Equatable, CustomStringConvertible {
+    public let description: String
+
+    public init(_ description: String) {
+        self.description = description
+    }
+}
+
+/// The spec whose references a command uses, and the folder its paths are relative to: the
+/// pipeline named, else the one pipeline that sets references; none when there is no spec.
+public struct ReferenceSource: Sendable {
+    public let spec: PipelineSpec?
+    /// Where the settings came from, for messages: `pipelines/post-merge.yml`, or why there is no spec.
+    public let origin: String
+    /// The folder holding `pipelines/` (or the working folder without one).
+    public let base: URL
+
+    public init(spec: PipelineSpec?, origin: String, base: URL) {
+        self.spec = spec
+        self.origin = origin
+        self.base = base
+    }
+
+    /// Finds the spec from `directory`: `pipeline` when named, else the one that sets references.
+    public static func locate(from directory: URL, pipeline: String?) throws -> ReferenceSource {
+        let catalog: PipelineCatalog
+        do {
+            catalog = try PipelineCatalog.locate(from: directory)
+        } catch {
+            if pipeline != nil { throw error }
+            return ReferenceSource(spec: nil, origin: "there is no pipelines/ folder here", base: directory)
+        }
+        let base = catalog.folder.deletingLastPathComponent()
+        if let pipeline {
+            let spec = try catalog.load(named: pipeline)
+            return ReferenceSource(
+                spec: spec, origin: catalog.displayPath(of: try catalog.file(named: pipeline)), base: base)
+        }
+        // The pipelines that set references; invalid specs are left to 'pipeline validate'.
+        let candidates = catalog.names().compactMap { name -> (String, PipelineSpec)? in
+            guard let spec = try? catalog.load(named: name), spec.references != nil else { return nil }
+            return (name, spec)
+        }
+        guard let first = candidates.first else {
+            return ReferenceSource(spec: nil, origin: "no valid pipeline in pipelines/ sets references", base: base)
+        }
+        if let other = candidates.first(where: { $0.1.references != first.1.references }) {
+            throw RequestError(
+                "pipelines \(first.0) and \(other.0) name different references; choose one with --pipeline NAME")
+        }
+        return ReferenceSource(
+            spec: first.1, origin: catalog.displayPath(of: try catalog.file(named: first.0)), base: base)
+    }
+
+    /// The spec's reference settings with what `overrides` sets (a command line's flags) over them.
+    public func references(_ overrides: ReferenceSettings) -> ReferenceSettings {
+        var references = spec?.references ?? ReferenceSettings()
+        references.feature = overrides.feature ?? references.feature
+        references.develop = overrides.develop ?? references.develop
+        references.local = overrides.local ?? references.local
+        references.endpoint = overrides.endpoint ?? references.endpoint
+        references.region = overrides.region ?? references.region
+        references.profile = overrides.profile ?? references.profile
+        return references
+    }
+
+    /// The spec's change settings, with the test pattern overridden when one is given.
+    public func changes(testPattern: String?) -> ChangeSettings {
+        var changes = spec?.changes ?? ChangeSettings()
+        changes.tests = testPattern ?? changes.tests
+        return changes
+    }
+}
+
+/// Everything a reference command works with, read once: the transfers over the stores the spec
+/// (and the flags) name, the spec's change settings, and the checkout.
+public struct ReferenceContext: Sendable {
+    public let transfers: ReferenceTransfers
+    public let changeSettings: ChangeSettings
+    /// The working folder: the checkout the commands read.
+    public let checkout: URL
+
+    public init(
+        checkout: URL, pipeline: String?, overrides: ReferenceSettings = ReferenceSettings(),
+        testPattern: String? = nil,
+        parallelism: Int = 16, progress: @escaping @Sendable (String, Int, Int) async -> Void = { _, _, _ in }
+    ) throws {
+        let source = try ReferenceSource.locate(from: checkout, pipeline: pipeline)
+        let stores = ReferenceStores(settings: source.references(overrides), base: source.base, origin: source.origin)
+        changeSettings = source.changes(testPattern: testPattern)
+        transfers = ReferenceTransfers(
+            stores: stores, testPattern: changeSettings.tests, parallelism: parallelism, progress: progress)
+        self.checkout = checkout
+    }
+
+    /// The checkout's HEAD commit, recorded with pushed objects; nil outside a repository.
+    public var headCommit: String? {
+        try? CommitHistory(repositoryPath: checkout.path).sha("HEAD")
+    }
+
+    /// What the compared commits changed, with the spec's change settings under `query`.
+    public func changes(_ query: ChangeQuery) throws -> ChangeSet {
+        try query.changes(in: checkout, settings: changeSettings)
+    }
+
+    /// The checkout's history, for promotion's ancestry checks.
+    public func history() throws -> CommitHistory {
+        try CommitHistory(repositoryPath: checkout.path)
+    }
+}
+
+/// Which commits to compare, as a command line asks: flags first, then a spec's change settings.
+public struct ChangeQuery: Sendable {
+    public var head: String?
+    public var base: String?
+    /// `--merge-base A B`: the merge base of A and B against B.
+    public var mergeBase: (base: String, head: String)?
+    public var detectRenames: Bool
+    /// How test directories and files are named; the spec's (or `*Tests`) when nil.
+    public var testPattern: String?
+
+    public init(
+        head: String? = nil, base: String? = nil, mergeBase: (base: String, head: String)? = nil,
+        detectRenames: Bool = true, testPattern: String? = nil
+    ) {
+        self.head = head
+        self.base = base
+        self.mergeBase = mergeBase
+        self.detectRenames = detectRenames
+        self.testPattern = testPattern
+    }
+
+    /// The comparison asked for, falling back to `settings` from a spec.
+    public func comparison(settings: ChangeSettings = ChangeSettings()) throws(RequestError) -> Comparison {
+        if let mergeBase { return .mergeBase(base: mergeBase.base, head: mergeBase.head) }
+        let head = head ?? settings.head ?? "HEAD"
+        if let base { return .range(base: base, head: head) }
+        switch settings.compare {
+        case .merge:
+            return .merge(head: head)
+        case .range, .mergeBase:
+            guard let base = settings.base else {
+                throw RequestError(
+                    "changes.compare is \(settings.compare.rawValue) but no base is given; pass --base REV or set changes.base"
+                )
+            }
+            return settings.compare == .range ? .range(base: base, head: head) : .mergeBase(base: base, head: head)
+        }
+    }
+
+    /// What the compared commits of the repository at `directory` changed, with the change
+    /// settings of `pipeline`'s spec when one is named.
+    public func changes(in directory: URL, pipeline: String?) throws -> ChangeSet {
+        let settings = try pipeline.map { try PipelineCatalog.locate(from: directory).load(named: $0).changes }
+        return try changes(in: directory, settings: settings ?? ChangeSettings())
+    }
+
+    /// What the compared commits of the repository at `directory` changed.
+    public func changes(in directory: URL, settings: ChangeSettings = ChangeSettings()) throws -> ChangeSet {
+        let detector = ChangeDetector(
+            repositoryPath: directory.path, testPattern: testPattern ?? settings.tests, detectRenames: detectRenames)
+        return try detector.changes(try comparison(settings: settings))
+    }
+}

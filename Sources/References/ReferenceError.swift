@@ -1,0 +1,38 @@
+/// Why a reference command cannot go on. Each reads as one line.
+public enum ReferenceError: Error, Equatable, CustomStringConvertible {
+    /// The spec (or the flags) do not say where a store is.
+    case notConfigured(String)
+    /// A name given on the command line is not a test of this checkout, or has no references.
+    case notATest(String, reason: String)
+    /// A named test has nothing in the store it is pulled from.
+    case noReferences(test: String, store: String)
+    /// Develop's copies were promoted after the branch was cut; `--force` overwrites them.
+    case developChanged([PromotionConflict])
+    /// Some objects could not be copied or deleted; the rest were. A re-run finishes the job.
+    case incomplete(failed: Int, total: Int)
+    /// Overwriting needs a confirmation nobody can give.
+    case needsConfirmation(String)
+    /// Recording references stopped: a test failed for another reason, or wrote another test's
+    /// reference. Every reference was put back as it was.
+    case recordingFailed(test: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .notConfigured(let message):
+            message
+        case .notATest(let name, let reason):
+            "'\(name)' is not a test here: \(reason)"
+        case .noReferences(let test, let store):
+            "\(store) has no references for '\(test)'"
+        case .developChanged(let conflicts):
+            "\(conflicts.count) reference(s) in develop changed after this branch was cut "
+                + "(first: \(conflicts[0])); re-run with --force to overwrite them"
+        case .incomplete(let failed, let total):
+            "\(failed) of \(total) object(s) failed; the others were done, and re-running finishes the job"
+        case .needsConfirmation(let what):
+            "\(what) needs confirmation: run it in a terminal, or pass --yes"
+        case .recordingFailed(let test, let reason):
+            "recording stopped: \(test) \(reason); every reference was put back as it was"
+        }
+    }
+}

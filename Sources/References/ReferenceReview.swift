@@ -1,0 +1,43 @@
+import Foundation
+import ImageDiff
+import ReferenceStore
+
+/// Compares the references of two locations (feature against develop, or two folders) for review:
+/// what is new, removed and changed, each changed image compared and overlaid.
+public struct ReferenceReview: Sendable {
+    public let comparer: ImageComparer
+    public let parallelism: Int
+
+    public init(tolerance: Int = 0, parallelism: Int = 8) {
+        comparer = ImageComparer(tolerance: tolerance)
+        self.parallelism = parallelism
+    }
+
+    /// The entries for `tests` (all when nil): `new` is what is proposed, `reference` what it replaces.
+    public func entries(tests: [String]?, reference: StoreFolder, new: StoreFolder) async throws -> [ReviewEntry] {
+        let plan = try await StoreSync(from: new, to: reference, parallelism: parallelism).plan(tests: tests)
+        let overwrites = Set(plan.overwrites)
+        let work =
+            plan.copies.map { ($0, overwrites.contains($0) ? ReviewEntry.Status.changed : .new) }
+            + plan.stale.map { ($0, ReviewEntry.Status.removed) }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-review-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let comparer = self.comparer
+        return try await StoreSync.concurrently(work, limit: parallelism) {
+            (key, status) async throws(StoreError) -> ReviewEntry in
+            let folder = scratch.appendingPathComponent(UUID().uuidString)
+            try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            func fetch(_ location: StoreFolder, _ name: String) async throws(StoreError) -> URL {
+                let file = folder.appendingPathComponent(name)
+                try await location.store.download(key.under(location.prefix), to: file)
+                return file
+            }
+            let referenceFile = status == .new ? nil : try await fetch(reference, "reference-" + key.lastSegment)
+            let newFile = status == .removed ? nil : try await fetch(new, "new-" + key.lastSegment)
+            return ReviewEntry.comparing(
+                key: key.rawValue, status: status, reference: referenceFile, new: newFile, comparer: comparer)
+        }
+    }
+}

@@ -1,0 +1,313 @@
+import Foundation
+import GitChanges
+import PipelineSpec
+import ReferenceStore
+
+/// A develop reference that a later merge promoted after this branch was cut: overwriting it
+/// would undo that merge's references.
+public struct PromotionConflict: Sendable, Equatable, Encodable, CustomStringConvertible {
+    /// Relative to the store's prefix: `Test/image.png`.
+    public let key: String
+    /// The merge that put develop's copy there.
+    public let commit: String
+
+    public var description: String { "\(key), promoted by \(commit.prefix(12))" }
+}
+
+/// What a reference command did (or, in a dry run, would do). Its JSON form is documented in
+/// docs/json.md; fields are only ever added.
+public struct TransferReport: Sendable, Encodable {
+    /// `pull`, `push` or `promote`.
+    public let action: String
+    public let from: String
+    public let to: String
+    public let tests: [String]
+    /// The commit recorded with each copied object (`pipeline-commit`).
+    public let commit: String?
+    public let dryRun: Bool
+    /// Objects copied (in a dry run: that would be), relative to the prefixes.
+    public var copied: [String] = []
+    public var identical = 0
+    /// Objects the destination has and the source does not.
+    public var stale: [String] = []
+    /// Stale objects deleted (with `--prune`, or by a pull, which replaces).
+    public var deleted: [String] = []
+    /// Tests left alone, with the reason.
+    public var skipped: [String: String] = [:]
+    /// Develop references promoted after the branch was cut (overwritten only with `--force`).
+    public var conflicts: [PromotionConflict] = []
+    /// Tests found through the commits recorded in the source store (pushed by the compared
+    /// commits) rather than through changed files.
+    public var pushed: [String] = []
+    /// Develop references whose promoting commit is not in this clone, so could not be checked.
+    public var unverified: [String] = []
+    public var failures: [String] = []
+}
+
+/// A test with references in develop and no test file in the checkout.
+public struct Orphan: Sendable, Equatable, Encodable {
+    public let test: String
+    public let objects: Int
+    public let bytes: Int64
+}
+
+/// The team's reference scripts as operations: pull from a store into the checkout, push the
+/// checkout's references of named tests to stores, promote feature to develop after a merge, and
+/// find orphans. Every transfer copies only what differs and is safe to re-run.
+public struct ReferenceTransfers: Sendable {
+    public let stores: ReferenceStores
+    public let testPattern: String
+    public let parallelism: Int
+    /// Hears `(action, done, total)` as objects are copied or deleted.
+    public let progress: @Sendable (String, Int, Int) async -> Void
+
+    public init(
+        stores: ReferenceStores, testPattern: String, parallelism: Int = 16,
+        progress: @escaping @Sendable (String, Int, Int) async -> Void = { _, _, _ in }
+    ) {
+        self.stores = stores
+        self.testPattern = testPattern
+        self.parallelism = parallelism
+        self.progress = progress
+    }
+
+    /// Makes the checkout hold what `role` holds for `tests` (every test there when nil, but
+    /// those `excluded`): downloads what differs and deletes local images the store does not have.
+    /// Tests with local references only are kept; tests with no place in the checkout are skipped.
+    /// A named test the store has nothing of is an error, or with `skippingMissing` left as it is.
+    public func pull(
+        tests: [String]?, from role: StoreRole, excluding excluded: Set<String> = [],
+        skippingMissing: Bool = false, dryRun: Bool
+    ) async throws -> TransferReport {
+        let source = try stores.folder(role)
+        let local = stores.local(testPattern: testPattern)
+        let sync = StoreSync(from: source, to: StoreFolder(store: local), parallelism: parallelism)
+        var plan = try await sync.plan(tests: tests)
+        if !skippingMissing, let missing = plan.testsWithoutReferences.first {
+            throw ReferenceError.noReferences(test: missing, store: source.name)
+        }
+        plan.copies.removeAll { excluded.contains($0.firstSegment) }
+        plan.stale.removeAll { excluded.contains($0.firstSegment) }
+        plan.identical.removeAll { excluded.contains($0.firstSegment) }
+        let sourceTests = Set((plan.copies + plan.identical).map(\.firstSegment))
+        var skipped: [String: String] = [:]
+        for test in Set(plan.stale.map(\.firstSegment)).subtracting(sourceTests) {
+            skipped[test] = "only local references; kept"
+        }
+        for test in sourceTests {
+            if let problem = local.problem(placing: test) { skipped[test] = problem.description }
+        }
+        plan.copies.removeAll { skipped[$0.firstSegment] != nil }
+        plan.stale.removeAll { skipped[$0.firstSegment] != nil }
+        let report = TransferReport(
+            action: "pull", from: source.name, to: local.name,
+            tests: tests.map { $0.filter(sourceTests.contains) } ?? sourceTests.sorted(),
+            commit: nil, dryRun: dryRun, skipped: skipped)
+        return await carryOut(plan, with: sync, report: report, commit: nil, prune: true)
+    }
+
+    /// What a run needs before its tests: every test's references from `base` (develop), and the
+    /// `changed` tests' from `changedFrom` (feature) where it holds them.
+    public func pullForRun(changed: [String], base: StoreRole, changedFrom: StoreRole?, dryRun: Bool) async throws
+        -> [TransferReport]
+    {
+        var reports: [TransferReport] = []
+        var taken: Set<String> = []
+        if let changedFrom, !changed.isEmpty {
+            let report = try await pull(tests: changed, from: changedFrom, skippingMissing: true, dryRun: dryRun)
+            taken = Set(report.tests)
+            reports.append(report)
+        }
+        reports.insert(try await pull(tests: nil, from: base, excluding: taken, dryRun: dryRun), at: 0)
+        return reports
+    }
+
+    /// The tests whose references a comparison changed: those whose test file or reference folder
+    /// it changed in git, and those whose references in `from` (feature) were pushed from one of
+    /// its commits and differ from `to` (develop) — what a branch recorded while its test files did
+    /// not change, as with references kept out of git or a shared component changed.
+    public func changedTests(
+        _ changes: ChangeSet, history: CommitHistory, from: StoreRole = .feature,
+        to: StoreRole = .develop
+    ) async throws -> (all: [String], pushed: [String]) {
+        guard stores.settings.address(of: from) != nil, stores.settings.address(of: to) != nil else {
+            return (changes.promotable, [])
+        }
+        let source = try stores.folder(from)
+        let destination = try stores.folder(to)
+        let candidates = try await StoreSync(from: source, to: destination, parallelism: parallelism).plan(tests: nil)
+            .copies
+            .filter { !changes.promotable.contains($0.firstSegment) }
+        let commits = try await StoreSync.concurrently(candidates, limit: parallelism) { key async throws(StoreError) in
+            try await source.store.metadata(of: key.under(source.prefix))[StoreSync.commitMetadata]
+        }
+        var pushed: Set<String> = []
+        var known: [String: Bool] = [:]
+        for (key, commit) in zip(candidates, commits) {
+            guard let commit, !pushed.contains(key.firstSegment) else { continue }
+            if known[commit] == nil {
+                let inHead = try history.isAncestor(commit, of: changes.head) == true
+                let inBase = try changes.base.map { try history.isAncestor(commit, of: $0) } ?? false
+                known[commit] = inHead && inBase == false
+            }
+            if known[commit] == true { pushed.insert(key.firstSegment) }
+        }
+        return (Set(changes.promotable).union(pushed).sorted(), pushed.sorted())
+    }
+
+    /// Uploads the checkout's references of `tests` to each of `roles`, recording `commit`.
+    /// Every name must be a test of the checkout with local references.
+    public func push(
+        tests: [String], to roles: [StoreRole], commit: String?, prune: Bool,
+        dryRun: Bool
+    ) async throws -> [TransferReport] {
+        let local = stores.local(testPattern: testPattern)
+        let withReferences = Set(try await local.testsWithReferences())
+        for test in tests {
+            guard local.testFiles.contains(test) else {
+                throw ReferenceError.notATest(test, reason: "no test file \(test).swift in \(local.checkout.path)")
+            }
+            if let problem = local.problem(placing: test) {
+                throw ReferenceError.notATest(test, reason: problem.description)
+            }
+            guard withReferences.contains(test) else {
+                throw ReferenceError.notATest(test, reason: "it has no local references in \(local.name)")
+            }
+        }
+        var reports: [TransferReport] = []
+        for role in roles {
+            let destination = try stores.folder(role)
+            let sync = StoreSync(from: StoreFolder(store: local), to: destination, parallelism: parallelism)
+            let plan = try await sync.plan(tests: tests)
+            let report = TransferReport(
+                action: "push", from: local.name, to: destination.name, tests: Set(tests).sorted(),
+                commit: commit, dryRun: dryRun)
+            reports.append(await carryOut(plan, with: sync, report: report, commit: commit, prune: prune))
+        }
+        return reports
+    }
+
+    /// Makes `to` (develop) hold what `from` (feature) holds for `tests` (by default the tests the
+    /// comparison changed), recording the compared head commit. A develop reference that a later
+    /// merge promoted after the branch was cut is a conflict: reported, and overwritten only when
+    /// `force` is set.
+    public func promote(
+        tests: [String]?, changes: ChangeSet, history: CommitHistory,
+        from: StoreRole = .feature, to: StoreRole = .develop,
+        force: Bool, prune: Bool, dryRun: Bool
+    ) async throws -> TransferReport {
+        var pushed: [String] = []
+        if tests == nil { pushed = try await changedTests(changes, history: history, from: from, to: to).pushed }
+        let tests = Set(tests ?? (changes.promotable + pushed)).sorted()
+        let source = try stores.folder(from)
+        let destination = try stores.folder(to)
+        var report = TransferReport(
+            action: "promote", from: source.name, to: destination.name, tests: tests,
+            commit: changes.head, dryRun: dryRun)
+        report.pushed = pushed
+        guard !tests.isEmpty else { return report }
+        let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
+        let plan = try await sync.plan(tests: tests)
+        for test in plan.testsWithoutReferences { report.skipped[test] = "no references in \(source.name)" }
+        let cut = try history.branchPoint(of: changes)
+        try await check(
+            plan.overwrites + (prune ? plan.stale : []), in: destination, cut: cut, head: changes.head,
+            history: history, report: &report)
+        if !report.conflicts.isEmpty, !force, !dryRun { throw ReferenceError.developChanged(report.conflicts) }
+        return await carryOut(plan, with: sync, report: report, commit: changes.head, prune: prune)
+    }
+
+    /// Tests with references in develop (or `role`) whose test file is gone from the checkout.
+    public func orphans(in role: StoreRole = .develop) async throws -> [Orphan] {
+        let location = try stores.folder(role)
+        let local = stores.local(testPattern: testPattern)
+        var totals: [String: (objects: Int, bytes: Int64)] = [:]
+        for object in try await location.store.list(under: location.prefix) {
+            let key = location.prefix.flatMap { object.key.relative(to: $0) } ?? object.key
+            totals[key.firstSegment, default: (0, 0)].objects += 1
+            totals[key.firstSegment, default: (0, 0)].bytes += object.size
+        }
+        return totals.filter { !local.testFiles.contains($0.key) }
+            .map { Orphan(test: $0.key, objects: $0.value.objects, bytes: $0.value.bytes) }
+            .sorted { $0.test < $1.test }
+    }
+
+    /// Finds, among the destination objects about to be replaced or deleted, those a commit that
+    /// is not an ancestor of the cut put there: a merge after the branch was cut.
+    private func check(
+        _ keys: [ObjectKey], in destination: StoreFolder, cut: String?, head: String,
+        history: CommitHistory, report: inout TransferReport
+    ) async throws {
+        guard let cut, !keys.isEmpty else { return }
+        let commits = try await StoreSync.concurrently(keys, limit: parallelism) { key async throws(StoreError) in
+            try await destination.store.metadata(of: key.under(destination.prefix))[StoreSync.commitMetadata]
+        }
+        for (key, commit) in zip(keys, commits) {
+            guard let commit, commit != head else { continue }
+            switch try history.isAncestor(commit, of: cut) {
+            case true?: break
+            case false?: report.conflicts.append(PromotionConflict(key: key.rawValue, commit: commit))
+            case nil: report.unverified.append(key.rawValue)
+            }
+        }
+    }
+
+    /// Executes `plan` (unless a dry run) and fills in the report.
+    private func carryOut(
+        _ plan: SyncPlan, with sync: StoreSync, report: TransferReport, commit: String?,
+        prune: Bool
+    ) async -> TransferReport {
+        var report = report
+        report.identical = plan.identical.count
+        report.stale = plan.stale.map(\.rawValue)
+        guard !report.dryRun else {
+            report.copied = plan.copies.map(\.rawValue)
+            if prune { report.deleted = report.stale }
+            return report
+        }
+        let action = report.action
+        let result = await sync.execute(plan, commit: commit ?? "unknown", prune: prune) { done, total in
+            await progress(action, done, total)
+        }
+        report.copied = result.copied.map(\.rawValue)
+        report.deleted = result.deleted.map(\.rawValue)
+        report.failures = result.failures
+        return report
+    }
+}
+
+extension TransferReport {
+    /// The report as people read it: a heading, the counts, then each list (long ones cut short).
+    public func render(listLimit: Int = 20) -> [String] {
+        var lines = [
+            "\(action): \(from) → \(to)" + (commit.map { " (commit \($0.prefix(12)))" } ?? "")
+                + (dryRun ? " — dry run, nothing written" : "")
+        ]
+        lines.append("  tests: " + (tests.isEmpty ? "none" : tests.joined(separator: ", ")))
+        if !pushed.isEmpty {
+            lines.append(
+                "  pushed by the compared commits (their test files did not change): " + pushed.joined(separator: ", "))
+        }
+        let deleting = dryRun ? "would delete" : "deleted"
+        lines.append(
+            "  \(dryRun ? "would copy" : "copied") \(copied.count), identical \(identical), \(deleting) \(deleted.count)"
+                + (failures.isEmpty ? "" : ", failed \(failures.count)"))
+        func list(_ title: String, _ items: [String]) {
+            guard !items.isEmpty else { return }
+            lines.append("  \(title):")
+            lines += items.prefix(listLimit).map { "    \($0)" }
+            if items.count > listLimit { lines.append("    … and \(items.count - listLimit) more") }
+        }
+        if dryRun { list("would copy", copied) }
+        let kept = stale.filter { !deleted.contains($0) }
+        list("in the destination but not the source (kept; --prune deletes them)", kept)
+        list(deleting, deleted)
+        list("skipped", skipped.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
+        list(
+            "changed in develop after the branch was cut" + (dryRun ? " (needs --force)" : " (overwritten: --force)"),
+            conflicts.map(\.description))
+        list("not checked (their promoting commit is not in this clone)", unverified)
+        list("failed", failures)
+        return lines
+    }
+}

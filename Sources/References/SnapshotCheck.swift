@@ -1,0 +1,279 @@
+import Foundation
+import ImageDiff
+import ReferenceStore
+import SnapshotConventions
+import TestSharding
+
+/// What a test run knows about swift-snapshot-testing: it sets the library's switches for the test
+/// processes (failed snapshots into an artifacts folder; in CI, `SNAPSHOT_TESTING_RECORD=never`
+/// unless the user chose a mode), and after the run pairs each failed snapshot with its reference,
+/// names missing references, fails the tests that wrote references in CI, and writes one review
+/// page of it all.
+public struct SnapshotCheck: Sendable {
+    public let package: URL
+    /// The checkout's references: where a test file's reference folder is.
+    public let local: LocalReferences
+    public let inherited: [String: String]
+    /// The record mode to force (`refs record` uses `all`); nil leaves the user's or CI's.
+    public let forcedMode: SnapshotSwitches.RecordMode?
+    /// Where the library writes failed snapshots: `<package>/.build/pipeline/snapshot-artifacts`.
+    public let artifacts: URL
+    /// Where the review page goes when a snapshot failed.
+    public let page: URL
+
+    public init(
+        package: URL, local: LocalReferences, page: URL? = nil, forcedMode: SnapshotSwitches.RecordMode? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.package = package.standardizedFileURL
+        self.local = local
+        self.inherited = environment
+        self.forcedMode = forcedMode
+        let work = SuiteRun.workFolder(of: self.package)
+        artifacts = work.appendingPathComponent("snapshot-artifacts")
+        self.page = page ?? work.appendingPathComponent("snapshot-review.html")
+    }
+
+    /// The variables the test processes get.
+    public var environment: [String: String] {
+        SnapshotSwitches.environment(inherited: inherited, artifacts: artifacts, record: forcedMode)
+    }
+
+    public var mode: SnapshotSwitches.RecordMode {
+        SnapshotSwitches.effectiveMode(inherited: inherited, overrides: environment)
+    }
+
+    /// Whether a reference written during the run fails it: in CI, unless recording was forced.
+    public var writesFail: Bool { forcedMode == nil && SnapshotSwitches.isCI(inherited) }
+
+    /// Empties the artifacts folder and takes the inventory of references: right before the tests run.
+    public func begin() -> ReferenceInventory {
+        try? FileManager.default.removeItem(at: artifacts)
+        try? FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        return inventory()
+    }
+
+    /// The references in the package now: taken before each part of a run that `check` reads.
+    public func inventory() -> ReferenceInventory {
+        ReferenceInventory.scan(package)
+    }
+
+    /// Reads what the run left, and writes the review page when there is anything to review.
+    public func finish(_ report: inout TestReport, since before: ReferenceInventory) -> SnapshotFindings {
+        var findings = check(&report, since: before)
+        publish(&findings, report: &report)
+        return findings
+    }
+
+    /// Reads what the tests left since `before`: fails the tests that wrote references where that
+    /// is not allowed, explains missing references, and pairs failed snapshots with their references.
+    public func check(_ report: inout TestReport, since before: ReferenceInventory) -> SnapshotFindings {
+        var findings = SnapshotFindings()
+        let mentions = Dictionary(
+            uniqueKeysWithValues: report.tests.map { record in
+                (
+                    record.name,
+                    Set(
+                        SnapshotMessages.files(in: (record.message ?? "") + "\n" + (record.output ?? "")).map(
+                            \.standardizedFileURL.path))
+                )
+            })
+        let written = ReferenceInventory.scan(package).written(since: before)
+        for path in written {
+            let url = URL(fileURLWithPath: path)
+            let file = SnapshotFile(referenceAt: url)
+            let writer = mentions.first { $0.value.contains(path) }?.key ?? file.flatMap { owner(of: $0, in: report) }
+            var entry = ReviewEntry.comparing(
+                key: file?.key ?? display(url), status: .written, reference: nil, new: url,
+                comparer: ImageComparer())
+            entry.testName = writer
+            guard writesFail else {
+                findings.recorded.append(display(url))
+                findings.entries.append(entry)
+                continue
+            }
+            var problem =
+                "wrote \(display(url)) during a CI run, where references are only read (\(SnapshotSwitches.record)="
+                + "\(mode.rawValue)); record it with 'pipeline refs record \(file?.testFile ?? "TEST")' and push it"
+            if file == nil {
+                problem =
+                    "wrote \(display(url)), which is not in swift-snapshot-testing's layout __Snapshots__/<TestFile>/<file>"
+            } else if let writer, let file, let ownFile = testFile(of: writer, in: report), ownFile != file.testFile {
+                problem = "wrote a reference for another test, \(display(url)) (\(writer) belongs to \(ownFile))"
+            }
+            entry.message = problem
+            findings.entries.append(entry)
+            report.fail(writer ?? "", because: (writer.map { "\($0): " } ?? "a test ") + problem)
+        }
+        let failedTests = report.tests.filter { $0.status != .passed && $0.status != .skipped }
+        findings.entries += artifacts(of: failedTests, mentions: mentions, report: report)
+        for record in failedTests
+        where SnapshotMessages.kinds(in: record.output ?? record.message ?? "").contains(.missingReference)
+            && mode == .never
+        {
+            findings.entries.append(missing(record, report: &report))
+        }
+        return findings
+    }
+
+    /// Writes the review page of `findings` when there is anything to review; its path goes into
+    /// the report and into the messages of the tests it shows.
+    public func publish(_ findings: inout SnapshotFindings, report: inout TestReport) {
+        guard !findings.entries.isEmpty else { return }
+        findings.entries.sort { $0.key < $1.key }
+        let html = ReviewPage.html(
+            title: "Snapshot review", subtitle: "\(display(package)) — \(report.summaryLine)",
+            entries: findings.entries)
+        do {
+            try FileManager.default.createDirectory(
+                at: page.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(html.utf8).write(to: page, options: .atomic)
+        } catch {
+            findings.notes.append("the review page could not be written to \(page.path): \(error.localizedDescription)")
+            return
+        }
+        findings.page = page
+        report.review = page.path
+        for entry in findings.entries {
+            guard let name = entry.testName, let record = report.tests.first(where: { $0.name == name }),
+                record.status != .passed, !(record.message ?? "").contains(page.path)
+            else { continue }
+            report.explain(
+                name,
+                Self.headline(record.message ?? "failed")
+                    + " — review: \(page.path)#\(ReviewPage.anchor(for: entry.key))")
+        }
+    }
+
+    /// The failed snapshots in the artifacts folder, each beside its reference.
+    private func artifacts(
+        of failed: [TestReport.TestResult], mentions: [String: Set<String>],
+        report: TestReport
+    ) -> [ReviewEntry] {
+        var entries: [ReviewEntry] = []
+        let walker = FileManager.default.enumerator(
+            at: artifacts, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+        let root = artifacts.standardizedFileURL.path + "/"
+        while let url = walker?.nextObject() as? URL {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else {
+                continue
+            }
+            let path = url.standardizedFileURL.path
+            let relative = path.hasPrefix(root) ? String(path.dropFirst(root.count)) : url.lastPathComponent
+            let writer = mentions.first { $0.value.contains(path) }?.key
+            guard let file = SnapshotFile(relativePath: relative) else {
+                var entry = ReviewEntry(
+                    key: relative, status: .failed,
+                    note:
+                        "\(display(url)) is not in the artifacts layout <TestFile>/<file>; not paired with a reference")
+                entry.testName = writer
+                entries.append(entry)
+                continue
+            }
+            let owner = writer ?? owner(of: file, in: report)
+            guard owner.map({ name in failed.contains { $0.name == name } }) ?? true else { continue }
+            // The reference the library compared with: the path its message names, else the layout's place.
+            let named = owner.flatMap { mentions[$0] }?.first { $0.hasSuffix("/__Snapshots__/\(file.key)") }
+            let expected = named.map(URL.init(fileURLWithPath:)) ?? local.path(of: file.testFile, file: file.fileName)
+            let reference = expected.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
+            var entry = ReviewEntry.comparing(
+                key: file.key, status: .failed, reference: reference, new: url, comparer: ImageComparer())
+            entry.testName = owner
+            entry.message = owner.flatMap { name in report.tests.first { $0.name == name }?.message }.map(Self.headline)
+            if reference == nil {
+                let place = expected.map { display($0) } ?? "the checkout (no test file \(file.testFile).swift)"
+                entry.note = [
+                    entry.note, "no reference at \(place): is it kept in another layout (a custom snapshotDirectory)?",
+                ]
+                .compactMap { $0 }.joined(separator: "; ")
+            }
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    /// A missing reference, said in one line naming the test and the folder, as the test's message.
+    private func missing(_ record: TestReport.TestResult, report: inout TestReport) -> ReviewEntry {
+        let named = SnapshotMessages.testFile(in: record.output ?? record.message ?? "")
+        let testFile = named?.name ?? testFile(of: record.name, in: report) ?? record.suite
+        let folder =
+            named?.folder.map { $0.appendingPathComponent("__Snapshots__/\(testFile)") }
+            ?? local.path(of: testFile, file: "").map { $0.deletingLastPathComponent() }
+        let name = SnapshotFile.sanitize(record.test)
+        let message =
+            "missing reference: no \(name).* in \(folder.map(display) ?? "__Snapshots__/\(testFile)") "
+            + "(\(SnapshotSwitches.record)=never in CI records none); pull the references first, "
+            + "or record them with 'pipeline refs record \(testFile)'"
+        report.explain(record.name, message)
+        var entry = ReviewEntry(key: "\(testFile)/\(name).*", status: .missing)
+        entry.testName = record.name
+        entry.message = message
+        return entry
+    }
+
+    /// A failure message's first paragraph (the library goes on with paths and the whole diff,
+    /// which the page shows better), at most three lines.
+    static func headline(_ message: String) -> String {
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.prefix(3).joined(separator: "\n")
+    }
+
+    /// The test a reference file belongs to by its name: the test of that file (suite named after
+    /// it, or a free function) whose sanitised name the file starts with, when exactly one is.
+    func owner(of file: SnapshotFile, in report: TestReport) -> String? {
+        let candidates = report.tests.filter { SnapshotFile.sanitize($0.test) == file.testName }
+        let inFile = candidates.filter { testFile(of: $0.name, in: report) == file.testFile }
+        if inFile.count == 1 { return inFile[0].name }
+        return candidates.count == 1 ? candidates[0].name : nil
+    }
+
+    /// The test file a test's suite is named after (`ExampleKitTests.BadgeViewTests/testX` → `BadgeViewTests`).
+    private func testFile(of name: String, in report: TestReport) -> String? {
+        guard let record = report.tests.first(where: { $0.name == name }), record.suite.contains(".") else {
+            return nil
+        }
+        return record.suite.split(separator: ".").last.map { String($0.split(separator: "/").first ?? $0) }
+    }
+
+    /// A path relative to the checkout where it lies inside it.
+    func display(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        let root = local.checkout.path + "/"
+        return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
+    }
+}
+
+/// What the snapshot check found after a run.
+public struct SnapshotFindings: Sendable {
+    /// Everything the review page shows.
+    public var entries: [ReviewEntry] = []
+    /// Written outside CI (the library's default, `missing`, records a missing reference): noted, not failed.
+    public var recorded: [String] = []
+    public var page: URL?
+    public var notes: [String] = []
+
+    public init() {}
+
+    /// Adds a later part's findings (a batch of a shared run); an entry already there is kept once.
+    public mutating func add(_ other: SnapshotFindings) {
+        let keys = Set(entries.map(\.key))
+        entries += other.entries.filter { !keys.contains($0.key) }
+        recorded += other.recorded
+        notes += other.notes
+    }
+
+    /// Lines for people: what was recorded, and where the review is.
+    public func render() -> [String] {
+        var lines = notes
+        if !recorded.isEmpty {
+            lines.append(
+                "recorded \(recorded.count) missing reference(s) (run the tests again to compare with them): "
+                    + recorded.prefix(10).joined(separator: ", ") + (recorded.count > 10 ? ", …" : ""))
+        }
+        if let page {
+            lines.append("snapshot review (\(entries.count) entr\(entries.count == 1 ? "y" : "ies")): \(page.path)")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import ReferenceStore
+import TestSharding
+
+/// Where the nodes of a CI matrix meet: the store (and prefix) holding the timings, with the work
+/// queues of shared runs under `pipeline-runs/` beside them.
+public struct SharedFolder: Sendable, CustomStringConvertible {
+    public let store: any SharedStore
+    /// The folder the queues go under: `<prefix>/pipeline-runs/<run>/`.
+    public let prefix: ObjectKey?
+    public let timingsKey: ObjectKey
+
+    /// A store's prefix: the timings are `<prefix>/pipeline-timings.json`.
+    public init(store: any SharedStore, prefix: ObjectKey?) throws(StoreError) {
+        self.store = store
+        self.prefix = prefix
+        timingsKey = try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "pipeline-timings.json")
+    }
+
+    /// A store location opened for reading and writing (every store pipeline opens can share).
+    public init(_ location: StoreFolder) throws(StoreError) {
+        guard let store = location.store as? any SharedStore else {
+            throw .transport(endpoint: location.store.name, reason: "this kind of store cannot keep shared timings")
+        }
+        try self.init(store: store, prefix: location.prefix)
+    }
+
+    /// A timings file on this machine (or a shared disk), updated under a lock; queues go beside it.
+    public init(file: URL) throws(StoreError) {
+        store = FolderStore(root: file.deletingLastPathComponent())
+        prefix = nil
+        timingsKey = try ObjectKey(file.lastPathComponent)
+    }
+
+    public var timings: StoredTimings { StoredTimings(store: store, key: timingsKey) }
+
+    public func queue(run: String, node: Node) throws(StoreError) -> WorkQueue {
+        try WorkQueue(store: store, prefix: prefix, run: run, node: node)
+    }
+
+    /// A CI run's folder: `<prefix>/pipeline-runs/<run>`.
+    static func runFolder(prefix: ObjectKey?, run: String) throws(StoreError) -> ObjectKey {
+        guard !run.isEmpty, run.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+            throw .unsafeKey(run, reason: "a run id is letters, digits, '-', '_' and '.'")
+        }
+        return try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "pipeline-runs/\(run)")
+    }
+
+    /// Where a node's last report in a CI run is kept, for `--failed` when the job is re-run on
+    /// another machine: `<prefix>/pipeline-runs/<run>/last-run/node-<i>-of-<n>.json`.
+    public func lastRunKey(run: String, node: Node) throws(StoreError) -> ObjectKey {
+        try ObjectKey(
+            Self.runFolder(prefix: prefix, run: run).rawValue + "/last-run/node-\(node.index)-of-\(node.count).json")
+    }
+
+    /// Keeps a copy of a node's report in the CI run's folder (the latest attempt wins).
+    public func saveLastRun(_ report: TestReport, run: String, node: Node) async throws {
+        _ = try await store.put(try report.encoded(), to: lastRunKey(run: run, node: node), condition: .always)
+    }
+
+    /// The node's last report in the CI run, or nil when it left none there.
+    public func lastRun(run: String, node: Node) async throws -> TestReport? {
+        let key = try lastRunKey(run: run, node: node)
+        guard let (data, _) = try await store.get(key) else { return nil }
+        return try TestReport.decode(data, origin: "\(store.name)/\(key.rawValue)")
+    }
+
+    /// Where the timings are, for messages and the dry run.
+    public var description: String { "\(store.name)/\(timingsKey.rawValue)" }
+}

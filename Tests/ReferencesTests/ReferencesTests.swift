@@ -1,0 +1,161 @@
+import Foundation
+import GitChanges
+import PipelineSpec
+import ReferenceStore
+import TestSupport
+import Testing
+
+@testable import References
+
+@Suite("which tests a test file declares")
+struct TestDeclarationTests {
+    @Test("types declared or extended, and free @Test functions; not those in comments, strings or nested")
+    func declarations() {
+        let source = """
+            import XCTest
+            // class Commented: XCTestCase {}
+            final class BadgeViewTests: XCTestCase {
+                func testImage() { let text = "struct InString {}" }
+                struct Nested {}
+            }
+            extension BadgeViewTests { func testMore() {} }
+            @Suite struct BadgeSuite { @Test func inside() {} }
+            @Test("free") func freeStanding() {}
+            /* enum Hidden {} */
+            func notATest() {}
+            """
+        let declarations = TestDeclarations(source)
+        #expect(declarations.types == ["BadgeViewTests", "BadgeSuite"])
+        #expect(declarations.freeFunctions == ["freeStanding"])
+    }
+
+    @Test("filters select the file's types and free functions in any module, escaped")
+    func filters() throws {
+        let folder = try Scratch.folder("filters")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("CartTests.swift")
+        try Scratch.write("final class CartTests: XCTestCase {}\n@Test func total() {}\n", to: file)
+        let filters = try ReferenceRecorder.filters((test: "CartTests", url: file))
+        #expect(filters == [#"^[^./]+\.CartTests(/|$)"#, #"^[^./]+\.total\("#])
+        let regexes = try filters.map { try Regex($0) }
+        let matches = { (name: String) in
+            regexes.contains { name.wholeMatch(of: $0) != nil || name.firstMatch(of: $0) != nil }
+        }
+        #expect(matches("AppTests.CartTests/testAdd"))
+        #expect(matches("AppTests.total()"))
+        #expect(!matches("AppTests.CartTestsExtra/testAdd"))
+        #expect(!matches("AppTests.OtherTests/testCartTests"))
+    }
+
+    @Test("a file declaring no test is refused, naming it")
+    func noTests() throws {
+        let folder = try Scratch.folder("none")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("HelperTests.swift")
+        try Scratch.write("func helper() {}\n", to: file)
+        #expect(
+            throws: ReferenceError.notATest(
+                "HelperTests", reason: "HelperTests.swift declares no test type or @Test function")
+        ) {
+            try ReferenceRecorder.filters((test: "HelperTests", url: file))
+        }
+    }
+}
+
+@Suite("where a reference command's settings come from")
+struct ReferenceSourceTests {
+    private func repository(_ specs: [String: String]) throws -> URL {
+        let root = try Scratch.folder("source")
+        for (name, text) in specs { try Scratch.write(text, to: root.appendingPathComponent("pipelines/\(name).yml")) }
+        return root
+    }
+
+    private static func spec(_ name: String, develop: String) -> String {
+        """
+        name: \(name)
+        description: A pipeline.
+        references:
+          feature: storage/feature
+          develop: \(develop)
+        stages:
+          - promote:
+              from: feature
+              to: develop
+        """
+    }
+
+    @Test("the one pipeline that sets references, with flags over it")
+    func onePipeline() throws {
+        let root = try repository(["post-merge": Self.spec("post-merge", develop: "storage/develop")])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let source = try ReferenceSource.locate(from: root, pipeline: nil)
+        #expect(source.origin == "pipelines/post-merge.yml")
+        let overridden = source.references(
+            ReferenceSettings(develop: .s3(bucket: "team", prefix: "develop"), region: "eu-west-1"))
+        #expect(overridden.feature == .folder(path: "storage/feature"))
+        #expect(overridden.develop == .s3(bucket: "team", prefix: "develop"))
+        #expect(overridden.region == "eu-west-1")
+        #expect(source.changes(testPattern: "*Spec").tests == "*Spec")
+        #expect(source.changes(testPattern: nil).tests == "*Tests")
+    }
+
+    @Test("two pipelines naming different references need --pipeline")
+    func ambiguous() throws {
+        let root = try repository([
+            "a": Self.spec("a", develop: "storage/develop"), "b": Self.spec("b", develop: "other/develop"),
+        ])
+        defer { try? FileManager.default.removeItem(at: root) }
+        #expect(throws: RequestError("pipelines a and b name different references; choose one with --pipeline NAME")) {
+            try ReferenceSource.locate(from: root, pipeline: nil)
+        }
+        #expect(
+            try ReferenceSource.locate(from: root, pipeline: "b").spec?.references?.develop
+                == .folder(path: "other/develop"))
+    }
+
+    @Test("no pipelines folder: no spec, and the reason in its place")
+    func noSpec() throws {
+        let root = try Scratch.folder("nospec")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let source = try ReferenceSource.locate(from: root, pipeline: nil)
+        #expect(source.spec == nil)
+        #expect(source.origin == "there is no pipelines/ folder here")
+        #expect(throws: (any Error).self) { try ReferenceSource.locate(from: root, pipeline: "post-merge") }
+    }
+}
+
+@Suite("which commits a command compares")
+struct ChangeQueryTests {
+    @Test("flags before the spec; a spec's range without a base is refused")
+    func comparisons() throws {
+        #expect(try ChangeQuery().comparison() == .merge(head: "HEAD"))
+        #expect(try ChangeQuery(head: "main").comparison() == .merge(head: "main"))
+        #expect(try ChangeQuery(base: "v1").comparison() == .range(base: "v1", head: "HEAD"))
+        #expect(
+            try ChangeQuery(mergeBase: ("develop", "feature")).comparison()
+                == .mergeBase(base: "develop", head: "feature"))
+        let range = ChangeSettings(compare: .range, base: "develop", head: "topic")
+        #expect(try ChangeQuery().comparison(settings: range) == .range(base: "develop", head: "topic"))
+        #expect(try ChangeQuery(head: "other").comparison(settings: range) == .range(base: "develop", head: "other"))
+        let mergeBase = ChangeSettings(compare: .mergeBase, base: "develop")
+        #expect(try ChangeQuery().comparison(settings: mergeBase) == .mergeBase(base: "develop", head: "HEAD"))
+        #expect(
+            throws: RequestError(
+                "changes.compare is range but no base is given; pass --base REV or set changes.base")
+        ) {
+            try ChangeQuery().comparison(settings: ChangeSettings(compare: .range))
+        }
+    }
+}
+
+@Suite("a transfer's completeness")
+struct TransferReportTests {
+    @Test("a failed object fails the command, counting every object")
+    func incomplete() throws {
+        var report = TransferReport(action: "push", from: "a", to: "b", tests: ["T"], commit: nil, dryRun: false)
+        report.copied = ["T/a.png", "T/b.png"]
+        try TransferReport.requireComplete([report])
+        report.failures = ["T/c.png: 503"]
+        #expect(throws: ReferenceError.incomplete(failed: 1, total: 3)) { try TransferReport.requireComplete([report]) }
+    }
+}
