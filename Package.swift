@@ -127,7 +127,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PipelineCLITests",
-            dependencies: ["pipeline", "PipelineCLI", "ReferenceStore", "ImageDiff", "SnapshotConventions", "TestSupport"]
+            dependencies: [
+                "pipeline", "PipelineCLI", "ReferenceStore", "References", "ImageDiff", "SnapshotConventions",
+                "TestSupport",
+            ]
         ),
     ]
 )

@@ -32,10 +32,22 @@ struct RefsCommand: AsyncParsableCommand {
         @Option(help: "The store to pull from: develop or feature.")
         var from: StoreRole = .develop
 
+        @Option(
+            help: ArgumentHelp(
+                "With --from feature: the branch's push from this commit or its ancestors (default: HEAD).",
+                valueName: "rev"))
+        var commit: String?
+
+        func validate() throws {
+            if commit != nil, from != .feature || tests.isEmpty {
+                throw ValidationError("--commit goes with named tests and --from feature")
+            }
+        }
+
         func run() async throws {
-            let report = try await options.context().transfers.pull(
-                tests: tests.isEmpty ? nil : tests, from: from, dryRun: options.dryRun)
-            try options.finish([report])
+            let reports = try await options.context().pull(
+                tests: tests, from: from, commit: commit, dryRun: options.dryRun)
+            try options.finish(reports)
         }
     }
 

@@ -30,7 +30,8 @@ struct PullExecutor: StageExecutor {
     private func transfer(in context: inout StageContext, dryRun: Bool) async throws -> [TransferReport] {
         let changed = stage.changedFrom == nil ? [] : try await context.changedTests().all
         return try await context.transfers().pullForRun(
-            changed: changed, base: stage.from, changedFrom: stage.changedFrom, dryRun: dryRun)
+            changed: changed, changes: context.runner.changes, history: changed.isEmpty ? nil : try context.history(),
+            base: stage.from, changedFrom: stage.changedFrom, dryRun: dryRun)
     }
 }
 

@@ -41,6 +41,16 @@ public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible
         return ObjectKey(trusted: String(rawValue.dropFirst(prefix.rawValue.count + 1)))
     }
 
+    /// The folder shared runs keep their queues and reports in, beside the references.
+    public static let runsFolder = "pipeline-runs"
+
+    /// Whether the key, relative to a reference store's prefix, names a reference (`<Test>/<file>`):
+    /// not a top-level object (the timings), nor anything in a folder starting with `.` (feature's
+    /// kept pushes, a folder store's bookkeeping) or in the shared runs' folder.
+    public var isReference: Bool {
+        rawValue.contains("/") && !firstSegment.hasPrefix(".") && firstSegment != Self.runsFolder
+    }
+
     /// The first segment: the test a reference belongs to (`SnapshotTests` of `SnapshotTests/a.png`).
     public var firstSegment: String { String(rawValue.prefix { $0 != "/" }) }
     /// The key's last segment: the file name.

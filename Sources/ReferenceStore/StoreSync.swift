@@ -154,12 +154,9 @@ public struct StoreSync: Sendable {
     {
         var result: [ObjectKey: String] = [:]
         for object in objects {
-            guard let root else {
-                result[object.key] = object.etag
-                continue
-            }
-            guard let relative = object.key.relative(to: root) else { continue }
-            result[folder.map(relative.under) ?? relative] = object.etag
+            guard let relative = root.map(object.key.relative) ?? object.key else { continue }
+            let key = folder.map(relative.under) ?? relative
+            if key.isReference { result[key] = object.etag }
         }
         return result
     }

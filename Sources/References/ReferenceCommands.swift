@@ -41,6 +41,22 @@ extension ReferenceContext {
         return [try await promote(force: force, dryRun: dryRun)]
     }
 
+    /// `refs pull`: the checkout's references from `role`. A reviewer's named tests from feature
+    /// come from the branch's own push: the newest from `commit` (default the checkout's HEAD) or
+    /// its ancestors; outside a repository, or for tests never pushed with a record, feature's latest copy.
+    public func pull(tests: [String], from role: StoreRole, commit: String?, dryRun: Bool) async throws
+        -> [TransferReport]
+    {
+        let history = try? self.history()
+        guard role == .feature, !tests.isEmpty, let history, let sha = try? history.sha(commit ?? "HEAD") else {
+            if let commit, role == .feature {
+                _ = try self.history().sha(commit)  // says why the revision cannot be read
+            }
+            return [try await transfers.pull(tests: tests.isEmpty ? nil : tests, from: role, dryRun: dryRun)]
+        }
+        return try await transfers.pull(tests: tests, pushedBy: sha, history: history, dryRun: dryRun)
+    }
+
     /// `refs record`: re-records `tests` in the package and, with `push`, uploads them to feature.
     public func record(
         _ tests: [String], package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool, dryRun: Bool,

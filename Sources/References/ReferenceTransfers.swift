@@ -41,6 +41,10 @@ public struct TransferReport: Sendable, Encodable {
     public var pushed: [String] = []
     /// Develop references whose promoting commit is not in this clone, so could not be checked.
     public var unverified: [String] = []
+    /// Develop references a later merge promoted, which this promotion did not overwrite.
+    public var notOverwritten: [PromotionConflict] = []
+    /// For each test taken from feature's pushes, the commit whose push was taken.
+    public var pushCommits: [String: String] = [:]
     public var failures: [String] = []
 }
 
@@ -79,7 +83,47 @@ public struct ReferenceTransfers: Sendable {
         tests: [String]?, from role: StoreRole, excluding excluded: Set<String> = [],
         skippingMissing: Bool = false, dryRun: Bool
     ) async throws -> TransferReport {
-        let source = try stores.folder(role)
+        try await pull(
+            tests: tests, from: try stores.folder(role), excluding: excluded, skippingMissing: skippingMissing,
+            dryRun: dryRun)
+    }
+
+    /// `refs pull TEST… --from feature --commit REV`: each named test's references as the newest
+    /// push from `commit` or its ancestors left them (feature's latest copy for a test never
+    /// pushed with a record).
+    public func pull(tests: [String], pushedBy commit: String, history: CommitHistory, dryRun: Bool) async throws
+        -> [TransferReport]
+    {
+        let archive = PushArchive(feature: try stores.folder(.feature))
+        var groups: [String?: [String]] = [:]
+        for test in Set(tests).sorted() {
+            guard !(try await archive.commits(of: test)).isEmpty else {
+                groups[nil, default: []].append(test)
+                continue
+            }
+            let found = try await archive.newestPush(of: test, history: history) {
+                try history.isAncestor($0, of: commit) == true
+            }
+            guard let found else {
+                throw ReferenceError.noReferences(
+                    test: test, store: "feature's pushes from \(commit.prefix(12)) and its ancestors")
+            }
+            groups[found, default: []].append(test)
+        }
+        var reports: [TransferReport] = []
+        for (pushCommit, group) in groups.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+            let source = try pushCommit.map(archive.pushed) ?? archive.feature
+            var report = try await pull(tests: group, from: source, dryRun: dryRun)
+            if let pushCommit { for test in group { report.pushCommits[test] = pushCommit } }
+            reports.append(report)
+        }
+        return reports
+    }
+
+    private func pull(
+        tests: [String]?, from source: StoreFolder, excluding excluded: Set<String> = [],
+        skippingMissing: Bool = false, dryRun: Bool
+    ) async throws -> TransferReport {
         let local = stores.local(testPattern: testPattern)
         let sync = StoreSync(from: source, to: StoreFolder(store: local), parallelism: parallelism)
         var plan = try await sync.plan(tests: tests)
@@ -108,18 +152,64 @@ public struct ReferenceTransfers: Sendable {
 
     /// What a run needs before its tests: every test's references from `base` (develop), and the
     /// `changed` tests' from `changedFrom` (feature) where it holds them.
-    public func pullForRun(changed: [String], base: StoreRole, changedFrom: StoreRole?, dryRun: Bool) async throws
-        -> [TransferReport]
-    {
+    public func pullForRun(
+        changed: [String], changes: ChangeSet, history: CommitHistory?, base: StoreRole, changedFrom: StoreRole?,
+        dryRun: Bool
+    ) async throws -> [TransferReport] {
         var reports: [TransferReport] = []
         var taken: Set<String> = []
-        if let changedFrom, !changed.isEmpty {
-            let report = try await pull(tests: changed, from: changedFrom, skippingMissing: true, dryRun: dryRun)
-            taken = Set(report.tests)
-            reports.append(report)
+        if let changedFrom, let history, !changed.isEmpty {
+            let source = try stores.folder(changedFrom)
+            let sources = try await pushSources(of: changed, in: source, changes: changes, history: history)
+            for (commit, tests) in sources.pushed.sorted(by: { $0.key < $1.key }) {
+                var report = try await pull(
+                    tests: tests, from: try PushArchive(feature: source).pushed(by: commit), skippingMissing: true,
+                    dryRun: dryRun)
+                for test in tests { report.pushCommits[test] = commit }
+                taken.formUnion(report.tests)
+                reports.append(report)
+            }
+            if !sources.unrecorded.isEmpty {
+                let report = try await pull(
+                    tests: sources.unrecorded, from: source, skippingMissing: true, dryRun: dryRun)
+                taken.formUnion(report.tests)
+                reports.append(report)
+            }
         }
-        reports.insert(try await pull(tests: nil, from: base, excluding: taken, dryRun: dryRun), at: 0)
+        reports.insert(
+            try await pull(tests: nil, from: try stores.folder(base), excluding: taken, dryRun: dryRun), at: 0)
         return reports
+    }
+
+    /// Where each of `tests` comes from in `feature` for the comparison `changes`: the push of the
+    /// newest commit it brought in (an ancestor of the head, not of the base), grouped by commit;
+    /// tests never pushed with a record (feature's latest copy, as before records were kept); and
+    /// tests whose pushes all come from other commits.
+    func pushSources(of tests: [String], in feature: StoreFolder, changes: ChangeSet, history: CommitHistory)
+        async throws -> (pushed: [String: [String]], unrecorded: [String], notPushed: [String])
+    {
+        let archive = PushArchive(feature: feature)
+        var pushed: [String: [String]] = [:]
+        var unrecorded: [String] = []
+        var notPushed: [String] = []
+        for test in Set(tests).sorted() {
+            guard !(try await archive.commits(of: test)).isEmpty else {
+                unrecorded.append(test)
+                continue
+            }
+            let commit = try await archive.newestPush(of: test, history: history) {
+                try Self.isBroughtIn($0, by: changes, history: history)
+            }
+            if let commit { pushed[commit, default: []].append(test) } else { notPushed.append(test) }
+        }
+        return (pushed, unrecorded, notPushed)
+    }
+
+    /// Whether the comparison `changes` brought `commit` in: an ancestor of its head, not of its base.
+    static func isBroughtIn(_ commit: String, by changes: ChangeSet, history: CommitHistory) throws -> Bool {
+        guard try history.isAncestor(commit, of: changes.head) == true else { return false }
+        guard let base = changes.base else { return true }
+        return try history.isAncestor(commit, of: base) != true
     }
 
     /// The tests whose references a comparison changed: those whose test file or reference folder
@@ -152,6 +242,14 @@ public struct ReferenceTransfers: Sendable {
             }
             if known[commit] == true { pushed.insert(key.firstSegment) }
         }
+        // Pushes kept with a record: the latest copy may be another branch's by now.
+        for (test, commits) in try await PushArchive(feature: source).allCommits()
+        where !changes.promotable.contains(test) && !pushed.contains(test) {
+            for commit in commits {
+                if known[commit] == nil { known[commit] = try Self.isBroughtIn(commit, by: changes, history: history) }
+                if known[commit] == true { pushed.insert(test) }
+            }
+        }
         return (Set(changes.promotable).union(pushed).sorted(), pushed.sorted())
     }
 
@@ -183,14 +281,56 @@ public struct ReferenceTransfers: Sendable {
                 action: "push", from: local.name, to: destination.name, tests: Set(tests).sorted(),
                 commit: commit, dryRun: dryRun)
             reports.append(await carryOut(plan, with: sync, report: report, commit: commit, prune: prune))
+            if role == .feature, let commit, !dryRun, reports.last?.failures.isEmpty == true {
+                try await keep(tests, of: local, pushedBy: commit, in: destination)
+            }
         }
         return reports
     }
 
-    /// Makes `to` (develop) hold what `from` (feature) holds for `tests` (by default the tests the
-    /// comparison changed), recording the compared head commit. A develop reference that a later
-    /// merge promoted after the branch was cut is a conflict: reported, and overwritten only when
-    /// `force` is set.
+    /// Keeps `commit`'s push of `tests` in feature's archive beside the latest copy: the files, then
+    /// a record naming them and what develop held of each test, which later says what the push changed.
+    private func keep(_ tests: [String], of local: LocalReferences, pushedBy commit: String, in feature: StoreFolder)
+        async throws
+    {
+        let archive = PushArchive(feature: feature)
+        let kept = StoreSync(
+            from: StoreFolder(store: local), to: try archive.pushed(by: commit), parallelism: parallelism)
+        let plan = try await kept.plan(tests: tests)
+        let result = await kept.execute(plan, commit: commit, prune: true)
+        if let failure = result.failures.first {
+            throw StoreError.transport(
+                endpoint: feature.name, reason: "keeping the push of \(commit.prefix(12)): \(failure)")
+        }
+        let develop = stores.settings.address(of: .develop) == nil ? nil : try? stores.folder(.develop)
+        let pushedAt = ISO8601DateFormatter().string(from: Date())
+        for test in Set(tests).sorted() {
+            let files = try await Self.files(of: test, in: StoreFolder(store: local))
+            var base: [String: String]?
+            if let develop { base = try? await Self.files(of: test, in: develop) }
+            try await archive.save(
+                PushRecord(commit: commit, pushedAt: pushedAt, files: files, develop: base), of: test)
+        }
+    }
+
+    /// A test's files in a store: name → MD5.
+    static func files(of test: String, in folder: StoreFolder) async throws -> [String: String] {
+        let root = try ObjectKey(test).under(folder.prefix)
+        var files: [String: String] = [:]
+        for object in try await folder.store.list(under: root) {
+            if let name = object.key.relative(to: root) { files[name.rawValue] = object.etag }
+        }
+        return files
+    }
+
+    /// Promotes to `to` (develop) what the compared commits pushed of `tests` to `from` (feature),
+    /// by default the tests the comparison changed, recording the compared head commit. A test
+    /// pushed with a record is taken file by file from the push of the newest commit the comparison
+    /// brought in: the files that push added or changed against what develop held when it was
+    /// pushed (and, with `prune`, removes the ones it removed); every other file stays as develop
+    /// has it. A test never pushed with a record is taken whole from feature's latest copy. A
+    /// develop file a later merge promoted is not overwritten; one a merge promoted after the
+    /// branch was cut is a conflict: reported, and overwritten only when `force` is set.
     public func promote(
         tests: [String]?, changes: ChangeSet, history: CommitHistory,
         from: StoreRole = .feature, to: StoreRole = .develop,
@@ -206,15 +346,58 @@ public struct ReferenceTransfers: Sendable {
             commit: changes.head, dryRun: dryRun)
         report.pushed = pushed
         guard !tests.isEmpty else { return report }
-        let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
-        let plan = try await sync.plan(tests: tests)
-        for test in plan.testsWithoutReferences { report.skipped[test] = "no references in \(source.name)" }
+        let sources = try await pushSources(of: tests, in: source, changes: changes, history: history)
+        for test in sources.notPushed {
+            report.skipped[test] = "changed by this merge, but no references were pushed from its commits"
+        }
+        // A unit is one source: feature's latest copy (whose changes are checked against merges
+        // after the branch was cut), or one commit's push (whose record says which files it changed).
+        var units: [(sync: StoreSync, plan: SyncPlan, recorded: Bool)] = []
+        if !sources.unrecorded.isEmpty {
+            let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
+            let plan = try await sync.plan(tests: sources.unrecorded)
+            for test in plan.testsWithoutReferences { report.skipped[test] = "no references in \(source.name)" }
+            units.append((sync, plan, false))
+        }
+        let archive = PushArchive(feature: source)
+        for (commit, group) in sources.pushed.sorted(by: { $0.key < $1.key }) {
+            let sync = StoreSync(from: try archive.pushed(by: commit), to: destination, parallelism: parallelism)
+            var plan = try await sync.plan(tests: group)
+            var changed: Set<ObjectKey> = []
+            var removed: Set<ObjectKey> = []
+            for test in group {
+                report.pushCommits[test] = commit
+                guard let record = try await archive.record(of: test, by: commit) else { continue }
+                let changes = record.changes
+                changed.formUnion(
+                    try changes.changed.map { (name) throws(StoreError) in try ObjectKey("\(test)/\(name)") })
+                removed.formUnion(
+                    try changes.removed.map { (name) throws(StoreError) in try ObjectKey("\(test)/\(name)") })
+            }
+            plan.copies.removeAll { !changed.contains($0) }
+            plan.overwrites.removeAll { !changed.contains($0) }
+            plan.stale.removeAll { !removed.contains($0) }
+            units.append((sync, plan, true))
+        }
         let cut = try history.branchPoint(of: changes)
-        try await check(
-            plan.overwrites + (prune ? plan.stale : []), in: destination, cut: cut, head: changes.head,
-            history: history, report: &report)
+        for index in units.indices {
+            let later = try await check(
+                units[index].plan.overwrites + (prune ? units[index].plan.stale : []), in: destination,
+                cut: units[index].recorded ? nil : cut, head: changes.head, history: history, report: &report)
+            units[index].plan.copies.removeAll(where: later.contains)
+            units[index].plan.overwrites.removeAll(where: later.contains)
+            units[index].plan.stale.removeAll(where: later.contains)
+        }
         if !report.conflicts.isEmpty, !force, !dryRun { throw ReferenceError.developChanged(report.conflicts) }
-        return await carryOut(plan, with: sync, report: report, commit: changes.head, prune: prune)
+        for unit in units {
+            let done = await carryOut(unit.plan, with: unit.sync, report: report, commit: changes.head, prune: prune)
+            report.copied += done.copied
+            report.deleted += done.deleted
+            report.failures += done.failures
+            report.stale += done.stale
+            report.identical += done.identical
+        }
+        return report
     }
 
     /// Tests with references in develop (or `role`) whose test file is gone from the checkout.
@@ -224,6 +407,7 @@ public struct ReferenceTransfers: Sendable {
         var totals: [String: (objects: Int, bytes: Int64)] = [:]
         for object in try await location.store.list(under: location.prefix) {
             let key = location.prefix.flatMap { object.key.relative(to: $0) } ?? object.key
+            guard key.isReference else { continue }
             totals[key.firstSegment, default: (0, 0)].objects += 1
             totals[key.firstSegment, default: (0, 0)].bytes += object.size
         }
@@ -232,24 +416,33 @@ public struct ReferenceTransfers: Sendable {
             .sorted { $0.test < $1.test }
     }
 
-    /// Finds, among the destination objects about to be replaced or deleted, those a commit that
-    /// is not an ancestor of the cut put there: a merge after the branch was cut.
+    /// Reads who promoted the destination objects about to be replaced or deleted: one a later
+    /// merge promoted (a descendant of `head`) is not to be touched, and is returned; with a `cut`,
+    /// one a merge that is not an ancestor of it promoted (merged after the branch was cut) is a conflict.
     private func check(
         _ keys: [ObjectKey], in destination: StoreFolder, cut: String?, head: String,
         history: CommitHistory, report: inout TransferReport
-    ) async throws {
-        guard let cut, !keys.isEmpty else { return }
+    ) async throws -> Set<ObjectKey> {
+        guard !keys.isEmpty else { return [] }
         let commits = try await StoreSync.concurrently(keys, limit: parallelism) { key async throws(StoreError) in
             try await destination.store.metadata(of: key.under(destination.prefix))[StoreSync.commitMetadata]
         }
+        var later: Set<ObjectKey> = []
         for (key, commit) in zip(keys, commits) {
             guard let commit, commit != head else { continue }
+            if try history.isAncestor(head, of: commit) == true {
+                later.insert(key)
+                report.notOverwritten.append(PromotionConflict(key: key.rawValue, commit: commit))
+                continue
+            }
+            guard let cut else { continue }
             switch try history.isAncestor(commit, of: cut) {
             case true?: break
             case false?: report.conflicts.append(PromotionConflict(key: key.rawValue, commit: commit))
             case nil: report.unverified.append(key.rawValue)
             }
         }
+        return later
     }
 
     /// Executes `plan` (unless a dry run) and fills in the report.

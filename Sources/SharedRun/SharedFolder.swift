@@ -43,7 +43,7 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
         guard !run.isEmpty, run.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
             throw .unsafeKey(run, reason: "a run id is letters, digits, '-', '_' and '.'")
         }
-        return try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "pipeline-runs/\(run)")
+        return try ObjectKey((prefix.map { $0.rawValue + "/" } ?? "") + "\(ObjectKey.runsFolder)/\(run)")
     }
 
     /// Where a node's last report in a CI run is kept, for `--failed` when the job is re-run on

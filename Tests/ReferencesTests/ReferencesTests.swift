@@ -159,3 +159,36 @@ struct TransferReportTests {
         #expect(throws: ReferenceError.incomplete(failed: 1, total: 3)) { try TransferReport.requireComplete([report]) }
     }
 }
+
+@Suite("what a push changed")
+struct PushRecordTests {
+    @Test("files added or changed against develop at the push, and files it removed")
+    func changes() {
+        let record = PushRecord(
+            commit: String(repeating: "a", count: 40), pushedAt: "2026-11-23T06:00:00Z",
+            files: ["same.png": "1", "changed.png": "2", "new.png": "3"],
+            develop: ["same.png": "1", "changed.png": "9", "gone.png": "4"])
+        #expect(record.changes.changed == ["changed.png", "new.png"])
+        #expect(record.changes.removed == ["gone.png"])
+        let unknownDevelop = PushRecord(commit: record.commit, pushedAt: "", files: ["a.png": "1"], develop: nil)
+        #expect(unknownDevelop.changes.changed == ["a.png"])
+        #expect(unknownDevelop.changes.removed.isEmpty)
+    }
+
+    @Test("the archive reads only full commit ids from record names")
+    func commitNames() {
+        #expect(PushArchive.isCommit(String(repeating: "0f", count: 20)))
+        #expect(!PushArchive.isCommit("HEAD"))
+        #expect(!PushArchive.isCommit(String(repeating: "g", count: 40)))
+        #expect(!PushArchive.isCommit("../" + String(repeating: "a", count: 37)))
+    }
+
+    @Test("keys that are not references: top-level objects, hidden folders, the shared runs' folder")
+    func references() throws {
+        #expect(try ObjectKey("LoginTests/test_login.1.png").isReference)
+        #expect(try !ObjectKey("pipeline-timings.json").isReference)
+        #expect(try !ObjectKey(".pushes/abc/LoginTests/test_login.1.png").isReference)
+        #expect(try !ObjectKey(".push-records/LoginTests/abc.json").isReference)
+        #expect(try !ObjectKey("pipeline-runs/42/plan.json").isReference)
+    }
+}
