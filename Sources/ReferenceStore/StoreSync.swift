@@ -24,6 +24,8 @@ public struct SyncPlan: Equatable, Sendable {
     public var stale: [ObjectKey] = []
     /// Tests with no reference at the source at all.
     public var testsWithoutReferences: [String] = []
+    /// The source's ETag (MD5) of each object to copy.
+    public var sourceETags: [ObjectKey: String] = [:]
 }
 
 public struct PromotionResult: Equatable, Sendable {
@@ -95,6 +97,7 @@ public struct StoreSync: Sendable {
                 plan.copies.append(key)
                 plan.overwrites.append(key)
             }
+            if present[key] != etag { plan.sourceETags[key] = etag }
         }
         plan.stale = present.keys.filter { wanted[$0] == nil }.sorted()
         let withReferences = Set(wanted.keys.map(\.firstSegment))
@@ -184,7 +187,7 @@ public struct StoreSync: Sendable {
 
     /// Runs `work` on each item, at most `limit` at a time. `completed` hears each outcome as it
     /// comes, with the item's index, and returns false to start nothing more.
-    static func bounded<Item: Sendable, Output: Sendable>(
+    public static func bounded<Item: Sendable, Output: Sendable>(
         _ items: [Item], limit: Int, _ work: @escaping @Sendable (Item) async throws(StoreError) -> Output,
         completed: (Int, Result<Output, StoreError>) async -> Bool
     ) async {

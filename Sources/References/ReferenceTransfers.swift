@@ -45,6 +45,8 @@ public struct TransferReport: Sendable, Encodable {
     public var notOverwritten: [PromotionConflict] = []
     /// For each test taken from feature's pushes, the commit whose push was taken.
     public var pushCommits: [String: String] = [:]
+    /// What the command could not guarantee, one line each.
+    public var notes: [String] = []
     public var failures: [String] = []
 }
 
@@ -64,6 +66,15 @@ public struct ReferenceTransfers: Sendable {
     public let parallelism: Int
     /// Hears `(action, done, total)` as objects are copied or deleted.
     public let progress: @Sendable (String, Int, Int) async -> Void
+    /// How long a promotion's claim on a test holds before another job may complete it: 60 s, or
+    /// `PIPELINE_PROMOTION_LEASE` seconds (docs/references.md).
+    public var promotionLease = ReferenceTransfers.lease(ProcessInfo.processInfo.environment)
+
+    static func lease(_ environment: [String: String]) -> Duration {
+        guard let seconds = environment["PIPELINE_PROMOTION_LEASE"].flatMap(Double.init), seconds > 0, seconds < 86_400
+        else { return .seconds(60) }
+        return .milliseconds(Int64(seconds * 1000))
+    }
 
     public init(
         stores: ReferenceStores, testPattern: String, parallelism: Int = 16,
@@ -83,9 +94,30 @@ public struct ReferenceTransfers: Sendable {
         tests: [String]?, from role: StoreRole, excluding excluded: Set<String> = [],
         skippingMissing: Bool = false, dryRun: Bool
     ) async throws -> TransferReport {
-        try await pull(
-            tests: tests, from: try stores.folder(role), excluding: excluded, skippingMissing: skippingMissing,
-            dryRun: dryRun)
+        let folder = try stores.folder(role)
+        let unfinished = role == .develop ? try await awaitPromotions(in: folder, of: tests) : []
+        var report = try await pull(
+            tests: tests, from: folder, excluding: excluded, skippingMissing: skippingMissing, dryRun: dryRun)
+        if !unfinished.isEmpty {
+            report.notes.append(
+                "a promotion of \(unfinished.joined(separator: ", ")) stopped midway, so \(folder.name) may hold files of "
+                    + "two merges there; re-running that promotion (or the next one) completes it")
+        }
+        return report
+    }
+
+    /// Waits, up to a promotion's lease, while promotions write the folders of `tests` (all when
+    /// nil) in `develop`; returns those still being written then (a job that stopped midway).
+    private func awaitPromotions(in develop: StoreFolder, of tests: [String]?) async throws -> [String] {
+        guard develop.store is any SharedStore else { return [] }
+        let ledger = PromotionLedger(develop: develop, feature: develop, lease: promotionLease, parallelism: 1)
+        let deadline = ContinuousClock.now + promotionLease
+        while true {
+            var busy = try await ledger.inProgress()
+            if let tests { busy.formIntersection(tests) }
+            if busy.isEmpty || ContinuousClock.now >= deadline { return busy.sorted() }
+            try await Task.sleep(for: .milliseconds(250))
+        }
     }
 
     /// `refs pull TEST… --from feature --commit REV`: each named test's references as the newest
@@ -390,14 +422,78 @@ public struct ReferenceTransfers: Sendable {
         }
         if !report.conflicts.isEmpty, !force, !dryRun { throw ReferenceError.developChanged(report.conflicts) }
         for unit in units {
-            let done = await carryOut(unit.plan, with: unit.sync, report: report, commit: changes.head, prune: prune)
-            report.copied += done.copied
-            report.deleted += done.deleted
-            report.failures += done.failures
-            report.stale += done.stale
-            report.identical += done.identical
+            report.identical += unit.plan.identical.count
+            report.stale += unit.plan.stale.map(\.rawValue)
         }
+        if dryRun {
+            report.copied = units.flatMap { $0.plan.copies.map(\.rawValue) }
+            if prune { report.deleted = report.stale }
+            return report
+        }
+        do {
+            try await promoteInOrder(
+                units, into: destination, merge: changes.head, history: history, prune: prune,
+                report: &report)
+        } catch StoreError.conditionalWritesUnsupported(let store, _) {
+            report.notes.append(
+                "\(store) cannot write conditionally, so promotions running at the same time are not ordered; "
+                    + "each object was checked before it was overwritten")
+            for unit in units {
+                let done = await carryOut(
+                    unit.plan, with: unit.sync, report: report, commit: changes.head, prune: prune)
+                report.copied += done.copied
+                report.deleted += done.deleted
+                report.failures += done.failures
+            }
+        }
+        report.copied.sort()
+        report.deleted.sort()
         return report
+    }
+
+    /// Carries the units' plans out test by test through develop's promotion record, so jobs
+    /// promoting one test at once end in merge order and a stopped job's test is completed by the next.
+    private func promoteInOrder(
+        _ units: [(sync: StoreSync, plan: SyncPlan, recorded: Bool)], into destination: StoreFolder, merge: String,
+        history: CommitHistory, prune: Bool, report: inout TransferReport
+    ) async throws {
+        var work: [(test: String, copies: [PromotionLedger.Record.Copy], deletes: [String])] = []
+        for unit in units {
+            let source = unit.sync.source
+            let tests = Set(unit.plan.copies.map(\.firstSegment) + (prune ? unit.plan.stale.map(\.firstSegment) : []))
+            for test in tests.sorted() {
+                let copies = unit.plan.copies.filter { $0.firstSegment == test }.map { key in
+                    PromotionLedger.Record.Copy(
+                        name: String(key.rawValue.dropFirst(test.count + 1)), source: key.under(source.prefix).rawValue,
+                        md5: unit.plan.sourceETags[key] ?? "")
+                }
+                let deletes =
+                    prune
+                    ? unit.plan.stale.filter { $0.firstSegment == test }.map {
+                        String($0.rawValue.dropFirst(test.count + 1))
+                    } : []
+                work.append((test, copies, deletes))
+            }
+        }
+        let ledger = PromotionLedger(
+            develop: destination, feature: StoreFolder(store: units.first?.sync.source.store ?? destination.store),
+            lease: promotionLease, parallelism: parallelism)
+        // One test after another: the history is read on this task alone.
+        var outcomes: [PromotionLedger.Outcome] = []
+        for item in work {
+            outcomes.append(
+                try await ledger.promote(
+                    item.test, copies: item.copies, deletes: item.deletes, merge: merge, history: history))
+        }
+        var done = 0
+        for outcome in outcomes {
+            report.copied += outcome.copied
+            report.deleted += outcome.deleted
+            report.failures += outcome.failures
+            report.notOverwritten += outcome.notOverwritten
+            done += outcome.copied.count + outcome.deleted.count
+        }
+        await progress("promote", done, done)
     }
 
     /// Tests with references in develop (or `role`) whose test file is gone from the checkout.
@@ -481,6 +577,7 @@ extension TransferReport {
             lines.append(
                 "  pushed by the compared commits (their test files did not change): " + pushed.joined(separator: ", "))
         }
+        lines += notes.map { "  note: \($0)" }
         let deleting = dryRun ? "would delete" : "deleted"
         lines.append(
             "  \(dryRun ? "would copy" : "copied") \(copied.count), identical \(identical), \(deleting) \(deleted.count)"

@@ -10,27 +10,10 @@ import Testing
 @testable import Pipelines
 @testable import References
 
-/// Runs git in `folder` and returns what it printed.
-@discardableResult
-func git(_ folder: URL, _ arguments: String...) throws -> String {
-    let git = Process()
-    let output = Pipe()
-    git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    git.arguments = ["git", "-C", folder.path, "-c", "user.name=T", "-c", "user.email=t@example.com"] + arguments
-    git.standardOutput = output
-    try git.run()
-    let printed = output.fileHandleForReading.readDataToEndOfFile()
-    git.waitUntilExit()
-    #expect(git.terminationStatus == 0, "git \(arguments)")
-    return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
 /// A git repository at `folder` with two empty commits; returns them, oldest first.
 func gitInit(_ folder: URL) throws -> (base: String, head: String) {
-    try git(folder, "init", "-q")
-    try git(folder, "commit", "-q", "--allow-empty", "-m", "base")
-    try git(folder, "commit", "-q", "--allow-empty", "-m", "head")
-    return (try git(folder, "rev-parse", "HEAD~1"), try git(folder, "rev-parse", "HEAD"))
+    let commits = try Scratch.commits(2, in: folder)
+    return (commits[0], commits[1])
 }
 
 /// A change set as `pipeline changes --json` prints it: `promotable` are the tests it touched.

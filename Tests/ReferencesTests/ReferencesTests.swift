@@ -192,3 +192,115 @@ struct PushRecordTests {
         #expect(try !ObjectKey("pipeline-runs/42/plan.json").isReference)
     }
 }
+
+@Suite("develop's promotion record: promotions of one test end in merge order")
+struct PromotionLedgerTests {
+    /// Feature and develop folder stores and a history of three commits: a base, then merges m1 and m2.
+    private struct Fixture {
+        let root: URL
+        let commits: [String]
+        let history: CommitHistory
+        let feature: FolderStore
+        let develop: FolderStore
+
+        init() throws {
+            root = try Scratch.folder("ledger")
+            commits = try Scratch.commits(3, in: root)
+            history = try CommitHistory(repositoryPath: root.path)
+            feature = FolderStore(root: root.appendingPathComponent("feature"))
+            develop = FolderStore(root: root.appendingPathComponent("develop"))
+        }
+
+        var m1: String { commits[1] }
+        var m2: String { commits[2] }
+
+        func ledger(lease: Duration = .seconds(60)) -> PromotionLedger {
+            PromotionLedger(
+                develop: StoreFolder(store: develop), feature: StoreFolder(store: feature), lease: lease, parallelism: 4
+            )
+        }
+
+        /// A source file in feature, as a copy of `name` in a plan.
+        func source(_ name: String, _ content: String) throws -> PromotionLedger.Record.Copy {
+            let key = "src/\(UUID().uuidString)/\(name)"
+            try Scratch.write(content, to: root.appendingPathComponent("feature/\(key)"))
+            return PromotionLedger.Record.Copy(
+                name: name, source: key, md5: try Digest.hex(of: Data(content.utf8), .md5))
+        }
+
+        func developFile(_ name: String) -> String? {
+            try? String(contentsOf: root.appendingPathComponent("develop/T/\(name)"), encoding: .utf8)
+        }
+
+        func write(_ record: PromotionLedger.Record) async throws {
+            try await develop.put(
+                try JSONEncoder().encode(record), to: try ObjectKey(".promotions/T.json"), condition: .always)
+        }
+    }
+
+    @Test("a job that stopped midway is completed by the next one, before its own files")
+    func rollForward() async throws {
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        var stopped = PromotionLedger.Record()
+        stopped.pending = PromotionLedger.Record.Pending(
+            commit: fixture.m1, leaseUntil: Date().timeIntervalSince1970 - 1,
+            copies: [try fixture.source("a.png", "a by m1"), try fixture.source("b.png", "b by m1")], deletes: [])
+        try await fixture.write(stopped)
+        // m1's job copied b before it was killed.
+        try Scratch.write("b by m1", to: fixture.root.appendingPathComponent("develop/T/b.png"))
+
+        let outcome = try await fixture.ledger().promote(
+            "T", copies: [try fixture.source("b.png", "b by m2")], deletes: [], merge: fixture.m2,
+            history: fixture.history)
+        #expect(outcome.copied == ["T/b.png"])
+        #expect(fixture.developFile("a.png") == "a by m1", "the stopped job's plan was completed")
+        #expect(fixture.developFile("b.png") == "b by m2", "then the later merge's own")
+        let (record, _) = try await fixture.ledger().read("T")
+        #expect(record.pending == nil)
+        #expect(record.files["a.png"]?.commit == fixture.m1)
+        #expect(record.files["b.png"]?.commit == fixture.m2)
+        #expect(try await fixture.ledger().inProgress().isEmpty)
+    }
+
+    @Test("an earlier merge's job that runs late leaves what the later merge wrote")
+    func laterMergeWins() async throws {
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        _ = try await fixture.ledger().promote(
+            "T", copies: [try fixture.source("a.png", "a by m2")], deletes: [], merge: fixture.m2,
+            history: fixture.history)
+        let late = try await fixture.ledger().promote(
+            "T", copies: [try fixture.source("a.png", "a by m1"), try fixture.source("c.png", "c by m1")],
+            deletes: [], merge: fixture.m1, history: fixture.history)
+        #expect(late.copied == ["T/c.png"])
+        #expect(late.notOverwritten == [PromotionConflict(key: "T/a.png", commit: fixture.m2)])
+        #expect(fixture.developFile("a.png") == "a by m2")
+        #expect(fixture.developFile("c.png") == "c by m1")
+    }
+
+    @Test("a job re-run finishes its own claim at once; another job waits for a live claim's lease")
+    func ownClaim() async throws {
+        let fixture = try Fixture()
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        var claimed = PromotionLedger.Record()
+        claimed.pending = PromotionLedger.Record.Pending(
+            commit: fixture.m1, leaseUntil: Date().timeIntervalSince1970 + 1,
+            copies: [try fixture.source("a.png", "a by m1")], deletes: [])
+        try await fixture.write(claimed)
+        let start = ContinuousClock.now
+        let other = try await fixture.ledger().promote(
+            "T", copies: [try fixture.source("b.png", "b by m2")], deletes: [], merge: fixture.m2,
+            history: fixture.history)
+        #expect(ContinuousClock.now - start >= .milliseconds(700), "it waited for the live claim")
+        #expect(other.copied == ["T/b.png"])
+        #expect(fixture.developFile("a.png") == "a by m1")
+
+        claimed.pending?.leaseUntil = Date().timeIntervalSince1970 + 600
+        claimed.pending?.copies = [try fixture.source("d.png", "d by m1")]
+        try await fixture.write(claimed)
+        let rerun = try await fixture.ledger().promote(
+            "T", copies: [], deletes: [], merge: fixture.m1, history: fixture.history)
+        #expect(rerun.copied == ["T/d.png"], "its own claim, finished without waiting for the lease")
+    }
+}
