@@ -65,8 +65,15 @@ public struct S3Store: ObjectStore {
 
     /// One request: the whole listing when it fits in a page of `limit`, else nil.
     public func listIfSmall(under prefix: ObjectKey?, atMost limit: Int) async throws(StoreError) -> [ObjectInfo]? {
-        let page = try await listPage(under: prefix, after: nil, size: min(limit, settings.pageSize))
-        return page.next == nil ? page.objects.sorted { $0.key < $1.key } : nil
+        var objects: [ObjectInfo] = []
+        var token: String?
+        repeat {
+            let page = try await listPage(under: prefix, after: token, size: min(limit, settings.pageSize))
+            objects += page.objects
+            token = page.next
+            if objects.count > limit || (token != nil && objects.count >= limit) { return nil }
+        } while token != nil
+        return objects.sorted { $0.key < $1.key }
     }
 
     /// One ListObjectsV2 request, and the token of the next page when there is one.

@@ -83,8 +83,10 @@ public struct StoreSync: Sendable {
         return Self.compare(wanted: sides[0], present: sides[1], tests: folders.map(\.rawValue))
     }
 
-    /// Objects a store lists in one request before a promotion lists per test instead.
-    static let smallListing = 1000
+    /// Objects a store lists whole (in two requests of a thousand at most) before a promotion lists
+    /// per test instead; develop's and feature's bookkeeping (`.promotions/`, `.push-records/`) sort
+    /// first and count too.
+    static let smallListing = 2000
 
     private static func compare(wanted: [ObjectKey: String], present: [ObjectKey: String], tests: [String]?) -> SyncPlan
     {

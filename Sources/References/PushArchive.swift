@@ -95,9 +95,11 @@ public struct PushArchive: Sendable {
     /// none does. Newest: the one no other accepted commit descends from (the latest pushed time
     /// among several such, as from branches merged together).
     public func newestPush(
-        of test: String, history: CommitHistory, where include: (String) throws -> Bool
+        of test: String, among commits: [String]? = nil, history: CommitHistory, where include: (String) throws -> Bool
     ) async throws -> String? {
-        let accepted = try await commits(of: test).filter(include)
+        let listed: [String]
+        if let commits { listed = commits } else { listed = try await self.commits(of: test) }
+        let accepted = try listed.filter(include)
         guard accepted.count > 1 else { return accepted.first }
         var tips: [String] = []
         for commit in accepted {

@@ -221,16 +221,21 @@ public struct ReferenceTransfers: Sendable {
         async throws -> (pushed: [String: [String]], unrecorded: [String], notPushed: [String])
     {
         let archive = PushArchive(feature: feature)
+        let recorded = try await archive.allCommits()  // one listing for every test
         var pushed: [String: [String]] = [:]
         var unrecorded: [String] = []
         var notPushed: [String] = []
+        var known: [String: Bool] = [:]
         for test in Set(tests).sorted() {
-            guard !(try await archive.commits(of: test)).isEmpty else {
+            guard let commits = recorded[test], !commits.isEmpty else {
                 unrecorded.append(test)
                 continue
             }
-            let commit = try await archive.newestPush(of: test, history: history) {
-                try Self.isBroughtIn($0, by: changes, history: history)
+            let commit = try await archive.newestPush(of: test, among: commits, history: history) { commit in
+                if let answer = known[commit] { return answer }
+                let answer = try Self.isBroughtIn(commit, by: changes, history: history)
+                known[commit] = answer
+                return answer
             }
             if let commit { pushed[commit, default: []].append(test) } else { notPushed.append(test) }
         }
@@ -477,13 +482,19 @@ public struct ReferenceTransfers: Sendable {
         }
         let ledger = PromotionLedger(
             develop: destination, feature: StoreFolder(store: units.first?.sync.source.store ?? destination.store),
-            lease: promotionLease, parallelism: parallelism)
-        // One test after another: the history is read on this task alone.
-        var outcomes: [PromotionLedger.Outcome] = []
-        for item in work {
-            outcomes.append(
-                try await ledger.promote(
-                    item.test, copies: item.copies, deletes: item.deletes, merge: merge, history: history))
+            lease: promotionLease, parallelism: max(2, parallelism / 4))
+        // Four tests at a time, each with its own reading of the history (libgit2's handles have one owner).
+        let repository = history.workTree
+        let outcomes = try await StoreSync.concurrently(work, limit: 4) { item async throws(StoreError) in
+            do {
+                return try await ledger.promote(
+                    item.test, copies: item.copies, deletes: item.deletes, merge: merge,
+                    history: try CommitHistory(repositoryPath: repository))
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                throw StoreError.io(path: item.test, reason: "\(error)")
+            }
         }
         var done = 0
         for outcome in outcomes {
