@@ -13,7 +13,9 @@ struct RefsCommand: AsyncParsableCommand {
             __Snapshots__/<Test>/ (swift-snapshot-testing's layout), or in references.local/<Test>/. \
             Every transfer copies only what differs and is safe to re-run.
             """,
-        subcommands: [Pull.self, Push.self, Record.self, Promote.self, Orphans.self, Diff.self, Report.self]
+        subcommands: [
+            Pull.self, Push.self, Record.self, Promote.self, Prune.self, Orphans.self, Diff.self, Report.self,
+        ]
     )
 
     struct Pull: AsyncParsableCommand {
@@ -108,6 +110,31 @@ struct RefsCommand: AsyncParsableCommand {
                 tests: tests, changes: changeOptions.query, force: force, prune: prune, dryRun: options.dryRun
             ) { question in try Confirmation.ask(question, yes: yes) }
             try options.finish(reports)
+        }
+    }
+
+    struct Prune: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove feature's kept pushes that are old, or already merged and promoted.",
+            discussion: """
+                Maintainers, now and then (or a scheduled CI job): feature keeps every push under its \
+                commit (docs/references.md). This removes those a promotion already took in (their commit \
+                is an ancestor of the merge that last promoted the test) and, with --older-than, those \
+                pushed longer ago than that. Feature's latest copies are never touched.
+                """
+        )
+
+        @OptionGroup var options: ReferenceOptions
+        @Option(
+            help: ArgumentHelp("Also remove pushes older than this (e.g. 30d, 12h).", valueName: "duration"),
+            transform: duration("--older-than"))
+        var olderThan: Duration?
+
+        func run() async throws {
+            let pruned = try await options.context().prune(olderThan: olderThan, dryRun: options.dryRun)
+            if options.json { return try Console.json(pruned) }
+            for push in pruned { Console.out("\(push.test) \(push.commit.prefix(12)): \(push.reason)") }
+            Console.out("\(options.dryRun ? "would remove" : "removed") \(pruned.count) kept push(es)")
         }
     }
 

@@ -50,10 +50,10 @@ enum DecimalNumber {
 
 extension Duration {
     private static let units: [(suffix: String, milliseconds: Double)] = [
-        ("ms", 1), ("h", 3_600_000), ("m", 60_000), ("s", 1_000),
+        ("ms", 1), ("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000),
     ]
 
-    /// Parses durations as written in specs: `90s`, `2m`, `1h`, `1h30m`, `500ms`, `1.5s`.
+    /// Parses durations as written in specs: `90s`, `2m`, `1h`, `1h30m`, `500ms`, `1.5s`, `30d`.
     /// A leading `-` is accepted here so validation can say "must be greater than zero".
     public init?(parsingSpec text: String) {
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))

@@ -57,6 +57,11 @@ extension ReferenceContext {
         return try await transfers.pull(tests: tests, pushedBy: sha, history: history, dryRun: dryRun)
     }
 
+    /// `refs prune`: feature's kept pushes older than `age`, or already merged and promoted, removed.
+    public func prune(olderThan age: Duration?, dryRun: Bool) async throws -> [PrunedPush] {
+        try await transfers.prunePushes(olderThan: age, history: try? history(), dryRun: dryRun)
+    }
+
     /// `refs record`: re-records `tests` in the package and, with `push`, uploads them to feature.
     public func record(
         _ tests: [String], package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool, dryRun: Bool,

@@ -50,6 +50,13 @@ public struct TransferReport: Sendable, Encodable {
     public var failures: [String] = []
 }
 
+/// A push of feature's archive that `refs prune` removed (or, in a dry run, would remove).
+public struct PrunedPush: Sendable, Equatable, Encodable {
+    public let test: String
+    public let commit: String
+    public let reason: String
+}
+
 /// A test with references in develop and no test file in the checkout.
 public struct Orphan: Sendable, Equatable, Encodable {
     public let test: String
@@ -505,6 +512,39 @@ public struct ReferenceTransfers: Sendable {
             done += outcome.copied.count + outcome.deleted.count
         }
         await progress("promote", done, done)
+    }
+
+    /// `refs prune`: removes feature's kept pushes that are older than `age` (when given), and those
+    /// a promotion already took in (their commit is an ancestor of the merge develop's record says
+    /// last promoted the test; only with `history`). The latest copies are never touched.
+    public func prunePushes(olderThan age: Duration?, history: CommitHistory?, dryRun: Bool, now: Date = Date())
+        async throws -> [PrunedPush]
+    {
+        let feature = try stores.folder(.feature)
+        let archive = PushArchive(feature: feature)
+        let develop = stores.settings.address(of: .develop) == nil ? nil : try stores.folder(.develop)
+        let ledger = develop.map {
+            PromotionLedger(develop: $0, feature: feature, lease: promotionLease, parallelism: 1)
+        }
+        let formatter = ISO8601DateFormatter()
+        var pruned: [PrunedPush] = []
+        for (test, commits) in try await archive.allCommits().sorted(by: { $0.key < $1.key }) {
+            let promoted = try await ledger?.read(test).record.commit
+            for commit in commits.sorted() {
+                var reason: String?
+                if let age, let record = try await archive.record(of: test, by: commit),
+                    let pushedAt = formatter.date(from: record.pushedAt), now.timeIntervalSince(pushedAt) >= age.seconds
+                {
+                    reason = "pushed \(record.pushedAt), older than \(age.specText)"
+                } else if let promoted, let history, try history.isAncestor(commit, of: promoted) == true {
+                    reason = "merged and promoted by \(promoted.prefix(12))"
+                }
+                guard let reason else { continue }
+                if !dryRun { try await archive.remove(test, by: commit) }
+                pruned.append(PrunedPush(test: test, commit: commit, reason: reason))
+            }
+        }
+        return pruned
     }
 
     /// Tests with references in develop (or `role`) whose test file is gone from the checkout.

@@ -126,3 +126,42 @@ struct BranchReferencesTests {
         #expect(try developLogin(repo).login == "login v1")
     }
 }
+
+@Suite("pipeline refs prune: feature's kept pushes")
+struct PruneTests {
+    @Test("pushes a promotion took in are removed, an open branch's is kept until it is old; latest copies stay")
+    func prune() async throws {
+        let repo = try SnapshotRepository(references: try await RefsBackend.folder.references())
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        let initial = try repo.sha()
+        #expect(try repo.pipeline("refs", "promote", "LoginTests").status == 0)
+        try repo.git("checkout", "-q", "-b", "open-branch")
+        try repo.write(BranchReferencesTests.login, "login open")
+        try repo.commitAll("open")
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        let open = try repo.sha()
+        let pushes = repo.root.appendingPathComponent("store/feature/.pushes")
+        #expect(FileManager.default.fileExists(atPath: pushes.appendingPathComponent(initial).path))
+
+        let merged = try PipelineBinary.run(
+            ["refs", "prune", "--json"], in: repo.root, environment: RefsBackend.environment)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        let removed = try #require(
+            try JSONSerialization.jsonObject(with: Data(merged.stdout.utf8)) as? [[String: String]])
+        #expect(removed.map { $0["commit"] } == [initial])
+        #expect(removed.first?["reason"]?.hasPrefix("merged and promoted by") == true)
+        #expect(!FileManager.default.fileExists(atPath: pushes.appendingPathComponent("\(initial)/LoginTests").path))
+        #expect(FileManager.default.fileExists(atPath: pushes.appendingPathComponent("\(open)/LoginTests").path))
+
+        let young = try repo.pipeline("refs", "prune", "--older-than", "30d")
+        #expect(young.stdout.contains("removed 0 kept push(es)"), "\(young.stdout)")
+        let old = try repo.pipeline("refs", "prune", "--older-than", "0s")
+        #expect(old.stdout.contains("LoginTests \(open.prefix(12)): pushed"), "\(old.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: pushes.appendingPathComponent("\(open)/LoginTests").path))
+        #expect(repo.read(BranchReferencesTests.login) == "login open")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: repo.root.appendingPathComponent("store/feature/LoginTests/test_login.1.png").path),
+            "the latest copy stays")
+    }
+}
