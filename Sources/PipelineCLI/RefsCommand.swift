@@ -81,9 +81,12 @@ struct RefsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Copy the changed tests' references from feature to develop.",
             discussion: """
-                CI, after a merge: 'pipeline refs promote' finds the tests the merge changed and makes \
-                develop hold what feature holds for them, recording the merge commit. If a later merge \
-                promoted develop's copy after this branch was cut, it stops; --force overwrites.
+                CI, after a merge: 'pipeline refs promote' finds the tests the merge changed and copies to \
+                develop, file by file, what the merged branch itself pushed of them (feature keeps every \
+                push under its commit), recording the merge commit. What a later merge promoted is never \
+                overwritten. A test feature holds no push record of (pushed by an older pipeline or a \
+                script) is promoted from feature's latest copy, and if a merge promoted develop's copy \
+                after the branch was cut, it stops; --force overwrites.
 
                 Developers, after changing a shared component: 'pipeline refs promote TEST… --force' \
                 pushes those tests' local references to feature and develop, although their test files \

@@ -21,6 +21,9 @@ enum RefsGuide {
             command: "pipeline refs promote TEST… --force", who: "developers, after changing a shared component",
             purpose: "push to feature and develop references of tests whose files did not change"),
         Entry(
+            command: "pipeline refs prune --older-than 30d", who: "maintainers, or a scheduled CI job",
+            purpose: "remove feature's kept pushes already promoted, and those older than 30 days"),
+        Entry(
             command: "pipeline refs orphans", who: "maintainers, now and then",
             purpose: "list references in develop whose test file no longer exists"),
         Entry(
