@@ -91,14 +91,17 @@ let package = Package(
 
         // Runs the pipeline tool in the package folder. It writes references, timings and reports
         // there, and reaches S3 stores over the network.
-        .plugin(name: "PipelinePlugin",
-                capability: .command(
-                    intent: .custom(verb: "pipeline", description: "Run pipelines, sharded tests and reference commands"),
-                    permissions: [
-                        .writeToPackageDirectory(reason: "pipeline writes reference images, test timings and reports in the package"),
-                        .allowNetworkConnections(scope: .all(), reason: "pipeline reads and writes reference images in S3 storage"),
-                    ]),
-                dependencies: ["pipeline"]),
+        .plugin(
+            name: "PipelinePlugin",
+            capability: .command(
+                intent: .custom(verb: "pipeline", description: "Run pipelines, sharded tests and reference commands"),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "pipeline writes reference images, test timings and reports in the package"),
+                    .allowNetworkConnections(
+                        scope: .all(), reason: "pipeline reads and writes reference images in S3 storage"),
+                ]),
+            dependencies: ["pipeline"]),
 
         .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"], resources: [.copy("Fixtures")]),
         // Helpers the test targets share: a seeded random generator, the fault-injecting S3 proxy.

@@ -6,8 +6,8 @@ cd "$(dirname "$0")/.."
 # Chromium renders the review page in the report test; on macOS that test runs when Chrome is there.
 scripts/setup.sh chromium
 
-# The code stays as .swift-format formats it (swift format -i -r Sources Tests fixes most findings).
-swift format lint --strict --recursive --parallel Sources Tests
+# The code stays as .swift-format formats it (swift format -i -r Package.swift Sources Tests fixes most findings).
+swift format lint --strict --recursive --parallel Package.swift Sources Tests
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
