@@ -23,6 +23,8 @@ struct PromotionLedger: Sendable {
     /// How long a claim holds before another job may complete it.
     let lease: Duration
     let parallelism: Int
+    /// Hears each object copied or deleted.
+    var objectDone: @Sendable () async -> Void = {}
 
     static let recordsFolder = ".promotions"
     static let markersFolder = ".promoting"
@@ -199,6 +201,7 @@ struct PromotionLedger: Sendable {
             case (.delete(let name), .success): outcome.deleted.append("\(test)/\(name)")
             case (_, .failure(let error)): outcome.failures.append(error.description)
             }
+            await objectDone()
             return true
         }
         guard outcome.failures.isEmpty else { return outcome }

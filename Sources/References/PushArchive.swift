@@ -31,17 +31,6 @@ public struct PushArchive: Sendable {
         try ObjectKey("\(Self.recordsFolder)/\(test)/\(commit).json").under(feature.prefix)
     }
 
-    /// The commits that pushed `test`, from the records' names.
-    public func commits(of test: String) async throws(StoreError) -> [String] {
-        let folder = try ObjectKey("\(Self.recordsFolder)/\(test)").under(feature.prefix)
-        return try await feature.store.list(under: folder).compactMap { object in
-            guard let name = object.key.relative(to: folder)?.rawValue, name.hasSuffix(".json"), !name.contains("/")
-            else { return nil }
-            let commit = String(name.dropLast(".json".count))
-            return PushArchive.isCommit(commit) ? commit : nil
-        }
-    }
-
     /// Every test with a push record, with the commits that pushed it.
     public func allCommits() async throws(StoreError) -> [String: [String]] {
         let folder = try ObjectKey(Self.recordsFolder).under(feature.prefix)
@@ -91,15 +80,13 @@ public struct PushArchive: Sendable {
         try await feature.store.delete(try recordKey(test, commit))
     }
 
-    /// Of the commits that pushed `test`, the newest one `history` says `include` accepts; nil when
+    /// Of the commits that pushed `test` (`allCommits()[test]`), the newest one `history` says `include` accepts; nil when
     /// none does. Newest: the one no other accepted commit descends from (the latest pushed time
     /// among several such, as from branches merged together).
     public func newestPush(
-        of test: String, among commits: [String]? = nil, history: CommitHistory, where include: (String) throws -> Bool
+        of test: String, among commits: [String], history: CommitHistory, where include: (String) throws -> Bool
     ) async throws -> String? {
-        let listed: [String]
-        if let commits { listed = commits } else { listed = try await self.commits(of: test) }
-        let accepted = try listed.filter(include)
+        let accepted = try commits.filter(include)
         guard accepted.count > 1 else { return accepted.first }
         var tips: [String] = []
         for commit in accepted {

@@ -50,6 +50,19 @@ public struct TransferReport: Sendable, Encodable {
     public var failures: [String] = []
 }
 
+/// Objects done of a known total, counted across the tests promoted at once.
+actor ObjectCounter {
+    nonisolated let total: Int
+    private var done = 0
+
+    init(total: Int) { self.total = total }
+
+    func next() -> Int {
+        done += 1
+        return done
+    }
+}
+
 /// A push of feature's archive that `refs prune` removed (or, in a dry run, would remove).
 public struct PrunedPush: Sendable, Equatable, Encodable {
     public let test: String
@@ -134,13 +147,14 @@ public struct ReferenceTransfers: Sendable {
         -> [TransferReport]
     {
         let archive = PushArchive(feature: try stores.folder(.feature))
+        let recorded = try await archive.allCommits()  // one listing for every test
         var groups: [String?: [String]] = [:]
         for test in Set(tests).sorted() {
-            guard !(try await archive.commits(of: test)).isEmpty else {
+            guard let commits = recorded[test], !commits.isEmpty else {
                 groups[nil, default: []].append(test)
                 continue
             }
-            let found = try await archive.newestPush(of: test, history: history) {
+            let found = try await archive.newestPush(of: test, among: commits, history: history) {
                 try history.isAncestor($0, of: commit) == true
             }
             guard let found else {
@@ -487,14 +501,18 @@ public struct ReferenceTransfers: Sendable {
                 work.append((test, copies, deletes))
             }
         }
-        let ledger = PromotionLedger(
+        var ledger = PromotionLedger(
             develop: destination, feature: StoreFolder(store: units.first?.sync.source.store ?? destination.store),
             lease: promotionLease, parallelism: max(2, parallelism / 4))
+        let counter = ObjectCounter(total: work.map { $0.copies.count + $0.deletes.count }.reduce(0, +))
+        let progress = progress
+        ledger.objectDone = { await progress("promote", await counter.next(), counter.total) }
+        let promoting = ledger
         // Four tests at a time, each with its own reading of the history (libgit2's handles have one owner).
         let repository = history.workTree
         let outcomes = try await StoreSync.concurrently(work, limit: 4) { item async throws(StoreError) in
             do {
-                return try await ledger.promote(
+                return try await promoting.promote(
                     item.test, copies: item.copies, deletes: item.deletes, merge: merge,
                     history: try CommitHistory(repositoryPath: repository))
             } catch let error as StoreError {
@@ -503,15 +521,12 @@ public struct ReferenceTransfers: Sendable {
                 throw StoreError.io(path: item.test, reason: "\(error)")
             }
         }
-        var done = 0
         for outcome in outcomes {
             report.copied += outcome.copied
             report.deleted += outcome.deleted
             report.failures += outcome.failures
             report.notOverwritten += outcome.notOverwritten
-            done += outcome.copied.count + outcome.deleted.count
         }
-        await progress("promote", done, done)
     }
 
     /// `refs prune`: removes feature's kept pushes that are older than `age` (when given), and those
