@@ -39,4 +39,10 @@ public final class CommitHistory {
         if result < 0, repository.isShallow { return nil }
         return try LibGit2Runtime.check(result, "comparing the history of \(ancestor) and \(descendant)") == 1
     }
+
+    /// The files below `folder` (a path from the repository's root) in `commit`'s tree: path below
+    /// the folder → contents. Empty when the commit has no such folder; submodules are left out.
+    public func files(in folder: String, at commit: String) throws(GitError) -> [String: [UInt8]] {
+        try repository.commit(commit).tree().folder(at: folder, in: repository)?.files(in: repository) ?? [:]
+    }
 }

@@ -74,6 +74,29 @@ final class Repository {
         return Commit(Owned(peeled, free: git_object_free))
     }
 
+    /// The tree `id` names; `path` names it in messages.
+    func tree(_ id: UnsafePointer<git_oid>, named path: String) throws(GitError) -> Tree {
+        var tree: OpaquePointer?
+        try LibGit2Runtime.check(git_tree_lookup(&tree, handle.pointer, id), "reading folder '\(path)'")
+        guard let tree else {
+            throw .libgit2(operation: "reading folder '\(path)'", code: -1, errorClass: 0, message: "no tree")
+        }
+        return Tree(Owned(tree, free: git_tree_free))
+    }
+
+    /// The contents of the blob `id` names; `path` names it in messages.
+    func blob(_ id: UnsafePointer<git_oid>, named path: String) throws(GitError) -> [UInt8] {
+        var blob: OpaquePointer?
+        try LibGit2Runtime.check(git_blob_lookup(&blob, handle.pointer, id), "reading '\(path)'")
+        guard let blob else {
+            throw .libgit2(operation: "reading '\(path)'", code: -1, errorClass: 0, message: "no blob")
+        }
+        let owned = Owned(blob, free: git_blob_free)
+        let size = Int(git_blob_rawsize(owned.pointer))
+        guard size > 0, let start = git_blob_rawcontent(owned.pointer) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: start, count: size))
+    }
+
     /// The best common ancestor of two commits.
     func mergeBase(_ first: Commit, _ second: Commit, names: (String, String)) throws(GitError) -> Commit {
         var oid = git_oid()
@@ -142,5 +165,36 @@ final class Tree {
 
     init(_ handle: Owned) {
         self.handle = handle
+    }
+
+    /// The folder at `path` below this tree; nil when there is none (or a file is there).
+    func folder(at path: String, in repository: Repository) throws(GitError) -> Tree? {
+        var entry: OpaquePointer?
+        let result = git_tree_entry_bypath(&entry, handle.pointer, path)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try LibGit2Runtime.check(result, "finding '\(path)'")
+        guard let entry else { return nil }
+        let owned = Owned(entry, free: git_tree_entry_free)
+        guard git_tree_entry_type(owned.pointer) == GIT_OBJECT_TREE, let id = git_tree_entry_id(owned.pointer) else {
+            return nil
+        }
+        return try repository.tree(id, named: path)
+    }
+
+    /// Every file below this tree, path → contents, read from the object database.
+    func files(in repository: Repository, prefix: String = "") throws(GitError) -> [String: [UInt8]] {
+        var files: [String: [UInt8]] = [:]
+        for index in 0..<git_tree_entrycount(handle.pointer) {
+            let entry = try RawEntry(git_tree_entry_byindex(handle.pointer, index))
+            let path = prefix + String(decoding: entry.name, as: UTF8.self)
+            if entry.isTree {
+                files.merge(
+                    try repository.tree(entry.id, named: path).files(in: repository, prefix: path + "/")
+                ) { $1 }
+            } else if entry.mode != GIT_FILEMODE_COMMIT.rawValue {
+                files[path] = try repository.blob(entry.id, named: path)
+            }
+        }
+        return files
     }
 }

@@ -67,7 +67,7 @@ struct TreeWalk {
             let b = try entry(new, at: j, of: newCount)
             let order: Int32 =
                 switch (a, b) {
-                case (let a?, let b?): Entry.order(a, b)
+                case (let a?, let b?): RawEntry.order(a, b)
                 case (_?, nil): -1
                 default: 1
                 }
@@ -86,13 +86,13 @@ struct TreeWalk {
     }
 
     /// The entry at `index` of `tree`; nil past its `count` entries (or without a tree).
-    private func entry(_ tree: Tree?, at index: Int, of count: Int) throws(GitError) -> Entry? {
+    private func entry(_ tree: Tree?, at index: Int, of count: Int) throws(GitError) -> RawEntry? {
         guard let tree, index < count else { return nil }
-        return try Entry(git_tree_entry_byindex(tree.handle.pointer, index))
+        return try RawEntry(git_tree_entry_byindex(tree.handle.pointer, index))
     }
 
     /// An entry present on both sides under the same name and kind.
-    private mutating func both(_ a: Entry, _ b: Entry) throws(GitError) {
+    private mutating func both(_ a: RawEntry, _ b: RawEntry) throws(GitError) {
         if git_oid_equal(a.id, b.id) != 0 && a.mode == b.mode { return }
         if a.mode == GIT_FILEMODE_TREE.rawValue {
             try descend(into: a, b)
@@ -102,7 +102,7 @@ struct TreeWalk {
     }
 
     /// An entry present on one side only: a file, or a whole folder listed file by file.
-    private mutating func oneSided(_ entry: Entry, isBase: Bool) throws(GitError) {
+    private mutating func oneSided(_ entry: RawEntry, isBase: Bool) throws(GitError) {
         if entry.mode == GIT_FILEMODE_TREE.rawValue {
             let folder = path(of: entry)
             if isBase { result.baseOnlyFolders.insert(folder) } else { result.headOnlyFolders.insert(folder) }
@@ -113,7 +113,7 @@ struct TreeWalk {
         }
     }
 
-    private mutating func descend(into old: Entry?, _ new: Entry?) throws(GitError) {
+    private mutating func descend(into old: RawEntry?, _ new: RawEntry?) throws(GitError) {
         guard let named = old ?? new else { return }
         let saved = prefix.count
         prefix.append(contentsOf: named.name)
@@ -122,28 +122,22 @@ struct TreeWalk {
         try compare(try old.map(subtree), try new.map(subtree))
     }
 
-    private func subtree(_ entry: Entry) throws(GitError) -> Tree {
-        var tree: OpaquePointer?
-        try LibGit2Runtime.check(
-            git_tree_lookup(&tree, repository.handle.pointer, entry.id), "reading folder '\(path(of: entry))'")
-        guard let tree else {
-            throw .libgit2(operation: "reading a folder", code: -1, errorClass: 0, message: "no tree")
-        }
-        return Tree(Owned(tree, free: git_tree_free))
+    private func subtree(_ entry: RawEntry) throws(GitError) -> Tree {
+        try repository.tree(entry.id, named: path(of: entry))
     }
 
-    private mutating func add(_ entry: Entry, old: TreeEntry?, new: TreeEntry?) {
+    private mutating func add(_ entry: RawEntry, old: TreeEntry?, new: TreeEntry?) {
         result.changes.append(TreeChange(path: path(of: entry), old: old, new: new))
     }
 
-    private func path(of entry: Entry) -> String {
+    private func path(of entry: RawEntry) -> String {
         String(decoding: prefix + entry.name, as: UTF8.self)
     }
 }
 
 /// One entry of a tree, read once: its name, id and mode. libgit2 answers NULL for the name or id
 /// only of an entry that is not valid; that is thrown like any other libgit2 failure.
-fileprivate struct Entry {
+struct RawEntry {
     /// The name's bytes, valid while the entry's tree is.
     let name: UnsafeRawBufferPointer
     let id: UnsafePointer<git_oid>
@@ -164,10 +158,10 @@ fileprivate struct Entry {
     }
 
     /// git's order of tree entries: by name, a folder's name compared as if it ended in '/'.
-    static func order(_ a: Entry, _ b: Entry) -> Int32 {
+    static func order(_ a: RawEntry, _ b: RawEntry) -> Int32 {
         var index = 0
         while index < a.name.count, index < b.name.count, a.name[index] == b.name[index] { index += 1 }
-        func byte(_ entry: Entry) -> Int32 {
+        func byte(_ entry: RawEntry) -> Int32 {
             if index < entry.name.count { return Int32(entry.name[index]) }
             return entry.isTree ? Int32(UInt8(ascii: "/")) : 0
         }

@@ -84,7 +84,8 @@ struct RefsCommand: AsyncParsableCommand {
                 CI, after a merge: 'pipeline refs promote' finds the tests the merge changed and copies to \
                 develop, file by file, what the merged branch itself pushed of them (feature keeps every \
                 push under its commit), recording the merge commit. What a later merge promoted is never \
-                overwritten. A test feature holds no push record of (pushed by an older pipeline or a \
+                overwritten. References committed in git are promoted from the merge commit itself: \
+                the files the merge changed in git. A test feature holds no push record of (pushed by an older pipeline or a \
                 script) is promoted from feature's latest copy, and if a merge promoted develop's copy \
                 after the branch was cut, it stops; --force overwrites.
 

@@ -45,9 +45,43 @@ public struct TransferReport: Sendable, Encodable {
     public var notOverwritten: [PromotionConflict] = []
     /// For each test taken from feature's pushes, the commit whose push was taken.
     public var pushCommits: [String: String] = [:]
+    /// Tests whose references are committed in git: promoted from the merge commit itself.
+    public var committed: [String] = []
     /// What the command could not guarantee, one line each.
     public var notes: [String] = []
     public var failures: [String] = []
+}
+
+/// One source of a promotion and what it copies. A recorded unit (a push, or the merge commit)
+/// names the files it changed; an unrecorded one (feature's latest copy) is checked against
+/// merges after the branch was cut.
+struct PromotionUnit {
+    var sync: StoreSync
+    var plan: SyncPlan
+    var recorded: Bool
+}
+
+/// The files a push or a merge changed, as keys (`Test/name`): added or changed, and removed.
+struct FileChanges {
+    var changed: Set<ObjectKey> = []
+    var removed: Set<ObjectKey> = []
+
+    /// From each test's changed and removed file names.
+    init(_ tests: [String: (changed: [String], removed: [String])]) throws(StoreError) {
+        for (test, change) in tests {
+            for name in change.changed { changed.insert(try ObjectKey("\(test)/\(name)")) }
+            for name in change.removed { removed.insert(try ObjectKey("\(test)/\(name)")) }
+        }
+    }
+
+    var all: Set<ObjectKey> { changed.union(removed) }
+
+    /// Keeps of `plan` only the copies of changed files and the deletions of removed ones.
+    func restrict(_ plan: inout SyncPlan) {
+        plan.copies.removeAll { !changed.contains($0) }
+        plan.overwrites.removeAll { !changed.contains($0) }
+        plan.stale.removeAll { !removed.contains($0) }
+    }
 }
 
 /// Objects done of a known total, counted across the tests promoted at once.
@@ -173,19 +207,24 @@ public struct ReferenceTransfers: Sendable {
         return reports
     }
 
+    /// Pulls `tests` (all when nil, but `excluded`) from `source`, but `excludedFiles`; with `only`,
+    /// just those files are copied or deleted, over what the checkout holds.
     private func pull(
         tests: [String]?, from source: StoreFolder, excluding excluded: Set<String> = [],
-        skippingMissing: Bool = false, dryRun: Bool
+        excludingFiles excludedFiles: Set<ObjectKey> = [], skippingMissing: Bool = false,
+        only files: FileChanges? = nil,
+        dryRun: Bool
     ) async throws -> TransferReport {
         let local = stores.local(testPattern: testPattern)
         let sync = StoreSync(from: source, to: StoreFolder(store: local), parallelism: parallelism)
         var plan = try await sync.plan(tests: tests)
+        if let files { files.restrict(&plan) }
         if !skippingMissing, let missing = plan.testsWithoutReferences.first {
             throw ReferenceError.noReferences(test: missing, store: source.name)
         }
-        plan.copies.removeAll { excluded.contains($0.firstSegment) }
-        plan.stale.removeAll { excluded.contains($0.firstSegment) }
-        plan.identical.removeAll { excluded.contains($0.firstSegment) }
+        plan.copies.removeAll { excluded.contains($0.firstSegment) || excludedFiles.contains($0) }
+        plan.stale.removeAll { excluded.contains($0.firstSegment) || excludedFiles.contains($0) }
+        plan.identical.removeAll { excluded.contains($0.firstSegment) || excludedFiles.contains($0) }
         let sourceTests = Set((plan.copies + plan.identical).map(\.firstSegment))
         var skipped: [String: String] = [:]
         for test in Set(plan.stale.map(\.firstSegment)).subtracting(sourceTests) {
@@ -204,33 +243,42 @@ public struct ReferenceTransfers: Sendable {
     }
 
     /// What a run needs before its tests: every test's references from `base` (develop), and the
-    /// `changed` tests' from `changedFrom` (feature) where it holds them.
+    /// `changed` tests' from `changedFrom` (feature) where it holds them. A test pushed with a
+    /// record gets, over develop's files, the files its push changed (as promotion will copy them);
+    /// a test without records gets feature's latest copy whole.
     public func pullForRun(
         changed: [String], changes: ChangeSet, history: CommitHistory?, base: StoreRole, changedFrom: StoreRole?,
         dryRun: Bool
     ) async throws -> [TransferReport] {
-        var reports: [TransferReport] = []
-        var taken: Set<String> = []
-        if let changedFrom, let history, !changed.isEmpty {
-            let source = try stores.folder(changedFrom)
-            let sources = try await pushSources(of: changed, in: source, changes: changes, history: history)
-            for (commit, tests) in sources.pushed.sorted(by: { $0.key < $1.key }) {
-                var report = try await pull(
-                    tests: tests, from: try PushArchive(feature: source).pushed(by: commit), skippingMissing: true,
-                    dryRun: dryRun)
-                for test in tests { report.pushCommits[test] = commit }
-                taken.formUnion(report.tests)
-                reports.append(report)
-            }
-            if !sources.unrecorded.isEmpty {
-                let report = try await pull(
-                    tests: sources.unrecorded, from: source, skippingMissing: true, dryRun: dryRun)
-                taken.formUnion(report.tests)
-                reports.append(report)
-            }
+        guard let changedFrom, let history, !changed.isEmpty else {
+            return [try await pull(tests: nil, from: try stores.folder(base), dryRun: dryRun)]
         }
-        reports.insert(
-            try await pull(tests: nil, from: try stores.folder(base), excluding: taken, dryRun: dryRun), at: 0)
+        let source = try stores.folder(changedFrom)
+        let sources = try await pushSources(of: changed, in: source, changes: changes, history: history)
+        let archive = PushArchive(feature: source)
+        var overlays: [(commit: String, tests: [String], files: FileChanges)] = []
+        for (commit, tests) in sources.pushed.sorted(by: { $0.key < $1.key }) {
+            var changed: [String: (changed: [String], removed: [String])] = [:]
+            for test in tests { changed[test] = try await archive.record(of: test, by: commit)?.changes }
+            overlays.append((commit, tests, try FileChanges(changed)))
+        }
+        // Develop's files first, but those the pushes replace or remove.
+        var reports = [
+            try await pull(
+                tests: nil, from: try stores.folder(base), excluding: Set(sources.unrecorded),
+                excludingFiles: overlays.reduce(into: Set<ObjectKey>()) { $0.formUnion($1.files.all) }, dryRun: dryRun)
+        ]
+        for overlay in overlays {
+            var report = try await pull(
+                tests: overlay.tests, from: try archive.pushed(by: overlay.commit), skippingMissing: true,
+                only: overlay.files, dryRun: dryRun)
+            for test in overlay.tests { report.pushCommits[test] = overlay.commit }
+            reports.append(report)
+        }
+        if !sources.unrecorded.isEmpty {
+            reports.append(
+                try await pull(tests: sources.unrecorded, from: source, skippingMissing: true, dryRun: dryRun))
+        }
         return reports
     }
 
@@ -340,20 +388,21 @@ public struct ReferenceTransfers: Sendable {
                 commit: commit, dryRun: dryRun)
             reports.append(await carryOut(plan, with: sync, report: report, commit: commit, prune: prune))
             if role == .feature, let commit, !dryRun, reports.last?.failures.isEmpty == true {
-                try await keep(tests, of: local, pushedBy: commit, in: destination)
+                try await keep(tests, from: StoreFolder(store: local), pushedBy: commit, in: destination)
             }
         }
         return reports
     }
 
-    /// Keeps `commit`'s push of `tests` in feature's archive beside the latest copy: the files, then
-    /// a record naming them and what develop held of each test, which later says what the push changed.
-    private func keep(_ tests: [String], of local: LocalReferences, pushedBy commit: String, in feature: StoreFolder)
-        async throws
-    {
+    /// Keeps `commit`'s push of `tests` from `source` in feature's archive beside the latest copy:
+    /// the files, then a record naming them and what develop held of each test (read from develop
+    /// unless given), which later says what the push changed.
+    private func keep(
+        _ tests: [String], from source: StoreFolder, pushedBy commit: String, in feature: StoreFolder,
+        develop bases: [String: [String: String]]? = nil
+    ) async throws {
         let archive = PushArchive(feature: feature)
-        let kept = StoreSync(
-            from: StoreFolder(store: local), to: try archive.pushed(by: commit), parallelism: parallelism)
+        let kept = StoreSync(from: source, to: try archive.pushed(by: commit), parallelism: parallelism)
         let plan = try await kept.plan(tests: tests)
         let result = await kept.execute(plan, commit: commit, prune: true)
         if let failure = result.failures.first {
@@ -363,9 +412,9 @@ public struct ReferenceTransfers: Sendable {
         let develop = stores.settings.address(of: .develop) == nil ? nil : try? stores.folder(.develop)
         let pushedAt = ISO8601DateFormatter().string(from: Date())
         for test in Set(tests).sorted() {
-            let files = try await Self.files(of: test, in: StoreFolder(store: local))
-            var base: [String: String]?
-            if let develop { base = try? await Self.files(of: test, in: develop) }
+            let files = try await Self.files(of: test, in: source)
+            var base = bases?[test]
+            if bases == nil, let develop { base = try? await Self.files(of: test, in: develop) }
             try await archive.save(
                 PushRecord(commit: commit, pushedAt: pushedAt, files: files, develop: base), of: test)
         }
@@ -404,38 +453,50 @@ public struct ReferenceTransfers: Sendable {
             commit: changes.head, dryRun: dryRun)
         report.pushed = pushed
         guard !tests.isEmpty else { return report }
-        let sources = try await pushSources(of: tests, in: source, changes: changes, history: history)
+        let committed = try CommittedReferences.find(
+            tests, changes: changes, history: history, local: stores.local(testPattern: testPattern))
+        let sources = try await pushSources(
+            of: tests.filter { committed.tests[$0] == nil }, in: source, changes: changes, history: history)
         for test in sources.notPushed {
             report.skipped[test] = "changed by this merge, but no references were pushed from its commits"
         }
         // A unit is one source: feature's latest copy (whose changes are checked against merges
-        // after the branch was cut), or one commit's push (whose record says which files it changed).
-        var units: [(sync: StoreSync, plan: SyncPlan, recorded: Bool)] = []
+        // after the branch was cut), one commit's push (whose record says which files it changed),
+        // or the merge commit's references committed in git (which git says it changed).
+        var units: [PromotionUnit] = []
         if !sources.unrecorded.isEmpty {
             let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
             let plan = try await sync.plan(tests: sources.unrecorded)
             for test in plan.testsWithoutReferences { report.skipped[test] = "no references in \(source.name)" }
-            units.append((sync, plan, false))
+            units.append(PromotionUnit(sync: sync, plan: plan, recorded: false))
         }
         let archive = PushArchive(feature: source)
         for (commit, group) in sources.pushed.sorted(by: { $0.key < $1.key }) {
-            let sync = StoreSync(from: try archive.pushed(by: commit), to: destination, parallelism: parallelism)
-            var plan = try await sync.plan(tests: group)
-            var changed: Set<ObjectKey> = []
-            var removed: Set<ObjectKey> = []
+            var changed: [String: (changed: [String], removed: [String])] = [:]
             for test in group {
                 report.pushCommits[test] = commit
-                guard let record = try await archive.record(of: test, by: commit) else { continue }
-                let changes = record.changes
-                changed.formUnion(
-                    try changes.changed.map { (name) throws(StoreError) in try ObjectKey("\(test)/\(name)") })
-                removed.formUnion(
-                    try changes.removed.map { (name) throws(StoreError) in try ObjectKey("\(test)/\(name)") })
+                changed[test] = try await archive.record(of: test, by: commit)?.changes
             }
-            plan.copies.removeAll { !changed.contains($0) }
-            plan.overwrites.removeAll { !changed.contains($0) }
-            plan.stale.removeAll { !removed.contains($0) }
-            units.append((sync, plan, true))
+            units.append(
+                try await unit(from: try archive.pushed(by: commit), to: destination, tests: group, changes: changed))
+        }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-git-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        if !committed.isEmpty {
+            report.committed = committed.tests.keys.sorted()
+            let changed = committed.tests.mapValues(\.changes).filter {
+                !$0.value.changed.isEmpty || !$0.value.removed.isEmpty
+            }
+            for test in committed.tests.keys where changed[test] == nil {
+                report.skipped[test] = "its references are committed in git, and this merge did not change them"
+            }
+            let staged = CommittedReferences(tests: committed.tests.filter { changed[$0.key] != nil })
+            if !staged.isEmpty {
+                let from = try await stage(staged, of: changes.head, at: scratch, in: source, dryRun: dryRun)
+                for test in staged.tests.keys { report.pushCommits[test] = changes.head }
+                units.append(
+                    try await unit(from: from, to: destination, tests: staged.tests.keys.sorted(), changes: changed))
+            }
         }
         let cut = try history.branchPoint(of: changes)
         for index in units.indices {
@@ -477,10 +538,37 @@ public struct ReferenceTransfers: Sendable {
         return report
     }
 
+    /// The promotion of `changes`' tests from `folder`: the files each test added or changed
+    /// (and removed, for `--prune`) and nothing else. A test without changes promotes nothing.
+    private func unit(
+        from folder: StoreFolder, to destination: StoreFolder, tests: [String],
+        changes: [String: (changed: [String], removed: [String])]
+    ) async throws -> PromotionUnit {
+        let sync = StoreSync(from: folder, to: destination, parallelism: parallelism)
+        var plan = try await sync.plan(tests: tests)
+        try FileChanges(changes).restrict(&plan)
+        return PromotionUnit(sync: sync, plan: plan, recorded: true)
+    }
+
+    /// Makes the merge commit's references committed in git a source: kept in feature's archive as
+    /// the merge commit's push (so a job completing this promotion reads them there too), or in a
+    /// dry run, which writes nothing to the stores, only written to `scratch`.
+    private func stage(
+        _ committed: CommittedReferences, of merge: String, at scratch: URL, in feature: StoreFolder, dryRun: Bool
+    ) async throws -> StoreFolder {
+        try committed.write(to: scratch)
+        let written = StoreFolder(store: FolderStore(root: scratch, keepsMetadata: false))
+        if dryRun { return written }
+        try await keep(
+            committed.tests.keys.sorted(), from: written, pushedBy: merge, in: feature,
+            develop: committed.tests.mapValues(\.base))
+        return try PushArchive(feature: feature).pushed(by: merge)
+    }
+
     /// Carries the units' plans out test by test through develop's promotion record, so jobs
     /// promoting one test at once end in merge order and a stopped job's test is completed by the next.
     private func promoteInOrder(
-        _ units: [(sync: StoreSync, plan: SyncPlan, recorded: Bool)], into destination: StoreFolder, merge: String,
+        _ units: [PromotionUnit], into destination: StoreFolder, merge: String,
         history: CommitHistory, prune: Bool, report: inout TransferReport
     ) async throws {
         var work: [(test: String, copies: [PromotionLedger.Record.Copy], deletes: [String])] = []

@@ -30,6 +30,26 @@ struct ChangeDetectorTests {
         return repository
     }
 
+    @Test(
+        "a folder's files at a commit, read from the object database: nested ones too; none for a missing folder or a file"
+    )
+    func filesAtCommit() throws {
+        let repository = try mergedFeature()
+        try repository.write(["Tests/ProfileTests/__Snapshots__/ProfileViewTests/nested/deep.txt": "deep"])
+        try repository.commit("nested")
+        let history = try CommitHistory(repositoryPath: repository.path)
+        let folder = "Tests/ProfileTests/__Snapshots__/ProfileViewTests"
+        let head = try history.files(in: folder, at: "HEAD")
+        #expect(
+            head.mapValues { String(decoding: $0, as: UTF8.self) } == [
+                "test_avatar.1.png": "png avatar v2", "test_new.1.png": "png new", "nested/deep.txt": "deep",
+            ])
+        #expect(try history.files(in: folder, at: "HEAD~1").keys.sorted() == ["test_avatar.1.png", "test_new.1.png"])
+        #expect(try history.files(in: "Tests/NoSuchFolder", at: "HEAD").isEmpty)
+        #expect(try history.files(in: "Sources/App/Avatar.swift", at: "HEAD").isEmpty, "a file is not a folder")
+        #expect(throws: GitError.self) { try history.files(in: folder, at: "no-such-branch") }
+    }
+
     @Test("a merge commit against its first parent: exactly the branch's changes, classified")
     func mergeCommit() throws {
         let repository = try mergedFeature()

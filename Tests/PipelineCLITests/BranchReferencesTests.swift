@@ -11,14 +11,21 @@ struct BranchReferencesTests {
     static let login = folder + "/test_login.1.png"
     static let other = folder + "/test_other.1.png"
 
-    /// develop holds LoginTests' two references (login, other) and ProfileTests'.
-    private func repository(_ backend: RefsBackend) async throws -> SnapshotRepository {
+    /// develop holds LoginTests' two references (login, other) and ProfileTests', kept only in
+    /// storage (unless `committed`, when git holds them too).
+    private func repository(_ backend: RefsBackend, committed: Bool = false) async throws -> SnapshotRepository {
         let repo = try SnapshotRepository(references: try await backend.references())
         try repo.write(Self.other, "other v1")
         try repo.commitAll("a second reference")
+        if !committed { try repo.keepReferencesOutOfGit() }
         #expect(try repo.pipeline("refs", "push", "LoginTests", "ProfileTests").status == 0)
-        let first = try repo.report("refs", "promote", "LoginTests", "ProfileTests")
-        #expect((first["copied"] as? [String])?.count == 3, "\(first)")
+        if committed {
+            // References in git are promoted file by file as merges change them: start develop with all of them.
+            #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes").status == 0)
+        } else {
+            let first = try repo.report("refs", "promote", "LoginTests", "ProfileTests")
+            #expect((first["copied"] as? [String])?.count == 3, "\(first)")
+        }
         return repo
     }
 
@@ -29,6 +36,11 @@ struct BranchReferencesTests {
         try repo.git("reset", "-q", "--hard")
         try repo.git("checkout", "-q", "develop")
         try repo.git("checkout", "-q", "-b", name)
+        if repo.read(".gitignore")?.contains("__Snapshots__") == true {
+            // References only in storage: the branch starts from develop's, as a fresh checkout pulls them.
+            let pulled = try PipelineBinary.run(["refs", "pull"], in: repo.root, environment: RefsBackend.environment)
+            #expect(pulled.status == 0, "\(pulled.stderr)")
+        }
         for (path, content) in files { try repo.write(path, content) }
         try repo.commitAll(name)
         if !pushes.isEmpty {
@@ -98,10 +110,6 @@ struct BranchReferencesTests {
         arguments: RefsBackend.available)
     func viewOnly(backend: RefsBackend) async throws {
         let repo = try await repository(backend)
-        // The team this is for keeps its references out of git.
-        try repo.write(".gitignore", "store/\n.build/\n__Snapshots__/\n")
-        try repo.git("rm", "-r", "-q", "--cached", SnapshotRepository.snapshots)
-        try repo.commitAll("references only in storage")
         try branch("view-c", in: repo, files: ["Sources/App/View.swift": "// c\n", Self.login: "login c"])
         try branch("view-d", in: repo, files: ["Sources/App/View.swift": "// d\n", Self.login: "login d"])
         _ = try merge("view-c", in: repo)
@@ -126,6 +134,55 @@ struct BranchReferencesTests {
             result.stdout.contains("LoginTests: changed by this merge, but no references were pushed from its commits"),
             "\(result.stdout)")
         #expect(try developLogin(repo).login == "login v1")
+    }
+
+    @Test(
+        "references committed in git: a merge promotes what it changed in git, from the merge commit itself, whatever feature holds",
+        arguments: RefsBackend.available)
+    func committed(backend: RefsBackend) async throws {
+        let repo = try await repository(backend, committed: true)
+        try branch("feature-a", in: repo, files: [Self.login: "login a"], pushes: [])
+        try branch("feature-b", in: repo, files: [Self.login: "login b"])
+        let featureB = try repo.sha()
+
+        let mergeA = try merge("feature-a", in: repo)
+        let preview = try repo.report("refs", "promote", "--dry-run")
+        #expect(preview["committed"] as? [String] == ["LoginTests"])
+        #expect(preview["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        if backend == .folder {
+            let kept = repo.root.appendingPathComponent("store/feature/\(PushArchive.pushesFolder)/\(mergeA)")
+            #expect(!FileManager.default.fileExists(atPath: kept.path), "a dry run writes nothing")
+        }
+        let promotedA = try repo.report("refs", "promote")
+        #expect(promotedA["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect((promotedA["pushCommits"] as? [String: String])?["LoginTests"] == mergeA, "from the merge commit")
+        #expect(try developLogin(repo) == ("login a", "other v1"), "git's, not feature's latest copy (b's)")
+        let review = try repo.pipeline("refs", "pull", "LoginTests", "--from", "feature", "--commit", featureB)
+        #expect(review.status == 0, "\(review.stderr)")
+        #expect(repo.read(Self.login) == "login b", "b's push survives in feature")
+
+        // b merges (git resolves to b's image); then c removes a reference in git.
+        _ = try merge("feature-b", in: repo)
+        #expect(try repo.report("refs", "promote")["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect(try developLogin(repo) == ("login b", "other v1"))
+        try repo.git("reset", "-q", "--hard")
+        try repo.git("checkout", "-q", "-b", "feature-c")
+        try repo.git("rm", "-q", Self.other)
+        try repo.commitAll("c")
+        _ = try merge("feature-c", in: repo)
+        let promotedC = try repo.report("refs", "promote", "--prune")
+        #expect((promotedC["copied"] as? [String])?.isEmpty == true)
+        #expect(promotedC["deleted"] as? [String] == ["LoginTests/test_other.1.png"])
+        #expect(try developLogin(repo) == ("login b", nil))
+
+        // A merge that changes the test file only: its references committed in git did not change.
+        try branch("feature-d", in: repo, files: ["Tests/AppTests/LoginTests.swift": "// d\n"], pushes: [])
+        _ = try merge("feature-d", in: repo)
+        let promotedD = try repo.report("refs", "promote")
+        #expect((promotedD["copied"] as? [String])?.isEmpty == true)
+        #expect(
+            (promotedD["skipped"] as? [String: String])?["LoginTests"]
+                == "its references are committed in git, and this merge did not change them")
     }
 }
 

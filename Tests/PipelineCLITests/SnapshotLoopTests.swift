@@ -172,6 +172,78 @@ struct SnapshotLoopTests {
     }
 
     @Test(
+        "two branches change one test's references (out of git): after each merge develop holds that merge's files and keeps the other's, the other branch's push survives in feature, and CI on develop passes",
+        arguments: RefsBackend.available)
+    func twoBranches(backend: RefsBackend) async throws {
+        let repo = try Repository(references: try await backend.references(), stages: Self.stages, committed: false)
+        #expect(try repo.pipeline(["refs", "record"] + Self.tests).status == 0)
+        #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
+        let folder = "\(Self.snapshots)/BadgeViewTests"
+        let layout = "\(folder)/testBadgeLayout.1.txt"
+        let dump = "\(folder)/test_初期起動時_バッジが表示されていること.1.txt"
+        let original = (layout: repo.read(layout), dump: repo.read(dump))
+
+        /// A branch from develop, starting from develop's references, that changes one test input
+        /// and records and pushes BadgeViewTests.
+        func branch(_ name: String, replacing old: String, with new: String) throws -> String {
+            try repo.git("checkout", "-q", "develop")
+            try repo.git("checkout", "-q", "-b", name)
+            try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+            #expect(try repo.pipeline("refs", "pull").status == 0)
+            let test = "Tests/ExampleKitTests/BadgeViewTests.swift"
+            let source = String(decoding: repo.read(test) ?? Data(), as: UTF8.self)
+            #expect(source.contains(old))
+            try repo.write(test, source.replacingOccurrences(of: old, with: new))
+            try repo.commitAll(name)
+            let pushed = try repo.pipeline("refs", "record", "BadgeViewTests", "--push")
+            #expect(pushed.status == 0, "\(pushed.stdout)\(pushed.stderr)")
+            #expect(
+                pushed.stdout.contains("BadgeViewTests: 0 new, 1 changed, 2 unchanged, 0 removed"), "\(pushed.stdout)")
+            return try Git.run(["rev-parse", "HEAD"], in: repo.root)
+        }
+        /// Merges `name` into develop and runs the post-merge pipeline on a checkout without references.
+        func merge(_ name: String) throws -> [String: Any] {
+            try repo.git("checkout", "-q", "develop")
+            try repo.git("merge", "-q", "--no-ff", "-m", "merge \(name)", name)
+            try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+            let run = try repo.pipeline("run", "post-merge", "--json")
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+            let stages = try repo.json(run)["stages"] as? [[String: Any]] ?? []
+            #expect(stages.map { $0["status"] as? String } == ["passed", "passed", "passed"])
+            return (stages.last?["transfers"] as? [[String: Any]])?.first ?? [:]
+        }
+        /// CI on develop afterwards: a fresh checkout pulls develop's references and its tests pass.
+        func developPasses() throws {
+            try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+            #expect(try repo.pipeline("refs", "pull").status == 0)
+            let green = try repo.pipeline("test", "--skip-build")
+            #expect(green.status == 0, "\(green.stdout)\(green.stderr)")
+        }
+
+        let a = try branch("feature/a", replacing: "count: 7)", with: "count: 8)")
+        let layoutA = repo.read(layout)
+        let b = try branch("feature/b", replacing: "count: 0)", with: "count: 1)")
+        let dumpB = repo.read(dump)
+        #expect(layoutA != original.layout && dumpB != original.dump)
+
+        let promotedA = try merge("feature/a")
+        #expect(promotedA["copied"] as? [String] == ["BadgeViewTests/testBadgeLayout.1.txt"], "\(promotedA)")
+        #expect((promotedA["pushCommits"] as? [String: String])?["BadgeViewTests"] == a)
+        try developPasses()
+        #expect(repo.read(layout) == layoutA && repo.read(dump) == original.dump, "develop holds a's references")
+        let review = try repo.pipeline("refs", "pull", "BadgeViewTests", "--from", "feature", "--commit", b)
+        #expect(review.status == 0, "\(review.stderr)")
+        #expect(repo.read(dump) == dumpB && repo.read(layout) == original.layout, "b's push survives in feature")
+
+        let promotedB = try merge("feature/b")
+        #expect(
+            promotedB["copied"] as? [String] == ["BadgeViewTests/test_初期起動時_バッジが表示されていること.1.txt"],
+            "\(promotedB)")
+        try developPasses()
+        #expect(repo.read(layout) == layoutA && repo.read(dump) == dumpB, "b's change, and a's where b changed nothing")
+    }
+
+    @Test(
         "references committed in git: a missing one fails in CI naming the test and folder; a test writing another test's reference fails; refs record re-records for a commit, all or nothing"
     )
     func committed() async throws {
