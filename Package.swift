@@ -36,7 +36,7 @@ let package = Package(
             name: "Pipelines",
             dependencies: [
                 "PipelineSpec", "References", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
-                "ImageDiff", "SnapshotConventions",
+                "ImageDiff", "SnapshotConventions", "Coverage",
             ]
         ),
         // References: the stores a spec names, transfers between them and the checkout, recording,
@@ -58,6 +58,9 @@ let package = Package(
         .target(name: "GitChanges", dependencies: ["CLibgit2"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding"),
+        // Coverage: the test processes' profiles merged with the toolchain's tools, and written as
+        // lcov, Cobertura and a JSON summary; lcov files of several nodes merged.
+        .target(name: "Coverage", dependencies: ["TestSharding"]),
         // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
         .target(name: "ReferenceStore", dependencies: ["CCurl", "CCrypto", "CCurlShims"]),
         .systemLibrary(
@@ -108,6 +111,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
+        .testTarget(name: "CoverageTests", dependencies: ["Coverage", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(

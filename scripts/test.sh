@@ -33,10 +33,10 @@ if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"
     exit
 fi
-# The snapshot loop's end-to-end tests build the example package (and swift-snapshot-testing) in
+# The snapshot loop's and coverage's end-to-end tests build the example package (and swift-snapshot-testing) in
 # several fresh repositories, and the shared-run tests start several nodes at once: they run after
 # the rest, so their processes do not starve the timing tests (stalled S3 requests, timeouts) of
 # the other suites.
-later="SnapshotLoopTests|SharedRunCommandTests"
+later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --skip "$later"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$later"

@@ -12,13 +12,14 @@ struct PipelineCommand: AsyncParsableCommand {
 
             Exit codes: 0 success, 1 tests failed, 2 usage error, 3 invalid or missing spec, \
             4 git error, 5 storage error, 6 build failed, 7 no tests selected, \
-            8 promotion conflict (develop changed after the branch was cut), 70 internal error, \
+            8 promotion conflict (develop changed after the branch was cut), 9 coverage missing or below the \
+            minimum, 70 internal error, \
             130 interrupted.
             """,
         version: "pipeline \(Version.number)",
         subcommands: [
             ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self,
-            PlanCommand.self, ReportCommand.self,
+            PlanCommand.self, ReportCommand.self, CoverageCommand.self,
             TimingsCommand.self, QuarantineCommand.self, RefsCommand.self, VersionCommand.self,
         ]
     )

@@ -26,6 +26,14 @@ struct ReportCommand: AsyncParsableCommand {
     @Flag(help: "Print the merged report as JSON (see docs/json.md).")
     var json = false
 
+    @OptionGroup var coverage: CoverageOptions
+
+    @Flag(help: "With --coverage: report the nodes' coverage even when some node's never reached the store.")
+    var allowPartial = false
+
+    @Flag(help: "With --coverage: use the test product already built (with coverage) instead of building it.")
+    var skipBuild = false
+
     func validate() throws {
         guard shared.queue != nil else {
             throw ValidationError("name the shared run: --queue RUN (or --queue alone in CI)")
@@ -36,6 +44,13 @@ struct ReportCommand: AsyncParsableCommand {
         let report = try await shared.settings(global).mergedReport(
             package: global.resolve(packagePath), junit: junit.map(global.resolve))
         json ? try Console.json(report) : Console.out(report.render())
+        if let request = coverage.request(global) {
+            let merged = try await shared.settings(global).mergedCoverage(
+                package: global.resolve(packagePath), request: request, allowPartial: allowPartial,
+                skipBuild: skipBuild)
+            Console.error(merged.text())
+            if let shortfall = merged.shortfall, report.passed { throw shortfall }
+        }
         if !report.passed { throw QuietExit(status: .testsFailed) }
     }
 }

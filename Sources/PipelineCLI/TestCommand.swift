@@ -35,6 +35,8 @@ struct TestCommand: AsyncParsableCommand {
 
     @OptionGroup var options: TestOptions
 
+    @OptionGroup var coverage: CoverageOptions
+
     @OptionGroup var shared: SharedRunOptions
 
     @Flag(help: "Do not update the recorded durations.")
@@ -78,6 +80,7 @@ struct TestCommand: AsyncParsableCommand {
         request.junit = junit.map(global.resolve)
         request.review = review.map(global.resolve)
         request.affected = affected ? changeOptions.query : nil
+        request.coverage = coverage.request(global)
         if list { request.mode = .list } else if plan { request.mode = .plan }
         Interrupts.install()
         try print(try await request.perform())
@@ -94,7 +97,7 @@ struct TestCommand: AsyncParsableCommand {
         case .hunted(let hunt):
             json ? try Console.json(hunt) : Console.out(hunt.render())
             if !hunt.passed { throw QuietExit(status: .testsFailed) }
-        case .ran(let report, let findings, let storeFailure):
+        case .ran(let report, let findings, let coverage, let storeFailure):
             guard let report else {
                 Console.error("Node \(options.node) ran no batch: the other nodes ran every one of them.")
                 if let storeFailure { throw storeFailure }
@@ -102,8 +105,10 @@ struct TestCommand: AsyncParsableCommand {
             }
             findings.render().forEach(Console.error)
             json ? try Console.json(report) : Console.out(report.render())
+            if let coverage { Console.error(coverage.text()) }
             if let storeFailure { throw storeFailure }
             if !report.passed { throw QuietExit(status: .testsFailed) }
+            if let shortfall = coverage?.shortfall { throw shortfall }
         }
     }
 }

@@ -161,12 +161,14 @@ public struct TestStage: Sendable, Hashable {
     public var configuration: BuildConfiguration
     /// How much of a failing test's output is kept in reports.
     public var outputLimit: ByteCount
+    /// Code coverage to measure (`coverage: true`, or its settings); nil measures none.
+    public var coverage: CoverageSpec?
 
     public init(
         shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,
         select: TestSelection = .all, flaky: FlakyPolicy = .fail, timings: TimingsAddress? = nil,
         junit: String? = nil, package: String = ".", configuration: BuildConfiguration = .debug,
-        outputLimit: ByteCount = ByteCount(1 << 20)
+        outputLimit: ByteCount = ByteCount(1 << 20), coverage: CoverageSpec? = nil
     ) {
         self.shards = shards
         self.timeout = timeout
@@ -179,6 +181,25 @@ public struct TestStage: Sendable, Hashable {
         self.package = package
         self.configuration = configuration
         self.outputLimit = outputLimit
+        self.coverage = coverage
+    }
+}
+
+/// A test stage's `coverage:` settings (docs/spec.md).
+public struct CoverageSpec: Sendable, Hashable {
+    /// Line coverage below this fails the run (exit 9).
+    public var minLines: Percentage?
+    /// Where the reports go, relative to the repository; nil: `<package>/.build/pipeline/coverage`.
+    public var dir: String?
+    /// Regular expressions over source paths: files to add, and to leave out.
+    public var include: String?
+    public var exclude: String?
+
+    public init(minLines: Percentage? = nil, dir: String? = nil, include: String? = nil, exclude: String? = nil) {
+        self.minLines = minLines
+        self.dir = dir
+        self.include = include
+        self.exclude = exclude
     }
 }
 

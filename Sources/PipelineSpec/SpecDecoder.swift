@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where each value of a spec was written, by key path, so validation can point at it.
 public struct SourceMap: Sendable {
     private var locations: [SpecKeyPath: SourceLocation] = [:]
@@ -151,8 +153,7 @@ struct SpecDecoder {
                 node, at: path, what: "the test settings", nullIsEmpty: true,
                 allowed: [
                     "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
-                    "configuration",
-                    "output-limit",
+                    "configuration", "output-limit", "coverage",
                 ])
         else { return nil }
         var stage = TestStage()
@@ -177,7 +178,33 @@ struct SpecDecoder {
             value(fields, "output-limit") {
                 $0.scalar($1, $2, expected: "a size, written like 512KB, 1MB or 2GiB", parse: ByteCount.init(parsing:))
             } ?? stage.outputLimit
+        stage.coverage = value(fields, "coverage") { $0.coverage($1, $2) }
         return stage
+    }
+
+    /// `coverage: true` (or `false`), or its settings.
+    private mutating func coverage(_ node: YAMLNode, _ path: SpecKeyPath) -> CoverageSpec? {
+        if case .scalar = node.value { return bool(node, path) == true ? CoverageSpec() : nil }
+        guard
+            let fields = fields(
+                node, at: path, what: "the coverage settings (or true)",
+                allowed: ["min-lines", "dir", "include", "exclude"])
+        else { return nil }
+        var spec = CoverageSpec()
+        spec.minLines = value(fields, "min-lines") {
+            $0.scalar(
+                $1, $2, expected: "a share of lines above 0 and up to 100, written like 80 or 80%",
+                parse: Percentage.init(parsing:))
+        }
+        spec.dir = value(fields, "dir") { $0.string($1, $2) }
+        func regex(_ decoder: inout SpecDecoder, _ node: YAMLNode, _ path: SpecKeyPath) -> String? {
+            decoder.scalar(node, path, expected: "a regular expression over source paths") {
+                (try? NSRegularExpression(pattern: $0)) == nil ? nil : $0
+            }
+        }
+        spec.include = value(fields, "include", regex)
+        spec.exclude = value(fields, "exclude", regex)
+        return spec
     }
 
     private mutating func pullStage(_ node: YAMLNode, _ path: SpecKeyPath) -> PullStage? {

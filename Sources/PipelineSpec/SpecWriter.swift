@@ -38,6 +38,15 @@ public enum SpecWriter {
                 lines.append("      package: \(quoted(test.package))")
                 lines.append("      configuration: \(test.configuration.rawValue)")
                 lines.append("      output-limit: \(test.outputLimit.bytes)")
+                if let coverage = test.coverage, coverage == CoverageSpec() {
+                    lines.append("      coverage: true")
+                } else if let coverage = test.coverage {
+                    lines.append("      coverage:")
+                    optional("min-lines", coverage.minLines.map { "\($0.share * 100)" }, indent: 8, into: &lines)
+                    optional("dir", coverage.dir, indent: 8, into: &lines)
+                    optional("include", coverage.include, indent: 8, into: &lines)
+                    optional("exclude", coverage.exclude, indent: 8, into: &lines)
+                }
             case .promote(let promote):
                 lines.append("      from: \(promote.from.rawValue)")
                 lines.append("      to: \(promote.to.rawValue)")

@@ -1,3 +1,4 @@
+import Coverage
 import Foundation
 import TestSharding
 
@@ -22,10 +23,12 @@ public enum CIEnvironment {
 }
 
 /// Test results where the CI system shows them: on GitHub Actions (GITHUB_ACTIONS=true), an
-/// annotation per failing test on standard error and a Markdown summary in $GITHUB_STEP_SUMMARY.
+/// annotation per failing test on standard error and a Markdown summary in $GITHUB_STEP_SUMMARY,
+/// with the coverage totals when coverage was measured.
 public enum CIReport {
     public static func publish(
-        _ report: TestReport, title: String, environment: [String: String] = ProcessInfo.processInfo.environment
+        _ report: TestReport, coverage: CoverageReport? = nil, title: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
     ) {
         guard environment["GITHUB_ACTIONS"] == "true" else { return }
         for line in GitHubReport.annotations(report, workspace: environment["GITHUB_WORKSPACE"]) {
@@ -36,6 +39,7 @@ public enum CIReport {
         }
         handle.seekToEndOfFile()
         handle.write(Data(GitHubReport.summary(report, title: title).utf8))
+        if let coverage { handle.write(Data(coverage.markdown().utf8)) }
         handle.closeFile()
     }
 }

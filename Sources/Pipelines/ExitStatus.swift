@@ -1,3 +1,4 @@
+import Coverage
 import GitChanges
 import ImageDiff
 import PipelineSpec
@@ -25,6 +26,9 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case noTests = 7
     /// Promotion refused: develop's references changed after the branch was cut (`--force` overwrites).
     case conflict = 8
+    /// Coverage could not be measured (the toolchain lacks llvm-profdata or llvm-cov, a profile tool
+    /// failed, a node's coverage is missing) or is below the pipeline's `min-lines`.
+    case coverage = 9
     /// A bug in pipeline itself.
     case internalError = 70
     /// Stopped by Ctrl-C or SIGTERM.
@@ -47,6 +51,11 @@ extension ExitStatus {
             if case .unreadable = error { (.storage, "\(error)") } else { (.usage, "\(error)") }
         case let error as SpecError:
             if case .unknownPipeline = error { (.usage, "\(error)") } else { (.spec, "\(error)") }
+        case let error as CoverageError:
+            switch error {
+            case .unwritable, .badPattern: (.usage, "\(error)")
+            default: (.coverage, "\(error)")
+            }
         case let error as QuarantineEditor.Failure:
             if case .alreadyQuarantined = error { (.usage, "\(error)") } else { (.spec, "\(error)") }
         default: nil

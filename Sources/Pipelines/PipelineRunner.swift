@@ -1,3 +1,4 @@
+import Coverage
 import Foundation
 import GitChanges
 import ImageDiff
@@ -21,6 +22,8 @@ public struct StageOutcome: Sendable, Encodable {
     public var orphans: [Orphan]? = nil
     /// The test stage's failed snapshots and written references, as its review page shows them.
     public var snapshots: [SnapshotEntry]? = nil
+    /// The test stage's coverage totals, when it measures coverage.
+    public var coverage: CoverageReport.Summary.Totals? = nil
 
     public init(kind: Stage.Kind, status: Status, summary: String) {
         self.kind = kind

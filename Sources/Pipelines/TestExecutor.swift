@@ -1,3 +1,4 @@
+import Coverage
 import Foundation
 import PipelineSpec
 import References
@@ -37,12 +38,18 @@ struct TestExecutor: StageExecutor {
         write("    building the tests of \(package(context).path) (\(stage.configuration.rawValue))…\n")
         let prepared = try await run.prepare()
         let (report, findings) = try await run.run(prepared)
+        let coverage = try await run.collectCoverage(of: report, product: prepared.product)
         write(report.render() + "\n")
         findings.render().forEach { write("    \($0)\n") }
+        if let coverage { write(coverage.text().split(separator: "\n").map { "    \($0)\n" }.joined()) }
+        // Tests that passed with too little coverage stop the pipeline, as failed tests would.
+        if report.passed, let shortfall = coverage?.shortfall { throw shortfall }
         var outcome = StageOutcome(
             kind: .test, status: report.passed ? .passed : .failed,
-            summary: report.summaryLine + (findings.page.map { "; snapshot review: \($0.path)" } ?? ""))
+            summary: report.summaryLine + (findings.page.map { "; snapshot review: \($0.path)" } ?? "")
+                + (coverage.map { "; " + $0.totalsLine } ?? ""))
         outcome.test = report
+        outcome.coverage = coverage?.summary.totals
         outcome.snapshots = findings.page == nil ? nil : findings.entries.map(SnapshotEntry.init)
         context.snapshots = findings
         return outcome
@@ -102,7 +109,17 @@ struct TestExecutor: StageExecutor {
             settings: BuildSettings(packagePath: package(context), configuration: stage.configuration.rawValue),
             options: options(context, filters: filters), timings: try timings(context),
             snapshots: snapshotCheck(context), junit: stage.junit.map(context.resolve),
-            quarantine: runner.quarantine, interactive: runner.interactive, write: runner.write)
+            quarantine: runner.quarantine, coverage: try coverage(context), interactive: runner.interactive,
+            write: runner.write)
+    }
+
+    /// The stage's `coverage:`, its tools and folder checked; nil measures none.
+    private func coverage(_ context: StageContext) throws -> CoverageSettings? {
+        guard let spec = stage.coverage else { return nil }
+        return try CoverageRequest(
+            output: spec.dir.map(context.resolve), include: spec.include.map { [$0] } ?? [],
+            exclude: spec.exclude.map { [$0] } ?? [], minLines: spec.minLines.map { $0.share * 100 }
+        ).settings(package: package(context))
     }
 
     /// The snapshot check over the checkout's references.

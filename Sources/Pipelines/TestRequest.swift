@@ -1,3 +1,4 @@
+import Coverage
 import Foundation
 import GitChanges
 import PipelineSpec
@@ -21,6 +22,11 @@ public struct TestRequest: Sendable {
         case plan
         /// Run them `times` times in fresh processes, for their failure rates.
         case hunt(times: Int, untilFailure: Bool)
+
+        /// Whether the tests run once, for a report (coverage is measured only then).
+        var runs: Bool {
+            if case .run = self { true } else { false }
+        }
     }
 
     public var package: URL
@@ -51,6 +57,8 @@ public struct TestRequest: Sendable {
     public var updatesTimings = true
     public var junit: URL?
     public var review: URL?
+    /// Coverage to measure and where to write it (`--coverage`); nil measures none.
+    public var coverage: CoverageRequest?
     /// Only the test targets the change can affect (`--affected`).
     public var affected: ChangeQuery?
     public var interactive = CIEnvironment.isInteractive
@@ -76,14 +84,15 @@ public enum TestOutcome: Sendable {
     /// A flake hunt's report (`--repeat`).
     case hunted(RepeatReport)
     /// A run's report (nil when the other nodes of a shared run ran every batch), its snapshot
-    /// findings, and the store error that ended a shared run's claiming.
-    case ran(TestReport?, SnapshotFindings, storeFailure: (any Error)?)
+    /// findings, its coverage (when measured), and the store error that ended a shared run's claiming.
+    case ran(TestReport?, SnapshotFindings, coverage: CoverageReport?, storeFailure: (any Error)?)
 }
 
 extension TestRequest {
     /// Builds, selects and runs (or lists, plans, hunts) as asked; a run's results also go where the
     /// CI shows them.
     public func perform() async throws -> TestOutcome {
+        let coverageSettings = mode.runs ? try coverage?.settings(package: package, node: node) : nil
         var options = runOptions()
         if let affected {
             let changes = try affected.changes(in: package)
@@ -129,7 +138,8 @@ extension TestRequest {
             options: options, timings: place, updatesTimings: updatesTimings,
             snapshots: SnapshotCheck(
                 package: package, local: LocalReferences.scan(package, isTest: NamePattern("*").matches), page: review),
-            junit: junit, quarantine: try quarantine(), interactive: interactive, write: write)
+            junit: junit, quarantine: try quarantine(), coverage: coverageSettings, interactive: interactive,
+            write: write)
         testRun.keptInRun = keptInRun
         testRun.flakeThreshold = flakeThreshold
         if !skipBuild { write("Building the tests of \(package.path) (\(configuration.rawValue))…\n") }
@@ -148,12 +158,25 @@ extension TestRequest {
         let title = "pipeline test" + (node.count > 1 ? " (node \(node))" : "")
         guard let queue else {
             let (report, findings) = try await testRun.run(prepared)
-            CIReport.publish(report, title: title, environment: shared.environment)
-            return .ran(report, findings, storeFailure: nil)
+            let measured = try await testRun.collectCoverage(of: report, product: prepared.product)
+            // A static split's nodes keep their coverage in the CI run's folder when the timings are in a store.
+            if let measured, let folder = measured.folder, node.count > 1, let run = keptInRun {
+                try await place.saveCoverage(folder.appendingPathComponent("coverage.profdata"), run: run, node: node)
+            }
+            CIReport.publish(report, coverage: measured, title: title, environment: shared.environment)
+            return .ran(report, findings, coverage: measured, storeFailure: nil)
         }
         let outcome = try await testRun.run(prepared, queue: queue)
-        if let report = outcome.report { CIReport.publish(report, title: title, environment: shared.environment) }
-        return .ran(outcome.report, outcome.findings, storeFailure: outcome.storeFailure)
+        var measured: CoverageReport?
+        if let report = outcome.report {
+            measured = try await testRun.collectCoverage(of: report, product: prepared.product)
+            if let measured, let folder = measured.folder {
+                try await place.saveCoverage(
+                    folder.appendingPathComponent("coverage.profdata"), run: queue.run, node: node)
+            }
+            CIReport.publish(report, coverage: measured, title: title, environment: shared.environment)
+        }
+        return .ran(outcome.report, outcome.findings, coverage: measured, storeFailure: outcome.storeFailure)
     }
 
     private var isHunt: Bool {

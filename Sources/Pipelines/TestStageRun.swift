@@ -1,3 +1,4 @@
+import Coverage
 import Foundation
 import PipelineSpec
 import References
@@ -23,17 +24,25 @@ public struct TestStageRun: Sendable {
     /// Tests flaky or failing in this share of their recent runs (or more) are named after the run.
     public var flakeThreshold = 0.1
     public let interactive: Bool
+    /// Coverage: the tests built instrumented, each process writing its profile; nil measures none.
+    public let coverage: CoverageSettings?
     /// Progress and notes, for standard error.
     public let write: @Sendable (String) -> Void
 
     public init(
         settings: BuildSettings, options: TestRunOptions, timings: SharedFolder? = nil, updatesTimings: Bool = true,
-        snapshots: SnapshotCheck, junit: URL?, quarantine: Quarantine? = nil,
+        snapshots: SnapshotCheck, junit: URL?, quarantine: Quarantine? = nil, coverage: CoverageSettings? = nil,
         interactive: Bool, write: @escaping @Sendable (String) -> Void
     ) throws {
         var options = options
+        var settings = settings
         options.environment.merge(snapshots.environment) { $1 }
+        if let coverage {
+            settings.coverage = true
+            options.environment.merge(coverage.environment) { $1 }
+        }
         suite = SuiteRun(settings: settings, options: options)
+        self.coverage = coverage
         self.timings = try timings ?? SharedFolder(file: SuiteRun.defaultTimings(of: settings.packagePath))
         self.updatesTimings = updatesTimings
         self.snapshots = snapshots
@@ -50,6 +59,7 @@ public struct TestStageRun: Sendable {
         let recorded =
             if let queue { try await queue.pinned(timings.timings) } else { try await timings.timings.load() }
         let prepared = try await suite.prepare(timings: recorded)
+        try coverage?.clearProfiles()
         quarantine?.warnings(among: prepared.discovered.map(\.name)).forEach { write($0 + "\n") }
         if let only = suite.options.only {
             let gone = only.subtracting(prepared.tests.map(\.name)).sorted()
@@ -165,6 +175,16 @@ public struct TestStageRun: Sendable {
             }
         }
         return (report, findings)
+    }
+
+    /// The run's coverage, from the profiles its processes wrote (nil when none is measured); the
+    /// one-screen summary goes to `write`. Tests whose process crashed or timed out are named as
+    /// not counted: such a process writes no profile.
+    public func collectCoverage(of report: TestReport, product: TestProduct) async throws -> CoverageReport? {
+        guard let coverage else { return nil }
+        write("Merging the coverage profiles…\n")
+        let missing = report.tests.filter { $0.status == .crashed || $0.status == .timedOut }.map(\.name)
+        return try await coverage.collect(product: product.path, missing: missing)
     }
 
     /// Marks the failures of quarantined tests, which then do not fail the run.

@@ -65,6 +65,48 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
         return try TestReport.decode(data, origin: "\(store.name)/\(key.rawValue)")
     }
 
+    /// Where a node's merged coverage profile in a shared run is kept, for `pipeline report
+    /// --coverage`: `<prefix>/pipeline-runs/<run>/coverage/node-<i>-of-<n>.profdata`.
+    public func coverageKey(run: String, node: Node) throws(StoreError) -> ObjectKey {
+        try ObjectKey(
+            Self.runFolder(prefix: prefix, run: run).rawValue + "/coverage/node-\(node.index)-of-\(node.count).profdata"
+        )
+    }
+
+    /// Keeps a node's merged coverage profile in the run's folder (a re-run's replaces it).
+    public func saveCoverage(_ profile: URL, run: String, node: Node) async throws {
+        try await store.upload(profile, to: coverageKey(run: run, node: node), metadata: [:])
+    }
+
+    /// The coverage profiles the run's nodes kept, downloaded into `folder`, and the nodes that kept
+    /// none: of `expected` when given (the nodes that ran a queue's batches), else of the node count
+    /// the profiles' names give.
+    public func coverageProfiles(run: String, expected: Set<String>?, into folder: URL) async throws -> (
+        files: [URL], missing: [String]
+    ) {
+        let root = try ObjectKey(Self.runFolder(prefix: prefix, run: run).rawValue + "/coverage")
+        var found: [Node: ObjectKey] = [:]
+        for object in try await store.list(under: root) {
+            let name = object.key.rawValue.split(separator: "/").last.map(String.init) ?? ""
+            let parts = name.dropFirst("node-".count).dropLast(".profdata".count).split(separator: "-")
+            guard name.hasPrefix("node-"), name.hasSuffix(".profdata"), parts.count == 3, parts[1] == "of",
+                let index = Int(parts[0]), let count = Int(parts[2]), (1...count).contains(index)
+            else { continue }
+            found[Node(index: index, count: count)] = object.key
+        }
+        let count = found.keys.map(\.count).max() ?? 0
+        let wanted =
+            expected ?? Set(count == 0 ? [] : (1...count).map { Node(index: $0, count: count).description })
+        var files: [URL] = []
+        for (node, key) in found.sorted(by: { $0.key.index < $1.key.index }) where wanted.contains(node.description) {
+            let file = folder.appendingPathComponent("node-\(node.index)-of-\(node.count).profdata")
+            try await store.download(key, to: file)
+            files.append(file)
+        }
+        let present = Set(found.keys.map(\.description))
+        return (files, wanted.subtracting(present).sorted())
+    }
+
     /// Where the timings are, for messages and the dry run.
     public var description: String { "\(store.name)/\(timingsKey.rawValue)" }
 }

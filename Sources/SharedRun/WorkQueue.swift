@@ -229,6 +229,17 @@ public struct WorkQueue: Sendable {
         return report
     }
 
+    /// The nodes (`I/N`) holding the claims of finished batches: those whose coverage the run's
+    /// report needs. A node that ran no batch has none to give.
+    public func nodesThatRan() async throws -> Set<String> {
+        let finished = Set(try await store.list(under: try key("results")).compactMap { Self.index(of: $0.key) })
+        var nodes: Set<String> = []
+        for (index, object) in try await claimObjects() where finished.contains(index) {
+            if let (claim, _) = try await read(object), claim.node != Self.unreadable { nodes.insert(claim.node) }
+        }
+        return nodes
+    }
+
     /// The stored plan, for the report of the whole run.
     public func storedPlan() async throws -> QueuePlan {
         let key = try self.key("plan.json")

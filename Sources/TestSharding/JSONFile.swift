@@ -2,9 +2,9 @@ import Foundation
 
 /// The JSON files runs keep (timings, reports): stable key order, written whole or not at all, and
 /// decoding errors said in a line.
-enum JSONFile {
+public enum JSONFile {
     /// `value` with sorted keys, pretty-printed; `what` names it in errors.
-    static func encode(_ value: some Encodable, what: String) throws(TestRunError) -> Data {
+    public static func encode(_ value: some Encodable, what: String) throws(TestRunError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
@@ -15,7 +15,7 @@ enum JSONFile {
     }
 
     /// Writes a file whole (its folder made first), through a temporary file, so a reader never sees half of it.
-    static func write(_ data: Data, to url: URL) throws(TestRunError) {
+    public static func write(_ data: Data, to url: URL) throws(TestRunError) {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

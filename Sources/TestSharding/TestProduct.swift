@@ -7,18 +7,23 @@ public struct BuildSettings: Sendable {
     /// Extra arguments for `swift build`, such as `-Xswiftc -DCI`.
     public var extraArguments: [String]
     public var skipBuild: Bool
+    /// Instrumented for coverage (`--enable-code-coverage`), as `swift test --enable-code-coverage` builds.
+    public var coverage: Bool
 
     public init(
-        packagePath: URL, configuration: String = "debug", extraArguments: [String] = [], skipBuild: Bool = false
+        packagePath: URL, configuration: String = "debug", extraArguments: [String] = [], skipBuild: Bool = false,
+        coverage: Bool = false
     ) {
         self.packagePath = packagePath
         self.configuration = configuration
         self.extraArguments = extraArguments
         self.skipBuild = skipBuild
+        self.coverage = coverage
     }
 
     var buildArguments: [String] {
-        ["swift", "build", "--package-path", packagePath.path, "--configuration", configuration] + extraArguments
+        ["swift", "build", "--package-path", packagePath.path, "--configuration", configuration]
+            + (coverage ? ["--enable-code-coverage"] : []) + extraArguments
     }
 }
 
@@ -36,7 +41,7 @@ public struct TestProduct: Sendable {
         // The SwiftPM plugin builds the debug tests of its package itself (a nested build would wait on its lock).
         let prebuilt =
             environment["PIPELINE_PREBUILT_PACKAGE"] == settings.packagePath.standardizedFileURL.path
-            && settings.configuration == "debug" && settings.extraArguments.isEmpty
+            && settings.configuration == "debug" && settings.extraArguments.isEmpty && !settings.coverage
         if !settings.skipBuild && !prebuilt {
             let log = scratch.appendingPathComponent("build.log")
             let result = try await Command.run(
@@ -182,11 +187,11 @@ enum SwiftTestingFilter {
 }
 
 /// A short command whose output is wanted whole: build, bin path, listings.
-struct Command {
-    let termination: Termination
-    let output: String
+public struct Command: Sendable {
+    public let termination: Termination
+    public let output: String
 
-    static func run(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError)
+    public static func run(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError)
         -> Command
     {
         try? FileManager.default.removeItem(at: log)

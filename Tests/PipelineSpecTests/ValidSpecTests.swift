@@ -56,7 +56,10 @@ struct ValidSpecTests {
                         flaky: .pass,
                         timings: .file(path: ".pipeline/timings.json"), junit: "build/junit.xml",
                         package: "Packages/App",
-                        configuration: .release, outputLimit: ByteCount(512 * 1024))),
+                        configuration: .release, outputLimit: ByteCount(512 * 1024),
+                        coverage: CoverageSpec(
+                            minLines: Percentage(parsing: "80"), dir: "build/coverage", include: "^Packages/Shared/",
+                            exclude: "/Generated/"))),
                 .promote(PromoteStage(from: .feature, to: .develop, prune: true)),
             ])
     }

@@ -1,0 +1,92 @@
+import Foundation
+
+/// What a test run measures coverage with, checked before any test runs: the toolchain's tools,
+/// the files to show, the folder the reports go to (writable), and where the test processes
+/// write their profiles (one per process, `LLVM_PROFILE_FILE`).
+public struct CoverageSettings: Sendable {
+    public let tools: CoverageTools
+    public let filter: CoverageFilter
+    /// Where `lcov.info`, `cobertura.xml` and `summary.json` are written.
+    public let output: URL
+    /// Where the test processes write their profiles; emptied before a run.
+    public let profiles: URL
+    /// Line coverage (percent) below which the run fails; nil sets none.
+    public var minLines: Double?
+
+    /// The default output folder of `package`: `.build/pipeline/coverage`.
+    public static func defaultOutput(of package: URL) -> URL {
+        package.appendingPathComponent(".build/pipeline/coverage")
+    }
+
+    /// Finds the tools and checks the filter and that `output` can be written. `part` names this
+    /// process's own profile folder, when several share a package (`node-2-of-4`).
+    public init(
+        package: URL, output: URL? = nil, include: [String] = [], exclude: [String] = [], minLines: Double? = nil,
+        part: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(CoverageError) {
+        filter = try CoverageFilter(package: package, include: include, exclude: exclude)
+        self.output = output ?? Self.defaultOutput(of: package)
+        let profiles = package.appendingPathComponent(".build/pipeline/coverage-profiles")
+        self.profiles = part.map(profiles.appendingPathComponent) ?? profiles
+        self.minLines = minLines
+        try Self.checkWritable(self.output)
+        tools = try CoverageTools.locate(environment: environment)
+    }
+
+    /// Creates `folder` and writes and removes a file in it.
+    static func checkWritable(_ folder: URL) throws(CoverageError) {
+        let probe = folder.appendingPathComponent(".pipeline-write-check-\(UUID().uuidString)")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data().write(to: probe)
+            try FileManager.default.removeItem(at: probe)
+        } catch {
+            throw .unwritable(path: folder.path, reason: (error as NSError).localizedDescription)
+        }
+    }
+
+    /// For the test processes: one profile per process, merged online should a process id recur.
+    public var environment: [String: String] {
+        ["LLVM_PROFILE_FILE": profiles.appendingPathComponent("%p-%m.profraw").path]
+    }
+
+    /// Empties the profile folder, so a run counts only its own processes.
+    public func clearProfiles() throws(CoverageError) {
+        try? FileManager.default.removeItem(at: profiles)
+        do {
+            try FileManager.default.createDirectory(at: profiles, withIntermediateDirectories: true)
+        } catch {
+            throw .unwritable(path: profiles.path, reason: (error as NSError).localizedDescription)
+        }
+    }
+
+    /// After the run: merges the profiles, exports the coverage of `product`, keeps the files the
+    /// filter shows, and writes the reports into `output`. `missing` names the tests whose process
+    /// ended without writing a profile.
+    public func collect(product: URL, missing: [String]) async throws(CoverageError) -> CoverageReport {
+        let profiles = ProfileExport.profiles(in: self.profiles)
+        guard !profiles.isEmpty else { throw .noProfiles(folder: self.profiles.path) }
+        return try await report(from: profiles, product: product, missing: missing)
+    }
+
+    /// The reports of `profiles` (raw, or several nodes' merged ones) for `product`, written into
+    /// `output` with the merged profile, `coverage.profdata`.
+    public func report(from profiles: [URL], product: URL, missing: [String] = [], missingNodes: [String] = [])
+        async throws(CoverageError) -> CoverageReport
+    {
+        let started = ContinuousClock.now
+        let export = ProfileExport(tools: tools)
+        let merged = output.appendingPathComponent("coverage.profdata")
+        try? FileManager.default.createDirectory(at: self.profiles, withIntermediateDirectories: true)
+        try await export.merge(profiles, into: merged, logs: self.profiles)
+        let all = try await export.export(merged, product: product, logs: self.profiles)
+        var report = CoverageReport(
+            coverage: all.selecting(filter.selector()), missing: missing, missingNodes: missingNodes)
+        report.minimumLines = minLines
+        report.folder = output
+        try report.write(to: output, sourceRoot: filter.package.path)
+        let elapsed = (ContinuousClock.now - started).components
+        report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+        return report
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+
+/// `pipeline test --coverage` on a copy of the example package (its tests built instrumented, apart
+/// from the other suites' build): the reports, SwiftPM's own numbers, crashed processes, the nodes
+/// of a split merged, and bad input.
+@Suite("coverage of the example package", .serialized)
+struct CoverageCommandTests {
+    /// A copy of the example package, built once with coverage by the first test that needs it.
+    static let copy: URL = {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-coverage-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for item in (try? FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path)) ?? []
+        where item != ".build" {
+            try? FileManager.default.copyItem(
+                at: ExamplePackage.root.appendingPathComponent(item), to: folder.appendingPathComponent(item))
+        }
+        return folder
+    }()
+
+    /// Runs a command (through env, so PATH finds it) in `folder`: its exit status and output.
+    private static func tool(_ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
+        let process = Process()
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return (process.terminationStatus, try String(contentsOf: output, encoding: .utf8))
+    }
+    let scratch: URL
+
+    /// The copy's tests built with coverage, once for the suite.
+    private static let built: Bool = {
+        let result = try? tool(
+            ["swift", "build", "--build-tests", "--enable-code-coverage", "--package-path", copy.path], in: copy)
+        return result?.status == 0
+    }()
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-cov-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try #require(Self.built, "the example package's tests build with coverage")
+    }
+
+    private func pipeline(_ arguments: [String], environment: [String: String] = [:]) throws -> PipelineBinary.Result {
+        try PipelineBinary.run(arguments, in: scratch, environment: environment)
+    }
+
+    private func test(_ arguments: [String], environment: [String: String] = [:]) throws -> PipelineBinary.Result {
+        try pipeline(
+            ["test", "--package-path", Self.copy.path, "--timings", scratch.appendingPathComponent("t.json").path]
+                + arguments, environment: environment)
+    }
+
+    private func summary(_ folder: URL) throws -> [String: Any] {
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: folder.appendingPathComponent("summary.json")))
+                as? [String: Any])
+    }
+
+    /// Per file: (covered, total) lines.
+    private func lines(_ summary: [String: Any]) -> [String: [Int]] {
+        ((summary["files"] as? [[String: Any]]) ?? []).reduce(into: [:]) { result, file in
+            let lines = file["lines"] as? [String: Any]
+            result[file["path"] as? String ?? ""] = [lines?["covered"] as? Int ?? -1, lines?["total"] as? Int ?? -1]
+        }
+    }
+
+    @Test("lcov, Cobertura and summary.json of the package's sources, their line counts SwiftPM's own")
+    func reports() throws {
+        let output = scratch.appendingPathComponent("coverage")
+        let stepSummary = scratch.appendingPathComponent("step-summary.md")
+        _ = FileManager.default.createFile(atPath: stepSummary.path, contents: Data())
+        let result = try test(
+            ["--coverage", "--coverage-dir", output.path],
+            environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": stepSummary.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let markdown = try String(contentsOf: stepSummary, encoding: .utf8)
+        #expect(
+            markdown.contains("| Coverage | covered | total | % |"), "the job summary shows the totals: \(markdown)")
+        #expect(result.stderr.contains("Coverage: lines "), "\(result.stderr)")
+        #expect(result.stderr.contains("reports in \(output.path)"))
+        let ours = lines(try summary(output))
+        #expect(ours.keys.sorted() == ["Sources/ExampleKit/BadgeView.swift", "Sources/ExampleKit/Thumbnail.swift"])
+        let lcov = try String(contentsOf: output.appendingPathComponent("lcov.info"), encoding: .utf8)
+        #expect(lcov.hasPrefix("SF:Sources/ExampleKit/BadgeView.swift\n"))
+        let cobertura = try String(contentsOf: output.appendingPathComponent("cobertura.xml"), encoding: .utf8)
+        #expect(cobertura.contains(#"<class name="Thumbnail.swift" filename="Sources/ExampleKit/Thumbnail.swift""#))
+
+        // SwiftPM's own coverage of the same build and tests.
+        let swift = try Self.tool(
+            ["swift", "test", "--package-path", Self.copy.path, "--enable-code-coverage"], in: scratch)
+        #expect(swift.status == 0, "\(swift.output)")
+        let path = try Self.tool(
+            ["swift", "test", "--package-path", Self.copy.path, "--show-codecov-path"], in: scratch
+        ).output.trimmingCharacters(in: .whitespacesAndNewlines)
+        let export = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        let files = ((export["data"] as? [[String: Any]])?.first?["files"] as? [[String: Any]]) ?? []
+        var theirs: [String: [Int]] = [:]
+        for file in files {
+            let name = file["filename"] as? String ?? ""
+            guard
+                let relative = name.range(of: "/Sources/ExampleKit/").map({
+                    "Sources/ExampleKit/" + name[$0.upperBound...]
+                })
+            else { continue }
+            let lines = (file["summary"] as? [String: Any])?["lines"] as? [String: Any]
+            theirs[relative] = [lines?["covered"] as? Int ?? -2, lines?["count"] as? Int ?? -2]
+        }
+        #expect(!theirs.isEmpty)
+        #expect(ours == theirs, "per file, the covered and total lines of swift test --enable-code-coverage")
+    }
+
+    @Test(
+        "a crashed test's process writes no profile: named as not counted, the rest merged; below the minimum exits 9")
+    func crashAndThreshold() throws {
+        let output = scratch.appendingPathComponent("coverage")
+        let crashed = try test(
+            ["--coverage", "--coverage-dir", output.path, "--skip-build"], environment: ["EXAMPLE_CRASH": "1"])
+        #expect(crashed.status == 1, "the crash fails the run: \(crashed.stderr)")
+        let missing = try summary(output)["missingTests"] as? [String] ?? []
+        #expect(missing == ["ExampleKitTests.FaultyTests/testCrashesWhenAsked"], "\(missing)")
+        #expect(crashed.stderr.contains("not counted: 1 test(s) ended without writing coverage"))
+        #expect(!lines(try summary(output)).isEmpty, "the other processes' profiles are merged")
+
+        let short = try test([
+            "--coverage", "--coverage-dir", output.path, "--skip-build", "--coverage-min-lines", "100%",
+        ])
+        #expect(short.status == 9, "\(short.stderr)")
+        #expect(short.stderr.contains("error: line coverage 9"), "\(short.stderr)")
+        #expect(short.stderr.contains("is below the minimum of 100 %"))
+    }
+
+    @Test("two nodes' profiles merge into the whole suite's coverage, from files and through the store")
+    func nodes() throws {
+        let whole = scratch.appendingPathComponent("whole")
+        #expect(try test(["--coverage", "--coverage-dir", whole.path, "--skip-build"]).status == 0)
+        for index in 1...2 {
+            let result = try test(
+                [
+                    "--coverage", "--coverage-dir", scratch.appendingPathComponent("node\(index)").path, "--skip-build",
+                    "--node", "\(index)/2",
+                ])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        let partial = lines(try summary(scratch.appendingPathComponent("node1")))
+        let merged = scratch.appendingPathComponent("merged")
+        let merge = try pipeline(
+            ["coverage", "merge", "--package-path", Self.copy.path, "--skip-build", "-o", merged.path]
+                + (1...2).map { scratch.appendingPathComponent("node\($0)/coverage.profdata").path })
+        #expect(merge.status == 0, "\(merge.stderr)")
+        let wholeLines = lines(try summary(whole))
+        #expect(lines(try summary(merged)) == wholeLines, "node 1 alone had \(partial), the whole run \(wholeLines)")
+
+        // A queue run in a folder store: each node keeps its profile in the run's folder.
+        let store = scratch.appendingPathComponent("store/timings.json").path
+        let nodes = try (1...2).map { index in
+            try PipelineBinary.start(
+                [
+                    "test", "--package-path", Self.copy.path, "--skip-build", "--shards", "1", "--coverage",
+                    "--coverage-dir", scratch.appendingPathComponent("q\(index)").path, "--timings", store,
+                    "--node", "\(index)/2", "--queue", "run-c",
+                ], in: scratch, environment: ["CI": "true"])
+        }
+        for result in try nodes.map({ try $0.wait() }) { #expect(result.status == 0, "\(result.stderr)") }
+        let reported = scratch.appendingPathComponent("reported")
+        let report = try pipeline(
+            [
+                "report", "--package-path", Self.copy.path, "--timings", store, "--queue", "run-c", "--coverage",
+                "--coverage-dir", reported.path, "--skip-build",
+            ])
+        #expect(report.status == 0, "\(report.stderr)")
+        #expect(lines(try summary(reported)) == lines(try summary(whole)))
+
+        // A node's profile that never reached the store: named, exit 9, unless --allow-partial.
+        let kept = scratch.appendingPathComponent("store/pipeline-runs/run-c/coverage/node-2-of-2.profdata")
+        try FileManager.default.removeItem(at: kept)
+        let arguments = [
+            "report", "--package-path", Self.copy.path, "--timings", store, "--queue", "run-c", "--coverage",
+            "--coverage-dir", reported.path, "--skip-build",
+        ]
+        let missing = try pipeline(arguments)
+        #expect(missing.status == 9, "\(missing.stderr)")
+        #expect(missing.stderr.contains("the coverage of node 2/2 never reached"), "\(missing.stderr)")
+        let allowed = try pipeline(arguments + ["--allow-partial"])
+        #expect(allowed.status == 0, "\(allowed.stderr)")
+        #expect(try summary(reported)["missingNodes"] as? [String] == ["2/2"])
+    }
+
+    @Test("a pipeline's test stage writes coverage; below its min-lines the run stops with exit 9, naming both")
+    func stage() throws {
+        // The built copy itself becomes the repository (a moved build folder would rebuild).
+        let repo = Self.copy
+        defer {
+            for item in [".git", "pipelines", ".gitignore", "coverage"] {
+                try? FileManager.default.removeItem(at: repo.appendingPathComponent(item))
+            }
+        }
+        func spec(_ minLines: String) throws {
+            let folder = repo.appendingPathComponent("pipelines")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(
+                """
+                name: ci
+                description: Test with coverage.
+                stages:
+                  - test:
+                      shards: 2
+                      coverage:
+                        min-lines: \(minLines)
+                        dir: coverage
+
+                """.utf8
+            ).write(to: folder.appendingPathComponent("ci.yml"))
+        }
+        try spec("100")
+        try Data(".build/\ncoverage/\n".utf8).write(to: repo.appendingPathComponent(".gitignore"))
+        try Git.run(["init", "-q", "-b", "main"], in: repo)
+        try Git.run(["add", "-A"], in: repo)
+        try Git.run(["commit", "-q", "-m", "package"], in: repo)
+        let short = try PipelineBinary.run(["run", "ci"], in: repo)
+        #expect(short.status == 9, "\(short.stderr)")
+        #expect(short.stderr.contains("is below the minimum of 100 %"), "\(short.stderr)")
+        #expect(FileManager.default.fileExists(atPath: repo.appendingPathComponent("coverage/lcov.info").path))
+
+        try spec("50%")
+        let passed = try PipelineBinary.run(["run", "ci", "--json"], in: repo)
+        #expect(passed.status == 0, "\(passed.stderr)")
+        let run = try #require(try JSONSerialization.jsonObject(with: Data(passed.stdout.utf8)) as? [String: Any])
+        let stage = (run["stages"] as? [[String: Any]])?.first
+        #expect((stage?["summary"] as? String)?.contains("; coverage: lines 9") == true, "\(stage ?? [:])")
+        let totals = (stage?["coverage"] as? [String: Any])?["lines"] as? [String: Any]
+        #expect((totals?["total"] as? Int ?? 0) > 0)
+    }
+
+    @Test("bad input: one line, a distinct exit code, before any build")
+    func badInput() throws {
+        let unwritable = try test(["--coverage", "--coverage-dir", "/proc/no-such/coverage"])
+        #expect(unwritable.status == 2, "\(unwritable.stderr)")
+        #expect(unwritable.stderr.contains("error: cannot write coverage to /proc/no-such/coverage"))
+        #expect(!unwritable.stderr.contains("Building"), "refused before building")
+
+        let pattern = try test(["--coverage", "--coverage-include", "("])
+        #expect(pattern.status == 2)
+        #expect(pattern.stderr.contains("'(' is not a regular expression"), "\(pattern.stderr)")
+
+        let alone = try test(["--coverage-dir", "x"])
+        #expect(alone.status == 2)
+        #expect(alone.stderr.contains("need --coverage"), "\(alone.stderr)")
+
+        // A toolchain without the profile tools: a swift on PATH with nothing beside it.
+        let bin = scratch.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let swiftScript = bin.appendingPathComponent("swift")
+        try Data("#!/bin/sh\n".utf8).write(to: swiftScript)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swiftScript.path)
+        let tools = try test(["--coverage"], environment: ["PATH": bin.path])
+        #expect(tools.status == 9, "\(tools.stderr)")
+        #expect(tools.stderr.contains("error: llvm-profdata not found"), "\(tools.stderr)")
+        #expect(tools.stderr.contains(bin.path), "it names where it looked")
+    }
+}
