@@ -82,6 +82,9 @@ struct CoverageCommandTests {
             ["--coverage", "--coverage-dir", output.path],
             environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": stepSummary.path])
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            !FileManager.default.fileExists(atPath: scratch.appendingPathComponent("default.profraw").path),
+            "no instrumented process (the listing neither) leaves a profile where pipeline was started")
         let markdown = try String(contentsOf: stepSummary, encoding: .utf8)
         #expect(
             markdown.contains("| Coverage | covered | total | % |"), "the job summary shows the totals: \(markdown)")
