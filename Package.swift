@@ -50,7 +50,7 @@ let package = Package(
         ),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
         // of batches claimed by conditional writes, and the batches' reports.
-        .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding"]),
+        .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding", "Coverage"]),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions"),

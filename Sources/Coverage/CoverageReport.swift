@@ -16,6 +16,9 @@ public struct CoverageReport: Sendable {
     public var folder: URL?
     /// How long merging, exporting and writing took.
     public var seconds: Double?
+    /// Everything the profile covered, before the filter: every file of the binary with its
+    /// functions, for the impact map.
+    public var exported: LineCoverage?
 
     public init(coverage: LineCoverage, missing: [String] = [], missingNodes: [String] = []) {
         self.coverage = coverage

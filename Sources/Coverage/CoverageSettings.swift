@@ -84,9 +84,17 @@ public struct CoverageSettings: Sendable {
             coverage: all.selecting(filter.selector()), missing: missing, missingNodes: missingNodes)
         report.minimumLines = minLines
         report.folder = output
+        report.exported = all
         try report.write(to: output, sourceRoot: filter.package.path)
         let elapsed = (ContinuousClock.now - started).components
         report.seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
         return report
+    }
+
+    /// The impact map of this run: what each suite executed, from the per-suite profiles its
+    /// processes wrote (`TestRunOptions.suiteProfiles` set to `profiles`), placed through `report`.
+    public func impact(of report: CoverageReport) async throws(CoverageError) -> [String: [String]] {
+        try await ImpactRecorder(tools: tools, filter: filter).suites(
+            profiles: profiles, exported: report.exported ?? report.coverage, logs: profiles)
     }
 }

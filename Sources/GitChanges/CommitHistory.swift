@@ -9,6 +9,9 @@ public final class CommitHistory {
         repository = try Repository(discoveringFrom: repositoryPath)
     }
 
+    /// The open repository, for this library's own queries.
+    var repositoryHandle: OpaquePointer { repository.handle.pointer }
+
     /// The repository's work tree (or git folder, when bare), with no trailing slash.
     public var workTree: String { repository.displayPath }
 
@@ -44,5 +47,10 @@ public final class CommitHistory {
     /// the folder → contents. Empty when the commit has no such folder; submodules are left out.
     public func files(in folder: String, at commit: String) throws(GitError) -> [String: [UInt8]] {
         try repository.commit(commit).tree().folder(at: folder, in: repository)?.files(in: repository) ?? [:]
+    }
+
+    /// The contents of the file at `path` (from the repository's root) in `commit`; nil when it has none.
+    public func contents(of path: String, at commit: String) throws(GitError) -> [UInt8]? {
+        try repository.commit(commit).tree().file(at: path, in: repository)
     }
 }

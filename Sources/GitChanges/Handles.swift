@@ -181,6 +181,20 @@ final class Tree {
         return try repository.tree(id, named: path)
     }
 
+    /// The contents of the file at `path` below this tree; nil when there is none (or a folder is there).
+    func file(at path: String, in repository: Repository) throws(GitError) -> [UInt8]? {
+        var entry: OpaquePointer?
+        let result = git_tree_entry_bypath(&entry, handle.pointer, path)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try LibGit2Runtime.check(result, "finding '\(path)'")
+        guard let entry else { return nil }
+        let owned = Owned(entry, free: git_tree_entry_free)
+        guard git_tree_entry_type(owned.pointer) == GIT_OBJECT_BLOB, let id = git_tree_entry_id(owned.pointer) else {
+            return nil
+        }
+        return try repository.blob(id, named: path)
+    }
+
     /// Every file below this tree, path → contents, read from the object database.
     func files(in repository: Repository, prefix: String = "") throws(GitError) -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]

@@ -57,6 +57,22 @@ struct TestCommand: AsyncParsableCommand {
                 + "(the change: --base/--head/--merge-base, default the merge at HEAD)."))
     var affected = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Run only the suites the change can reach, by the impact map kept beside the timings: the change from "
+                + "the map's commit (or --base) to the working tree. Says why each suite runs (docs/test-runner.md#impact)."
+        ))
+    var impacted = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Record what each suite executes (one process and coverage profile per suite) and keep it beside "
+                + "the timings as the impact map --impacted reads; measures coverage too."))
+    var recordImpact = false
+
+    @Flag(help: "With --impacted: say which suites would run and why, print the plan, and stop.")
+    var dryRun = false
+
     @OptionGroup var changeOptions: ChangeOptions
 
     @Flag(help: "List the selected tests and stop.")
@@ -67,6 +83,14 @@ struct TestCommand: AsyncParsableCommand {
 
     @Flag(help: "Print the report as JSON (see docs/json.md); progress still goes to standard error.")
     var json = false
+
+    func validate() throws {
+        if dryRun, !impacted { throw ValidationError("--dry-run goes with --impacted (use --plan for the shard plan)") }
+        if impacted, affected { throw ValidationError("--impacted and --affected are two ways to select: give one") }
+        if impacted, recordImpact {
+            throw ValidationError("--record-impact runs every suite; it cannot take --impacted")
+        }
+    }
 
     func run() async throws {
         var request = TestRequest(
@@ -81,7 +105,10 @@ struct TestCommand: AsyncParsableCommand {
         request.review = review.map(global.resolve)
         request.affected = affected ? changeOptions.query : nil
         request.coverage = coverage.request(global)
-        if list { request.mode = .list } else if plan { request.mode = .plan }
+        request.recordImpact = recordImpact
+        request.impacted = impacted
+        request.impactBase = impacted ? changeOptions.base : nil
+        if list { request.mode = .list } else if plan || dryRun { request.mode = .plan }
         Interrupts.install()
         try print(try await request.perform())
     }

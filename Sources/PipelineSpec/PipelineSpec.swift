@@ -163,6 +163,8 @@ public struct TestStage: Sendable, Hashable {
     public var outputLimit: ByteCount
     /// Code coverage to measure (`coverage: true`, or its settings); nil measures none.
     public var coverage: CoverageSpec?
+    /// `impact: record`: record what each suite executes, beside the timings, for `select: impacted`.
+    public var recordsImpact = false
 
     public init(
         shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,
@@ -208,6 +210,8 @@ public enum TestSelection: String, Sendable, Hashable, CaseIterable, SpecEnum {
     case all
     /// Only the test targets that depend on what the change touched.
     case affected
+    /// Only the suites the change can reach, by the impact map kept beside the timings.
+    case impacted
 
     static let noun = "selection"
 }

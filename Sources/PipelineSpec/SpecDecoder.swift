@@ -153,7 +153,7 @@ struct SpecDecoder {
                 node, at: path, what: "the test settings", nullIsEmpty: true,
                 allowed: [
                     "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
-                    "configuration", "output-limit", "coverage",
+                    "configuration", "output-limit", "coverage", "impact",
                 ])
         else { return nil }
         var stage = TestStage()
@@ -179,6 +179,12 @@ struct SpecDecoder {
                 $0.scalar($1, $2, expected: "a size, written like 512KB, 1MB or 2GiB", parse: ByteCount.init(parsing:))
             } ?? stage.outputLimit
         stage.coverage = value(fields, "coverage") { $0.coverage($1, $2) }
+        stage.recordsImpact =
+            value(fields, "impact") {
+                $0.scalar($1, $2, expected: "record (what each suite executes, for select: impacted)") {
+                    $0 == "record" ? true : nil
+                }
+            } ?? false
         return stage
     }
 

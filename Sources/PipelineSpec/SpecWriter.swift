@@ -38,6 +38,7 @@ public enum SpecWriter {
                 lines.append("      package: \(quoted(test.package))")
                 lines.append("      configuration: \(test.configuration.rawValue)")
                 lines.append("      output-limit: \(test.outputLimit.bytes)")
+                if test.recordsImpact { lines.append("      impact: record") }
                 if let coverage = test.coverage, coverage == CoverageSpec() {
                     lines.append("      coverage: true")
                 } else if let coverage = test.coverage {

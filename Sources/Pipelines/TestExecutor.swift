@@ -36,9 +36,16 @@ struct TestExecutor: StageExecutor {
         }
         let run = try testRun(context, filters: selection?.filters ?? [])
         write("    building the tests of \(package(context).path) (\(stage.configuration.rawValue))…\n")
-        let prepared = try await run.prepare()
+        var prepared = try await run.prepare()
+        if stage.select == .impacted {
+            guard let reached = try await run.impacted(prepared, base: nil) else {
+                return .skipped(.test, "the change reaches no test of \(stage.package)")
+            }
+            prepared = reached
+        }
         let (report, findings) = try await run.run(prepared)
         let coverage = try await run.collectCoverage(of: report, product: prepared.product)
+        if stage.recordsImpact, let coverage { try await run.recordImpact(from: coverage, report: report) }
         write(report.render() + "\n")
         findings.render().forEach { write("    \($0)\n") }
         if let coverage { write(coverage.text().split(separator: "\n").map { "    \($0)\n" }.joined()) }
@@ -105,17 +112,20 @@ struct TestExecutor: StageExecutor {
     /// The stage's run: the suite with the snapshot check over the checkout's references.
     private func testRun(_ context: StageContext, filters: [String]) throws -> TestStageRun {
         let runner = context.runner
+        let measuring = try coverage(context)
+        var runOptions = options(context, filters: filters)
+        if stage.recordsImpact { runOptions.suiteProfiles = measuring?.profiles }
         return try TestStageRun(
             settings: BuildSettings(packagePath: package(context), configuration: stage.configuration.rawValue),
-            options: options(context, filters: filters), timings: try timings(context),
+            options: runOptions, timings: try timings(context),
             snapshots: snapshotCheck(context), junit: stage.junit.map(context.resolve),
-            quarantine: runner.quarantine, coverage: try coverage(context), interactive: runner.interactive,
+            quarantine: runner.quarantine, coverage: measuring, interactive: runner.interactive,
             write: runner.write)
     }
 
     /// The stage's `coverage:`, its tools and folder checked; nil measures none.
     private func coverage(_ context: StageContext) throws -> CoverageSettings? {
-        guard let spec = stage.coverage else { return nil }
+        guard let spec = stage.coverage ?? (stage.recordsImpact ? CoverageSpec() : nil) else { return nil }
         return try CoverageRequest(
             output: spec.dir.map(context.resolve), include: spec.include.map { [$0] } ?? [],
             exclude: spec.exclude.map { [$0] } ?? [], minLines: spec.minLines.map { $0.share * 100 }

@@ -59,6 +59,11 @@ public struct TestRequest: Sendable {
     public var review: URL?
     /// Coverage to measure and where to write it (`--coverage`); nil measures none.
     public var coverage: CoverageRequest?
+    /// Record what each suite executed, beside the timings (`--record-impact`; measures coverage).
+    public var recordImpact = false
+    /// Run only the suites the change can reach (`--impacted`), from the map's commit or `impactBase`.
+    public var impacted = false
+    public var impactBase: String?
     /// Only the test targets the change can affect (`--affected`).
     public var affected: ChangeQuery?
     public var interactive = CIEnvironment.isInteractive
@@ -92,8 +97,14 @@ extension TestRequest {
     /// Builds, selects and runs (or lists, plans, hunts) as asked; a run's results also go where the
     /// CI shows them.
     public func perform() async throws -> TestOutcome {
-        let coverageSettings = mode.runs ? try coverage?.settings(package: package, node: node) : nil
+        if recordImpact, node.count > 1 || shared.queue != nil {
+            throw RequestError(
+                "--record-impact records the whole suite on one machine; it cannot take --node or --queue")
+        }
+        let asked = recordImpact ? (coverage ?? CoverageRequest()) : coverage
+        let coverageSettings = mode.runs ? try asked?.settings(package: package, node: node) : nil
         var options = runOptions()
+        if recordImpact { options.suiteProfiles = coverageSettings?.profiles }
         if let affected {
             let changes = try affected.changes(in: package)
             let selection = try await AffectedTests.select(
@@ -143,7 +154,13 @@ extension TestRequest {
         testRun.keptInRun = keptInRun
         testRun.flakeThreshold = flakeThreshold
         if !skipBuild { write("Building the tests of \(package.path) (\(configuration.rawValue))…\n") }
-        let prepared = try await testRun.prepare(pinningTo: pin)
+        var prepared = try await testRun.prepare(pinningTo: pin)
+        if impacted {
+            guard let reached = try await testRun.impacted(prepared, base: impactBase) else {
+                return .nothingToRun("No test is reachable from the change; nothing to run.")
+            }
+            prepared = reached
+        }
         switch mode {
         case .list:
             return .listed(prepared.tests.map(\.name))
@@ -159,6 +176,7 @@ extension TestRequest {
         guard let queue else {
             let (report, findings) = try await testRun.run(prepared)
             let measured = try await testRun.collectCoverage(of: report, product: prepared.product)
+            if recordImpact, let measured { try await testRun.recordImpact(from: measured, report: report) }
             // A static split's nodes keep their coverage in the CI run's folder when the timings are in a store.
             if let measured, let folder = measured.folder, node.count > 1, let run = keptInRun {
                 try await place.saveCoverage(folder.appendingPathComponent("coverage.profdata"), run: run, node: node)

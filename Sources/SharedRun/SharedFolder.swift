@@ -1,3 +1,4 @@
+import Coverage
 import Foundation
 import ReferenceStore
 import TestSharding
@@ -105,6 +106,26 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
         }
         let present = Set(found.keys.map(\.description))
         return (files, wanted.subtracting(present).sorted())
+    }
+
+    /// The impact map kept beside the timings (`pipeline-impact.json`).
+    public var impactKey: ObjectKey {
+        get throws(StoreError) {
+            let folder = timingsKey.rawValue.split(separator: "/").dropLast().joined(separator: "/")
+            return try ObjectKey((folder.isEmpty ? "" : folder + "/") + ImpactMap.fileName)
+        }
+    }
+
+    /// Keeps `map` beside the timings (the last recording wins).
+    public func saveImpact(_ map: ImpactMap) async throws {
+        _ = try await store.put(try map.encoded(), to: impactKey, condition: .always)
+    }
+
+    /// The impact map kept beside the timings; nil when none was recorded there.
+    public func impact() async throws -> ImpactMap? {
+        let key = try impactKey
+        guard let (data, _) = try await store.get(key) else { return nil }
+        return try ImpactMap.decode(data, name: "\(store.name)/\(key.rawValue)")
     }
 
     /// Where the timings are, for messages and the dry run.

@@ -27,7 +27,7 @@ public enum JSONFile {
 
     /// Why `data` did not decode, in one line: the key path and the problem, or that it is not JSON
     /// of `format` at all.
-    static func reason(_ error: Error, format: String) -> String {
+    public static func reason(_ error: Error, format: String) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context), DecodingError.typeMismatch(_, let context),
             DecodingError.valueNotFound(_, let context), DecodingError.keyNotFound(_, let context):

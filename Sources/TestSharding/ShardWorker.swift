@@ -10,6 +10,8 @@ struct ShardWorker {
     let logs: URL
     /// Names this worker's processes and their logs: `shard-<n>` makes `shard-<n>-<k>.log`.
     let label: String
+    /// When set, each process runs one suite and writes its coverage profile here (`SuiteProfiles`).
+    var suiteProfiles: URL? = nil
 
     /// What the worker did: every attempt, the wall time of its processes, and what failed.
     struct Outcome: Sendable {
@@ -51,8 +53,17 @@ struct ShardWorker {
         var failures: [TestID] = []
         for framework in [TestFramework.xctest, .swiftTesting] {
             var pending = tests.filter { $0.framework == framework }
+            if suiteProfiles != nil { pending.sort { ($0.suite, $0.name) < ($1.suite, $1.name) } }
             while !pending.isEmpty && !Task.isCancelled {
-                let chunk = Self.chunk(pending, framework: framework, limit: limits.selectorBytes)
+                var chunk = Self.chunk(pending, framework: framework, limit: limits.selectorBytes)
+                var product = self.product
+                if let suiteProfiles, let suite = chunk.first?.suite {
+                    chunk = Array(chunk.prefix { $0.suite == suite })
+                    product = product.adding(environment: [
+                        "LLVM_PROFILE_FILE": suiteProfiles.appendingPathComponent(SuiteProfiles.fileName(of: suite))
+                            .path
+                    ])
+                }
                 state.processes += 1
                 let name = "\(label)-\(state.processes)"
                 let run = TestProcess(
@@ -87,5 +98,33 @@ struct ShardWorker {
             count += 1
         }
         return Array(tests.prefix(count))
+    }
+}
+
+/// The coverage profiles of a run that keeps suites apart: `<hex of the suite's name>-%p.profraw`,
+/// one per process (a suite whose process crashed and went on has several).
+public enum SuiteProfiles {
+    static func fileName(of suite: String) -> String {
+        suite.utf8.map { String(format: "%02x", $0) }.joined() + "-%p.profraw"
+    }
+
+    /// The profiles in `folder`, by suite.
+    public static func bySuite(in folder: URL) -> [String: [URL]] {
+        var result: [String: [URL]] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasSuffix(".profraw") {
+            guard let hex = name.split(separator: "-").first, hex.count % 2 == 0 else { continue }
+            var bytes: [UInt8] = []
+            var index = hex.startIndex
+            while index < hex.endIndex {
+                let next = hex.index(index, offsetBy: 2)
+                guard let byte = UInt8(hex[index..<next], radix: 16) else { break }
+                bytes.append(byte)
+                index = next
+            }
+            guard bytes.count * 2 == hex.count, let suite = String(bytes: bytes, encoding: .utf8) else { continue }
+            result[suite, default: []].append(folder.appendingPathComponent(name))
+        }
+        return result
     }
 }

@@ -44,11 +44,12 @@ public struct SuiteRun: Sendable {
 
         public var plannedTests: Int { shards.reduce(0) { $0 + $1.tests.count } }
 
-        /// The same product and timings, planned for `tests` alone (a batch of a shared queue).
-        public func only(_ tests: [TestID], shards count: Int) -> Prepared {
+        /// The same product and timings, planned for `tests` alone (a batch of a shared queue, or the
+        /// tests a change can reach), of which `node` takes its part.
+        public func only(_ tests: [TestID], shards count: Int, node: Node = .whole) -> Prepared {
             let selected = Set(tests)
             let estimates = self.estimates.filter { selected.contains($0.key) }
-            let shards = ShardPlanner(timings: timings).plan(tests, estimates: estimates, shards: count)
+            let shards = ShardPlanner(timings: timings).plan(tests, estimates: estimates, shards: count, node: node)
             return Prepared(
                 product: product, tests: tests, discovered: discovered, timings: timings, shards: shards,
                 estimates: estimates)

@@ -52,10 +52,11 @@ public struct TestProduct: Sendable {
         }
         var childEnvironment = environment
         childEnvironment["NO_COLOR"] = "1"
-        // An instrumented product writes a profile wherever it runs, listings too: keep theirs in
-        // the scratch folder (the test processes are given their own place).
-        if settings.coverage {
-            childEnvironment["LLVM_PROFILE_FILE"] = scratch.appendingPathComponent("listing-%p.profraw").path
+        // An instrumented product (built for coverage now or before) writes a profile wherever it
+        // runs: unless the user sets where, the listings' and a plain run's go to the scratch folder
+        // (a coverage run gives its test processes their own place).
+        if environment["LLVM_PROFILE_FILE"] == nil {
+            childEnvironment["LLVM_PROFILE_FILE"] = scratch.appendingPathComponent("unused-%p.profraw").path
         }
         // SwiftPM keeps `.build/<configuration>` pointing at the bin folder; asking `swift build
         // --show-bin-path` costs ≈0.3 s, so it is asked only when build arguments may move the folder.

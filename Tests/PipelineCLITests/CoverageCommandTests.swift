@@ -244,6 +244,67 @@ struct CoverageCommandTests {
         #expect((totals?["total"] as? Int ?? 0) > 0)
     }
 
+    @Test("the impact map: recorded per suite beside the timings; --impacted runs what a change reaches and says why")
+    func impact() throws {
+        let repo = Self.copy
+        defer {
+            _ = try? Git.run(["checkout", "-q", "--", "."], in: repo)
+            for item in [".git", ".gitignore"] {
+                try? FileManager.default.removeItem(at: repo.appendingPathComponent(item))
+            }
+        }
+        try Data(".build/\n".utf8).write(to: repo.appendingPathComponent(".gitignore"))
+        try Git.run(["init", "-q", "-b", "main"], in: repo)
+        try Git.run(["add", "-A"], in: repo)
+        try Git.run(["commit", "-q", "-m", "package"], in: repo)
+        let timings = ["--skip-build", "--timings", scratch.appendingPathComponent("t.json").path]
+        let recorded = try test(["--record-impact"] + timings)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(recorded.stderr.contains("Impact map of 8 suites at "), "\(recorded.stderr)")
+        let mapFile = scratch.appendingPathComponent("pipeline-impact.json")
+        let map = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: mapFile)) as? [String: Any])
+        #expect(map["package"] as? String == "." && map["configuration"] as? String == "debug")
+        let suites = map["suites"] as? [String: [String]] ?? [:]
+        #expect(suites["ExampleKitTests.ThumbnailTests"]?.contains("Sources/ExampleKit/Thumbnail.swift") == true)
+        #expect(suites["ExampleKitTests.BadgeViewTests"]?.contains("Sources/ExampleKit/Thumbnail.swift") == false)
+
+        func edit(_ path: String, _ change: (String) -> String) throws {
+            let file = repo.appendingPathComponent(path)
+            try Data(change(try String(contentsOf: file, encoding: .utf8)).utf8).write(to: file)
+        }
+        // A body change, not committed: the suites that executed the file, and no other.
+        try edit("Sources/ExampleKit/Thumbnail.swift") { $0.replacingOccurrences(of: "width >= 0", with: "width >= 1") }
+        let body = try test(["--impacted", "--list"] + timings)
+        #expect(body.status == 0, "\(body.stderr)")
+        #expect(
+            body.stderr.contains(
+                "impacted: ExampleKitTests.ThumbnailTests, executed Sources/ExampleKit/Thumbnail.swift"))
+        #expect(body.stderr.contains("4 left out"), "\(body.stderr)")
+        let listed = body.stdout.split(separator: "\n").map(String.init)
+        #expect(listed.contains("ExampleKitTests.ThumbnailTests/testScalingDoublesTheSize"), "\(listed)")
+        #expect(!listed.contains { $0.hasPrefix("ExampleKitTests.BadgeViewTests/") }, "\(listed)")
+        try Git.run(["checkout", "-q", "--", "."], in: repo)
+
+        // Comments only: nothing to run.
+        try edit("Sources/ExampleKit/BadgeView.swift") { $0 + "\n// a note\n" }
+        let comment = try test(["--impacted"] + timings)
+        #expect(comment.status == 0)
+        #expect(comment.stdout.contains("No test is reachable from the change; nothing to run."), "\(comment.stdout)")
+        try Git.run(["checkout", "-q", "--", "."], in: repo)
+
+        // The manifest, or a map that cannot be read: every test, saying why.
+        try edit("Package.swift") { $0 + "\n// touched\n" }
+        let manifest = try test(["--impacted", "--list"] + timings)
+        #expect(manifest.stderr.contains("impacted: every test runs, since Package.swift changed: every test"))
+        #expect(manifest.stdout.split(separator: "\n").count == ExamplePackage.testCount)
+        try Data("{".utf8).write(to: mapFile)
+        let corrupt = try test(["--impacted", "--list"] + timings)
+        #expect(corrupt.status == 0)
+        #expect(
+            corrupt.stderr.contains("impacted: every test runs, since cannot read coverage from"), "\(corrupt.stderr)")
+        #expect(corrupt.stderr.contains("pipeline-impact.json: not an impact map"))
+    }
+
     @Test("bad input: one line, a distinct exit code, before any build")
     func badInput() throws {
         let unwritable = try test(["--coverage", "--coverage-dir", "/proc/no-such/coverage"])

@@ -1,0 +1,142 @@
+import Coverage
+import Foundation
+import GitChanges
+import SharedRun
+import TestSharding
+
+/// `--impacted`: the tests a change can reach, by the impact map kept beside the timings, with one
+/// line per decision. The change runs from the map's commit (or `base`) to the working tree,
+/// commits and uncommitted edits alike. Where the map cannot judge (none, another package or
+/// configuration, a commit this clone lacks, a corrupt file), every test runs and a line says why.
+struct ImpactedTests {
+    /// The tests to run; nil for every test.
+    var tests: [TestID]?
+    var reasons: [String]
+
+    static func select(
+        package: URL, configuration: String, base: String?, place: SharedFolder, discovered: [TestID],
+        estimates: [TestID: Double]
+    ) async throws -> ImpactedTests {
+        let map: ImpactMap
+        do {
+            guard let found = try await place.impact() else {
+                return everything("no impact map beside \(place) yet (record one with --record-impact)")
+            }
+            map = found
+        } catch let error as CoverageError {
+            return everything("\(error)")
+        }
+        let history = try CommitHistory(repositoryPath: package.path)
+        let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().path
+        let packagePath = package.resolvingSymlinksInPath().path
+        let relative = packagePath == root ? "." : String(packagePath.dropFirst(root.count + 1))
+        guard map.package == relative else {
+            return everything("the impact map was recorded for the package at \(map.package), not \(relative)")
+        }
+        guard map.configuration == configuration else {
+            return everything("the impact map was recorded for \(map.configuration) builds, not \(configuration)")
+        }
+        let from = base.map { (try? history.sha($0)) ?? $0 } ?? map.commit
+        guard try history.isAncestor(from, of: "HEAD") != nil else {
+            return everything(
+                "this clone lacks the impact map's commit \(from.prefix(12)) (a shallow clone? fetch enough history "
+                    + "to reach it, e.g. git fetch --deepen=50)")
+        }
+        let changes = try Self.changes(from: from, history: history, root: root, package: relative)
+        var current: [String: [String]] = [:]
+        for test in discovered { current[test.suite, default: []].append(test.name) }
+        let selection = ImpactSelection.select(map: map, changes: changes, current: current)
+        var reasons = selection.notes
+        if let everything = selection.everything { return Self.everything(everything, notes: reasons) }
+        var selected = Set(selection.suites.keys)
+        for (suite, why) in selection.suites.sorted(by: { $0.key < $1.key }) {
+            reasons.append("impacted: \(suite), \(why)")
+        }
+        var tests = discovered.filter { selected.contains($0.suite) }
+        if !selection.fallback.isEmpty {
+            for (_, why) in selection.fallback.sorted(by: { $0.key < $1.key }) { reasons.append("fallback: \(why)") }
+            let prefix = relative == "." ? "" : relative + "/"
+            let affected = try await AffectedTests.select(
+                package: package, repository: root, changedPaths: selection.fallback.keys.map { prefix + $0 })
+            reasons += affected.reasons
+            guard let filters = affected.filters else {
+                return everything("a fallback runs every test", notes: reasons)
+            }
+            let patterns = try filters.map { try Regex($0) }
+            let reached = discovered.filter { test in patterns.contains { test.name.contains($0) } }
+            tests += reached
+            selected.formUnion(reached.map(\.suite))
+        }
+        tests = Array(Set(tests)).sorted()
+        let left = Set(discovered.map(\.suite)).subtracting(selected)
+        let leftSeconds = discovered.filter { left.contains($0.suite) }.reduce(0) { $0 + (estimates[$1] ?? 0) }
+        reasons.append(
+            "impacted: \(selected.count) suite(s) run, \(left.count) left out (expected \(String(format: "%.1f", leftSeconds)) s), "
+                + "against the impact map of \(map.commit.prefix(12)) recorded \(map.recordedAt)")
+        return ImpactedTests(tests: tests, reasons: reasons)
+    }
+
+    private static func everything(_ why: String, notes: [String] = []) -> ImpactedTests {
+        ImpactedTests(tests: nil, reasons: notes + ["impacted: every test runs, since \(why)"])
+    }
+
+    /// The package's changed files from `from` to the working tree, with their text then and now.
+    static func changes(from: String, history: CommitHistory, root: String, package: String) throws -> [ImpactChange] {
+        let committed = try ChangeDetector(repositoryPath: root).changes(.range(base: from, head: "HEAD")).files
+        var paths: Set<String> = []
+        for file in committed + (try history.uncommittedChanges()) { paths.formUnion(file.touchedPaths) }
+        let prefix = package == "." ? "" : package + "/"
+        var changes: [ImpactChange] = []
+        for path in paths.sorted() where path.hasPrefix(prefix) {
+            let old = try history.contents(of: path, at: from).map { Data($0) }
+            let new = FileManager.default.contents(atPath: root + "/" + path)
+            if old == new { continue }
+            changes.append(
+                ImpactChange(
+                    path: String(path.dropFirst(prefix.count)), old: old.map { String(decoding: $0, as: UTF8.self) },
+                    new: new.map { String(decoding: $0, as: UTF8.self) }))
+        }
+        return changes
+    }
+}
+
+extension TestStageRun {
+    /// `--impacted` (`select: impacted`): `prepared` cut down to the tests the change from the
+    /// map's commit (or `base`) can reach, each decision written; nil when none is reachable.
+    public func impacted(_ prepared: SuiteRun.Prepared, base: String?) async throws -> SuiteRun.Prepared? {
+        let settings = suite.settings
+        let selection = try await ImpactedTests.select(
+            package: settings.packagePath, configuration: settings.configuration, base: base, place: timings,
+            discovered: prepared.tests, estimates: prepared.estimates)
+        selection.reasons.forEach { write($0 + "\n") }
+        guard let tests = selection.tests else { return prepared }
+        guard !tests.isEmpty else { return nil }
+        return prepared.only(tests, shards: suite.options.shards, node: suite.options.node)
+    }
+
+    /// `--record-impact` (`impact: record`): what each suite of this run executed, kept beside the
+    /// timings with the commit, package and configuration. A suite whose process crashed or timed
+    /// out left a partial profile: it stays out, so it runs as a new suite until a clean recording.
+    public func recordImpact(from measured: CoverageReport, report: TestReport) async throws {
+        guard let coverage else { return }
+        let package = suite.settings.packagePath
+        let history = try CommitHistory(repositoryPath: package.path)
+        let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().path
+        let path = package.resolvingSymlinksInPath().path
+        var tests: [String: [String]] = [:]
+        var partial: Set<String> = []
+        for test in report.tests {
+            let suite = TestID(test.name, framework: .xctest).suite
+            if test.status == .crashed || test.status == .timedOut { partial.insert(suite) }
+            tests[suite, default: []].append(test.name)
+        }
+        for suite in partial { tests[suite] = nil }
+        let map = ImpactMap(
+            commit: try history.sha("HEAD"), package: path == root ? "." : String(path.dropFirst(root.count + 1)),
+            configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
+            suites: try await coverage.impact(of: measured).filter { !partial.contains($0.key) },
+            tests: tests.mapValues { $0.sorted() })
+        try await timings.saveImpact(map)
+        write("Impact map of \(map.suites.count) suites at \(map.commit.prefix(12)) kept beside \(timings)\n")
+    }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Benchmark: is `pipeline test --impacted` safe? Mutation testing on any package.
+# Usage: scripts/bench-impact.sh [PACKAGE_PATH] [MUTANTS]   (defaults: Examples/ExampleSuite, 50)
+# A real package works too, e.g. swift-algorithms from this project's shared histories:
+#   git clone -q ../shared/histories/swift-algorithms.bundle /tmp/swift-algorithms
+#   scripts/bench-impact.sh /tmp/swift-algorithms 50
+# The package is copied (into a git repository of its own when it is not one). The impact map and
+# the coverage are recorded once; then each mutant (a flipped comparison, an off-by-one, a negated
+# condition, an early return) goes into one line that some test executes, the tests are rebuilt,
+# the whole suite runs, and every test that fails must be among those --impacted selects.
+# Prints mutants tried, built, killed by the full run, and missed by the selection; exits 1 on a miss.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" mutants="${2:-50}"
+runs=1
+
+scripts/setup.sh
+source scripts/lib/bench.sh
+build_release
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+package="$scratch/package"
+mkdir -p "$package"
+(cd "$source_package" && tar --exclude=./.build -cf - .) | (cd "$package" && tar -xf -)
+if [[ ! -d "$package/.git" ]]; then
+    git -C "$package" init -q -b main
+    printf '.build/\n' > "$package/.gitignore"
+    git -C "$package" add -A
+    git -C "$package" -c user.name=bench -c user.email=bench@example.com commit -q -m package
+fi
+
+echo "recording the impact map of $source_package…" >&2
+"$bin" test --package-path "$package" --record-impact --coverage-dir "$scratch/coverage" >/dev/null 2>"$scratch/record.err" || true
+grep -E "^Impact map" "$scratch/record.err" >&2 || { cat "$scratch/record.err" >&2; exit 1; }
+
+python3 - "$package" "$scratch" "$bin" "$mutants" <<'PY'
+import json, os, random, re, subprocess, sys
+package, scratch, pipeline, wanted = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+# Lines some test executes, from the recorded coverage.
+executed = []
+path = None
+for line in open(os.path.join(scratch, "coverage", "lcov.info")):
+    line = line.strip()
+    if line.startswith("SF:"): path = line[3:]
+    elif line.startswith("DA:") and path and path.startswith("Sources/"):
+        number, hits = line[3:].split(",")[:2]
+        if int(hits) > 0: executed.append((path, int(number)))
+mutations = [
+    (r"(?<![<>=!])<(?![<=])", "<="), (r"<=", "<"), (r"(?<![<>=!-])>(?![>=])", ">="), (r">=", ">"),
+    (r"==", "!="), (r"!=", "=="), (r"\+ 1\b", "+ 2"), (r"- 1\b", "- 2"), (r"\btrue\b", "false"),
+    (r"\bfalse\b", "true"), (r"\bif (?!let |var |case )", "if !"), (r"&&", "||"), (r"\|\|", "&&"),
+]
+candidates = []
+for path, number in executed:
+    text = open(os.path.join(package, path)).read().split("\n")
+    if number - 1 >= len(text): continue
+    line = text[number - 1]
+    stripped = line.strip()
+    if stripped.startswith(("//", "func ", "public func", "init", "@", "case ")) or "->" in line: continue
+    for pattern, replacement in mutations:
+        if re.search(pattern, line):
+            candidates.append((path, number, pattern, replacement))
+    if stripped.startswith(("let ", "var ")) and line.startswith("        ") and "guard" not in line:
+        pass
+random.seed(7)
+random.shuffle(candidates)
+
+def run(args):
+    return subprocess.run(args, cwd=package, capture_output=True, text=True)
+
+tried = built = killed = missed = 0
+for path, number, pattern, replacement in candidates:
+    if tried >= wanted: break
+    file = os.path.join(package, path)
+    original = open(file).read()
+    lines = original.split("\n")
+    mutated = re.sub(pattern, replacement, lines[number - 1], count=1)
+    if mutated == lines[number - 1]: continue
+    lines[number - 1] = mutated
+    open(file, "w").write("\n".join(lines))
+    tried += 1
+    try:
+        if run(["swift", "build", "--build-tests", "--package-path", package]).returncode != 0:
+            continue
+        built += 1
+        full = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-record", "--json"])
+        failed = set()
+        try:
+            failed = {t["name"] for t in json.loads(full.stdout)["tests"] if t["status"] not in ("passed", "skipped")}
+        except Exception:
+            print(f"  mutant {tried}: {path}:{number} — no report from the full run", file=sys.stderr)
+            continue
+        if not failed: continue
+        killed += 1
+        chosen = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-record", "--impacted", "--list"])
+        selected = set(chosen.stdout.split("\n")) if chosen.returncode == 0 else set()
+        if "nothing to run" in chosen.stdout: selected = set()
+        lost = sorted(failed - selected)
+        if lost:
+            missed += 1
+            print(f"  MISSED {path}:{number}: {lines[number - 1].strip()} — {', '.join(lost)}")
+            print("    " + chosen.stderr.strip().replace("\n", "\n    "))
+    finally:
+        open(file, "w").write(original)
+print(f"mutants tried {tried}, built {built}, killed by the full run {killed}, missed by --impacted {missed}")
+sys.exit(1 if missed else 0)
+PY
