@@ -18,8 +18,7 @@ build_release
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 package="$scratch/package"
-mkdir -p "$package"
-(cd "$source_package" && tar --exclude=./.build -cf - .) | (cd "$package" && tar -xf -)
+copy_package "$source_package" "$package"
 q_package="$(printf %q "$package")"
 
 echo "building the tests of $source_package with coverage…" >&2

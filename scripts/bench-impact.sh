@@ -21,8 +21,7 @@ build_release
 scratch="$(mktemp -d)"
 trap 'rm -rf "$scratch"' EXIT
 package="$scratch/package"
-mkdir -p "$package"
-(cd "$source_package" && tar --exclude=./.build -cf - .) | (cd "$package" && tar -xf -)
+copy_package "$source_package" "$package"
 if [[ ! -d "$package/.git" ]]; then
     git -C "$package" init -q -b main
     printf '.build/\n' > "$package/.gitignore"

@@ -169,30 +169,26 @@ final class Tree {
 
     /// The folder at `path` below this tree; nil when there is none (or a file is there).
     func folder(at path: String, in repository: Repository) throws(GitError) -> Tree? {
-        var entry: OpaquePointer?
-        let result = git_tree_entry_bypath(&entry, handle.pointer, path)
-        if result == GIT_ENOTFOUND.rawValue { return nil }
-        try LibGit2Runtime.check(result, "finding '\(path)'")
-        guard let entry else { return nil }
-        let owned = Owned(entry, free: git_tree_entry_free)
-        guard git_tree_entry_type(owned.pointer) == GIT_OBJECT_TREE, let id = git_tree_entry_id(owned.pointer) else {
-            return nil
-        }
-        return try repository.tree(id, named: path)
+        guard var id = try entry(at: path, of: GIT_OBJECT_TREE) else { return nil }
+        return try repository.tree(&id, named: path)
     }
 
     /// The contents of the file at `path` below this tree; nil when there is none (or a folder is there).
     func file(at path: String, in repository: Repository) throws(GitError) -> [UInt8]? {
+        guard var id = try entry(at: path, of: GIT_OBJECT_BLOB) else { return nil }
+        return try repository.blob(&id, named: path)
+    }
+
+    /// The id of the entry at `path` below this tree when it is of `type`; nil when there is none.
+    private func entry(at path: String, of type: git_object_t) throws(GitError) -> git_oid? {
         var entry: OpaquePointer?
         let result = git_tree_entry_bypath(&entry, handle.pointer, path)
         if result == GIT_ENOTFOUND.rawValue { return nil }
         try LibGit2Runtime.check(result, "finding '\(path)'")
         guard let entry else { return nil }
         let owned = Owned(entry, free: git_tree_entry_free)
-        guard git_tree_entry_type(owned.pointer) == GIT_OBJECT_BLOB, let id = git_tree_entry_id(owned.pointer) else {
-            return nil
-        }
-        return try repository.blob(id, named: path)
+        guard git_tree_entry_type(owned.pointer) == type, let id = git_tree_entry_id(owned.pointer) else { return nil }
+        return id.pointee  // a copy: the entry, which holds the id, is freed with `owned`
     }
 
     /// Every file below this tree, path → contents, read from the object database.

@@ -70,3 +70,10 @@ start_moto() {
     moto=$!
     for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$1" && return; sleep 0.1; done
 }
+
+# copy_package SOURCE DEST: the package at SOURCE (a git repository's history too, when it is one)
+# copied to DEST without its .build folder, so benchmarks leave the source's own build alone.
+copy_package() {
+    mkdir -p "$2"
+    (cd "$1" && tar --exclude=./.build -cf - .) | (cd "$2" && tar -xf -)
+}
