@@ -30,7 +30,7 @@ if [[ ! -d "$package/.git" ]]; then
 fi
 
 echo "recording the impact map of $source_package…" >&2
-"$bin" test --package-path "$package" --record-impact --coverage-dir "$scratch/coverage" >/dev/null 2>"$scratch/record.err" || true
+"$bin" test --package-path "$package" --coverage --record-impact --coverage-dir "$scratch/coverage" >/dev/null 2>"$scratch/record.err" || true
 grep -E "^Impact map" "$scratch/record.err" >&2 || { cat "$scratch/record.err" >&2; exit 1; }
 
 python3 - "$package" "$scratch" "$bin" "$mutants" <<'PY'
@@ -49,6 +49,8 @@ mutations = [
     (r"(?<![<>=!])<(?![<=])", "<="), (r"<=", "<"), (r"(?<![<>=!-])>(?![>=])", ">="), (r">=", ">"),
     (r"==", "!="), (r"!=", "=="), (r"\+ 1\b", "+ 2"), (r"- 1\b", "- 2"), (r"\btrue\b", "false"),
     (r"\bfalse\b", "true"), (r"\bif (?!let |var |case )", "if !"), (r"&&", "||"), (r"\|\|", "&&"),
+    (r"\.\.<", "..."), (r"\+=", "-="), (r"-=", "+="), (r"\bmin\(", "max("), (r"\bmax\(", "min("),
+    (r"\.first\b", ".last"), (r"\.last\b", ".first"), (r"(?<![\w.\"])0(?![\w.])", "1"),
 ]
 candidates = []
 for path, number in executed:
@@ -83,13 +85,14 @@ for path, number, pattern, replacement in candidates:
         if run(["swift", "build", "--build-tests", "--package-path", package]).returncode != 0:
             continue
         built += 1
-        full = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-record", "--json"])
+        full = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-record", "--json", "--timeout", "30s"])
         failed = set()
         try:
             failed = {t["name"] for t in json.loads(full.stdout)["tests"] if t["status"] not in ("passed", "skipped")}
         except Exception:
             print(f"  mutant {tried}: {path}:{number} — no report from the full run", file=sys.stderr)
             continue
+        print(f"  mutant {tried}: {path}:{number} {'killed' if failed else 'survived'}", file=sys.stderr)
         if not failed: continue
         killed += 1
         chosen = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-record", "--impacted", "--list"])

@@ -73,7 +73,7 @@ public struct SuiteRun: Sendable {
             throw .cannotWrite(path: logs.path, reason: error.localizedDescription)
         }
         let product = try await TestProduct.build(settings, scratch: logs)
-        let all = try await product.discover(scratch: logs)
+        let all = try await product.discover(scratch: logs, timeout: options.limits.timeout)
         guard !all.isEmpty else { throw .noTests(package: settings.packagePath.path) }
         let tests = try options.select(all)
         let planner = ShardPlanner(timings: timings)

@@ -102,19 +102,21 @@ public struct TestProduct: Sendable {
     }
 
     /// Every test in the product, from the product's own listings (≈10 ms each, run at once).
-    public func discover(scratch: URL) async throws(TestRunError) -> [TestID] {
+    /// A listing that takes longer than `timeout` (the limit for one test) is stuck and stopped.
+    public func discover(scratch: URL, timeout: Duration = .seconds(600)) async throws(TestRunError) -> [TestID] {
         #if os(macOS)
             // Xcode's xctest has no listing flag; SwiftPM's listing covers both libraries.
             return try await list(
                 ["swift", "test", "list", "--skip-build", "--package-path", packagePath.path],
-                framework: nil, log: scratch.appendingPathComponent("list.log"))
+                framework: nil, log: scratch.appendingPathComponent("list.log"), timeout: timeout)
         #else
             async let xctest = list(
                 [path.path, "--testing-library", "xctest", "--list-tests"], framework: .xctest,
-                log: scratch.appendingPathComponent("list-xctest.log"))
+                log: scratch.appendingPathComponent("list-xctest.log"), timeout: timeout)
             async let swiftTesting = list(
                 [path.path, "--testing-library", "swift-testing", "--list-tests"],
-                framework: .swiftTesting, log: scratch.appendingPathComponent("list-swift-testing.log"))
+                framework: .swiftTesting, log: scratch.appendingPathComponent("list-swift-testing.log"),
+                timeout: timeout)
             do {
                 return try await xctest + swiftTesting
             } catch {
@@ -124,9 +126,16 @@ public struct TestProduct: Sendable {
         #endif
     }
 
-    private func list(_ arguments: [String], framework: TestFramework?, log: URL) async throws(TestRunError) -> [TestID]
+    private func list(_ arguments: [String], framework: TestFramework?, log: URL, timeout: Duration)
+        async throws(TestRunError) -> [TestID]
     {
-        let result = try await Command.run(arguments, environment: environment, log: log)
+        // Listing runs no test: one that takes longer than a test may is stuck (code run at load time).
+        let result = try await Command.run(arguments, environment: environment, log: log, timeout: timeout)
+        if result.timedOut {
+            throw .listingFailed(
+                command: arguments.joined(separator: " "),
+                output: "it listed nothing within \(timeout) (the limit for one test) and was stopped")
+        }
         // Swift Testing exits 69 (EX_UNAVAILABLE) when the product has none of its tests.
         if framework == .swiftTesting && result.termination == .exited(69) { return [] }
         guard result.termination == .exited(0) else {
@@ -196,14 +205,24 @@ enum SwiftTestingFilter {
 public struct Command: Sendable {
     public let termination: Termination
     public let output: String
+    /// Whether it was killed at its timeout.
+    public var timedOut = false
 
-    public static func run(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError)
-        -> Command
-    {
+    /// Runs `arguments` to their end, or past `timeout` kills them (then `timedOut`).
+    public static func run(
+        _ arguments: [String], environment: [String: String], log: URL, timeout: Duration? = nil
+    ) async throws(TestRunError) -> Command {
         try? FileManager.default.removeItem(at: log)
         let process = try await ChildProcess.start(arguments, environment: environment, log: log)
-        let termination = await process.wait()
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        var timedOut = false
+        let termination = await process.wait {
+            if let deadline, ContinuousClock.now > deadline, !timedOut {
+                timedOut = true
+                process.terminate()
+            }
+        }
         let data = (try? Data(contentsOf: log)) ?? Data()
-        return Command(termination: termination, output: String(decoding: data, as: UTF8.self))
+        return Command(termination: termination, output: String(decoding: data, as: UTF8.self), timedOut: timedOut)
     }
 }

@@ -242,6 +242,28 @@ struct CoverageCommandTests {
         #expect((stage?["summary"] as? String)?.contains("; coverage: lines 9") == true, "\(stage ?? [:])")
         let totals = (stage?["coverage"] as? [String: Any])?["lines"] as? [String: Any]
         #expect((totals?["total"] as? Int ?? 0) > 0)
+
+        // Develop records the impact map; a later change that reaches no suite skips the stage.
+        for (name, setting) in [("record", "impact: record"), ("pr", "select: impacted")] {
+            try Data(
+                "name: \(name)\ndescription: Impact.\nstages:\n  - test:\n      timings: .build/impact-timings.json\n      \(setting)\n"
+                    .utf8
+            ).write(to: repo.appendingPathComponent("pipelines/\(name).yml"))
+        }
+        try Git.run(["add", "-A"], in: repo)
+        try Git.run(["commit", "-q", "-m", "pipelines"], in: repo)
+        let recorded = try PipelineBinary.run(["run", "record"], in: repo)
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(recorded.stderr.contains("Impact map of 8 suites"), "\(recorded.stderr)")
+        let view = repo.appendingPathComponent("Sources/ExampleKit/BadgeView.swift")
+        try Data((try String(contentsOf: view, encoding: .utf8) + "\n// a note\n").utf8).write(to: view)
+        let skipped = try PipelineBinary.run(["run", "pr", "--json"], in: repo)
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        let stages = (try JSONSerialization.jsonObject(with: Data(skipped.stdout.utf8)) as? [String: Any])?["stages"]
+        let first = (stages as? [[String: Any]])?.first
+        #expect(first?["status"] as? String == "skipped", "\(first ?? [:])")
+        #expect(first?["summary"] as? String == "the change reaches no test of .")
+        _ = try? Git.run(["checkout", "-q", "--", "Sources"], in: repo)
     }
 
     @Test("the impact map: recorded per suite beside the timings; --impacted runs what a change reaches and says why")

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Benchmark: how much of a suite `pipeline test --impacted` runs, on real history.
+# Usage: scripts/bench-impact-history.sh REPOSITORY [COMMITS]   (default 40)
+#   e.g. scripts/bench-impact-history.sh ../shared/histories/swift-algorithms.bundle 40
+# For each of the last COMMITS non-merge commits that change Sources/, the impact map is recorded at
+# the commit's parent (the tests built there with coverage), then the commit is checked out and
+# --impacted --dry-run says what it would run. Prints each commit's selected share of the suite's
+# expected time, and the distribution (goal: median ≤ 20 %). The tests are listed from the parent's
+# build, so a suite the commit adds is not counted (it would run, with no recorded time yet).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repository="$1" commits="${2:-40}"
+
+scripts/setup.sh
+source scripts/lib/bench.sh
+build_release
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+git clone -q "$repository" "$scratch/repo"
+cd "$scratch/repo"
+timings="$scratch/timings.json"
+mapfile -t picked < <(git log --no-merges --format=%H -n "$commits" -- Sources | tac)
+: > "$scratch/shares.txt"
+for commit in "${picked[@]}"; do
+    git checkout -q --force "$commit^"
+    if ! "$bin" test --record-impact --timings "$timings" >/dev/null 2>"$scratch/record.err"; then
+        grep -q "^Impact map" "$scratch/record.err" || { echo "  ${commit:0:12}: parent did not record (skipped)"; continue; }
+    fi
+    git checkout -q --force "$commit"
+    "$bin" test --impacted --dry-run --skip-build --timings "$timings" >"$scratch/plan.out" 2>"$scratch/plan.err" || true
+    python3 - "$commit" "$scratch/plan.out" "$scratch/plan.err" "$timings" "$scratch/shares.txt" <<'PY'
+import json, re, sys
+commit, plan, err, timings, shares = sys.argv[1:6]
+text = open(err).read()
+tests = json.load(open(timings)).get("tests", {})
+total = sum(t.get("seconds", t.get("mean", 0)) if isinstance(t, dict) else 0 for t in tests.values())
+every = "every test runs" in text
+m = re.search(r"(\d+) suite\(s\) run, (\d+) left out \(expected ([0-9.]+) s\)", text)
+if every:
+    share, why = 1.0, re.search(r"every test runs, since (.*)", text).group(1)
+elif "No test is reachable" in open(plan).read() + text:
+    share, why = 0.0, "nothing reachable"
+elif m and total > 0:
+    share, why = max(0.0, 1 - float(m.group(3)) / total), f"{m.group(1)} suites run, {m.group(2)} left out"
+else:
+    share, why = 1.0, "no selection line"
+open(shares, "a").write(f"{share}\n")
+print(f"  {commit[:12]}: {share * 100:5.1f} %  ({why})")
+PY
+done
+python3 - "$scratch/shares.txt" <<'PY'
+import statistics, sys
+shares = sorted(float(x) for x in open(sys.argv[1]) if x.strip())
+if not shares: sys.exit("no commit measured")
+q = statistics.quantiles(shares, n=4) if len(shares) > 1 else [shares[0]] * 3
+print(f"commits measured {len(shares)}: selected share of the suite's time: median {statistics.median(shares)*100:.1f} %, "
+      f"quartiles {q[0]*100:.1f} % / {q[2]*100:.1f} %, min {shares[0]*100:.1f} %, max {shares[-1]*100:.1f} %   (goal: median ≤ 20 %)")
+print(f"  every test: {sum(1 for s in shares if s >= 0.999)}, nothing: {sum(1 for s in shares if s == 0)}")
+PY
