@@ -30,8 +30,11 @@ public struct ImpactSelection: Sendable, Equatable {
     public init() {}
 
     /// The suites `changes` can reach. `current` is the suites the package has now, with their tests
-    /// (a suite or test the map does not know is new, and runs).
-    public static func select(map: ImpactMap, changes: [ImpactChange], current: [String: [String]]) -> ImpactSelection {
+    /// (a suite or test the map does not know is new, and runs); `sources` the package's Swift files
+    /// now (path → text), where the names a changed declaration declares are looked for.
+    public static func select(
+        map: ImpactMap, changes: [ImpactChange], current: [String: [String]], sources: [String: String] = [:]
+    ) -> ImpactSelection {
         var selection = ImpactSelection()
         var executedBy: [String: [String]] = [:]
         for (suite, files) in map.suites { for file in files { executedBy[file, default: []].append(suite) } }
@@ -48,10 +51,23 @@ public struct ImpactSelection: Sendable, Equatable {
                 switch SwiftChange.kind(old: change.old, new: change.new) {
                 case .commentsOnly:
                     selection.notes.append("\(path): comments and blank lines only, no test runs for it")
-                case .declarations(let line):
-                    selection.fallback[path] =
-                        "\(path) changes declarations (\(line)), whose effect elsewhere coverage cannot see"
+                case .declarations(let line, let names):
                     for suite in executedBy[path] ?? [] { selection.add(suite, "executed \(path)") }
+                    guard let names, !names.isEmpty else {
+                        selection.fallback[path] =
+                            "\(path) changes declarations (\(line)), whose effect elsewhere coverage cannot see"
+                        break
+                    }
+                    // What a declaration changes elsewhere (an overload chosen, a conformance found) is in
+                    // code that names it: the suites that executed a file naming it, or the file itself.
+                    let naming = Self.files(naming: names, in: sources, old: change.old.map { [path: $0] } ?? [:])
+                    for file in naming.sorted() {
+                        for suite in executedBy[file] ?? [] {
+                            selection.add(
+                                suite,
+                                "executed \(file), which names \(names.joined(separator: ", ")) (declared in \(path))")
+                        }
+                    }
                 case .bodies:
                     let suites = executedBy[path] ?? []
                     if suites.isEmpty { selection.fallback[path] = "no suite executed \(path)" }
@@ -67,6 +83,10 @@ public struct ImpactSelection: Sendable, Equatable {
                 for suite in owners { selection.add(suite, "its references changed (\(path))") }
                 continue
             }
+            if Self.isDocumentation(path) {
+                selection.notes.append("\(path): documentation or repository settings, no test runs for it")
+                continue
+            }
             selection.fallback[path] = "\(path) is not Swift source: coverage cannot see what it changes"
         }
         for (suite, tests) in current {
@@ -77,6 +97,41 @@ public struct ImpactSelection: Sendable, Equatable {
             if let new = Set(tests).subtracting(known).sorted().first { selection.add(suite, "new test \(new)") }
         }
         return selection
+    }
+
+    /// Files of `sources` (and `old`) that contain one of `names` as a whole word.
+    static func files(naming names: [String], in sources: [String: String], old: [String: String]) -> Set<String> {
+        var found: Set<String> = []
+        for (path, text) in sources.merging(old, uniquingKeysWith: { $0 + "\n" + $1 }) {
+            if names.contains(where: { Self.containsWord($0, in: text) }) { found.insert(path) }
+        }
+        return found
+    }
+
+    static func containsWord(_ word: String, in text: String) -> Bool {
+        var searched = text[...]
+        while let range = searched.range(of: word) {
+            let before = range.lowerBound == text.startIndex ? nil : text[text.index(before: range.lowerBound)]
+            let after = range.upperBound == text.endIndex ? nil : text[range.upperBound]
+            let isIdentifier = word.first.map { $0.isLetter || $0 == "_" } ?? false
+            func part(_ character: Character?) -> Bool {
+                guard let character else { return false }
+                return character.isLetter || character.isNumber || character == "_"
+            }
+            if !isIdentifier || (!part(before) && !part(after)) { return true }
+            searched = text[range.upperBound...]
+        }
+        return false
+    }
+
+    /// Documentation and repository settings: Markdown and DocC pages, `.github/`, dotfiles at the
+    /// top, licences. No test is built from them.
+    static func isDocumentation(_ path: String) -> Bool {
+        let name = (path as NSString).lastPathComponent
+        let ext = (name as NSString).pathExtension.lowercased()
+        return ["md", "markdown", "rst", "adoc"].contains(ext) || path.contains(".docc/") || path.hasPrefix(".github/")
+            || (!path.contains("/") && name.hasPrefix("."))
+            || ["LICENSE", "NOTICE", "CODEOWNERS", "CONTRIBUTORS"].contains { name.uppercased().hasPrefix($0) }
     }
 
     private mutating func add(_ suite: String, _ reason: String) {
@@ -91,17 +146,28 @@ public struct ImpactSelection: Sendable, Equatable {
 enum SwiftChange: Equatable {
     case commentsOnly
     case bodies
-    /// The first changed line that declares something.
-    case declarations(String)
+    /// The first changed line that declares something, and the names the changed declarations
+    /// declare (nil when one of them declares no name: an initialiser, a subscript, an import, an
+    /// attribute or `#if`).
+    case declarations(String, names: [String]?)
 
     static func kind(old: String?, new: String?) -> SwiftChange {
-        guard let old, let new else { return .declarations(old == nil ? "a new file" : "the file is gone") }
+        guard let old, let new else {
+            // A new or deleted file: the names it declares, then and now.
+            let lines = code(old ?? new ?? "").filter(isDeclaration)
+            let names = lines.map(declaredNames)
+            return .declarations(
+                old == nil ? "a new file" : "the file is gone",
+                names: names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.flatMap { $0 })).sorted())
+        }
         let changed = changedLines(Self.code(old), Self.code(new))
         if changed.isEmpty { return .commentsOnly }
-        if let line = changed.first(where: isDeclaration) {
-            return .declarations(line.trimmingCharacters(in: .whitespaces))
-        }
-        return .bodies
+        let declarations = changed.filter(isDeclaration)
+        guard let first = declarations.first else { return .bodies }
+        let names = declarations.map(declaredNames)
+        return .declarations(
+            first.trimmingCharacters(in: .whitespaces),
+            names: names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.flatMap { $0 })).sorted())
     }
 
     /// The lines that count: without blank lines and comments (`//` lines and `/* … */` blocks).
@@ -177,6 +243,45 @@ enum SwiftChange: Equatable {
         "func", "init", "init?", "init!", "deinit", "subscript", "extension", "protocol", "class", "struct", "enum",
         "actor", "typealias", "associatedtype", "operator", "precedencegroup", "macro", "import",
     ]
+
+    /// The names a declaration line declares (`func chunked(` → chunked, `extension Foo:` → Foo,
+    /// `case a, b` → a and b, `func ==` → ==); nil for a declaration without a name of its own.
+    static func declaredNames(_ line: String) -> [String]? {
+        var words = line.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
+        while let first = words.first, first.hasPrefix("@") || modifiers.contains(first), words.count > 1 {
+            if first == "class", words.count > 1, !declarers.contains(words[1]), !modifiers.contains(words[1]),
+                !["var", "let"].contains(words[1])
+            {
+                break
+            }
+            words.removeFirst()
+        }
+        guard let keyword = words.first, words.count > 1 else { return nil }
+        let rest = words.dropFirst().joined(separator: " ")
+        let named = [
+            "func", "var", "let", "class", "struct", "enum", "protocol", "typealias", "actor",
+            "associatedtype", "macro", "extension", "precedencegroup", "operator",
+        ]
+        if keyword == "case" {
+            let names = rest.split(separator: ",").compactMap {
+                identifier(in: $0.trimmingCharacters(in: .whitespaces))
+            }
+            return names.isEmpty ? nil : names
+        }
+        guard named.contains(keyword) else { return nil }
+        if let name = identifier(in: rest) { return [name] }
+        // An operator function: the operator itself.
+        let symbol = rest.prefix { "=-+!*%<>&|^~?/.".contains($0) }
+        return symbol.isEmpty ? nil : [String(symbol)]
+    }
+
+    /// The identifier `text` starts with (backticks dropped).
+    private static func identifier(in text: String) -> String? {
+        let trimmed = text.hasPrefix("`") ? String(text.dropFirst()) : text
+        let name = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard let first = name.first, first.isLetter || first == "_" else { return nil }
+        return String(name)
+    }
 
     /// Whether a line declares something (see the type's comment). `var`/`let` count when they have
     /// a modifier or sit at most one level deep (a property); deeper ones are local variables.

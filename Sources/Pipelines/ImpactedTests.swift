@@ -45,7 +45,8 @@ struct ImpactedTests {
         let changes = try Self.changes(from: from, history: history, root: root, package: relative)
         var current: [String: [String]] = [:]
         for test in discovered { current[test.suite, default: []].append(test.name) }
-        let selection = ImpactSelection.select(map: map, changes: changes, current: current)
+        let selection = ImpactSelection.select(
+            map: map, changes: changes, current: current, sources: Self.swiftSources(of: package))
         var reasons = selection.notes
         if let everything = selection.everything { return Self.everything(everything, notes: reasons) }
         var selected = Set(selection.suites.keys)
@@ -74,6 +75,28 @@ struct ImpactedTests {
             "impacted: \(selected.count) suite(s) run, \(left.count) left out (expected \(String(format: "%.1f", leftSeconds)) s), "
                 + "against the impact map of \(map.commit.prefix(12)) recorded \(map.recordedAt)")
         return ImpactedTests(tests: tests, reasons: reasons)
+    }
+
+    /// The package's Swift files now, by path relative to it (`.build` and hidden folders left out).
+    static func swiftSources(of package: URL) -> [String: String] {
+        var sources: [String: String] = [:]
+        let root = package.resolvingSymlinksInPath().path + "/"
+        let walker = FileManager.default.enumerator(
+            at: package.resolvingSymlinksInPath(), includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+        while let url = walker?.nextObject() as? URL {
+            if url.lastPathComponent == ".build" {
+                walker?.skipDescendants()
+                continue
+            }
+            guard url.pathExtension == "swift", let data = FileManager.default.contents(atPath: url.path) else {
+                continue
+            }
+            let path = url.resolvingSymlinksInPath().path
+            if path.hasPrefix(root) {
+                sources[String(path.dropFirst(root.count))] = String(decoding: data, as: UTF8.self)
+            }
+        }
+        return sources
     }
 
     private static func everything(_ why: String, notes: [String] = []) -> ImpactedTests {

@@ -59,22 +59,45 @@ struct ImpactTests {
             !select([ImpactChange(path: "Sources/App/Parser.swift", old: Self.parser, new: swapped)]).suites.isEmpty)
     }
 
-    @Test("declarations, new and deleted files, unexecuted files and other files fall back to the target graph")
-    func fallbacks() {
+    @Test("a changed declaration runs the suites that executed a file naming it; one without a name falls back")
+    func declarationsByName() {
         let overload = Self.parser.replacingOccurrences(
             of: "    public func parse", with: "    public func parse(_ n: Int) -> Int { n }\n    public func parse")
+        let sources = [
+            "Sources/App/Parser.swift": overload, "Sources/App/View.swift": "let n = Parser().parse(\"x\")",
+            "Sources/App/Badge.swift": "let parsed = 1  // parsers", "Tests/AppTests/ParserTests.swift": "",
+        ]
+        let selection = ImpactSelection.select(
+            map: Self.map, changes: [ImpactChange(path: "Sources/App/Parser.swift", old: Self.parser, new: overload)],
+            current: Self.current, sources: sources)
+        #expect(selection.fallback.isEmpty, "\(selection.fallback)")
+        #expect(selection.suites["AppTests.ViewTests"] != nil, "it executed View.swift, which calls parse")
+        #expect(selection.suites["AppTests.BadgeViewTests"] == nil, "`parsed` and `parsers` are other words")
+
+        let initialiser = Self.parser.replacingOccurrences(
+            of: "public struct Parser {", with: "public struct Parser {\n    public init(strict: Bool) {}")
+        let fallback = select([ImpactChange(path: "Sources/App/Parser.swift", old: Self.parser, new: initialiser)])
+        #expect(fallback.fallback["Sources/App/Parser.swift"]?.contains("public init(strict: Bool) {}") == true)
+        #expect(SwiftChange.declaredNames("    public static func == (a: P, b: P) -> Bool {") == ["=="])
+        #expect(SwiftChange.declaredNames("extension Parser: Equatable where Element: Hashable {") == ["Parser"])
+        #expect(SwiftChange.declaredNames("    case small, large(Int)") == ["small", "large"])
+        #expect(SwiftChange.declaredNames("    @inlinable public var count: Int { 0 }") == ["count"])
+        #expect(SwiftChange.declaredNames("import Foundation") == nil)
+    }
+
+    @Test("unexecuted files and other files fall back to the target graph; documentation runs nothing")
+    func fallbacks() {
         let selection = select([
-            ImpactChange(path: "Sources/App/Parser.swift", old: Self.parser, new: overload),
-            ImpactChange(path: "Sources/App/New.swift", old: nil, new: "struct New {}"),
             ImpactChange(
                 path: "Sources/App/Unused.swift", old: "func f() {\n    g()\n}", new: "func f() {\n    h()\n}"),
             ImpactChange(path: "Sources/App/Resources/data.json", old: "{}", new: "[]"),
+            ImpactChange(path: "README.md", old: "a", new: "b"),
+            ImpactChange(path: "Sources/App/App.docc/Guide.md", old: "a", new: "b"),
         ])
-        #expect(selection.fallback["Sources/App/Parser.swift"]?.contains("public func parse(_ n: Int)") == true)
-        #expect(selection.fallback["Sources/App/New.swift"]?.contains("a new file") == true)
         #expect(selection.fallback["Sources/App/Unused.swift"] == "no suite executed Sources/App/Unused.swift")
         #expect(selection.fallback["Sources/App/Resources/data.json"]?.contains("is not Swift source") == true)
-        #expect(selection.suites["AppTests.ParserTests"] == "executed Sources/App/Parser.swift", "and its own suites")
+        #expect(selection.fallback["README.md"] == nil && selection.fallback["Sources/App/App.docc/Guide.md"] == nil)
+        #expect(selection.notes.contains("README.md: documentation or repository settings, no test runs for it"))
     }
 
     @Test("the manifest runs everything; references run their suite; new suites and tests run")
