@@ -41,8 +41,12 @@ if every:
     share, why = 1.0, re.search(r"every test runs, since (.*)", text).group(1)
 elif "No test is reachable" in open(plan).read() + text:
     share, why = 0.0, "nothing reachable"
-elif m and total > 0:
-    share, why = max(0.0, 1 - float(m.group(3)) / total), f"{m.group(1)} suites run, {m.group(2)} left out"
+elif m:
+    # The plan's shards hold the selected tests' expected time; the selection line, the rest's.
+    selected = sum(float(x) for x in re.findall(r"^shard \d+: \d+ tests, expected ([0-9.]+) s", open(plan).read(), re.M))
+    left = float(m.group(3))
+    share = selected / (selected + left) if selected + left > 0 else 1.0
+    why = f"{m.group(1)} suites run, {m.group(2)} left out"
 else:
     share, why = 1.0, "no selection line"
 open(shares, "a").write(f"{share}\n")
