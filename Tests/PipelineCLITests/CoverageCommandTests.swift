@@ -36,17 +36,15 @@ struct CoverageCommandTests {
     }
     let scratch: URL
 
-    /// The copy's tests built with coverage, once for the suite.
-    private static let built: Bool = {
-        let result = try? tool(
-            ["swift", "build", "--build-tests", "--enable-code-coverage", "--package-path", copy.path], in: copy)
-        return result?.status == 0
-    }()
-
     init() throws {
         scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-cov-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        try #require(Self.built, "the example package's tests build with coverage")
+        // Built with coverage before each test (a no-op when it is): a pipeline run without coverage
+        // in another test rebuilds the copy without it.
+        let built = try Self.tool(
+            ["swift", "build", "--build-tests", "--enable-code-coverage", "--package-path", Self.copy.path],
+            in: Self.copy)
+        try #require(built.status == 0, "the example package's tests build with coverage: \(built.output)")
     }
 
     private func pipeline(_ arguments: [String], environment: [String: String] = [:]) throws -> PipelineBinary.Result {
