@@ -7,7 +7,8 @@
 # The package is copied (into a git repository of its own when it is not one). The impact map and
 # the coverage are recorded once; then each mutant (a flipped comparison, an off-by-one, a negated
 # condition, an early return) goes into one line that some test executes, the tests are rebuilt,
-# the whole suite runs, and every test that fails must be among those --impacted selects.
+# the whole suite runs, and every test that fails must be among those --impacted selects. Declaration
+# mutants change a stored property's or constant's initial value, or a default argument.
 # Prints mutants tried, built, killed by the full run, and missed by the selection; exits 1 on a miss.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,21 +63,42 @@ for path, number in executed:
     for pattern, replacement in mutations:
         if re.search(pattern, line):
             candidates.append((path, number, pattern, replacement))
-    if stripped.startswith(("let ", "var ")) and line.startswith("        ") and "guard" not in line:
-        pass
+# Declarations too: a stored property's or a constant's initial value, and a default argument (the
+# selection reads these as declarations, and reaches their users by name). Every such line of the
+# sources, executed or not: a default argument's value runs in its callers.
+constant = re.compile(r"^\s*(?:(?:public|internal|private|fileprivate|static|package)\s+)*(?:let|var) \w+(?:: [\w<>?]+)? = (\d+|true|false)\s*$")
+default = re.compile(r"\w+: [\w.<>?\[\]]+ = (\d+|true|false)\s*[,)]")
+for root, _, names in os.walk(os.path.join(package, "Sources")):
+    for name in names:
+        if not name.endswith(".swift"): continue
+        path = os.path.relpath(os.path.join(root, name), package)
+        for number, line in enumerate(open(os.path.join(package, path)).read().split("\n"), 1):
+            if constant.search(line) or default.search(line):
+                candidates.append((path, number, "declaration", None))
 random.seed(7)
 random.shuffle(candidates)
+
+def declaration_mutant(line):
+    """The line with its first constant or default value changed: a number plus one, a boolean flipped."""
+    match = constant.search(line) or default.search(line)
+    value = match.group(1)
+    changed = {"true": "false", "false": "true"}.get(value) or str(int(value) + 1)
+    return line[:match.start(1)] + changed + line[match.end(1):]
 
 def run(args):
     return subprocess.run(args, cwd=package, capture_output=True, text=True)
 
 tried = built = killed = missed = 0
+declarations = {"killed": 0}
 for path, number, pattern, replacement in candidates:
     if tried >= wanted: break
     file = os.path.join(package, path)
     original = open(file).read()
     lines = original.split("\n")
-    mutated = re.sub(pattern, replacement, lines[number - 1], count=1)
+    if pattern == "declaration":
+        mutated = declaration_mutant(lines[number - 1])
+    else:
+        mutated = re.sub(pattern, replacement, lines[number - 1], count=1)
     if mutated == lines[number - 1]: continue
     lines[number - 1] = mutated
     open(file, "w").write("\n".join(lines))
@@ -96,6 +118,9 @@ for path, number, pattern, replacement in candidates:
         if not failed: continue
         killed += 1
         chosen = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-record", "--impacted", "--list"])
+        # A declaration mutant is one the selection judged a declaration change (by name or by fallback).
+        if "declared in" in chosen.stderr or "fallback:" in chosen.stderr or "changes declarations" in chosen.stderr:
+            declarations["killed"] += 1
         selected = set(chosen.stdout.split("\n")) if chosen.returncode == 0 else set()
         if "nothing to run" in chosen.stdout: selected = set()
         lost = sorted(failed - selected)
@@ -106,5 +131,6 @@ for path, number, pattern, replacement in candidates:
     finally:
         open(file, "w").write(original)
 print(f"mutants tried {tried}, built {built}, killed by the full run {killed}, missed by --impacted {missed}")
+print(f"  of the killed, judged declaration changes by the selection: {declarations['killed']}")
 sys.exit(1 if missed else 0)
 PY

@@ -93,7 +93,7 @@ public struct CoverageSettings: Sendable {
 
     /// The impact map of this run: what each suite executed, from the per-suite profiles its
     /// processes wrote (`TestRunOptions.suiteProfiles` set to `profiles`), placed through `report`.
-    public func impact(of report: CoverageReport) async throws(CoverageError) -> [String: [String]] {
+    public func impact(of report: CoverageReport) async throws(CoverageError) -> ImpactRecorder.Executed {
         try await ImpactRecorder(tools: tools, filter: filter).suites(
             profiles: profiles, exported: report.exported ?? report.coverage, logs: profiles)
     }

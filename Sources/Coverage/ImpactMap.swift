@@ -21,10 +21,14 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     public var suites: [String: [String]]
     /// Suite → its tests, so a new test of a known suite is seen as new.
     public var tests: [String: [String]]
+    /// Suite → file → the first lines of the functions it executed there (0: a function whose line
+    /// is unknown), so a name used in one function reaches only the suites that executed that
+    /// function. Absent in maps recorded before it existed: the whole file counts then.
+    public var functions: [String: [String: [Int]]]?
 
     public init(
         commit: String, package: String, configuration: String, recordedAt: String, suites: [String: [String]],
-        tests: [String: [String]]
+        tests: [String: [String]], functions: [String: [String: [Int]]]? = nil
     ) {
         self.commit = commit
         self.package = package
@@ -32,6 +36,15 @@ public struct ImpactMap: Codable, Sendable, Equatable {
         self.recordedAt = recordedAt
         self.suites = suites
         self.tests = tests
+        self.functions = functions
+    }
+
+    /// Whether `suite` executed `file` within one of `members` (line ranges), or anywhere in it when
+    /// `members` is nil or the map does not know the suite's functions there.
+    public func executed(_ suite: String, in file: String, within members: [ClosedRange<Int>]?) -> Bool {
+        guard suites[suite]?.contains(file) == true else { return false }
+        guard let members, let lines = functions?[suite]?[file] else { return true }
+        return lines.contains { line in line == 0 || members.contains { $0.contains(line) } }
     }
 
     /// Reads a map; `name` names it in errors.
@@ -68,35 +81,44 @@ public struct ImpactRecorder: Sendable {
         self.filter = filter
     }
 
-    /// Each suite's executed files: the functions its profiles counted (`llvm-profdata show`, which
-    /// reads a raw profile without the binary), placed in their files through `exported`, the
-    /// whole run's coverage (every function of every file, by name). Files outside the package and
-    /// under `.build` are left out.
+    /// What each suite executed: the functions its profiles counted (`llvm-profdata show`, which
+    /// reads a raw profile without the binary), placed in their files and lines through
+    /// `exported`, the whole run's coverage (every function of every file, by name). Files outside
+    /// the package and under `.build` are left out.
     public func suites(profiles folder: URL, exported: LineCoverage, logs: URL) async throws(CoverageError)
-        -> [String: [String]]
+        -> Executed
     {
-        var fileOf: [String: String] = [:]
-        for file in exported.files.values { for name in file.functions.keys { fileOf[name] = file.path } }
+        var placed: [String: (file: String, line: Int)] = [:]
+        for file in exported.files.values {
+            for (name, function) in file.functions { placed[name] = (file.path, function.line) }
+        }
         let root = filter.package.path.hasSuffix("/") ? filter.package.path : filter.package.path + "/"
-        var result: [String: [String]] = [:]
+        var result = Executed()
         for (suite, profiles) in SuiteProfiles.bySuite(in: folder) {
-            var files: Set<String> = []
+            var lines: [String: Set<Int>] = [:]
             for profile in profiles {
                 let listing = try await tools.run(
                     [tools.profdata.path, "show", "--all-functions", "--counts", profile.path],
                     log: logs.appendingPathComponent("llvm-profdata-show.log"))
                 for name in Self.executedFunctions(in: listing) {
                     // File-local functions are named `<path>:<mangled name>`; the others by their mangled name.
-                    let path =
-                        fileOf[name] ?? name.range(of: ".swift:").map { String(name[..<$0.lowerBound]) + ".swift" }
-                    guard let path, path.hasPrefix(root) else { continue }
-                    let relative = String(path.dropFirst(root.count))
-                    if !relative.hasPrefix(".build/") { files.insert(relative) }
+                    let place =
+                        placed[name] ?? name.range(of: ".swift:").map { (String(name[..<$0.lowerBound]) + ".swift", 0) }
+                    guard let place, place.file.hasPrefix(root) else { continue }
+                    let relative = String(place.file.dropFirst(root.count))
+                    if !relative.hasPrefix(".build/") { lines[relative, default: []].insert(place.line) }
                 }
             }
-            result[suite] = files.sorted()
+            result.files[suite] = lines.keys.sorted()
+            result.functions[suite] = lines.mapValues { $0.sorted() }
         }
         return result
+    }
+
+    /// Per suite, the files it executed and the first lines of the functions it executed in each.
+    public struct Executed: Sendable, Equatable {
+        public var files: [String: [String]] = [:]
+        public var functions: [String: [String: [Int]]] = [:]
     }
 
     /// The functions `llvm-profdata show --all-functions --counts` lists with a count above zero.

@@ -38,6 +38,7 @@ public struct ImpactSelection: Sendable, Equatable {
         var selection = ImpactSelection()
         var executedBy: [String: [String]] = [:]
         for (suite, files) in map.suites { for file in files { executedBy[file, default: []].append(suite) } }
+        let changed = Set(changes.map(\.path))
         for change in changes.sorted(by: { $0.path < $1.path }) {
             let path = change.path
             let name = (path as NSString).lastPathComponent
@@ -50,7 +51,7 @@ public struct ImpactSelection: Sendable, Equatable {
             if path.hasSuffix(".swift") {
                 switch SwiftChange.kind(old: change.old, new: change.new) {
                 case .commentsOnly:
-                    selection.notes.append("\(path): comments and blank lines only, no test runs for it")
+                    selection.notes.append("\(path): comments, blank lines or formatting only, no test runs for it")
                 case .declarations(let line, let names):
                     for suite in executedBy[path] ?? [] { selection.add(suite, "executed \(path)") }
                     guard let names, !names.isEmpty else {
@@ -60,9 +61,9 @@ public struct ImpactSelection: Sendable, Equatable {
                     }
                     // What a declaration changes elsewhere (an overload chosen, a conformance found) is in
                     // code that names it: the suites that executed a file naming it, or the file itself.
-                    let naming = Self.files(naming: names, in: sources, old: change.old.map { [path: $0] } ?? [:])
-                    for file in naming.sorted() {
-                        for suite in executedBy[file] ?? [] {
+                    let uses = Self.uses(of: names, in: sources, changed: changed)
+                    for (file, members) in uses.sorted(by: { $0.key < $1.key }) {
+                        for suite in executedBy[file] ?? [] where map.executed(suite, in: file, within: members) {
                             selection.add(
                                 suite,
                                 "executed \(file), which names \(names.joined(separator: ", ")) (declared in \(path))")
@@ -84,7 +85,8 @@ public struct ImpactSelection: Sendable, Equatable {
                 continue
             }
             if Self.isDocumentation(path) {
-                selection.notes.append("\(path): documentation or repository settings, no test runs for it")
+                selection.notes.append(
+                    "\(path): documentation or settings swift test does not read, no test runs for it")
                 continue
             }
             selection.fallback[path] = "\(path) is not Swift source: coverage cannot see what it changes"
@@ -99,11 +101,19 @@ public struct ImpactSelection: Sendable, Equatable {
         return selection
     }
 
-    /// Files of `sources` (and `old`) that contain one of `names` as a whole word.
-    static func files(naming names: [String], in sources: [String: String], old: [String: String]) -> Set<String> {
-        var found: Set<String> = []
-        for (path, text) in sources.merging(old, uniquingKeysWith: { $0 + "\n" + $1 }) {
-            if names.contains(where: { Self.containsWord($0, in: text) }) { found.insert(path) }
+    /// Where `sources` name one of `names` as a whole word, in code: per file, the members whose
+    /// lines name one, or nil for the whole file (a use outside any member, or a file that
+    /// changed since the map, whose recorded lines no longer match it).
+    static func uses(of names: [String], in sources: [String: String], changed: Set<String>)
+        -> [String: [ClosedRange<Int>]?]
+    {
+        var found: [String: [ClosedRange<Int>]?] = [:]
+        for (path, text) in sources where names.contains(where: { Self.containsWord($0, in: text) }) {
+            let source = SwiftSource(text)
+            let lines = source.lines.filter { line in names.contains { Self.containsWord($0, in: line.text) } }
+            guard !lines.isEmpty else { continue }
+            let members = lines.map { source.member(holding: $0.number) }
+            found[path] = changed.contains(path) || members.contains { $0 == nil } ? nil : members.compactMap { $0 }
         }
         return found
     }
@@ -124,12 +134,16 @@ public struct ImpactSelection: Sendable, Equatable {
         return false
     }
 
-    /// Documentation and repository settings: Markdown and DocC pages, `.github/`, dotfiles at the
-    /// top, licences. No test is built from them.
+    /// Documentation and settings `swift test` does not read: Markdown and DocC pages, `.github/`,
+    /// dotfiles at the top, licences, and Xcode's projects, workspaces, schemes, test plans and
+    /// build settings (`.xcconfig`). No test is built from them.
     static func isDocumentation(_ path: String) -> Bool {
         let name = (path as NSString).lastPathComponent
         let ext = (name as NSString).pathExtension.lowercased()
-        return ["md", "markdown", "rst", "adoc"].contains(ext) || path.contains(".docc/") || path.hasPrefix(".github/")
+        let folders = path.split(separator: "/").dropLast()
+        return ["md", "markdown", "rst", "adoc", "xcconfig", "xctestplan", "xcscheme"].contains(ext)
+            || path.contains(".docc/") || path.hasPrefix(".github/") || path.hasPrefix(".swiftpm/xcode/")
+            || folders.contains { $0.hasSuffix(".xcodeproj") || $0.hasSuffix(".xcworkspace") }
             || (!path.contains("/") && name.hasPrefix("."))
             || ["LICENSE", "NOTICE", "CODEOWNERS", "CONTRIBUTORS"].contains { name.uppercased().hasPrefix($0) }
     }
@@ -139,10 +153,11 @@ public struct ImpactSelection: Sendable, Equatable {
     }
 }
 
-/// How a Swift file changed, judged line by line: comments only; statements inside bodies only,
-/// which coverage sees through the suites that executed the file; or declarations (a function,
-/// type, extension, conformance, property, import, attribute or `#if`), whose effect on other
-/// files (overloads chosen, conformances found, defaults) coverage cannot see.
+/// How a Swift file changed, judged line by line (`SwiftSource`): no code changed (comments,
+/// blank lines, formatting); statements inside bodies only, which coverage sees through the suites
+/// that executed the file; or declarations at file or type level (a function's signature, a type,
+/// an extension, a conformance, a stored property, an import, an attribute, `#if`), whose effect
+/// on other files (overloads chosen, conformances found, defaults) coverage cannot see.
 enum SwiftChange: Equatable {
     case commentsOnly
     case bodies
@@ -154,50 +169,26 @@ enum SwiftChange: Equatable {
     static func kind(old: String?, new: String?) -> SwiftChange {
         guard let old, let new else {
             // A new or deleted file: the names it declares, then and now.
-            let lines = code(old ?? new ?? "").filter(isDeclaration)
-            let names = lines.map(declaredNames)
+            let source = SwiftSource(old ?? new ?? "")
             return .declarations(
-                old == nil ? "a new file" : "the file is gone",
-                names: names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.flatMap { $0 })).sorted())
+                old == nil ? "a new file" : "the file is gone", names: source.balanced ? source.declaredNames : nil)
         }
-        let changed = changedLines(Self.code(old), Self.code(new))
-        if changed.isEmpty { return .commentsOnly }
-        let declarations = changed.filter(isDeclaration)
+        let (before, after) = (SwiftSource(old), SwiftSource(new))
+        if before.tokens == after.tokens { return .commentsOnly }
+        guard before.balanced, after.balanced else {
+            return .declarations("its braces do not balance as read, so its scopes are unknown", names: nil)
+        }
+        let (removed, added) = unmatched(before.lines.map(\.text), after.lines.map(\.text))
+        let declarations = (removed.map { before.lines[$0] } + added.map { after.lines[$0] }).filter(\.declaration)
         guard let first = declarations.first else { return .bodies }
-        let names = declarations.map(declaredNames)
+        let names = declarations.map(\.names)
         return .declarations(
-            first.trimmingCharacters(in: .whitespaces),
-            names: names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.flatMap { $0 })).sorted())
+            SwiftSource.display(first.text),
+            names: names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.joined())).sorted())
     }
 
-    /// The lines that count: without blank lines and comments (`//` lines and `/* … */` blocks).
-    static func code(_ text: String) -> [String] {
-        var lines: [String] = []
-        var inBlock = false
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            var line = String(raw)
-            if inBlock {
-                guard let end = line.range(of: "*/") else { continue }
-                line = String(line[end.upperBound...])
-                inBlock = false
-            }
-            if let start = line.range(of: "/*"), !line[..<start.lowerBound].contains("\"") {
-                if let end = line[start.upperBound...].range(of: "*/") {
-                    line = String(line[..<start.lowerBound]) + String(line[end.upperBound...])
-                } else {
-                    line = String(line[..<start.lowerBound])
-                    inBlock = true
-                }
-            }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            if trimmed.isEmpty || trimmed.hasPrefix("//") { continue }
-            lines.append(line)
-        }
-        return lines
-    }
-
-    /// Lines on either side that a longest common subsequence leaves unmatched.
-    static func changedLines(_ old: [String], _ new: [String]) -> [String] {
+    /// The indices of lines on either side that a longest common subsequence leaves unmatched.
+    static func unmatched(_ old: [String], _ new: [String]) -> (old: [Int], new: [Int]) {
         var prefix = 0
         while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] { prefix += 1 }
         var suffix = 0
@@ -206,113 +197,32 @@ enum SwiftChange: Equatable {
         {
             suffix += 1
         }
-        let a = Array(old[prefix..<(old.count - suffix)])
-        let b = Array(new[prefix..<(new.count - suffix)])
-        if a.isEmpty || b.isEmpty || a.count * b.count > 4_000_000 { return a + b }
+        let a = Array(prefix..<(old.count - suffix))
+        let b = Array(prefix..<(new.count - suffix))
+        if a.isEmpty || b.isEmpty || a.count * b.count > 4_000_000 { return (a, b) }
         // Longest common subsequence lengths, then a walk back collecting the unmatched lines.
         var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
         for i in stride(from: a.count - 1, through: 0, by: -1) {
             for j in stride(from: b.count - 1, through: 0, by: -1) {
-                table[i][j] = a[i] == b[j] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
+                table[i][j] =
+                    old[a[i]] == new[b[j]] ? table[i + 1][j + 1] + 1 : max(table[i + 1][j], table[i][j + 1])
             }
         }
-        var changed: [String] = []
+        var (removed, added): ([Int], [Int]) = ([], [])
         var i = 0
         var j = 0
         while i < a.count, j < b.count {
-            if a[i] == b[j] {
+            if old[a[i]] == new[b[j]] {
                 i += 1
                 j += 1
             } else if table[i + 1][j] >= table[i][j + 1] {
-                changed.append(a[i])
+                removed.append(a[i])
                 i += 1
             } else {
-                changed.append(b[j])
+                added.append(b[j])
                 j += 1
             }
         }
-        return changed + a[i...] + b[j...]
-    }
-
-    static let modifiers: Set<String> = [
-        "public", "private", "fileprivate", "internal", "open", "package", "static", "class", "final", "override",
-        "mutating", "nonmutating", "lazy", "weak", "unowned", "dynamic", "required", "convenience", "indirect",
-        "nonisolated", "isolated", "consuming", "borrowing", "prefix", "postfix", "infix", "optional",
-    ]
-    static let declarers: Set<String> = [
-        "func", "init", "init?", "init!", "deinit", "subscript", "extension", "protocol", "class", "struct", "enum",
-        "actor", "typealias", "associatedtype", "operator", "precedencegroup", "macro", "import",
-    ]
-
-    /// The names a declaration line declares (`func chunked(` → chunked, `extension Foo:` → Foo,
-    /// `case a, b` → a and b, `func ==` → ==); nil for a declaration without a name of its own.
-    static func declaredNames(_ line: String) -> [String]? {
-        var words = line.trimmingCharacters(in: .whitespaces).split(separator: " ").map(String.init)
-        while let first = words.first, first.hasPrefix("@") || modifiers.contains(first), words.count > 1 {
-            if first == "class", words.count > 1, !declarers.contains(words[1]), !modifiers.contains(words[1]),
-                !["var", "let"].contains(words[1])
-            {
-                break
-            }
-            words.removeFirst()
-        }
-        guard let keyword = words.first, words.count > 1 else { return nil }
-        let rest = words.dropFirst().joined(separator: " ")
-        let named = [
-            "func", "var", "let", "class", "struct", "enum", "protocol", "typealias", "actor",
-            "associatedtype", "macro", "extension", "precedencegroup", "operator",
-        ]
-        if keyword == "case" {
-            let names = rest.split(separator: ",").compactMap {
-                identifier(in: $0.trimmingCharacters(in: .whitespaces))
-            }
-            return names.isEmpty ? nil : names
-        }
-        guard named.contains(keyword) else { return nil }
-        if let name = identifier(in: rest) { return [name] }
-        // An operator function: the operator itself.
-        let symbol = rest.prefix { "=-+!*%<>&|^~?/.".contains($0) }
-        return symbol.isEmpty ? nil : [String(symbol)]
-    }
-
-    /// The identifier `text` starts with (backticks dropped).
-    private static func identifier(in text: String) -> String? {
-        let trimmed = text.hasPrefix("`") ? String(text.dropFirst()) : text
-        let name = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
-        guard let first = name.first, first.isLetter || first == "_" else { return nil }
-        return String(name)
-    }
-
-    /// Whether a line declares something (see the type's comment). `var`/`let` count when they have
-    /// a modifier or sit at most one level deep (a property); deeper ones are local variables.
-    static func isDeclaration(_ line: String) -> Bool {
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("@") || trimmed.hasPrefix("#if") || trimmed.hasPrefix("#else")
-            || trimmed.hasPrefix("#elseif") || trimmed.hasPrefix("#endif")
-        {
-            return true
-        }
-        var words = trimmed.split(whereSeparator: { $0 == " " || $0 == "(" || $0 == "<" || $0 == ":" }).map(String.init)
-        // `class Parser` declares a class; `class func` and `class var` are a modifier.
-        if words.first == "class", words.count > 1, !declarers.contains(words[1]), !modifiers.contains(words[1]),
-            !["var", "let"].contains(words[1])
-        {
-            return true
-        }
-        var modified = false
-        while let first = words.first, modifiers.contains(first.split(separator: "(").first.map(String.init) ?? first),
-            words.count > 1
-        {
-            words.removeFirst()
-            modified = true
-        }
-        guard let keyword = words.first else { return false }
-        if declarers.contains(keyword) { return true }
-        if keyword == "case" { return !trimmed.hasSuffix(":") }
-        if keyword == "var" || keyword == "let" {
-            let indent = line.prefix { $0 == " " || $0 == "\t" }.count
-            return modified || indent <= 4
-        }
-        return false
+        return (removed + a[i...], added + b[j...])
     }
 }

@@ -154,11 +154,12 @@ extension TestStageRun {
             tests[suite, default: []].append(test.name)
         }
         for suite in partial { tests[suite] = nil }
+        let executed = try await coverage.impact(of: measured)
         let map = ImpactMap(
             commit: try history.sha("HEAD"), package: path == root ? "." : String(path.dropFirst(root.count + 1)),
             configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
-            suites: try await coverage.impact(of: measured).filter { !partial.contains($0.key) },
-            tests: tests.mapValues { $0.sorted() })
+            suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
+            functions: executed.functions.filter { !partial.contains($0.key) })
         try await timings.saveImpact(map)
         write("Impact map of \(map.suites.count) suites at \(map.commit.prefix(12)) kept beside \(timings)\n")
     }

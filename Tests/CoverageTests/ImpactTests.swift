@@ -51,7 +51,8 @@ struct ImpactTests {
         let commented = Self.parser.replacingOccurrences(of: "/// Parses.", with: "/// Parses text.\n\n// More.")
         let none = select([ImpactChange(path: "Sources/App/Parser.swift", old: Self.parser, new: commented)])
         #expect(none.suites.isEmpty && none.fallback.isEmpty)
-        #expect(none.notes == ["Sources/App/Parser.swift: comments and blank lines only, no test runs for it"])
+        #expect(
+            none.notes == ["Sources/App/Parser.swift: comments, blank lines or formatting only, no test runs for it"])
         let swapped = Self.parser.replacingOccurrences(
             of: "        let count = text.count\n        return count > 3 ? 1 : 0",
             with: "        return count > 3 ? 1 : 0\n        let count = text.count")
@@ -78,11 +79,15 @@ struct ImpactTests {
             of: "public struct Parser {", with: "public struct Parser {\n    public init(strict: Bool) {}")
         let fallback = select([ImpactChange(path: "Sources/App/Parser.swift", old: Self.parser, new: initialiser)])
         #expect(fallback.fallback["Sources/App/Parser.swift"]?.contains("public init(strict: Bool) {}") == true)
-        #expect(SwiftChange.declaredNames("    public static func == (a: P, b: P) -> Bool {") == ["=="])
-        #expect(SwiftChange.declaredNames("extension Parser: Equatable where Element: Hashable {") == ["Parser"])
-        #expect(SwiftChange.declaredNames("    case small, large(Int)") == ["small", "large"])
-        #expect(SwiftChange.declaredNames("    @inlinable public var count: Int { 0 }") == ["count"])
-        #expect(SwiftChange.declaredNames("import Foundation") == nil)
+        #expect(SwiftSource.names(of: "public static func == (a: P, b: P) -> Bool {", members: nil) == ["=="])
+        #expect(
+            SwiftSource.names(of: "extension Parser: Equatable where Element: Hashable {", members: nil) == ["Parser"])
+        #expect(SwiftSource.names(of: "case small, large(Int)", members: nil) == ["small", "large"])
+        #expect(SwiftSource.names(of: "@available(macOS 13, *) public var count: Int { 0 }", members: nil) == ["count"])
+        #expect(SwiftSource.names(of: "final class func make() -> Parser {", members: nil) == ["make"])
+        #expect(SwiftSource.names(of: "final class Parser {", members: nil) == ["Parser"])
+        #expect(SwiftSource.names(of: "import Foundation", members: nil) == nil)
+        #expect(SwiftSource.names(of: "init?(text: String) {", members: nil) == nil)
     }
 
     @Test("unexecuted files and other files fall back to the target graph; documentation runs nothing")
@@ -97,7 +102,9 @@ struct ImpactTests {
         #expect(selection.fallback["Sources/App/Unused.swift"] == "no suite executed Sources/App/Unused.swift")
         #expect(selection.fallback["Sources/App/Resources/data.json"]?.contains("is not Swift source") == true)
         #expect(selection.fallback["README.md"] == nil && selection.fallback["Sources/App/App.docc/Guide.md"] == nil)
-        #expect(selection.notes.contains("README.md: documentation or repository settings, no test runs for it"))
+        #expect(
+            selection.notes.contains(
+                "README.md: documentation or settings swift test does not read, no test runs for it"))
     }
 
     @Test("the manifest runs everything; references run their suite; new suites and tests run")
@@ -119,22 +126,192 @@ struct ImpactTests {
             ])
     }
 
-    @Test("what counts as a declaration")
+    @Test("what counts as a declaration: by scope, whatever the indentation")
     func declarations() {
-        for line in [
-            "class Parser {", "    let limit = 3", "    public func parse() {", "    case a, b", "@MainActor",
-            "    class func make() -> Parser {", "extension Parser: Equatable {", "#if DEBUG",
-            "    static var shared = 1",
-            "import Foundation",
-        ] {
-            #expect(SwiftChange.isDeclaration(line), "\(line)")
+        // Two-space indentation, as swift-algorithms has it: a local `let` four spaces in is code.
+        let source = SwiftSource(
+            """
+            import Foundation
+            #if DEBUG
+            @MainActor
+            class Parser {
+              let limit = 3
+              @inlinable
+              public func parse(
+                _ text: String
+              ) -> Int {
+                let count = text.count
+                if case .some(let x) = Optional(count) { return x }
+                switch count { case 0: return 0
+                default: return 1 }
+              }
+              class func make() -> Parser { Parser() }
+              var size: Int {
+                let inner = limit
+                return inner
+              }
+            }
+            #endif
+            enum Size { case small, large }
+            extension Parser {
+              func reset() {}
+              static let shared = Parser()
+            }
+            extension Parser: Equatable {}
+            """)
+        let declarations = source.lines.filter(\.declaration).map(\.text)
+        #expect(
+            declarations == [
+                "import Foundation", "#if DEBUG", "@MainActor class Parser {", "let limit = 3",
+                "@inlinable public func parse(", "_ text: String", ") -> Int {",
+                "class func make() -> Parser { Parser() }",
+                "var size: Int {", "#endif", "enum Size { case small, large }", "extension Parser {", "func reset() {}",
+                "static let shared = Parser()", "extension Parser: Equatable {}",
+            ], "\(declarations)")
+        let names = Dictionary(source.lines.filter(\.declaration).map { ($0.text, $0.names) }) { a, _ in a }
+        #expect(names["_ text: String"] == ["parse"], "a signature's lines belong to its declaration")
+        #expect(names["@MainActor class Parser {"] == ["Parser"])
+        #expect(names["extension Parser {"] == ["reset", "shared"], "an extension without conformances: its members")
+        #expect(names["extension Parser: Equatable {}"] == ["Parser"])
+        #expect(source.lines.first { $0.text == "let count = text.count" }?.declaration == false)
+        #expect(source.lines.first { $0.text == "@inlinable public func parse(" }?.number == 6, "attributes joined")
+        #expect(source.members.contains(6...14), "parse: its attribute to its closing brace, \(source.members)")
+        #expect(source.members.contains(16...19) && source.members.contains(24...24), "\(source.members)")
+        #expect(source.member(holding: 10) == 6...14 && source.member(holding: 5) == nil)
+    }
+
+    @Test("comments, strings and braces: what the scanner keeps as code")
+    func scanner() {
+        let source = SwiftSource(
+            #"""
+            func f() -> String { // a { in a comment
+              let a = "a } // not a comment"
+              /* a block /* nested */ still { */ let b = #"raw " } \(x)"#
+              let c = "\(["k": "}"]["k"] ?? "")" + """
+                { multiline "quote" }
+                """
+              return a + b + c
+            }
+            let after = 1
+            """#)
+        #expect(source.members == [1...8], "\(source.members)")
+        #expect(source.lines.map(\.text).contains { $0.hasPrefix("let b = #\"raw") }, "\(source.lines.map(\.text))")
+        #expect(!source.lines.contains { $0.text.contains("nested") || $0.text.contains("a comment") })
+        #expect(source.lines.last?.text == "let after = 1" && source.lines.last?.declaration == true)
+        // Whitespace inside a string is content; outside, formatting.
+        #expect(SwiftChange.kind(old: "let s = \"a  b\"", new: "let s = \"a b\"") != .commentsOnly)
+        #expect(SwiftChange.kind(old: "let s = \"a  b\"", new: "let  s=\"a  b\"") == .commentsOnly)
+        // Braces that do not balance as read (a regex literal): scopes unknown, a declaration without a name.
+        let regex = "func f() {\n  let r = /{/\n  g()\n}"
+        #expect(!SwiftSource(regex).balanced && SwiftSource("func f() {\n}").balanced)
+        guard
+            case .declarations(_, nil) = SwiftChange.kind(
+                old: regex, new: regex.replacingOccurrences(of: "g()", with: "h()"))
+        else {
+            Issue.record("an unbalanced file's change is a declaration without a name")
+            return
         }
-        for line in [
-            "        let count = text.count", "        return count > 3", "        case .a:",
-            "        if case .some(let x) = y {", "    }",
-        ] {
-            #expect(!SwiftChange.isDeclaration(line), "\(line)")
+    }
+
+    @Test("formatting alone runs nothing; a local variable is a body change; a new member is named")
+    func formattingAndScopes() {
+        let before = """
+            extension Collection {
+              public func smallest(_ count: Int, by less: (Element, Element) -> Bool) -> [Element] {
+                guard count > 0 else { return [] }
+                let prefixCount = Swift.min(count, self.count)
+                return Array(sorted(by: less).prefix(prefixCount))
+              }
+            }
+            """
+        let reformatted = """
+            extension Collection {
+                public func smallest(
+                    _ count: Int,
+                    by less: (Element, Element) -> Bool,
+                ) -> [Element] {
+                    guard count > 0 else {
+                        return []
+                    }
+                    let prefixCount = Swift.min(count, self.count)
+                    return Array(sorted(by: less).prefix(prefixCount))
+                }
+            }
+            """
+        #expect(SwiftChange.kind(old: before, new: reformatted) == .commentsOnly)
+        let moved = before.replacingOccurrences(
+            of: "    guard count > 0 else { return [] }\n    let prefixCount = Swift.min(count, self.count)",
+            with: "    let prefixCount = Swift.min(count, self.count)\n    guard prefixCount > 0 else { return [] }")
+        #expect(SwiftChange.kind(old: before, new: moved) == .bodies)
+        let added = before.replacingOccurrences(
+            of: "  }\n}", with: "  }\n\n  /// The total.\n  @inlinable\n  public var total: Int { count }\n}")
+        #expect(
+            SwiftChange.kind(old: before, new: added)
+                == .declarations("@inlinable public var total: Int { count }", names: ["total"]))
+        #expect(
+            SwiftChange.kind(old: nil, new: "extension Sequence {\n  func grouped() {}\n}")
+                == .declarations("a new file", names: ["grouped"]))
+    }
+
+    @Test("a declaration's name reaches only the suites that executed a function naming it, where the map knows")
+    func declarationsByFunction() {
+        let helpers = """
+            enum Helpers {
+                static func total(_ parser: Parser) -> Int {
+                    parser.parse("x")
+                }
+
+                static func other() -> Int { 1 }
+            }
+            """
+        var map = Self.map
+        map.suites["AppTests.HelperTests"] = ["Sources/App/Helpers.swift"]
+        map.tests["AppTests.HelperTests"] = ["AppTests.HelperTests/testOther"]
+        map.suites["AppTests.TotalTests"] = ["Sources/App/Helpers.swift"]
+        map.tests["AppTests.TotalTests"] = ["AppTests.TotalTests/testTotal"]
+        map.functions = [
+            "AppTests.HelperTests": ["Sources/App/Helpers.swift": [6]],
+            "AppTests.TotalTests": ["Sources/App/Helpers.swift": [2, 6]],
+        ]
+        let overload = Self.parser.replacingOccurrences(
+            of: "    public func parse", with: "    public func parse(_ n: Int) -> Int { n }\n    public func parse")
+        let change = ImpactChange(path: "Sources/App/Parser.swift", old: Self.parser, new: overload)
+        func selected(_ map: ImpactMap, helpers: String = helpers, changes: [ImpactChange] = []) -> [String] {
+            ImpactSelection.select(
+                map: map, changes: [change] + changes, current: map.tests,
+                sources: ["Sources/App/Parser.swift": overload, "Sources/App/Helpers.swift": helpers]
+            ).suites.keys.sorted()
         }
+        #expect(selected(map) == ["AppTests.ParserTests", "AppTests.TotalTests", "AppTests.ViewTests"])
+        // Without the functions (an older map), the whole file counts.
+        var older = map
+        older.functions = nil
+        #expect(selected(older).contains("AppTests.HelperTests"))
+        // A use outside any function: the whole file.
+        let stored = helpers.replacingOccurrences(
+            of: "enum Helpers {", with: "enum Helpers {\n    static let p = Parser().parse(\"y\")")
+        var shifted = map
+        shifted.functions = [
+            "AppTests.HelperTests": ["Sources/App/Helpers.swift": [7]],
+            "AppTests.TotalTests": ["Sources/App/Helpers.swift": [3, 7]],
+        ]
+        #expect(selected(shifted, helpers: stored).contains("AppTests.HelperTests"))
+        // A file that changed since the map: its recorded lines no longer hold, the whole file counts.
+        let edited = ImpactChange(path: "Sources/App/Helpers.swift", old: helpers, new: helpers + "\n")
+        #expect(selected(map, changes: [edited]).contains("AppTests.HelperTests"))
+    }
+
+    @Test("Xcode's projects, schemes, test plans and settings run nothing")
+    func xcodeFiles() {
+        let selection = select(
+            [
+                "Xcode/Shared.xcconfig", "Xcode/App.xctestplan", "Xcode/App.xcodeproj/project.pbxproj",
+                "Xcode/App.xcodeproj/project.xcworkspace/xcshareddata/IDEWorkspaceChecks.plist",
+                ".swiftpm/xcode/xcshareddata/xcschemes/App.xcscheme",
+            ].map { ImpactChange(path: $0, old: "a", new: "b") })
+        #expect(selection.fallback.isEmpty && selection.suites.isEmpty, "\(selection.fallback)")
+        #expect(selection.notes.count == 5)
+        #expect(!ImpactSelection.isDocumentation("Sources/App/Resources/settings.plist"))
     }
 
     @Test("llvm-profdata's listing: the functions with a count above zero")

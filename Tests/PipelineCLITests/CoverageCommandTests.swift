@@ -298,6 +298,12 @@ struct CoverageCommandTests {
         let suites = map["suites"] as? [String: [String]] ?? [:]
         #expect(suites["ExampleKitTests.ThumbnailTests"]?.contains("Sources/ExampleKit/Thumbnail.swift") == true)
         #expect(suites["ExampleKitTests.BadgeViewTests"]?.contains("Sources/ExampleKit/Thumbnail.swift") == false)
+        // Per suite and file, the first lines of the functions it executed: `scaled` (line 15) and
+        // `matchRatio` (26) of Thumbnail.swift, as its tests call them.
+        let functions = map["functions"] as? [String: [String: [Int]]] ?? [:]
+        let thumbnail = functions["ExampleKitTests.ThumbnailTests"]?["Sources/ExampleKit/Thumbnail.swift"] ?? []
+        #expect(thumbnail.contains(15) && thumbnail.contains(26), "\(thumbnail)")
+        #expect(functions.keys.sorted() == suites.keys.sorted())
 
         func edit(_ path: String, _ change: (String) -> String) throws {
             let file = repo.appendingPathComponent(path)

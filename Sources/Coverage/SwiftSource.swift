@@ -1,0 +1,406 @@
+import Foundation
+
+/// A Swift file read the way impact selection needs it, without a compiler: its code lines
+/// (comments and blank lines left out, whitespace collapsed), each marked as part of a declaration
+/// at file or type level, or as code inside a body; the names each declaration declares; and the
+/// lines each member with a body spans. Scopes come from braces outside strings and comments, so
+/// the file's indentation does not matter.
+struct SwiftSource: Sendable {
+    struct Line: Sendable, Equatable {
+        /// The line in the file (for attributes on lines of their own, the first of them).
+        var number: Int
+        /// The code: comments removed, runs of whitespace collapsed to one space.
+        var text: String
+        /// Part of a declaration at file or type level: its attributes, header or signature, or
+        /// a stored property. False for code inside a body (a function's, an accessor's, a
+        /// closure's), whose effect coverage sees.
+        var declaration: Bool
+        /// This line starts its declaration.
+        var starts: Bool
+        /// The names the declaration declares; nil when it declares none of its own (an
+        /// initialiser, a subscript, an import, `#if`).
+        var names: [String]?
+    }
+
+    var lines: [Line] = []
+    /// Members with a body (functions, initialisers, computed properties, top-level code): from
+    /// their first line (attributes included) to the line that closes the body.
+    var members: [ClosedRange<Int>] = []
+    /// The code as one string of tokens: whitespace kept only between two word characters, and a
+    /// comma before a closing bracket dropped. Equal for two texts that differ only in comments,
+    /// blank lines, indentation, line breaks or trailing commas.
+    var tokens: String
+    /// Whether the braces read balance. When they do not (a brace in a regex literal, or code
+    /// that does not compile), scopes cannot be trusted, and every change counts as a declaration
+    /// without a name.
+    var balanced = true
+
+    init(_ text: String) {
+        let scanned = Self.scan(text)
+        tokens = Self.tokens(scanned.map(\.code))
+        build(scanned)
+    }
+
+    /// The names the file's declarations declare; nil when one of them declares none.
+    var declaredNames: [String]? {
+        let names = lines.filter { $0.declaration && $0.starts }.map(\.names)
+        if names.contains(where: { $0 == nil }) { return nil }
+        return Array(Set(names.compactMap { $0 }.joined())).sorted()
+    }
+
+    /// The member holding line `number`, if any.
+    func member(holding number: Int) -> ClosedRange<Int>? {
+        members.filter { $0.contains(number) }.min { $0.count < $1.count }
+    }
+
+    // MARK: Scopes
+
+    private enum Scope {
+        case file
+        /// A type's or extension's body; `header` indexes `lines`.
+        case type(header: Int)
+        /// Code: a member's body (which starts at line `member`), or anything inside one.
+        case code(member: Int)
+    }
+
+    private mutating func build(_ scanned: [(code: String, braces: [Bool])]) {
+        var stack: [Scope] = [.file]
+        // Per scope: the declaration being read (an index into `lines`), and for a type the
+        // declarations directly inside it.
+        var current: [Int?] = [nil]
+        var inside: [Int: [Int]] = [:]
+        var owner: [Int: Int] = [:]
+        var attributes: (number: Int, text: String)?
+        for (index, raw) in scanned.enumerated() {
+            let number = index + 1
+            let text = raw.code.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).joined(
+                separator: " ")
+            guard !text.isEmpty else { continue }
+            switch stack.last ?? .file {
+            case .code:
+                lines.append(Line(number: number, text: text, declaration: false, starts: false, names: nil))
+            case .file, .type:
+                if raw.braces.isEmpty, Self.isAttributesOnly(text) {
+                    attributes = (attributes?.number ?? number, (attributes.map { $0.text + " " } ?? "") + text)
+                    continue
+                }
+                let full = attributes.map { $0.text + " " + text } ?? text
+                let first = attributes?.number ?? number
+                attributes = nil
+                if text.allSatisfy({ "})],; ".contains($0) }) {
+                    lines.append(Line(number: number, text: text, declaration: false, starts: false, names: nil))
+                } else if Self.startsDeclaration(full) {
+                    lines.append(Line(number: first, text: full, declaration: true, starts: true, names: nil))
+                    current[current.count - 1] = lines.count - 1
+                    if case .type(let header) = stack.last { inside[header, default: []].append(lines.count - 1) }
+                } else if let declaration = current.last ?? nil {
+                    owner[lines.count] = declaration
+                    lines.append(Line(number: number, text: full, declaration: true, starts: false, names: nil))
+                } else {
+                    // Top-level code (main.swift, a script): statements, not declarations.
+                    lines.append(Line(number: first, text: full, declaration: false, starts: false, names: nil))
+                }
+            }
+            for open in raw.braces {
+                if open {
+                    switch stack.last ?? .file {
+                    case .code(let member):
+                        stack.append(.code(member: member))
+                    case .file, .type:
+                        let declaration = current.last ?? nil
+                        if let declaration, Self.typeKeywords.contains(Self.keyword(lines[declaration].text) ?? "") {
+                            stack.append(.type(header: declaration))
+                        } else {
+                            stack.append(.code(member: declaration.map { lines[$0].number } ?? number))
+                        }
+                    }
+                    current.append(nil)
+                } else if stack.count == 1 {
+                    balanced = false
+                } else {
+                    let closed = stack.removeLast()
+                    current.removeLast()
+                    // A member's body closed (not a block inside one): the member's extent.
+                    if case .code(let member) = closed, !Self.isCode(stack.last) { members.append(member...number) }
+                }
+            }
+        }
+        if stack.count != 1 { balanced = false }
+        // Members before the types that hold them: an extension's names are its members'.
+        for index in lines.indices.reversed() where lines[index].starts {
+            lines[index].names = Self.names(of: lines[index].text, members: inside[index]?.map { lines[$0] })
+        }
+        for (index, declaration) in owner { lines[index].names = lines[declaration].names }
+    }
+
+    private static func isCode(_ scope: Scope?) -> Bool {
+        if case .code = scope { return true }
+        return false
+    }
+
+    static let modifiers: Set<String> = [
+        "public", "private", "fileprivate", "internal", "open", "package", "static", "class", "final", "override",
+        "mutating", "nonmutating", "lazy", "weak", "unowned", "dynamic", "required", "convenience", "indirect",
+        "nonisolated", "isolated", "consuming", "borrowing", "prefix", "postfix", "infix", "optional",
+        "distributed",
+    ]
+    static let declarers: Set<String> = [
+        "func", "init", "deinit", "subscript", "extension", "protocol", "class", "struct", "enum", "actor",
+        "typealias", "associatedtype", "operator", "precedencegroup", "macro", "import", "var", "let", "case",
+    ]
+    static let typeKeywords: Set<String> = ["class", "struct", "enum", "protocol", "extension", "actor"]
+
+    /// `text` without its leading attributes (`@inlinable`, `@available(iOS 13, *)`) and modifiers
+    /// (`public`, `private(set)`), as words; `class func` keeps `func`, `class Parser` keeps `class`.
+    static func declarationWords(_ text: String) -> [Substring] {
+        var rest = Substring(text)
+        while rest.first == "@" {
+            var end = rest.index(after: rest.startIndex)
+            while end < rest.endIndex, rest[end].isLetter || rest[end].isNumber || rest[end] == "_" || rest[end] == "."
+            {
+                end = rest.index(after: end)
+            }
+            if end < rest.endIndex, rest[end] == "(" {
+                var depth = 0
+                while end < rest.endIndex {
+                    if rest[end] == "(" { depth += 1 }
+                    if rest[end] == ")" { depth -= 1 }
+                    end = rest.index(after: end)
+                    if depth == 0 { break }
+                }
+            }
+            rest = rest[end...].drop { $0 == " " }
+        }
+        var words = rest.split(separator: " ")
+        while let first = words.first, words.count > 1 {
+            let word = String(first.split(separator: "(").first ?? first)
+            guard modifiers.contains(word) else { break }
+            // `class func` and `class var` are a modifier; `class Parser` declares a class.
+            let next = String(words[1])
+            if word == "class", !modifiers.contains(next), !declarers.contains(next) || typeKeywords.contains(next) {
+                break
+            }
+            words.removeFirst()
+        }
+        return words
+    }
+
+    /// The keyword a declaration starts with (`func`, `struct`, `init?`→`init`), after its attributes and modifiers.
+    static func keyword(_ text: String) -> String? {
+        guard let first = declarationWords(text).first else { return nil }
+        let word = first.prefix { $0.isLetter }
+        return word.isEmpty ? nil : String(word)
+    }
+
+    static func startsDeclaration(_ text: String) -> Bool {
+        if text.hasPrefix("#if") || text.hasPrefix("#else") || text.hasPrefix("#elseif") || text.hasPrefix("#endif") {
+            return true
+        }
+        guard let keyword = keyword(text) else { return false }
+        return declarers.contains(keyword)
+    }
+
+    /// A line holding attributes alone (`@inlinable`, `@available(macOS 10.15, *)`): they belong
+    /// to the declaration that follows.
+    static func isAttributesOnly(_ text: String) -> Bool {
+        text.hasPrefix("@") && declarationWords(text).isEmpty
+    }
+
+    /// The names a declaration declares (`func chunked(` → chunked, `case a, b` → a and b,
+    /// `func ==` → ==). A type or an extension that adds conformances declares its type's name;
+    /// an extension without them declares what its `members` declare. Nil for a declaration
+    /// without a name of its own.
+    static func names(of text: String, members: [Line]?) -> [String]? {
+        let words = declarationWords(text)
+        guard let keyword = keyword(text), words.count > 1 else {
+            return nil
+        }
+        let rest = words.dropFirst().joined(separator: " ")
+        if keyword == "case" {
+            let names = rest.split(separator: ",").compactMap {
+                identifier(in: $0.trimmingCharacters(in: .whitespaces))
+            }
+            return names.isEmpty ? nil : names
+        }
+        if keyword == "extension" {
+            let header = rest.prefix { $0 != "{" }
+            let conforms = header.split(separator: " where ").first?.contains(":") ?? false
+            if conforms { return identifier(in: rest).map { [$0] } }
+            guard let members, !members.isEmpty else { return nil }
+            let names = members.map(\.names)
+            return names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.joined())).sorted()
+        }
+        let named: Set<String> = [
+            "func", "var", "let", "class", "struct", "enum", "protocol", "typealias", "actor", "associatedtype",
+            "macro", "precedencegroup", "operator",
+        ]
+        guard named.contains(keyword) else { return nil }
+        if let name = identifier(in: rest) { return [name] }
+        // An operator function: the operator itself.
+        let symbol = rest.prefix { "=-+!*%<>&|^~?/.".contains($0) }
+        return symbol.isEmpty ? nil : [String(symbol)]
+    }
+
+    /// The identifier `text` starts with (backticks dropped).
+    private static func identifier(in text: String) -> String? {
+        let trimmed = text.hasPrefix("`") ? String(text.dropFirst()) : text
+        let name = trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard let first = name.first, first.isLetter || first == "_" else { return nil }
+        return String(name)
+    }
+
+    // MARK: Scanning
+
+    private enum State {
+        case code
+        case lineComment
+        case blockComment(depth: Int)
+        case string(hashes: Int, multiline: Bool)
+        /// `\( … )` inside a string: code, until its parentheses close.
+        case interpolation(parentheses: Int)
+    }
+
+    /// Each line's code (comments removed; strings kept, they are code) and the braces it opens
+    /// (true) and closes (false), in order, outside strings and comments.
+    static func scan(_ text: String) -> [(code: String, braces: [Bool])] {
+        let bytes = Array(text.utf8)
+        let (slash, star, quote, hash, backslash) = (
+            UInt8(ascii: "/"), UInt8(ascii: "*"), UInt8(ascii: "\""), UInt8(ascii: "#"), UInt8(ascii: "\\")
+        )
+        var result: [(code: String, braces: [Bool])] = []
+        var code: [UInt8] = []
+        var braces: [Bool] = []
+        var stack: [State] = [.code]
+        func at(_ index: Int) -> UInt8 { index < bytes.count ? bytes[index] : 0 }
+        func quotes(_ index: Int) -> Bool { at(index) == quote && at(index + 1) == quote && at(index + 2) == quote }
+        func hashes(from index: Int) -> Int {
+            var count = 0
+            while at(index + count) == hash { count += 1 }
+            return count
+        }
+        var i = 0
+        while i < bytes.count {
+            let byte = bytes[i]
+            if byte == UInt8(ascii: "\n") {
+                result.append((String(decoding: code, as: UTF8.self), braces))
+                code = []
+                braces = []
+                switch stack.last {
+                case .lineComment: stack.removeLast()
+                case .string(_, multiline: false): stack.removeLast()  // unterminated: the line ends it
+                default: break
+                }
+                i += 1
+                continue
+            }
+            switch stack.last ?? .code {
+            case .lineComment:
+                i += 1
+            case .blockComment(let depth):
+                if byte == star, at(i + 1) == slash {
+                    stack.removeLast()
+                    if depth > 1 { stack.append(.blockComment(depth: depth - 1)) }
+                    i += 2
+                } else if byte == slash, at(i + 1) == star {
+                    stack.removeLast()
+                    stack.append(.blockComment(depth: depth + 1))
+                    i += 2
+                } else {
+                    i += 1
+                }
+            case .string(let count, let multiline):
+                // Whitespace in a string is content: kept apart from the whitespace that collapses.
+                code.append(byte == UInt8(ascii: " ") ? Self.space : byte == UInt8(ascii: "\t") ? Self.tab : byte)
+                i += 1
+                if byte == backslash {
+                    let raw = hashes(from: i)
+                    if raw == count, at(i + raw) == UInt8(ascii: "(") {
+                        code += bytes[i...(i + raw)]
+                        i += raw + 1
+                        stack.append(.interpolation(parentheses: 0))
+                    } else if count == 0, i < bytes.count, bytes[i] != UInt8(ascii: "\n") {
+                        code.append(bytes[i])
+                        i += 1
+                    }
+                } else if byte == quote, !multiline || (at(i) == quote && at(i + 1) == quote) {
+                    let end = multiline ? i + 2 : i
+                    if hashes(from: end) >= count {
+                        code += bytes[i..<(end + count)]
+                        i = end + count
+                        stack.removeLast()
+                    }
+                }
+            case .code, .interpolation:
+                if byte == slash, at(i + 1) == slash {
+                    stack.append(.lineComment)
+                    code.append(UInt8(ascii: " "))
+                    i += 2
+                    continue
+                }
+                if byte == slash, at(i + 1) == star {
+                    stack.append(.blockComment(depth: 1))
+                    code.append(UInt8(ascii: " "))
+                    i += 2
+                    continue
+                }
+                let raw = byte == hash ? hashes(from: i) : 0
+                if at(i + raw) == quote, byte == hash || byte == quote {
+                    let multiline = quotes(i + raw)
+                    let length = raw + (multiline ? 3 : 1)
+                    code += bytes[i..<min(bytes.count, i + length)]
+                    i += length
+                    stack.append(.string(hashes: raw, multiline: multiline))
+                    continue
+                }
+                if case .interpolation(let depth) = stack.last {
+                    if byte == UInt8(ascii: "(") {
+                        stack[stack.count - 1] = .interpolation(parentheses: depth + 1)
+                    } else if byte == UInt8(ascii: ")") {
+                        if depth == 0 {
+                            stack.removeLast()
+                        } else {
+                            stack[stack.count - 1] = .interpolation(parentheses: depth - 1)
+                        }
+                    }
+                } else if byte == UInt8(ascii: "{") {
+                    braces.append(true)
+                } else if byte == UInt8(ascii: "}") {
+                    braces.append(false)
+                }
+                code.append(byte)
+                i += 1
+            }
+        }
+        result.append((String(decoding: code, as: UTF8.self), braces))
+        return result
+    }
+
+    /// What a space and a tab inside a string literal become in `Line.text` and `tokens`.
+    static let (space, tab): (UInt8, UInt8) = (1, 2)
+
+    /// `text` as written: a string literal's spaces and tabs restored.
+    static func display(_ text: String) -> String {
+        String(text.map { $0 == "\u{1}" ? " " : $0 == "\u{2}" ? "\t" : $0 })
+    }
+
+    /// See `tokens`.
+    static func tokens(_ lines: [String]) -> String {
+        var result: [Character] = []
+        var space = false
+        func word(_ character: Character) -> Bool { character.isLetter || character.isNumber || character == "_" }
+        for line in lines {
+            for character in line {
+                if character == " " || character == "\t" || character == "\r" {
+                    space = true
+                    continue
+                }
+                if space, let last = result.last, word(last), word(character) { result.append(" ") }
+                if character == ")" || character == "]", result.last == "," { result.removeLast() }
+                result.append(character)
+                space = false
+            }
+            space = true
+        }
+        return String(result)
+    }
+}
