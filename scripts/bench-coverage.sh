@@ -11,12 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" runs="${2:-3}"
 
-scripts/setup.sh
 source scripts/lib/bench.sh
-build_release
-
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+bench_prepare
 package="$scratch/package"
 copy_package "$source_package" "$package"
 q_package="$(printf %q "$package")"

@@ -15,20 +15,11 @@ cd "$(dirname "$0")/.."
 source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" mutants="${2:-50}"
 runs=1
 
-scripts/setup.sh
 source scripts/lib/bench.sh
-build_release
-
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+bench_prepare
 package="$scratch/package"
 copy_package "$source_package" "$package"
-if [[ ! -d "$package/.git" ]]; then
-    git -C "$package" init -q -b main
-    printf '.build/\n' > "$package/.gitignore"
-    git -C "$package" add -A
-    git -C "$package" -c user.name=bench -c user.email=bench@example.com commit -q -m package
-fi
+as_repository "$package"
 
 echo "recording the impact map of $source_package…" >&2
 "$bin" test --package-path "$package" --coverage --record-impact --coverage-dir "$scratch/coverage" >/dev/null 2>"$scratch/record.err" || true

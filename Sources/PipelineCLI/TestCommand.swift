@@ -66,6 +66,12 @@ struct TestCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
+            "As --impacted, but when the store that keeps the impact map cannot be reached, run every test "
+                + "instead of stopping (exit 5)."))
+    var impactedOrAll = false
+
+    @Flag(
+        help: ArgumentHelp(
             "Record what each suite executes (one process and coverage profile per suite) and keep it beside "
                 + "the timings as the impact map --impacted reads; measures coverage too."))
     var recordImpact = false
@@ -85,9 +91,16 @@ struct TestCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if dryRun, !impacted { throw ValidationError("--dry-run goes with --impacted (use --plan for the shard plan)") }
-        if impacted, affected { throw ValidationError("--impacted and --affected are two ways to select: give one") }
-        if impacted, recordImpact {
+        if impacted, impactedOrAll {
+            throw ValidationError("--impacted-or-all is --impacted with a fallback: give one")
+        }
+        if dryRun, !impacted, !impactedOrAll {
+            throw ValidationError("--dry-run goes with --impacted (use --plan for the shard plan)")
+        }
+        if impacted || impactedOrAll, affected {
+            throw ValidationError("--impacted and --affected are two ways to select: give one")
+        }
+        if impacted || impactedOrAll, recordImpact {
             throw ValidationError("--record-impact runs every suite; it cannot take --impacted")
         }
     }
@@ -106,8 +119,9 @@ struct TestCommand: AsyncParsableCommand {
         request.affected = affected ? changeOptions.query : nil
         request.coverage = coverage.request(global)
         request.recordImpact = recordImpact
-        request.impacted = impacted
-        request.impactBase = impacted ? changeOptions.base : nil
+        request.impacted = impacted || impactedOrAll
+        request.impactedOrAll = impactedOrAll
+        request.impactBase = request.impacted ? changeOptions.base : nil
         if list { request.mode = .list } else if plan || dryRun { request.mode = .plan }
         Interrupts.install()
         try print(try await request.perform())

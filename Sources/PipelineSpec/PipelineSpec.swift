@@ -212,6 +212,11 @@ public enum TestSelection: String, Sendable, Hashable, CaseIterable, SpecEnum {
     case affected
     /// Only the suites the change can reach, by the impact map kept beside the timings.
     case impacted
+    /// As `impacted`, but a store that cannot be reached runs every test instead of stopping.
+    case impactedOrAll = "impacted-or-all"
+
+    /// Whether the impact map selects.
+    public var usesImpact: Bool { self == .impacted || self == .impactedOrAll }
 
     static let noun = "selection"
 }

@@ -17,6 +17,7 @@ struct ImpactedTests {
         package: URL, configuration: String, base: String?, place: SharedFolder, discovered: [TestID],
         estimates: [TestID: Double]
     ) async throws -> ImpactedTests {
+        let started = ContinuousClock.now
         let map: ImpactMap
         do {
             guard let found = try await place.impact() else {
@@ -73,8 +74,29 @@ struct ImpactedTests {
         let leftSeconds = discovered.filter { left.contains($0.suite) }.reduce(0) { $0 + (estimates[$1] ?? 0) }
         reasons.append(
             "impacted: \(selected.count) suite(s) run, \(left.count) left out (expected \(String(format: "%.1f", leftSeconds)) s), "
-                + "against the impact map of \(map.commit.prefix(12)) recorded \(map.recordedAt)")
+                + "against the impact map of \(map.commit.prefix(12)) recorded \(map.recordedAt); "
+                + "selected in \(String(format: "%.2f", (ContinuousClock.now - started).seconds)) s")
         return ImpactedTests(tests: tests, reasons: reasons)
+    }
+
+    /// For `--impacted-or-all` (`select: impacted-or-all`), a run rather than a stop: when the
+    /// store keeping the impact map (and the timings) cannot be reached, the package's local
+    /// timings to plan from instead, and the line saying so; nil when the store answers (a map it
+    /// holds that cannot be read is the selection's to report).
+    static func withoutStore(_ place: SharedFolder, package: URL) async -> (SharedFolder, String)? {
+        do {
+            _ = try await place.impact()
+            return nil
+        } catch is CoverageError {
+            return nil
+        } catch {
+            guard let local = try? SharedFolder(file: SuiteRun.defaultTimings(of: package)) else { return nil }
+            return (
+                local,
+                "impacted: every test runs, since the impact map's store cannot be reached (\(error)); "
+                    + "planned from the local timings, and nothing is written to the store"
+            )
+        }
     }
 
     /// The package's Swift files now, by path relative to it (`.build` and hidden folders left out).

@@ -34,10 +34,18 @@ struct TestExecutor: StageExecutor {
         if let selection, selection.filters?.isEmpty == true {
             return .skipped(.test, "the change affects no test target of \(stage.package)")
         }
-        let run = try testRun(context, filters: selection?.filters ?? [])
+        var place = try timings(context)
+        var select = stage.select
+        if select == .impactedOrAll,
+            let (local, why) = await ImpactedTests.withoutStore(place, package: package(context))
+        {
+            write("    \(why)\n")
+            (place, select) = (local, .all)
+        }
+        let run = try testRun(context, filters: selection?.filters ?? [], timings: place)
         write("    building the tests of \(package(context).path) (\(stage.configuration.rawValue))…\n")
         var prepared = try await run.prepare()
-        if stage.select == .impacted {
+        if select.usesImpact {
             guard let reached = try await run.impacted(prepared, base: nil) else {
                 return .skipped(.test, "the change reaches no test of \(stage.package)")
             }
@@ -110,14 +118,14 @@ struct TestExecutor: StageExecutor {
     }
 
     /// The stage's run: the suite with the snapshot check over the checkout's references.
-    private func testRun(_ context: StageContext, filters: [String]) throws -> TestStageRun {
+    private func testRun(_ context: StageContext, filters: [String], timings: SharedFolder) throws -> TestStageRun {
         let runner = context.runner
         let measuring = try coverage(context)
         var runOptions = options(context, filters: filters)
         if stage.recordsImpact { runOptions.suiteProfiles = measuring?.profiles }
         return try TestStageRun(
             settings: BuildSettings(packagePath: package(context), configuration: stage.configuration.rawValue),
-            options: runOptions, timings: try timings(context),
+            options: runOptions, timings: timings,
             snapshots: snapshotCheck(context), junit: stage.junit.map(context.resolve),
             quarantine: runner.quarantine, coverage: measuring, interactive: runner.interactive,
             write: runner.write)

@@ -63,6 +63,8 @@ public struct TestRequest: Sendable {
     public var recordImpact = false
     /// Run only the suites the change can reach (`--impacted`), from the map's commit or `impactBase`.
     public var impacted = false
+    /// With `impacted`: a store that cannot be reached runs every test (`--impacted-or-all`), not exit 5.
+    public var impactedOrAll = false
     public var impactBase: String?
     /// Only the test targets the change can affect (`--affected`).
     public var affected: ChangeQuery?
@@ -121,9 +123,14 @@ extension TestRequest {
         if shared.queue != nil, failedOnly || isHunt {
             throw RequestError("--\(failedOnly ? "failed" : "repeat") runs on one machine; it cannot join a --queue")
         }
-        let place = try shared.folder(package: package)
+        var place = try shared.folder(package: package)
         // With the timings in a store, a CI run keeps each node's report there for --failed.
-        let keptInRun = shared.keptInRun
+        var keptInRun = shared.keptInRun
+        var impacted = impacted
+        if impacted, impactedOrAll, let (local, why) = await ImpactedTests.withoutStore(place, package: package) {
+            write(why + "\n")
+            (place, keptInRun, impacted) = (local, nil, false)
+        }
         if failedOnly {
             let (last, origin) = try await TestStageRun.lastRun(
                 package: package, place: place, run: keptInRun, node: node)

@@ -340,6 +340,24 @@ struct CoverageCommandTests {
         #expect(
             corrupt.stderr.contains("impacted: every test runs, since cannot read coverage from"), "\(corrupt.stderr)")
         #expect(corrupt.stderr.contains("pipeline-impact.json: not an impact map"))
+
+        // A store that cannot be reached: exit 5, or with --impacted-or-all every test, planned locally.
+        let down = [
+            "test", "--package-path", repo.path, "--skip-build", "--timings", "s3://no-bucket/ci", "--list",
+        ]
+        let environment = [
+            "AWS_ACCESS_KEY_ID": "k", "AWS_SECRET_ACCESS_KEY": "s", "AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9",
+            "AWS_PROFILE": "",
+        ]
+        let stopped = try pipeline(down + ["--impacted"], environment: environment)
+        #expect(stopped.status == 5, "\(stopped.stderr)")
+        let all = try pipeline(down + ["--impacted-or-all"], environment: environment)
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout.split(separator: "\n").count == ExamplePackage.testCount)
+        #expect(
+            all.stderr.contains(
+                "impacted: every test runs, since the impact map's store cannot be reached (http://127.0.0.1:9"),
+            "\(all.stderr)")
     }
 
     @Test("bad input: one line, a distinct exit code, before any build")

@@ -72,7 +72,7 @@ struct InvalidSpecTests {
                 "spec.yml:5:15: stages[0].test.shards: expected a shard count: auto or a whole number, found 'many'",
                 "spec.yml:6:16: stages[0].test.timeout: expected a duration, written like 90s, 2m or 1h, found 'soon'",
                 "spec.yml:7:16: stages[0].test.retries: expected a whole number, found 'lots'",
-                "spec.yml:8:15: stages[0].test.select: 'some' is not a selection; expected one of: all, affected, impacted",
+                "spec.yml:8:15: stages[0].test.select: 'some' is not a selection; expected one of: all, affected, impacted, impacted-or-all",
                 "spec.yml:9:14: stages[0].test.flaky: 'maybe' is not a flaky policy; expected one of: fail, pass",
             ])
     }

@@ -77,3 +77,22 @@ copy_package() {
     mkdir -p "$2"
     (cd "$1" && tar --exclude=./.build -cf - .) | (cd "$2" && tar -xf -)
 }
+
+# bench_prepare: what most benchmarks start with. Installs what the project needs, builds pipeline
+# in release ($bin), and makes a scratch folder ($scratch) removed when the script exits.
+bench_prepare() {
+    scripts/setup.sh
+    build_release
+    scratch="$(mktemp -d)"
+    trap 'rm -rf "$scratch"' EXIT
+}
+
+# as_repository FOLDER: FOLDER committed as a git repository of its own, unless it is one (an impact
+# map records the commit it was recorded at).
+as_repository() {
+    [[ -d "$1/.git" ]] && return
+    git -C "$1" init -q -b main
+    printf '.build/\n' >"$1/.gitignore"
+    git -C "$1" add -A
+    git -C "$1" -c user.name=bench -c user.email=bench@example.com commit -q -m package
+}
