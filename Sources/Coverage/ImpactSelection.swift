@@ -52,9 +52,16 @@ public struct ImpactSelection: Sendable, Equatable {
                 switch SwiftChange.kind(old: change.old, new: change.new) {
                 case .commentsOnly:
                     selection.notes.append("\(path): comments, blank lines or formatting only, no test runs for it")
-                case .declarations(let line, let names):
+                case .declarations(let line, let names, let imports):
                     for suite in executedBy[path] ?? [] { selection.add(suite, "executed \(path)") }
-                    guard let names, !names.isEmpty else {
+                    // An import another file of the target has too changes nothing beyond this file.
+                    if let lone = imports.first(where: { !Self.imported($0, elsewhere: path, in: sources) }) {
+                        selection.fallback[path] =
+                            "\(path) changes an import no other file of its target has (\(lone)), whose effect "
+                            + "elsewhere coverage cannot see"
+                        break
+                    }
+                    guard let names else {
                         selection.fallback[path] =
                             "\(path) changes declarations (\(line)), whose effect elsewhere coverage cannot see"
                         break
@@ -62,11 +69,12 @@ public struct ImpactSelection: Sendable, Equatable {
                     // What a declaration changes elsewhere (an overload chosen, a conformance found) is in
                     // code that names it: the suites that executed a file naming it, or the file itself.
                     let uses = Self.uses(of: names, in: sources, changed: changed)
-                    for (file, members) in uses.sorted(by: { $0.key < $1.key }) {
-                        for suite in executedBy[file] ?? [] where map.executed(suite, in: file, within: members) {
+                    for (file, use) in uses.sorted(by: { $0.key < $1.key }) {
+                        for suite in executedBy[file] ?? [] where map.executed(suite, in: file, within: use.members) {
                             selection.add(
                                 suite,
-                                "executed \(file), which names \(names.joined(separator: ", ")) (declared in \(path))")
+                                "executed \(file), which names \(use.names.joined(separator: ", ")) (declared in \(path))"
+                            )
                         }
                     }
                 case .bodies:
@@ -101,21 +109,39 @@ public struct ImpactSelection: Sendable, Equatable {
         return selection
     }
 
-    /// Where `sources` name one of `names` as a whole word, in code: per file, the members whose
-    /// lines name one, or nil for the whole file (a use outside any member, or a file that
-    /// changed since the map, whose recorded lines no longer match it).
+    /// Where `sources` name one of `names` as a whole word, in code: per file, the names it uses,
+    /// and the members whose lines name one, or nil for the whole file (a use outside any member,
+    /// or a file that changed since the map, whose recorded lines no longer match it).
     static func uses(of names: [String], in sources: [String: String], changed: Set<String>)
-        -> [String: [ClosedRange<Int>]?]
+        -> [String: (names: [String], members: [ClosedRange<Int>]?)]
     {
-        var found: [String: [ClosedRange<Int>]?] = [:]
+        var found: [String: (names: [String], members: [ClosedRange<Int>]?)] = [:]
         for (path, text) in sources where names.contains(where: { Self.containsWord($0, in: text) }) {
             let source = SwiftSource(text)
-            let lines = source.lines.filter { line in names.contains { Self.containsWord($0, in: line.text) } }
-            guard !lines.isEmpty else { continue }
-            let members = lines.map { source.member(holding: $0.number) }
-            found[path] = changed.contains(path) || members.contains { $0 == nil } ? nil : members.compactMap { $0 }
+            var used: Set<String> = []
+            var members: [ClosedRange<Int>?] = []
+            for line in source.lines {
+                let named = names.filter { Self.containsWord($0, in: line.text) }
+                guard !named.isEmpty else { continue }
+                used.formUnion(named)
+                members.append(source.member(holding: line.number))
+            }
+            guard !used.isEmpty else { continue }
+            let whole = changed.contains(path) || members.contains { $0 == nil }
+            found[path] = (used.sorted(), whole ? nil : members.compactMap { $0 })
         }
         return found
+    }
+
+    /// Whether another file of `path`'s target (the same first two folders, `Sources/App/`) has
+    /// the import `line` too.
+    static func imported(_ line: String, elsewhere path: String, in sources: [String: String]) -> Bool {
+        let target = path.split(separator: "/").dropLast().prefix(2).joined(separator: "/") + "/"
+        let module = line.split(separator: " ").last.map(String.init) ?? line
+        return sources.contains { other, text in
+            other != path && other.hasPrefix(target) && text.contains(module)
+                && SwiftSource(text).imports.contains(line)
+        }
     }
 
     static func containsWord(_ word: String, in text: String) -> Bool {
@@ -161,17 +187,18 @@ public struct ImpactSelection: Sendable, Equatable {
 enum SwiftChange: Equatable {
     case commentsOnly
     case bodies
-    /// The first changed line that declares something, and the names the changed declarations
-    /// declare (nil when one of them declares no name: an initialiser, a subscript, an import, an
-    /// attribute or `#if`).
-    case declarations(String, names: [String]?)
+    /// The first changed line that declares something; the names the changed declarations other
+    /// than imports declare (nil when one of them declares no name: an initialiser, a subscript or
+    /// `#if`); and the changed imports, as their lines read.
+    case declarations(String, names: [String]?, imports: [String] = [])
 
     static func kind(old: String?, new: String?) -> SwiftChange {
         guard let old, let new else {
             // A new or deleted file: the names it declares, then and now.
             let source = SwiftSource(old ?? new ?? "")
             return .declarations(
-                old == nil ? "a new file" : "the file is gone", names: source.balanced ? source.declaredNames : nil)
+                old == nil ? "a new file" : "the file is gone", names: source.balanced ? source.declaredNames : nil,
+                imports: source.imports)
         }
         let (before, after) = (SwiftSource(old), SwiftSource(new))
         if before.tokens == after.tokens { return .commentsOnly }
@@ -179,12 +206,13 @@ enum SwiftChange: Equatable {
             return .declarations("its braces do not balance as read, so its scopes are unknown", names: nil)
         }
         let (removed, added) = unmatched(before.lines.map(\.text), after.lines.map(\.text))
-        let declarations = (removed.map { before.lines[$0] } + added.map { after.lines[$0] }).filter(\.declaration)
+        let declarations = before.reachable(removed, other: after) + after.reachable(added, other: before)
         guard let first = declarations.first else { return .bodies }
-        let names = declarations.map(\.names)
+        let names = declarations.filter { !$0.isImport }.map(\.names)
         return .declarations(
             SwiftSource.display(first.text),
-            names: names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.joined())).sorted())
+            names: names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.joined())).sorted(),
+            imports: Array(Set(declarations.filter(\.isImport).map(\.text))).sorted())
     }
 
     /// The indices of lines on either side that a longest common subsequence leaves unmatched.

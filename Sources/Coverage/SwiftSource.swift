@@ -20,6 +20,19 @@ struct SwiftSource: Sendable {
         /// The names the declaration declares; nil when it declares none of its own (an
         /// initialiser, a subscript, an import, `#if`).
         var names: [String]?
+
+        /// The type or extension whose body holds this declaration: an index into `lines`.
+        var type: Int? = nil
+
+        /// A type's declaration (not an extension's).
+        var declaresType: Bool {
+            declaration && starts
+                && SwiftSource.keyword(text).map { typeKeywords.contains($0) && $0 != "extension" }
+                    == true
+        }
+
+        /// An `import` declaration.
+        var isImport: Bool { declaration && starts && SwiftSource.keyword(text) == "import" }
     }
 
     var lines: [Line] = []
@@ -41,12 +54,52 @@ struct SwiftSource: Sendable {
         build(scanned)
     }
 
-    /// The names the file's declarations declare; nil when one of them declares none.
+    /// The names the file's declarations other than imports declare, leaving out the members of its
+    /// types (reached through the type's name); nil when one of them declares none.
     var declaredNames: [String]? {
-        let names = lines.filter { $0.declaration && $0.starts }.map(\.names)
+        let names = reachable(Array(lines.indices), other: SwiftSource("")).filter { $0.starts && !$0.isImport }
+            .map(\.names)
         if names.contains(where: { $0 == nil }) { return nil }
         return Array(Set(names.compactMap { $0 }.joined())).sorted()
     }
+
+    /// The declarations among the changed lines `indices` that other code can reach by their own
+    /// names. A type the `other` version does not declare is added or removed whole: its members,
+    /// and its extensions here with theirs, are reached through the type's name, so they are left out.
+    func reachable(_ indices: [Int], other: SwiftSource) -> [Line] {
+        let new = Set(
+            indices.filter { lines[$0].declaresType && !other.declaresType(lines[$0]) }.compactMap {
+                lines[$0].names?.first
+            })
+        let whole = Set(
+            indices.filter { index in
+                let line = lines[index]
+                guard line.starts else { return false }
+                if line.declaresType { return line.names?.first.map(new.contains) ?? false }
+                return Self.keyword(line.text) == "extension" && Self.extendedType(line.text).map(new.contains) == true
+            })
+        return indices.filter { index in
+            let line = lines[index]
+            let isExtension = line.starts && Self.keyword(line.text) == "extension"
+            return line.declaration && !(isExtension && whole.contains(index))
+                && !(line.type.map(whole.contains) ?? false)
+        }.map { lines[$0] }
+    }
+
+    /// The type an `extension` line extends.
+    static func extendedType(_ text: String) -> String? {
+        let words = declarationWords(text)
+        guard words.count > 1 else { return nil }
+        return identifier(in: String(words[1]))
+    }
+
+    /// Whether this file declares a type of `line`'s name.
+    func declaresType(_ line: Line) -> Bool {
+        lines.contains { $0.declaresType && $0.names == line.names }
+    }
+
+    /// The file's imports, as their lines read (`@testable import Algorithms`).
+    var imports: [String] { lines.filter(\.isImport).map(\.text) }
 
     /// The member holding line `number`, if any.
     func member(holding number: Int) -> ClosedRange<Int>? {
@@ -80,6 +133,8 @@ struct SwiftSource: Sendable {
             case .code:
                 lines.append(Line(number: number, text: text, declaration: false, starts: false, names: nil))
             case .file, .type:
+                var enclosing: Int?
+                if case .type(let header) = stack.last { enclosing = header }
                 if raw.braces.isEmpty, Self.isAttributesOnly(text) {
                     attributes = (attributes?.number ?? number, (attributes.map { $0.text + " " } ?? "") + text)
                     continue
@@ -90,12 +145,14 @@ struct SwiftSource: Sendable {
                 if text.allSatisfy({ "})],; ".contains($0) }) {
                     lines.append(Line(number: number, text: text, declaration: false, starts: false, names: nil))
                 } else if Self.startsDeclaration(full) {
-                    lines.append(Line(number: first, text: full, declaration: true, starts: true, names: nil))
+                    lines.append(
+                        Line(number: first, text: full, declaration: true, starts: true, names: nil, type: enclosing))
                     current[current.count - 1] = lines.count - 1
                     if case .type(let header) = stack.last { inside[header, default: []].append(lines.count - 1) }
                 } else if let declaration = current.last ?? nil {
                     owner[lines.count] = declaration
-                    lines.append(Line(number: number, text: full, declaration: true, starts: false, names: nil))
+                    lines.append(
+                        Line(number: number, text: full, declaration: true, starts: false, names: nil, type: enclosing))
                 } else {
                     // Top-level code (main.swift, a script): statements, not declarations.
                     lines.append(Line(number: first, text: full, declaration: false, starts: false, names: nil))

@@ -205,7 +205,7 @@ struct ImpactTests {
         let regex = "func f() {\n  let r = /{/\n  g()\n}"
         #expect(!SwiftSource(regex).balanced && SwiftSource("func f() {\n}").balanced)
         guard
-            case .declarations(_, nil) = SwiftChange.kind(
+            case .declarations(_, nil, _) = SwiftChange.kind(
                 old: regex, new: regex.replacingOccurrences(of: "g()", with: "h()"))
         else {
             Issue.record("an unbalanced file's change is a declaration without a name")
@@ -251,6 +251,24 @@ struct ImpactTests {
         #expect(
             SwiftChange.kind(old: nil, new: "extension Sequence {\n  func grouped() {}\n}")
                 == .declarations("a new file", names: ["grouped"]))
+        // A type added whole is reached through its name, not its members'; a member added to a
+        // type that was there is reached through its own.
+        let helper = before + "\nstruct Helper {\n  func smallest() {}\n  static let limit = 3\n}\n"
+        #expect(
+            SwiftChange.kind(old: before, new: helper) == .declarations("struct Helper {", names: ["Helper"]))
+        let lazy =
+            before
+            + "\npublic struct Uniqued<Base: Sequence> {\n  let base: Base\n}\n\nextension Uniqued: Sequence {\n"
+            + "  public struct Iterator: IteratorProtocol {\n    public mutating func next() -> Int? { nil }\n  }\n}\n"
+        #expect(
+            SwiftChange.kind(old: before, new: lazy)
+                == .declarations("public struct Uniqued<Base: Sequence> {", names: ["Uniqued"]),
+            "its extension's Iterator and next are reached through Uniqued")
+        let grown = helper.replacingOccurrences(of: "struct Helper {", with: "struct Helper: Equatable {")
+            .replacingOccurrences(of: "  static let limit = 3", with: "  static let limit = 3\n  func reset() {}")
+        #expect(
+            SwiftChange.kind(old: helper, new: grown)
+                == .declarations("struct Helper {", names: ["Helper", "reset"]))
     }
 
     @Test("a declaration's name reaches only the suites that executed a function naming it, where the map knows")
@@ -299,6 +317,30 @@ struct ImpactTests {
         // A file that changed since the map: its recorded lines no longer hold, the whole file counts.
         let edited = ImpactChange(path: "Sources/App/Helpers.swift", old: helpers, new: helpers + "\n")
         #expect(selected(map, changes: [edited]).contains("AppTests.HelperTests"))
+    }
+
+    @Test("an import another file of the target has changes nothing elsewhere; a new one falls back")
+    func imports() {
+        let existing = "import XCTest\n@testable import App\n\nfinal class ParserTests: XCTestCase {}\n"
+        let new =
+            "import XCTest\n@testable import App\n\nfinal class NewTests: XCTestCase {\n    func testNew() {}\n}\n"
+        var current = Self.current
+        current["AppTests.NewTests"] = ["AppTests.NewTests/testNew"]
+        let sources = ["Tests/AppTests/ParserTests.swift": existing, "Tests/AppTests/NewTests.swift": new]
+        let added = ImpactSelection.select(
+            map: Self.map, changes: [ImpactChange(path: "Tests/AppTests/NewTests.swift", old: nil, new: new)],
+            current: current, sources: sources)
+        #expect(added.fallback.isEmpty, "\(added.fallback)")
+        #expect(added.suites == ["AppTests.NewTests": "new test suite"], "\(added.suites)")
+
+        let combine = existing.replacingOccurrences(of: "import XCTest", with: "import XCTest\nimport Combine")
+        let lone = ImpactSelection.select(
+            map: Self.map,
+            changes: [ImpactChange(path: "Tests/AppTests/ParserTests.swift", old: existing, new: combine)],
+            current: Self.current, sources: ["Tests/AppTests/ParserTests.swift": combine])
+        #expect(
+            lone.fallback["Tests/AppTests/ParserTests.swift"]?.contains(
+                "changes an import no other file of its target has (import Combine)") == true, "\(lone.fallback)")
     }
 
     @Test("Xcode's projects, schemes, test plans and settings run nothing")
