@@ -22,7 +22,7 @@ as_repository "$package"
 echo "building $source_package with coverage…" >&2
 "$bin" test --package-path "$package" --coverage --coverage-dir "$scratch/c0" --timings "$scratch/t0.json" >/dev/null 2>&1 || true
 measure \
-    record="$bin test --package-path $package --skip-build --record-impact --coverage-dir $scratch/c1 --timings $scratch/t1.json" \
+    record="$bin test --package-path $package --skip-build --coverage --record-impact --coverage-dir $scratch/c1 --timings $scratch/t1.json" \
     coverage="$bin test --package-path $package --skip-build --coverage --coverage-dir $scratch/c2 --timings $scratch/t2.json"
 echo "recording ($source_package, median of $runs): --record-impact ${t_record} s, --coverage ${t_coverage} s: $(ratio "$t_record" "$t_coverage")×   (goal ≤ 1.5×)"
 
@@ -54,7 +54,7 @@ for s in range(500):
 PY
 as_repository "$big"
 echo "recording its impact map (500 suites, 500 processes)…" >&2
-"$bin" test --package-path "$big" --record-impact --coverage-dir "$scratch/bc" --timings "$scratch/bt.json" >/dev/null 2>"$scratch/big-record.err" \
+"$bin" test --package-path "$big" --coverage --record-impact --coverage-dir "$scratch/bc" --timings "$scratch/bt.json" >/dev/null 2>"$scratch/big-record.err" \
     || { tail -5 "$scratch/big-record.err" >&2; exit 1; }
 grep -E "^Impact map" "$scratch/big-record.err" >&2
 

@@ -93,26 +93,72 @@ public struct ImpactRecorder: Sendable {
             for (name, function) in file.functions { placed[name] = (file.path, function.line) }
         }
         let root = filter.package.path.hasSuffix("/") ? filter.package.path : filter.package.path + "/"
-        var result = Executed()
-        for (suite, profiles) in SuiteProfiles.bySuite(in: folder) {
-            var lines: [String: Set<Int>] = [:]
-            for profile in profiles {
-                let listing = try await tools.run(
-                    [tools.profdata.path, "show", "--all-functions", "--counts", profile.path],
-                    log: logs.appendingPathComponent("llvm-profdata-show.log"))
-                for name in Self.executedFunctions(in: listing) {
-                    // File-local functions are named `<path>:<mangled name>`; the others by their mangled name.
-                    let place =
-                        placed[name] ?? name.range(of: ".swift:").map { (String(name[..<$0.lowerBound]) + ".swift", 0) }
-                    guard let place, place.file.hasPrefix(root) else { continue }
-                    let relative = String(place.file.dropFirst(root.count))
-                    if !relative.hasPrefix(".build/") { lines[relative, default: []].insert(place.line) }
+        var lines: [String: [String: Set<Int>]] = [:]
+        for (suite, names) in try await executed(SuiteProfiles.bySuite(in: folder), logs: logs) {
+            for name in names {
+                // File-local functions are named `<path>:<mangled name>`; the others by their mangled name.
+                let place =
+                    placed[name] ?? name.range(of: ".swift:").map { (String(name[..<$0.lowerBound]) + ".swift", 0) }
+                guard let place, place.file.hasPrefix(root) else { continue }
+                let relative = String(place.file.dropFirst(root.count))
+                if !relative.hasPrefix(".build/") {
+                    lines[suite, default: [:]][relative, default: []].insert(place.line)
                 }
             }
-            result.files[suite] = lines.keys.sorted()
-            result.functions[suite] = lines.mapValues { $0.sorted() }
+            lines[suite] = lines[suite] ?? [:]
+        }
+        var result = Executed()
+        for (suite, files) in lines {
+            result.files[suite] = files.keys.sorted()
+            result.functions[suite] = files.mapValues { $0.sorted() }
         }
         return result
+    }
+
+    /// Each profile's executed functions, by suite: `llvm-profdata show` on as many profiles at once
+    /// as there are cores, each with its own log. `--covered` lists just the executed functions;
+    /// a tool too old for it lists every function with its counts, which are read instead.
+    private func executed(_ bySuite: [String: [URL]], logs: URL) async throws(CoverageError) -> [(String, [String])] {
+        var pending = bySuite.flatMap { suite, profiles in profiles.map { (suite, $0) } }[...]
+        let tools = tools
+        guard let first = pending.first?.1 else { return [] }
+        let covered =
+            (try? await tools.run(
+                [tools.profdata.path, "show", "--covered", first.path],
+                log: logs.appendingPathComponent("llvm-profdata-show-covered.log"))) != nil
+        do {
+            return try await withThrowingTaskGroup(of: (String, [String]).self) { group in
+                func launch() {
+                    guard let (suite, profile) = pending.popFirst() else { return }
+                    group.addTask {
+                        let log = logs.appendingPathComponent("llvm-profdata-show-\(profile.lastPathComponent).log")
+                        defer {
+                            try? FileManager.default.removeItem(at: log)
+                            try? FileManager.default.removeItem(at: log.appendingPathExtension("stderr"))
+                        }
+                        if covered {
+                            let listing = try await tools.run(
+                                [tools.profdata.path, "show", "--covered", profile.path], log: log)
+                            return (suite, listing.split(separator: "\n").map(String.init).filter { !$0.isEmpty })
+                        }
+                        let listing = try await tools.run(
+                            [tools.profdata.path, "show", "--all-functions", "--counts", profile.path], log: log)
+                        return (suite, Self.executedFunctions(in: listing))
+                    }
+                }
+                for _ in 0..<max(1, ProcessInfo.processInfo.activeProcessorCount) { launch() }
+                var results: [(String, [String])] = []
+                while let result = try await group.next() {
+                    results.append(result)
+                    launch()
+                }
+                return results
+            }
+        } catch let error as CoverageError {
+            throw error
+        } catch {
+            throw .toolFailed(command: "llvm-profdata show", output: "\(error)")
+        }
     }
 
     /// Per suite, the files it executed and the first lines of the functions it executed in each.
