@@ -13,8 +13,7 @@ source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" runs="${2:-3}"
 
 source scripts/lib/bench.sh
 bench_prepare
-package="$scratch/package"
-copy_package "$source_package" "$package"
+bench_package "$source_package"
 q_package="$(printf %q "$package")"
 
 echo "building the tests of $source_package with coverage…" >&2

@@ -16,8 +16,7 @@ source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" runs="${2:-3}"
 source scripts/lib/bench.sh
 bench_prepare
 
-package="$scratch/package"
-copy_package "$source_package" "$package"
+bench_package "$source_package"
 as_repository "$package"
 echo "building $source_package with coverage…" >&2
 "$bin" test --package-path "$package" --coverage --coverage-dir "$scratch/c0" --timings "$scratch/t0.json" >/dev/null 2>&1 || true

@@ -17,12 +17,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repository="$1" commits="${2:-40}" fixup="${3:-}"
 
-scripts/setup.sh
 source scripts/lib/bench.sh
-build_release
-
-scratch="$(mktemp -d)"
-trap 'rm -rf "$scratch"' EXIT
+bench_prepare
 git clone -q "$repository" "$scratch/repo"
 cd "$scratch/repo"
 timings="$scratch/timings.json"

@@ -17,8 +17,7 @@ runs=1
 
 source scripts/lib/bench.sh
 bench_prepare
-package="$scratch/package"
-copy_package "$source_package" "$package"
+bench_package "$source_package"
 as_repository "$package"
 
 echo "recording the impact map of $source_package…" >&2

@@ -39,6 +39,7 @@ public struct ImpactSelection: Sendable, Equatable {
         var executedBy: [String: [String]] = [:]
         for (suite, files) in map.suites { for file in files { executedBy[file, default: []].append(suite) } }
         let changed = Set(changes.map(\.path))
+        var files = SourceFiles(sources)
         for change in changes.sorted(by: { $0.path < $1.path }) {
             let path = change.path
             let name = (path as NSString).lastPathComponent
@@ -55,7 +56,7 @@ public struct ImpactSelection: Sendable, Equatable {
                 case .declarations(let line, let names, let imports):
                     for suite in executedBy[path] ?? [] { selection.add(suite, "executed \(path)") }
                     // An import another file of the target has too changes nothing beyond this file.
-                    if let lone = imports.first(where: { !Self.imported($0, elsewhere: path, in: sources) }) {
+                    if let lone = imports.first(where: { !files.has($0, elsewhere: path) }) {
                         selection.fallback[path] =
                             "\(path) changes an import no other file of its target has (\(lone)), whose effect "
                             + "elsewhere coverage cannot see"
@@ -68,7 +69,7 @@ public struct ImpactSelection: Sendable, Equatable {
                     }
                     // What a declaration changes elsewhere (an overload chosen, a conformance found) is in
                     // code that names it: the suites that executed a file naming it, or the file itself.
-                    let uses = Self.uses(of: names, in: sources, changed: changed)
+                    let uses = files.uses(of: names, changed: changed)
                     for (file, use) in uses.sorted(by: { $0.key < $1.key }) {
                         for suite in executedBy[file] ?? [] where map.executed(suite, in: file, within: use.members) {
                             selection.add(
@@ -109,41 +110,6 @@ public struct ImpactSelection: Sendable, Equatable {
         return selection
     }
 
-    /// Where `sources` name one of `names` as a whole word, in code: per file, the names it uses,
-    /// and the members whose lines name one, or nil for the whole file (a use outside any member,
-    /// or a file that changed since the map, whose recorded lines no longer match it).
-    static func uses(of names: [String], in sources: [String: String], changed: Set<String>)
-        -> [String: (names: [String], members: [ClosedRange<Int>]?)]
-    {
-        var found: [String: (names: [String], members: [ClosedRange<Int>]?)] = [:]
-        for (path, text) in sources where names.contains(where: { Self.containsWord($0, in: text) }) {
-            let source = SwiftSource(text)
-            var used: Set<String> = []
-            var members: [ClosedRange<Int>?] = []
-            for line in source.lines {
-                let named = names.filter { Self.containsWord($0, in: line.text) }
-                guard !named.isEmpty else { continue }
-                used.formUnion(named)
-                members.append(source.member(holding: line.number))
-            }
-            guard !used.isEmpty else { continue }
-            let whole = changed.contains(path) || members.contains { $0 == nil }
-            found[path] = (used.sorted(), whole ? nil : members.compactMap { $0 })
-        }
-        return found
-    }
-
-    /// Whether another file of `path`'s target (the same first two folders, `Sources/App/`) has
-    /// the import `line` too.
-    static func imported(_ line: String, elsewhere path: String, in sources: [String: String]) -> Bool {
-        let target = path.split(separator: "/").dropLast().prefix(2).joined(separator: "/") + "/"
-        let module = line.split(separator: " ").last.map(String.init) ?? line
-        return sources.contains { other, text in
-            other != path && other.hasPrefix(target) && text.contains(module)
-                && SwiftSource(text).imports.contains(line)
-        }
-    }
-
     static func containsWord(_ word: String, in text: String) -> Bool {
         var searched = text[...]
         while let range = searched.range(of: word) {
@@ -179,6 +145,58 @@ public struct ImpactSelection: Sendable, Equatable {
     }
 }
 
+/// The package's Swift files (path → text), each read as a `SwiftSource` once, when first needed:
+/// several changed declarations look through the same files.
+struct SourceFiles {
+    let texts: [String: String]
+    private var read: [String: SwiftSource] = [:]
+
+    init(_ texts: [String: String]) { self.texts = texts }
+
+    mutating func source(_ path: String) -> SwiftSource? {
+        if let source = read[path] { return source }
+        guard let text = texts[path] else { return nil }
+        let source = SwiftSource(text)
+        read[path] = source
+        return source
+    }
+
+    /// Where the files name one of `names` as a whole word, in code: per file, the names it uses,
+    /// and the members whose lines name one, or nil for the whole file (a use outside any member,
+    /// or a file that changed since the map, whose recorded lines no longer match it).
+    mutating func uses(of names: [String], changed: Set<String>)
+        -> [String: (names: [String], members: [ClosedRange<Int>]?)]
+    {
+        var found: [String: (names: [String], members: [ClosedRange<Int>]?)] = [:]
+        for (path, text) in texts where names.contains(where: { ImpactSelection.containsWord($0, in: text) }) {
+            guard let source = source(path) else { continue }
+            var used: Set<String> = []
+            var members: [ClosedRange<Int>?] = []
+            for line in source.lines {
+                let named = names.filter { ImpactSelection.containsWord($0, in: line.text) }
+                guard !named.isEmpty else { continue }
+                used.formUnion(named)
+                members.append(source.member(holding: line.number))
+            }
+            guard !used.isEmpty else { continue }
+            let whole = changed.contains(path) || members.contains { $0 == nil }
+            found[path] = (used.sorted(), whole ? nil : members.compactMap { $0 })
+        }
+        return found
+    }
+
+    /// Whether another file of `path`'s target (the same first two folders, `Sources/App/`) has
+    /// the import `line` too.
+    mutating func has(_ line: String, elsewhere path: String) -> Bool {
+        let target = path.split(separator: "/").dropLast().prefix(2).joined(separator: "/") + "/"
+        let module = line.split(separator: " ").last.map(String.init) ?? line
+        for (other, text) in texts where other != path && other.hasPrefix(target) && text.contains(module) {
+            if source(other)?.imports.contains(line) == true { return true }
+        }
+        return false
+    }
+}
+
 /// How a Swift file changed, judged line by line (`SwiftSource`): no code changed (comments,
 /// blank lines, formatting); statements inside bodies only, which coverage sees through the suites
 /// that executed the file; or declarations at file or type level (a function's signature, a type,
@@ -208,10 +226,8 @@ enum SwiftChange: Equatable {
         let (removed, added) = unmatched(before.lines.map(\.text), after.lines.map(\.text))
         let declarations = before.reachable(removed, other: after) + after.reachable(added, other: before)
         guard let first = declarations.first else { return .bodies }
-        let names = declarations.filter { !$0.isImport }.map(\.names)
         return .declarations(
-            SwiftSource.display(first.text),
-            names: names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.joined())).sorted(),
+            SwiftSource.display(first.text), names: SwiftSource.all(declarations.filter { !$0.isImport }),
             imports: Array(Set(declarations.filter(\.isImport).map(\.text))).sorted())
     }
 

@@ -23,16 +23,16 @@ struct SwiftSource: Sendable {
 
         /// The type or extension whose body holds this declaration: an index into `lines`.
         var type: Int? = nil
+        /// For a line that starts a declaration, its keyword (`func`, `extension`, `import`).
+        var keyword: String? = nil
 
         /// A type's declaration (not an extension's).
-        var declaresType: Bool {
-            declaration && starts
-                && SwiftSource.keyword(text).map { typeKeywords.contains($0) && $0 != "extension" }
-                    == true
-        }
+        var declaresType: Bool { keyword.map { typeKeywords.contains($0) && $0 != "extension" } ?? false }
+
+        var isExtension: Bool { keyword == "extension" }
 
         /// An `import` declaration.
-        var isImport: Bool { declaration && starts && SwiftSource.keyword(text) == "import" }
+        var isImport: Bool { keyword == "import" }
     }
 
     var lines: [Line] = []
@@ -57,8 +57,12 @@ struct SwiftSource: Sendable {
     /// The names the file's declarations other than imports declare, leaving out the members of its
     /// types (reached through the type's name); nil when one of them declares none.
     var declaredNames: [String]? {
-        let names = reachable(Array(lines.indices), other: SwiftSource("")).filter { $0.starts && !$0.isImport }
-            .map(\.names)
+        Self.all(reachable(Array(lines.indices), other: SwiftSource("")).filter { $0.starts && !$0.isImport })
+    }
+
+    /// Every name `declarations` declare, sorted; nil when one of them declares none of its own.
+    static func all(_ declarations: [Line]) -> [String]? {
+        let names = declarations.map(\.names)
         if names.contains(where: { $0 == nil }) { return nil }
         return Array(Set(names.compactMap { $0 }.joined())).sorted()
     }
@@ -74,14 +78,12 @@ struct SwiftSource: Sendable {
         let whole = Set(
             indices.filter { index in
                 let line = lines[index]
-                guard line.starts else { return false }
                 if line.declaresType { return line.names?.first.map(new.contains) ?? false }
-                return Self.keyword(line.text) == "extension" && Self.extendedType(line.text).map(new.contains) == true
+                return line.isExtension && Self.extendedType(line.text).map(new.contains) == true
             })
         return indices.filter { index in
             let line = lines[index]
-            let isExtension = line.starts && Self.keyword(line.text) == "extension"
-            return line.declaration && !(isExtension && whole.contains(index))
+            return line.declaration && !(line.isExtension && whole.contains(index))
                 && !(line.type.map(whole.contains) ?? false)
         }.map { lines[$0] }
     }
@@ -118,10 +120,8 @@ struct SwiftSource: Sendable {
 
     private mutating func build(_ scanned: [(code: String, braces: [Bool])]) {
         var stack: [Scope] = [.file]
-        // Per scope: the declaration being read (an index into `lines`), and for a type the
-        // declarations directly inside it.
+        // Per scope: the declaration being read (an index into `lines`).
         var current: [Int?] = [nil]
-        var inside: [Int: [Int]] = [:]
         var owner: [Int: Int] = [:]
         var attributes: (number: Int, text: String)?
         for (index, raw) in scanned.enumerated() {
@@ -146,9 +146,10 @@ struct SwiftSource: Sendable {
                     lines.append(Line(number: number, text: text, declaration: false, starts: false, names: nil))
                 } else if Self.startsDeclaration(full) {
                     lines.append(
-                        Line(number: first, text: full, declaration: true, starts: true, names: nil, type: enclosing))
+                        Line(
+                            number: first, text: full, declaration: true, starts: true, names: nil, type: enclosing,
+                            keyword: Self.keyword(full)))
                     current[current.count - 1] = lines.count - 1
-                    if case .type(let header) = stack.last { inside[header, default: []].append(lines.count - 1) }
                 } else if let declaration = current.last ?? nil {
                     owner[lines.count] = declaration
                     lines.append(
@@ -165,7 +166,7 @@ struct SwiftSource: Sendable {
                         stack.append(.code(member: member))
                     case .file, .type:
                         let declaration = current.last ?? nil
-                        if let declaration, Self.typeKeywords.contains(Self.keyword(lines[declaration].text) ?? "") {
+                        if let declaration, Self.typeKeywords.contains(lines[declaration].keyword ?? "") {
                             stack.append(.type(header: declaration))
                         } else {
                             stack.append(.code(member: declaration.map { lines[$0].number } ?? number))
@@ -185,7 +186,8 @@ struct SwiftSource: Sendable {
         if stack.count != 1 { balanced = false }
         // Members before the types that hold them: an extension's names are its members'.
         for index in lines.indices.reversed() where lines[index].starts {
-            lines[index].names = Self.names(of: lines[index].text, members: inside[index]?.map { lines[$0] })
+            let inside = lines[index].isExtension ? lines.filter { $0.starts && $0.type == index } : nil
+            lines[index].names = Self.names(of: lines[index].text, members: inside)
         }
         for (index, declaration) in owner { lines[index].names = lines[declaration].names }
     }
@@ -284,8 +286,7 @@ struct SwiftSource: Sendable {
             let conforms = header.split(separator: " where ").first?.contains(":") ?? false
             if conforms { return identifier(in: rest).map { [$0] } }
             guard let members, !members.isEmpty else { return nil }
-            let names = members.map(\.names)
-            return names.contains { $0 == nil } ? nil : Array(Set(names.compactMap { $0 }.joined())).sorted()
+            return all(members)
         }
         let named: Set<String> = [
             "func", "var", "let", "class", "struct", "enum", "protocol", "typealias", "actor", "associatedtype",

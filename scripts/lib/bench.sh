@@ -87,6 +87,12 @@ bench_prepare() {
     trap 'rm -rf "$scratch"' EXIT
 }
 
+# bench_package SOURCE: the package at SOURCE copied into $scratch/package ($package).
+bench_package() {
+    package="$scratch/package"
+    copy_package "$1" "$package"
+}
+
 # as_repository FOLDER: FOLDER committed as a git repository of its own, unless it is one (an impact
 # map records the commit it was recorded at).
 as_repository() {
