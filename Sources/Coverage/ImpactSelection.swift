@@ -78,10 +78,20 @@ public struct ImpactSelection: Sendable, Equatable {
                             )
                         }
                     }
-                case .bodies:
+                case .bodies(let members):
                     let suites = executedBy[path] ?? []
                     if suites.isEmpty { selection.fallback[path] = "no suite executed \(path)" }
-                    for suite in suites { selection.add(suite, "executed \(path)") }
+                    // The suites that executed a changed body (by the functions the map recorded there),
+                    // or, when none did or the bodies are unknown, every suite that executed the file.
+                    let ran = suites.filter { map.executed($0, in: path, within: members) }
+                    let starts = (members ?? []).map { String($0.lowerBound) }
+                    let lines =
+                        starts.count == 1
+                        ? "function at line \(starts[0])" : "functions at lines " + starts.joined(separator: ", ")
+                    for suite in ran.isEmpty ? suites : ran {
+                        let known = !ran.isEmpty && members != nil && map.functions?[suite]?[path] != nil
+                        selection.add(suite, "executed \(path)" + (known ? " (the changed \(lines))" : ""))
+                    }
                 }
                 continue
             }
@@ -199,12 +209,14 @@ struct SourceFiles {
 
 /// How a Swift file changed, judged line by line (`SwiftSource`): no code changed (comments,
 /// blank lines, formatting); statements inside bodies only, which coverage sees through the suites
-/// that executed the file; or declarations at file or type level (a function's signature, a type,
+/// that executed those bodies; or declarations at file or type level (a function's signature, a type,
 /// an extension, a conformance, a stored property, an import, an attribute, `#if`), whose effect
 /// on other files (overloads chosen, conformances found, defaults) coverage cannot see.
 enum SwiftChange: Equatable {
     case commentsOnly
-    case bodies
+    /// Statements inside bodies only: the members (line ranges in the older version) whose bodies
+    /// changed, or nil when that cannot be told (see `SwiftSource.members(holding:_:in:)`).
+    case bodies([ClosedRange<Int>]?)
     /// The first changed line that declares something; the names the changed declarations other
     /// than imports declare (nil when one of them declares no name: an initialiser, a subscript or
     /// `#if`); and the changed imports, as their lines read.
@@ -225,7 +237,7 @@ enum SwiftChange: Equatable {
         }
         let (removed, added) = unmatched(before.lines.map(\.text), after.lines.map(\.text))
         let declarations = before.reachable(removed, other: after) + after.reachable(added, other: before)
-        guard let first = declarations.first else { return .bodies }
+        guard let first = declarations.first else { return .bodies(before.members(holding: removed, added, in: after)) }
         return .declarations(
             SwiftSource.display(first.text), names: SwiftSource.all(declarations.filter { !$0.isImport }),
             imports: Array(Set(declarations.filter(\.isImport).map(\.text))).sorted())

@@ -108,6 +108,33 @@ struct SwiftSource: Sendable {
         members.filter { $0.contains(number) }.min { $0.count < $1.count }
     }
 
+    /// The members of this (the older) version whose bodies hold the changed lines: `removed`
+    /// indexes this version's `lines`, `added` the `newer` version's. Nil when a changed line is
+    /// outside every member (top-level code), or when the two versions' members do not pair up one
+    /// to one (as many, each starting with the same line), so an added line's member is unknown.
+    func members(holding removed: [Int], _ added: [Int], in newer: SwiftSource) -> [ClosedRange<Int>]? {
+        let (old, new) = (
+            members.sorted { $0.lowerBound < $1.lowerBound }, newer.members.sorted { $0.lowerBound < $1.lowerBound }
+        )
+        func first(_ source: SwiftSource, _ member: ClosedRange<Int>) -> String? {
+            source.lines.first { $0.number == member.lowerBound }?.text
+        }
+        guard old.count == new.count, zip(old, new).allSatisfy({ first(self, $0) == first(newer, $1) }) else {
+            return nil
+        }
+        var found: Set<ClosedRange<Int>> = []
+        for index in removed {
+            guard let member = member(holding: lines[index].number) else { return nil }
+            found.insert(member)
+        }
+        for index in added {
+            guard let member = newer.member(holding: newer.lines[index].number), let at = new.firstIndex(of: member)
+            else { return nil }
+            found.insert(old[at])
+        }
+        return found.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
     // MARK: Scopes
 
     private enum Scope {

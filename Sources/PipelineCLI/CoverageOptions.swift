@@ -31,19 +31,22 @@ struct CoverageOptions: ParsableArguments {
         help: ArgumentHelp("Exit 9 when line coverage is below this share (e.g. 80%).", valueName: "percent"))
     var coverageMinLines: Percentage?
 
-    func validate() throws {
-        if !coverage,
+    /// Refuses the report options when nothing measures coverage: `measured` is --coverage, or whatever
+    /// else the command measures it for (--record-impact).
+    func check(measured: Bool) throws {
+        if !measured,
             coverageDir != nil || !coverageInclude.isEmpty || !coverageExclude.isEmpty
                 || coverageMinLines != nil
         {
             throw ValidationError(
-                "--coverage-dir, --coverage-include, --coverage-exclude and --coverage-min-lines need --coverage")
+                "--coverage-dir, --coverage-include, --coverage-exclude and --coverage-min-lines need --coverage (or --record-impact)"
+            )
         }
     }
 
-    /// The coverage asked for; nil without --coverage.
-    func request(_ global: GlobalOptions) -> CoverageRequest? {
-        guard coverage else { return nil }
+    /// The coverage asked for; nil unless `measured`.
+    func request(_ global: GlobalOptions, measured: Bool) -> CoverageRequest? {
+        guard measured else { return nil }
         return CoverageRequest(
             output: coverageDir.map(global.resolve), include: coverageInclude, exclude: coverageExclude,
             minLines: coverageMinLines.map { $0.share * 100 })

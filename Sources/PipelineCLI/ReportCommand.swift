@@ -35,6 +35,7 @@ struct ReportCommand: AsyncParsableCommand {
     var skipBuild = false
 
     func validate() throws {
+        try coverage.check(measured: coverage.coverage)
         guard shared.queue != nil else {
             throw ValidationError("name the shared run: --queue RUN (or --queue alone in CI)")
         }
@@ -44,7 +45,7 @@ struct ReportCommand: AsyncParsableCommand {
         let report = try await shared.settings(global).mergedReport(
             package: global.resolve(packagePath), junit: junit.map(global.resolve))
         json ? try Console.json(report) : Console.out(report.render())
-        if let request = coverage.request(global) {
+        if let request = coverage.request(global, measured: coverage.coverage) {
             let merged = try await shared.settings(global).mergedCoverage(
                 package: global.resolve(packagePath), request: request, allowPartial: allowPartial,
                 skipBuild: skipBuild)

@@ -91,6 +91,7 @@ struct TestCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        try coverage.check(measured: coverage.coverage || recordImpact)
         if impacted, impactedOrAll {
             throw ValidationError("--impacted-or-all is --impacted with a fallback: give one")
         }
@@ -117,7 +118,7 @@ struct TestCommand: AsyncParsableCommand {
         request.junit = junit.map(global.resolve)
         request.review = review.map(global.resolve)
         request.affected = affected ? changeOptions.query : nil
-        request.coverage = coverage.request(global)
+        request.coverage = coverage.request(global, measured: coverage.coverage || recordImpact)
         request.recordImpact = recordImpact
         request.impacted = impacted || impactedOrAll
         request.impactedOrAll = impactedOrAll

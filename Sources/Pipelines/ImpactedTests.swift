@@ -18,7 +18,7 @@ struct ImpactedTests {
         estimates: [TestID: Double]
     ) async throws -> ImpactedTests {
         let started = ContinuousClock.now
-        let map: ImpactMap
+        var map: ImpactMap
         do {
             guard let found = try await place.impact() else {
                 return everything("no impact map beside \(place) yet (record one with --record-impact)")
@@ -43,6 +43,9 @@ struct ImpactedTests {
                 "this clone lacks the impact map's commit \(from.prefix(12)) (a shallow clone? fetch enough history "
                     + "to reach it, e.g. git fetch --deepen=50)")
         }
+        // The functions' lines are those of the map's commit: from another base, files read now may
+        // differ from what was recorded without being among the changes, so files count whole.
+        if from != map.commit { map.functions = nil }
         let changes = try Self.changes(from: from, history: history, root: root, package: relative)
         var current: [String: [String]] = [:]
         for test in discovered { current[test.suite, default: []].append(test.name) }
@@ -176,9 +179,18 @@ extension TestStageRun {
             tests[suite, default: []].append(test.name)
         }
         for suite in partial { tests[suite] = nil }
-        let executed = try await coverage.impact(of: measured)
+        var executed = try await coverage.impact(of: measured)
+        // The map keeps the commit's lines: a file edited but not committed keeps no function lines
+        // (it counts whole when selecting), since they may not be the commit's.
+        let relative = path == root ? "." : String(path.dropFirst(root.count + 1))
+        let prefix = relative == "." ? "" : relative + "/"
+        for file in try history.uncommittedChanges().flatMap(\.touchedPaths) where file.hasPrefix(prefix) {
+            for suite in executed.functions.keys {
+                executed.functions[suite]?[String(file.dropFirst(prefix.count))] = nil
+            }
+        }
         let map = ImpactMap(
-            commit: try history.sha("HEAD"), package: path == root ? "." : String(path.dropFirst(root.count + 1)),
+            commit: try history.sha("HEAD"), package: relative,
             configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
             suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
             functions: executed.functions.filter { !partial.contains($0.key) })

@@ -46,6 +46,68 @@ struct ImpactTests {
         #expect(selection.fallback.isEmpty && selection.everything == nil)
     }
 
+    @Test("a body change runs the suites that executed the changed function, where the map knows its functions")
+    func bodyByFunction() {
+        let two = """
+            public struct Parser {
+                public func parse(_ text: String) -> Int {
+                    let count = text.count
+                    return count > 3 ? 1 : 0
+                }
+
+                public func reset() -> Int {
+                    let zero = 0
+                    return zero
+                }
+            }
+            """
+        var map = Self.map
+        map.functions = [
+            "AppTests.ParserTests": ["Sources/App/Parser.swift": [2, 7]],
+            "AppTests.ViewTests": ["Sources/App/Parser.swift": [7]],
+        ]
+        func selected(_ new: String, map: ImpactMap = map) -> [String: String] {
+            ImpactSelection.select(
+                map: map, changes: [ImpactChange(path: "Sources/App/Parser.swift", old: two, new: new)],
+                current: map.tests
+            ).suites
+        }
+        let parse = two.replacingOccurrences(of: "count > 3", with: "count >= 3")
+        #expect(SwiftChange.kind(old: two, new: parse) == .bodies([2...5]))
+        #expect(
+            selected(parse) == [
+                "AppTests.ParserTests": "executed Sources/App/Parser.swift (the changed function at line 2)"
+            ])
+        // A line added alone belongs to the function of the older version at the same place.
+        let reset = two.replacingOccurrences(
+            of: "        return zero", with: "        print(zero)\n        return zero")
+        #expect(SwiftChange.kind(old: two, new: reset) == .bodies([7...10]))
+        #expect(selected(reset).keys.sorted() == ["AppTests.ParserTests", "AppTests.ViewTests"])
+        // Both functions.
+        let both = parse.replacingOccurrences(of: "let zero = 0", with: "let zero = 1")
+        #expect(
+            selected(both)["AppTests.ViewTests"]
+                == "executed Sources/App/Parser.swift (the changed functions at lines 2, 7)")
+        // A closure inside the function is a function of its own to coverage, starting inside it.
+        var closure = map
+        closure.functions?["AppTests.ViewTests"] = ["Sources/App/Parser.swift": [3]]
+        #expect(selected(parse, map: closure).keys.sorted() == ["AppTests.ParserTests", "AppTests.ViewTests"])
+        // A changed function that no suite executed: every suite that executed the file.
+        var unexecuted = map
+        unexecuted.functions?["AppTests.ParserTests"] = ["Sources/App/Parser.swift": [7]]
+        #expect(
+            selected(parse, map: unexecuted) == [
+                "AppTests.ParserTests": "executed Sources/App/Parser.swift",
+                "AppTests.ViewTests": "executed Sources/App/Parser.swift",
+            ])
+        // Where the functions cannot be told apart, the whole file: top-level code, and members that
+        // no longer pair up (a closing brace moved, so `b` is now inside `a`).
+        #expect(SwiftChange.kind(old: "print(1)\nrun()", new: "print(2)\nrun()") == .bodies(nil))
+        let apart = "func a() {\n    x()\n}\nfunc b() {\n    y()\n}\n"
+        let nested = "func a() {\n    x()\nfunc b() {\n    y()\n}\n}\n"
+        #expect(SwiftChange.kind(old: apart, new: nested) == .bodies(nil))
+    }
+
     @Test("comments and blank lines run nothing; moved statements are a change")
     func comments() {
         let commented = Self.parser.replacingOccurrences(of: "/// Parses.", with: "/// Parses text.\n\n// More.")
@@ -242,7 +304,7 @@ struct ImpactTests {
         let moved = before.replacingOccurrences(
             of: "    guard count > 0 else { return [] }\n    let prefixCount = Swift.min(count, self.count)",
             with: "    let prefixCount = Swift.min(count, self.count)\n    guard prefixCount > 0 else { return [] }")
-        #expect(SwiftChange.kind(old: before, new: moved) == .bodies)
+        #expect(SwiftChange.kind(old: before, new: moved) == .bodies([2...6]))
         let added = before.replacingOccurrences(
             of: "  }\n}", with: "  }\n\n  /// The total.\n  @inlinable\n  public var total: Int { count }\n}")
         #expect(

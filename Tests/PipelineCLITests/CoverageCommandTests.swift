@@ -289,8 +289,11 @@ struct CoverageCommandTests {
         try Git.run(["add", "-A"], in: repo)
         try Git.run(["commit", "-q", "-m", "package"], in: repo)
         let timings = ["--skip-build", "--timings", scratch.appendingPathComponent("t.json").path]
-        let recorded = try test(["--record-impact"] + timings)
+        // Recording measures coverage, so the report options need no --coverage beside it.
+        let reports = scratch.appendingPathComponent("impact-coverage")
+        let recorded = try test(["--record-impact", "--coverage-dir", reports.path] + timings)
         #expect(recorded.status == 0, "\(recorded.stderr)")
+        #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("lcov.info").path))
         #expect(recorded.stderr.contains("Impact map of 8 suites at "), "\(recorded.stderr)")
         let mapFile = scratch.appendingPathComponent("pipeline-impact.json")
         let map = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: mapFile)) as? [String: Any])
@@ -320,6 +323,17 @@ struct CoverageCommandTests {
         let listed = body.stdout.split(separator: "\n").map(String.init)
         #expect(listed.contains("ExampleKitTests.ThumbnailTests/testScalingDoublesTheSize"), "\(listed)")
         #expect(!listed.contains { $0.hasPrefix("ExampleKitTests.BadgeViewTests/") }, "\(listed)")
+        try Git.run(["checkout", "-q", "--", "."], in: repo)
+
+        // A change inside a closure of `matchRatio`: the suites that executed that function.
+        try edit("Sources/ExampleKit/Thumbnail.swift") { $0.replacingOccurrences(of: "$0 == $1", with: "$0 != $1") }
+        let function = try test(["--impacted", "--list"] + timings)
+        #expect(function.status == 0, "\(function.stderr)")
+        #expect(
+            function.stderr.contains(
+                "impacted: ExampleKitTests.ThumbnailTests, executed Sources/ExampleKit/Thumbnail.swift "
+                    + "(the changed function at line 26)"), "\(function.stderr)")
+        #expect(function.stderr.contains("4 left out") && !function.stderr.contains("BadgeViewTests,"))
         try Git.run(["checkout", "-q", "--", "."], in: repo)
 
         // Comments only: nothing to run.
@@ -373,7 +387,7 @@ struct CoverageCommandTests {
 
         let alone = try test(["--coverage-dir", "x"])
         #expect(alone.status == 2)
-        #expect(alone.stderr.contains("need --coverage"), "\(alone.stderr)")
+        #expect(alone.stderr.contains("need --coverage (or --record-impact)"), "\(alone.stderr)")
 
         // A toolchain without the profile tools: a swift on PATH with nothing beside it.
         let bin = scratch.appendingPathComponent("bin")
