@@ -72,14 +72,14 @@ public struct ShardScheduler: Sendable {
 
     /// Runs every shard at once, one worker task each, showing progress every `statusInterval`;
     /// then retries the failures in rounds across the shards, unless more failed than `maxRetried`.
-    /// `estimates` (expected seconds per test) and `knownShare` (the share of them recorded rather
-    /// than guessed) decide how much work stays in the pool for whichever worker is free first.
+    /// `estimates` (expected seconds per test) and `unknown` (the tests whose estimate is a guess, with
+    /// no recorded duration) decide how much work stays in the pool for whichever worker is free first.
     public func run(
-        _ shards: [Shard], estimates: [TestID: Double], knownShare: Double,
+        _ shards: [Shard], estimates: [TestID: Double], unknown: Set<TestID>,
         progress: RunProgress, statusInterval: Duration
     ) async -> TestReport {
         let start = ContinuousClock.now
-        let pool = WorkPool(shards: shards, estimates: estimates, knownShare: knownShare)
+        let pool = WorkPool(shards: shards, estimates: estimates, unknown: unknown)
         let product = product.adding(environment: options.environment)
         let (outcome, retryNote) = await progress.showingStatus(every: statusInterval) {
             await firstPassAndRetries(shards, pool: pool, product: product, progress: progress)

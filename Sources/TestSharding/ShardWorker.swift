@@ -30,7 +30,9 @@ struct ShardWorker {
     func run(_ pool: WorkPool, progress: RunProgress) async -> Outcome {
         var state = State()
         while !state.stopped, let batch = await pool.next(for: shard) {
+            let attempts = state.outcome.attempts.count
             state.outcome.failures += await run(batch, attempt: 1, state: &state, progress: progress)
+            await pool.finished(Array(state.outcome.attempts[attempts...]))
         }
         return state.outcome
     }

@@ -90,11 +90,10 @@ public struct SuiteRun: Sendable {
         _ prepared: Prepared, progress: RunProgress, statusInterval: Duration,
         part: String? = nil
     ) async throws(TestRunError) -> TestReport {
-        let known = prepared.tests.filter { prepared.timings[$0] != nil }.count
+        let unknown = Set(prepared.tests.filter { prepared.timings[$0] == nil })
         return try await running(prepared, part: part) { runner in
             await runner.run(
-                prepared.shards, estimates: prepared.estimates,
-                knownShare: Double(known) / Double(max(1, prepared.tests.count)),
+                prepared.shards, estimates: prepared.estimates, unknown: unknown,
                 progress: progress, statusInterval: statusInterval)
         }
     }
