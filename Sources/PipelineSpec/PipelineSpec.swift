@@ -152,7 +152,7 @@ public struct TestStage: Sendable, Hashable {
     public var maxRetried: Int?
     public var select: TestSelection
     public var flaky: FlakyPolicy
-    /// Where the recorded test durations that balance the shards are kept.
+    /// Where the recorded test durations that balance the shards are kept, as written; see `timingsPlace`.
     public var timings: TimingsAddress?
     /// Where to write the merged JUnit report.
     public var junit: String?
@@ -184,6 +184,16 @@ public struct TestStage: Sendable, Hashable {
         self.configuration = configuration
         self.outputLimit = outputLimit
         self.coverage = coverage
+    }
+
+    /// Where the stage keeps its durations: its `timings:`; else, when `references` has a store, the
+    /// develop store (or the feature store), so every CI machine plans from the team's durations
+    /// from its first run; else the package's own file.
+    public func timingsPlace(_ references: ReferenceSettings?) -> TimingsAddress {
+        if let timings { return timings }
+        if references?.develop != nil { return .store(.develop) }
+        if references?.feature != nil { return .store(.feature) }
+        return .local
     }
 }
 

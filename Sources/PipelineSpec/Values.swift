@@ -129,6 +129,8 @@ public enum StoreAddress: Sendable, Hashable, CustomStringConvertible {
 /// Where recorded test durations are kept: a test stage's `timings:`, `--timings`. Kept in a store,
 /// they are shared by every CI machine, and shared runs keep their work queues beside them.
 public enum TimingsAddress: Sendable, Hashable, CustomStringConvertible {
+    /// The package's own file, `.build/pipeline/timings.json` (`local`).
+    case local
     /// A JSON file on this machine or a shared disk.
     case file(path: String)
     /// The spec's feature or develop store: `pipeline-timings.json` under its prefix.
@@ -136,8 +138,12 @@ public enum TimingsAddress: Sendable, Hashable, CustomStringConvertible {
     /// An S3 prefix: `s3://bucket/prefix/pipeline-timings.json`.
     case s3(bucket: String, prefix: String)
 
-    /// Parses `feature`, `develop`, `s3://bucket/prefix` or a file path; nil for another URL scheme.
+    /// Parses `local`, `feature`, `develop`, `s3://bucket/prefix` or a file path; nil for another URL scheme.
     public init?(parsing text: String) {
+        if text == "local" {
+            self = .local
+            return
+        }
         if let role = StoreRole(rawValue: text) {
             self = .store(role)
             return
@@ -151,6 +157,7 @@ public enum TimingsAddress: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
+        case .local: "local"
         case .file(let path): path
         case .store(let role): role.rawValue
         case .s3(let bucket, let prefix): StoreAddress.s3(bucket: bucket, prefix: prefix).description

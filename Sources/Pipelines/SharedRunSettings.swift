@@ -43,21 +43,26 @@ public struct SharedRunSettings: Sendable {
     static func folder(
         _ timings: TimingsAddress?, pipeline: String?, workingDirectory: URL, package: URL
     ) throws -> SharedFolder {
-        guard let timings else { return try SharedFolder(file: SuiteRun.defaultTimings(of: package)) }
-        if case .file(let path) = timings {
+        switch timings ?? .local {
+        case .local:
+            return try SharedFolder(file: SuiteRun.defaultTimings(of: package))
+        case .file(let path):
             return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: workingDirectory).standardizedFileURL)
+        case let timings:
+            let source = try ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
+            return try ReferenceStores(
+                settings: source.spec?.references ?? ReferenceSettings(), base: source.base, origin: source.origin
+            ).shared(timings, package: package)
         }
-        let source = try ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
-        return try ReferenceStores(
-            settings: source.spec?.references ?? ReferenceSettings(), base: source.base, origin: source.origin
-        ).shared(timings)
     }
 
     /// The CI run whose folder in the store keeps each node's report for `--failed`: the CI's run id
     /// when the timings are kept in a store (not a file).
     public var keptInRun: String? {
-        guard let timings else { return nil }
-        if case .file = timings { return nil }
+        switch timings ?? .local {
+        case .local, .file: return nil
+        case .store, .s3: break
+        }
         return CIEnvironment.runID(environment: environment)
     }
 

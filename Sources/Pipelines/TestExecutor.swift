@@ -22,7 +22,8 @@ struct TestExecutor: StageExecutor {
                 shards: stage.shards.description, shardCount: stage.shards.resolved(cores: cores),
                 timeoutSeconds: stage.timeout.seconds, retries: stage.retries, select: stage.select.rawValue,
                 flaky: stage.flaky.rawValue, package: stage.package, configuration: stage.configuration.rawValue,
-                timings: stage.timings?.description, junit: stage.junit, outputLimitBytes: stage.outputLimit.bytes),
+                timings: stage.timingsPlace(spec.references).description, junit: stage.junit,
+                outputLimitBytes: stage.outputLimit.bytes),
             promote: nil)
     }
 
@@ -109,12 +110,10 @@ struct TestExecutor: StageExecutor {
             retries: stage.retries, maxRetried: stage.maxRetried, flakyFails: stage.flaky == .fail, filters: filters)
     }
 
-    /// Where the stage's timings are kept: its `timings:`, else the package's own file.
+    /// Where the stage's timings are kept (`TestStage.timingsPlace`).
     private func timings(_ context: StageContext) throws -> SharedFolder {
-        guard let address = stage.timings else {
-            return try SharedFolder(file: SuiteRun.defaultTimings(of: package(context)))
-        }
-        return try context.transfers().stores.shared(address)
+        try context.transfers().stores.shared(
+            stage.timingsPlace(context.runner.spec.references), package: package(context))
     }
 
     /// The stage's run: the suite with the snapshot check over the checkout's references.

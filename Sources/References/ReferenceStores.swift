@@ -3,6 +3,7 @@ import GitChanges
 import PipelineSpec
 import ReferenceStore
 import SharedRun
+import TestSharding
 
 /// The reference stores a spec's `references` names, opened: the checkout's local references,
 /// and `feature` and `develop` as folders or S3 prefixes.
@@ -50,8 +51,10 @@ public struct ReferenceStores: Sendable {
     }
 
     /// Where timings are kept and shared runs meet. A file is relative to `base`.
-    public func shared(_ timings: TimingsAddress) throws -> SharedFolder {
+    public func shared(_ timings: TimingsAddress, package: URL) throws -> SharedFolder {
         switch timings {
+        case .local:
+            return try SharedFolder(file: SuiteRun.defaultTimings(of: package))
         case .file(let path):
             return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
         case .store(let role):

@@ -61,14 +61,28 @@ struct ValueTests {
     @Test("timings locations: a store of the spec, an S3 prefix, or a file; other URLs are refused")
     func timingsLocations() {
         #expect(TimingsAddress(parsing: "develop") == .store(.develop))
+        #expect(TimingsAddress(parsing: "local") == .local)
+        #expect(TimingsAddress(parsing: "./local") == .file(path: "./local"))
         #expect(TimingsAddress(parsing: "feature") == .store(.feature))
         #expect(TimingsAddress(parsing: "s3://team/ci/timings") == .s3(bucket: "team", prefix: "ci/timings"))
         #expect(TimingsAddress(parsing: ".pipeline/timings.json") == .file(path: ".pipeline/timings.json"))
         #expect(TimingsAddress(parsing: "./develop") == .file(path: "./develop"))
         #expect(TimingsAddress(parsing: "gs://team/ci") == nil)
-        for text in ["develop", "s3://team/ci", "a/b.json"] {
+        for text in ["local", "develop", "s3://team/ci", "a/b.json"] {
             #expect(TimingsAddress(parsing: text)?.description == text)
         }
+    }
+
+    @Test("a test stage keeps its timings in the spec's develop store, else its feature store, unless it says where")
+    func timingsPlace() {
+        let both = ReferenceSettings(feature: .folder(path: "f"), develop: .s3(bucket: "team", prefix: "develop"))
+        let feature = ReferenceSettings(feature: .folder(path: "f"))
+        #expect(TestStage().timingsPlace(both) == .store(.develop))
+        #expect(TestStage().timingsPlace(feature) == .store(.feature))
+        #expect(TestStage().timingsPlace(ReferenceSettings(local: "refs")) == .local)
+        #expect(TestStage().timingsPlace(nil) == .local)
+        #expect(TestStage(timings: .local).timingsPlace(both) == .local)
+        #expect(TestStage(timings: .file(path: "t.json")).timingsPlace(both) == .file(path: "t.json"))
     }
 
     @Test("shard counts")

@@ -128,7 +128,8 @@ struct TestStageSelectionTests {
         #expect(TestExecutor(stage: stage).options(context, filters: []).shards == 3)
     }
 
-    @Test("the dry run plans the shards from the recorded durations, longest first")
+    @Test(
+        "the dry run plans the shards from the durations in the develop store, longest first; timings: local opts out")
     func dryRunShards() async throws {
         let root = try Scratch.folder("dry")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -136,7 +137,10 @@ struct TestStageSelectionTests {
         for (name, seconds) in [("Kit.A/long", 8.0), ("Kit.B/mid", 5.0), ("Kit.C/short", 2.0), ("Kit.D/tiny", 1.0)] {
             timings.add(TestID(name, framework: .xctest), seconds: seconds)
         }
-        try timings.save(SuiteRun.defaultTimings(of: root))
+        // The spec keeps its references in stores, and the stage says nothing of timings: develop's.
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("storage/develop"), withIntermediateDirectories: true)
+        try timings.save(root.appendingPathComponent("storage/develop/pipeline-timings.json"))
         var stage = TestStage()
         stage.shards = .fixed(2)
         let plan = await runner([.test(stage)], root: root, changes: try changeSet()).dryRun()
@@ -144,6 +148,13 @@ struct TestStageSelectionTests {
         #expect(shards.map(\.tests) == [["Kit.A/long"], ["Kit.B/mid", "Kit.C/short", "Kit.D/tiny"]])
         #expect(shards.map(\.expectedSeconds) == [8, 8])
         #expect(plan.stages.first?.note?.contains("timings: read from") == true)
+        #expect(plan.stages.first?.test?.timings == "develop")
+        // `timings: local`: the package's own file, where nothing is recorded yet.
+        stage.timings = .local
+        let local = await runner([.test(stage)], root: root, changes: try changeSet()).dryRun()
+        #expect(local.stages.first?.shards == nil)
+        #expect(local.stages.first?.note?.contains("no recorded durations in") == true)
+        #expect(local.stages.first?.test?.timings == "local")
     }
 
     @Test("with no recorded durations, the dry run says the shards are planned when the tests are listed")
@@ -173,6 +184,7 @@ struct PipelinePlanTests {
         #expect(plan.stages.map(\.kind) == [.pull, .test, .promote, .push, .orphans, .review])
         #expect(plan.stages[0].store?.location == "s3://team/develop")
         #expect(plan.stages[1].test?.shardCount == 4)
+        #expect(plan.stages[1].test?.timings == "develop", "kept in the spec's develop store by default")
         #expect(plan.stages[2].promote?.toLocation == "s3://team/develop")
         #expect(plan.stages[3].store?.location == "f")
         #expect(plan.render().contains("  1. pull     develop's references for every test into the checkout"))
