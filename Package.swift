@@ -1,6 +1,13 @@
 // swift-tools-version:6.2
 import PackageDescription
 
+// pkg-config's flags for libgit2 would link it; on Linux it is loaded on first use instead.
+#if os(Linux)
+    let libgit2PkgConfig: String? = nil
+#else
+    let libgit2PkgConfig: String? = "libgit2"
+#endif
+
 let package = Package(
     name: "pipeline",
     platforms: [.macOS(.v13)],
@@ -55,7 +62,7 @@ let package = Package(
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions"),
         // libgit2 wrapper: revisions, merge bases, tree diffs.
-        .target(name: "GitChanges", dependencies: ["CLibgit2"]),
+        .target(name: "GitChanges", dependencies: ["CLibgit2", "CLibgit2Loader"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding"),
         // Coverage: the test processes' profiles merged with the toolchain's tools, and written as
@@ -63,10 +70,20 @@ let package = Package(
         .target(name: "Coverage", dependencies: ["TestSharding"]),
         // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
         .target(name: "ReferenceStore", dependencies: ["CCurl", "CCrypto", "CCurlShims"]),
+        // libgit2's headers (libgit2-dev, installed by scripts/setup.sh). On Linux CLibgit2Loader loads
+        // the library when the first command that reads git needs it, so the headers come from the
+        // system's include path and nothing links it; on macOS pkg-config finds Homebrew's and
+        // CLibgit2Loader links it.
         .systemLibrary(
             name: "CLibgit2",
-            pkgConfig: "libgit2",
+            pkgConfig: libgit2PkgConfig,
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
+        ),
+        // libgit2 loaded lazily (libgit2_loader.c), and the one variadic option Swift cannot set.
+        .target(
+            name: "CLibgit2Loader",
+            dependencies: ["CLibgit2"],
+            linkerSettings: [.linkedLibrary("git2", .when(platforms: [.macOS]))]
         ),
         // libcurl's headers only: on Linux CCurlShims loads the library when the first request needs
         // it (libcurl4-openssl-dev, installed by scripts/setup.sh); on macOS CCurlShims links the system's.

@@ -41,7 +41,11 @@ final class Repository {
         handle = Owned(repository, free: git_repository_free)
         let workdir = git_repository_workdir(repository).map { String(cString: $0) }
         let gitdir = git_repository_path(repository).map { String(cString: $0) } ?? path
-        displayPath = String((workdir ?? gitdir).reversed().drop { $0 == "/" }.reversed())
+        // Trailing slashes dropped in place (reversed views make the runtime look up their generic
+        // conformances, slow in a binary this size).
+        var display = workdir ?? gitdir
+        while display.hasSuffix("/") { display.removeLast() }
+        displayPath = display
     }
 
     var isShallow: Bool { git_repository_is_shallow(handle.pointer) == 1 }

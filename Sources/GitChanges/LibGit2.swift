@@ -1,4 +1,5 @@
 import CLibgit2
+import CLibgit2Loader
 
 /// Why git could not answer. Messages say what to do, not what libgit2 called it.
 public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -41,9 +42,11 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// libgit2's process-wide set-up, and the one checker every libgit2 call goes through.
 enum LibGit2Runtime {
-    /// `git_libgit2_init` runs once per process, before any repository is opened.
+    /// `git_libgit2_init` runs once per process, before any repository is opened; then reading is
+    /// set up as git reads: without re-hashing every object to verify it (git's own default).
     private static let initialized = Result { () throws(GitError) -> Void in
         _ = try check(git_libgit2_init(), "initialising libgit2")
+        try check(pipeline_git_set_strict_hash_verification(0), "turning off strict hash verification")
     }
 
     static func ensureInitialized() throws(GitError) {
