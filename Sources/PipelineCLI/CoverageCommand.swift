@@ -12,6 +12,7 @@ struct CoverageCommand: AsyncParsableCommand {
 
     struct Merge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "merge",
             abstract: "Merge the coverage profiles of several nodes into one set of reports.",
             discussion: """
                 For a static split (--node I/N without a queue) whose jobs carry artifacts: each node's \

@@ -29,6 +29,7 @@ struct QuarantineCommand: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Quarantine a test (or, with --pattern, every test a regular expression matches).")
 
         @OptionGroup var global: GlobalOptions
@@ -72,6 +73,7 @@ struct QuarantineCommand: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract:
                 "List the quarantined tests with their owners and the days they have left; exit 3 when one expired.")
 

@@ -20,6 +20,7 @@ struct RefsCommand: AsyncParsableCommand {
 
     struct Pull: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "pull",
             abstract: "Replace the checkout's references with those in develop (or feature).",
             discussion: """
                 Developers: after switching branches, 'pipeline refs pull' makes every test's local \
@@ -55,6 +56,7 @@ struct RefsCommand: AsyncParsableCommand {
 
     struct Push: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "push",
             abstract: "Upload the named tests' local references to feature.",
             discussion: """
                 Developers: when opening a pull request, push the references you recorded so reviewers \
@@ -79,6 +81,7 @@ struct RefsCommand: AsyncParsableCommand {
 
     struct Promote: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "promote",
             abstract: "Copy the changed tests' references from feature to develop.",
             discussion: """
                 CI, after a merge: 'pipeline refs promote' finds the tests the merge changed and copies to \
@@ -119,6 +122,7 @@ struct RefsCommand: AsyncParsableCommand {
 
     struct Prune: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "prune",
             abstract: "Remove feature's kept pushes that are old, or already merged and promoted.",
             discussion: """
                 Maintainers, now and then (or a scheduled CI job): feature keeps every push under its \
@@ -144,6 +148,7 @@ struct RefsCommand: AsyncParsableCommand {
 
     struct Orphans: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "orphans",
             abstract: "List references in develop whose test file no longer exists.",
             discussion: "Maintainers, now and then: these tests were deleted or renamed, and their references linger."
         )

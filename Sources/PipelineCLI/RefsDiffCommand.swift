@@ -5,6 +5,7 @@ import References
 extension RefsCommand {
     struct Diff: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "diff",
             abstract: "Compare a reference image with a new one: match ratio, differing pixels, an overlay.",
             discussion: """
                 Anyone looking at a failed snapshot test: instead of overlaying the two images by hand, \

@@ -6,6 +6,7 @@ import References
 extension RefsCommand {
     struct Record: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "record",
             abstract: "Re-record the named tests' references, show what changed, and optionally push them to feature.",
             discussion: """
                 Developers, when a change to a view is meant to change its snapshots: instead of flipping \

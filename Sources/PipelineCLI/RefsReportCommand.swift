@@ -6,6 +6,7 @@ import References
 extension RefsCommand {
     struct Report: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "report",
             abstract: "Write an HTML page reviewing reference changes: new, removed, and changed side by side.",
             discussion: """
                 Reviewers of a pull request, and CI as an artifact: compares feature (what the branch \

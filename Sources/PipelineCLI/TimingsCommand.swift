@@ -12,6 +12,7 @@ struct TimingsCommand: ParsableCommand {
 
     struct Merge: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "merge",
             abstract: "Merge the timings files of several runs or CI machines into one.",
             discussion: """
                 Each test's mean is weighted by its samples; the result does not depend on the files' order when two are merged. \
