@@ -108,7 +108,8 @@ static void load(void) {
     lib.library = library;
 }
 
-const char *pipeline_git_load(void) {
+// Loads libgit2 on first use; NULL when it is loaded, else why it could not be.
+static const char *pipeline_git_load(void) {
     pthread_once(&loaded, load);
     return lib.library ? NULL : lib.error;
 }
@@ -139,7 +140,8 @@ PIPELINE_GIT_VOID_FUNCTIONS(FORWARD_VOID)
 #undef FORWARD_VALUE
 #undef FORWARD_VOID
 #else
-const char *pipeline_git_load(void) { return NULL; }
+// Loads libgit2 on first use; NULL when it is loaded, else why it could not be.
+static const char *pipeline_git_load(void) { return NULL; }
 int pipeline_git_set_strict_hash_verification(int enabled) {
     return git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, enabled);
 }

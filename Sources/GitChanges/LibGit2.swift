@@ -68,9 +68,9 @@ enum LibGit2Runtime {
     }
 }
 
-/// Facts about the libgit2 this binary is linked against.
+/// Facts about the libgit2 this binary uses (loaded on first use on Linux, linked elsewhere).
 public enum LibGit2 {
-    /// The linked libgit2's version, such as `1.5.1`.
+    /// The libgit2 version in use, such as `1.5.1`.
     public static var version: String {
         var major: Int32 = 0
         var minor: Int32 = 0

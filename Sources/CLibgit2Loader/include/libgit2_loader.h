@@ -1,9 +1,6 @@
 #ifndef PIPELINE_LIBGIT2_LOADER_H
 #define PIPELINE_LIBGIT2_LOADER_H
 
-// Loads libgit2 on first use (Linux); NULL when it is loaded, else why it could not be.
-const char *pipeline_git_load(void);
-
 // git_libgit2_opts is variadic, which Swift cannot call: the one option pipeline sets.
 // Strict hash verification re-hashes every object read to check it; git does not, and the trees
 // pipeline compares come from the repository itself.
