@@ -78,12 +78,12 @@ final class Repository {
         return Commit(Owned(peeled, free: git_object_free))
     }
 
-    /// The tree `id` names; `path` names it in messages.
-    func tree(_ id: UnsafePointer<git_oid>, named path: String) throws(GitError) -> Tree {
+    /// The tree `id` names; `path` names it in messages (and is only made for one).
+    func tree(_ id: UnsafePointer<git_oid>, named path: @autoclosure () -> String) throws(GitError) -> Tree {
         var tree: OpaquePointer?
-        try LibGit2Runtime.check(git_tree_lookup(&tree, handle.pointer, id), "reading folder '\(path)'")
+        try LibGit2Runtime.check(git_tree_lookup(&tree, handle.pointer, id), "reading folder '\(path())'")
         guard let tree else {
-            throw .libgit2(operation: "reading folder '\(path)'", code: -1, errorClass: 0, message: "no tree")
+            throw .libgit2(operation: "reading folder '\(path())'", code: -1, errorClass: 0, message: "no tree")
         }
         return Tree(Owned(tree, free: git_tree_free))
     }

@@ -16,25 +16,16 @@ struct TreeChange {
     var new: TreeEntry?
 }
 
-/// What a walk of two trees found: the changed paths in tree order, and the topmost folders that
-/// exist on one side only (everything below such a folder is one-sided too).
+/// What a walk of two trees found: the changed paths in tree order, and every folder it met that
+/// exists on one side only (the walk lists such a folder's contents, so it meets each folder below).
 struct TreeDifference {
     var changes: [TreeChange] = []
     var baseOnlyFolders: Set<String> = []
     var headOnlyFolders: Set<String> = []
 
-    /// Whether `folder`, which holds a changed path, is a folder on `side`: it is, unless it or a
-    /// folder above it exists on the other side only.
+    /// Whether `folder`, which holds a changed path (so the walk met it), is a folder on `side`.
     func folderExists(_ folder: String, onBase: Bool) -> Bool {
-        let otherOnly = onBase ? headOnlyFolders : baseOnlyFolders
-        if otherOnly.isEmpty { return true }
-        if otherOnly.contains(folder) { return false }
-        var bytes = folder.utf8[...]
-        while let slash = bytes.lastIndex(of: UInt8(ascii: "/")) {
-            bytes = bytes[..<slash]
-            if otherOnly.contains(String(Substring(bytes))) { return false }
-        }
-        return true
+        !(onBase ? headOnlyFolders : baseOnlyFolders).contains(folder)
     }
 }
 
@@ -130,8 +121,12 @@ struct TreeWalk {
         result.changes.append(TreeChange(path: path(of: entry), old: old, new: new))
     }
 
+    /// The entry's path: the folders walked into, then its name, written once into the String.
     private func path(of entry: RawEntry) -> String {
-        String(decoding: prefix + entry.name, as: UTF8.self)
+        String(unsafeUninitializedCapacity: prefix.count + entry.name.count) { buffer in
+            let end = buffer.initialize(fromContentsOf: prefix)
+            return buffer[end...].initialize(fromContentsOf: entry.name)  // an index of `buffer`: the length
+        }
     }
 }
 

@@ -39,3 +39,49 @@ struct ClassifierTests {
         #expect(NamePattern(pattern).matches(name) == expected)
     }
 }
+
+@Suite("Grouping changed paths into folders")
+struct FolderGroupingTests {
+    let classifier = ChangeClassifier(pattern: NamePattern("*Tests"))
+
+    func classify(_ files: [ChangedFile], onlyInBase: Set<String> = [], onlyInHead: Set<String> = []) -> ChangeSet {
+        classifier.classify(files, base: nil, head: "h", comparison: "merge", headIsMerge: false) { folder, side in
+            !(side == .head ? onlyInBase : onlyInHead).contains(folder)
+        }
+    }
+
+    @Test("a folder met again after another one is one folder, its files counted together")
+    func revisited() {
+        let set = classify([
+            ChangedFile(path: "Tests/ATests/__Snapshots__/XTests/a.png", status: .modified),
+            ChangedFile(path: "Tests/BTests/__Snapshots__/YTests/b.png", status: .modified),
+            ChangedFile(path: "Tests/ATests/__Snapshots__/XTests/c.png", status: .added),
+            ChangedFile(path: "Tests/ATests/XTests.swift", status: .modified),
+        ])
+        #expect(set.testTargets.map(\.path) == ["Tests/ATests", "Tests/BTests"])
+        #expect(set.testTargets.map(\.files) == [3, 1])
+        #expect(
+            set.referenceFolders.map(\.path) == [
+                "Tests/ATests/__Snapshots__/XTests", "Tests/BTests/__Snapshots__/YTests",
+            ])
+        #expect(set.referenceFolders.map(\.files) == [2, 1])
+        #expect(set.testFiles.map(\.name) == ["XTests"])
+        #expect(set.promotable == ["XTests", "YTests"])
+        #expect(set.other.isEmpty)
+    }
+
+    @Test("a folder whose files were all renamed out of one deleted folder is a renamed folder")
+    func renamedFolder() {
+        let old = "Tests/ATests/__Snapshots__/OldTests"
+        let new = "Tests/ATests/__Snapshots__/NewTests"
+        let set = classify(
+            [
+                ChangedFile(path: "\(new)/a.png", status: .renamed, oldPath: "\(old)/a.png"),
+                ChangedFile(path: "\(new)/b.png", status: .renamed, oldPath: "\(old)/b.png"),
+            ], onlyInBase: [old], onlyInHead: [new])
+        #expect(set.referenceFolders.count == 1)
+        #expect(set.referenceFolders.first?.status == .renamed)
+        #expect(set.referenceFolders.first?.oldPath == old)
+        #expect(set.referenceFolders.first?.files == 2)
+    }
+}
