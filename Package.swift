@@ -152,8 +152,8 @@ let package = Package(
         .testTarget(
             name: "PipelineCLITests",
             dependencies: [
-                "pipeline", "PipelineCLI", "ReferenceStore", "References", "ImageDiff", "SnapshotConventions",
-                "TestSupport",
+                "pipeline", "PipelineCLI", "PipelineSpec", "ReferenceStore", "References", "ImageDiff",
+                "SnapshotConventions", "TestSupport",
             ]
         ),
     ]

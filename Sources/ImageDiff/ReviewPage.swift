@@ -4,8 +4,11 @@ import Foundation
 /// failed snapshots first (reference / new / overlay with the match ratio for images, a line diff
 /// for text), then references changed between two stores; worst match first within each status,
 /// with a filter by test. Each entry has an anchor, `#` + `anchor(for: key)`, for links.
+/// With `accept` (the options that name CI's candidates, such as ` --commit <sha>`), each failed
+/// snapshot's card shows the `pipeline refs accept` command for its test, and cards can be selected
+/// to build one command for them all.
 public enum ReviewPage {
-    public static func html(title: String, subtitle: String, entries: [ReviewEntry]) -> String {
+    public static func html(title: String, subtitle: String, entries: [ReviewEntry], accept: String? = nil) -> String {
         let order = Dictionary(uniqueKeysWithValues: ReviewEntry.Status.allCases.enumerated().map { ($1, $0) })
         let sorted = entries.sorted {
             (order[$0.status] ?? 0, $0.comparison?.matchRatio ?? 0, $0.key) < (
@@ -29,6 +32,8 @@ public enum ReviewPage {
             .status { font-size: 12px; padding: 2px 8px; border-radius: 10px; margin-left: 8px; color: white; }
             .changed, .failed { background: #d70015; } .new { background: #248a3d; } .removed { background: #6e6e73; }
             .missing, .written { background: #b25000; }
+            .accept { display: flex; gap: 8px; align-items: center; } .accept pre { flex: 1; margin: 0; }
+            #selection { position: sticky; top: 0; background: white; padding: 8px 0; display: none; }
             .test { color: #6e6e73; font-family: ui-monospace, monospace; }
             pre { font: 12px ui-monospace, monospace; background: #f5f5f7; padding: 8px; overflow-x: auto; margin: 6px 0; }
             .diff div { white-space: pre; } .diff .added { background: #d8f5dd; } .diff .removed { background: #fde2e1; }
@@ -37,14 +42,19 @@ public enum ReviewPage {
             figure { margin: 0; } figcaption { color: #6e6e73; font-size: 12px; margin-bottom: 4px; }
             img { max-width: 360px; max-height: 720px; min-width: 96px; image-rendering: pixelated; border: 1px solid #e5e5ea;
                   background: repeating-conic-gradient(#f2f2f7 0 25%, white 0 50%) 0 0 / 16px 16px; }
-            </style></head><body>
+            </style></head><body data-accept="\(escape(accept ?? ""))">
             <h1>\(escape(title))</h1>
             <div class="sub">\(escape(subtitle)) — \(counts.isEmpty ? "nothing to review" : counts)</div>
             <input id="filter" type="search" placeholder="Filter by test…" oninput="filter(this.value)">
 
             """
+        if accept != nil {
+            html +=
+                "<div id=\"selection\" class=\"accept\"><pre id=\"selected\"></pre>"
+                + "<button onclick=\"copy('selected')\">Copy</button></div>\n"
+        }
         for entry in sorted {
-            html += section(entry)
+            html += section(entry, accept: accept)
         }
         if entries.isEmpty { html += "<p>Nothing to review.</p>\n" }
         html += """
@@ -54,6 +64,13 @@ public enum ReviewPage {
               for (const section of document.querySelectorAll("section")) {
                 section.style.display = section.dataset.test.includes(wanted) ? "" : "none";
               }
+            }
+            function copy(id) { navigator.clipboard.writeText(document.getElementById(id).textContent); }
+            function select() {
+              const tests = [...new Set([...document.querySelectorAll("input.pick:checked")].map(b => b.value))];
+              document.getElementById("selection").style.display = tests.length ? "flex" : "none";
+              document.getElementById("selected").textContent =
+                "pipeline refs accept " + tests.join(" ") + (document.body.dataset.accept || "");
             }
             </script>
             </body></html>
@@ -68,7 +85,12 @@ public enum ReviewPage {
         "ref-" + String(key.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
     }
 
-    private static func section(_ entry: ReviewEntry) -> String {
+    /// The command that accepts CI's rendering of `test`, with the options naming the candidates.
+    public static func acceptCommand(test: String, options: String) -> String {
+        "pipeline refs accept \(test)\(options)"
+    }
+
+    private static func section(_ entry: ReviewEntry, accept: String?) -> String {
         let searchable = ([entry.test] + (entry.testName.map { [$0] } ?? [])).joined(separator: " ").lowercased()
         var html = "<section id=\"\(anchor(for: entry.key))\" data-test=\"\(escape(searchable))\">\n"
         html +=
@@ -82,6 +104,14 @@ public enum ReviewPage {
                 + "\(comparison.differingPixels) of \(comparison.comparedPixels) pixels differ\(sizes)</p>\n"
         }
         if let note = entry.note { html += "<p>\(escape(note))</p>\n" }
+        if let accept, entry.status == .failed, entry.new != nil {
+            let id = anchor(for: entry.key) + "-accept"
+            html +=
+                "<div class=\"accept\"><input type=\"checkbox\" class=\"pick\" value=\"\(escape(entry.test))\" "
+                + "onchange=\"select()\" title=\"Select to accept with others\">"
+                + "<pre id=\"\(id)\">\(escape(acceptCommand(test: entry.test, options: accept)))</pre>"
+                + "<button onclick=\"copy('\(id)')\">Copy</button></div>\n"
+        }
         if let diff = entry.textDiff {
             html += "<div class=\"diff\"><pre>"
             let hunks = diff.hunks()

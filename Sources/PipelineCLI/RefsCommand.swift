@@ -14,7 +14,8 @@ struct RefsCommand: AsyncParsableCommand {
             Every transfer copies only what differs and is safe to re-run.
             """,
         subcommands: [
-            Pull.self, Push.self, Record.self, Promote.self, Prune.self, Orphans.self, Diff.self, Report.self,
+            Pull.self, Push.self, Record.self, Accept.self, Promote.self, Prune.self, Orphans.self, Diff.self,
+            Report.self,
         ]
     )
 
@@ -76,6 +77,47 @@ struct RefsCommand: AsyncParsableCommand {
             let reports = try await context.transfers.push(
                 tests: tests, to: [.feature], commit: context.headCommit, prune: prune, dryRun: options.dryRun)
             try options.finish(reports)
+        }
+    }
+
+    struct Accept: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "accept",
+            abstract: "Make what CI rendered of failed snapshots the branch's references.",
+            discussion: """
+                Reviewers: when the review page of a pull request's run shows an intended change,                 'pipeline refs accept TEST…' (the page gives the command) copies the new values CI kept                 in feature (its candidates) into feature as the commit's push, so the merge promotes them,                 and into the checkout where it commits its references in git. No re-recording on a machine                 that draws pixels differently. A test that passed in a later run of the commit, or whose                 references in feature changed after the run, is refused; --force accepts it anyway.
+                """
+        )
+
+        @OptionGroup var options: ReferenceOptions
+        @Argument(help: ArgumentHelp("The tests (test file names, such as LoginViewTests).", valueName: "test"))
+        var tests: [String] = []
+        @Flag(help: "Every test the run kept candidates of.")
+        var all = false
+        @Option(help: ArgumentHelp("The commit CI rendered at (default: HEAD).", valueName: "rev"))
+        var commit: String?
+        @Option(help: ArgumentHelp("The CI run, as the review page names it (default: the latest).", valueName: "run"))
+        var run: String?
+        @Flag(help: "Accept although the test passed since, or feature's references changed after the run.")
+        var force = false
+
+        func validate() throws {
+            if all == !tests.isEmpty { throw ValidationError("name the tests to accept, or pass --all") }
+        }
+
+        func run() async throws {
+            let outcome = try await options.context().accept(
+                tests: tests, all: all, commit: commit, run: run, force: force, dryRun: options.dryRun)
+            for (test, reason) in outcome.overridden.sorted(by: { $0.key < $1.key }) {
+                Console.error("warning: accepting \(test) with --force although \(reason)")
+            }
+            if options.json {
+                try Console.json(outcome)
+                return try TransferReport.requireComplete(outcome.reports)
+            }
+            Console.out(
+                "CI's run \(outcome.run) of \(outcome.commit.prefix(12)): \(outcome.tests.joined(separator: ", "))")
+            try options.finish(outcome.reports)
         }
     }
 

@@ -165,6 +165,8 @@ public struct TestStage: Sendable, Hashable {
     public var coverage: CoverageSpec?
     /// `impact: record`: record what each suite executes, beside the timings, for `select: impacted`.
     public var recordsImpact = false
+    /// In CI, keep failed snapshots' new values in the feature store for `refs accept` (`candidates: false` turns it off).
+    public var keepsCandidates = true
 
     public init(
         shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,

@@ -153,7 +153,7 @@ struct SpecDecoder {
                 node, at: path, what: "the test settings", nullIsEmpty: true,
                 allowed: [
                     "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
-                    "configuration", "output-limit", "coverage", "impact",
+                    "configuration", "output-limit", "coverage", "impact", "candidates",
                 ])
         else { return nil }
         var stage = TestStage()
@@ -185,6 +185,7 @@ struct SpecDecoder {
                     $0 == "record" ? true : nil
                 }
             } ?? false
+        stage.keepsCandidates = value(fields, "candidates") { $0.bool($1, $2) } ?? stage.keepsCandidates
         return stage
     }
 

@@ -39,6 +39,7 @@ public enum SpecWriter {
                 lines.append("      configuration: \(test.configuration.rawValue)")
                 lines.append("      output-limit: \(test.outputLimit.bytes)")
                 if test.recordsImpact { lines.append("      impact: record") }
+                if !test.keepsCandidates { lines.append("      candidates: false") }
                 if let coverage = test.coverage, coverage == CoverageSpec() {
                     lines.append("      coverage: true")
                 } else if let coverage = test.coverage {

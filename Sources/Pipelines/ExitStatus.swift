@@ -75,8 +75,8 @@ extension ExitStatus {
         switch error {
         case .notConfigured: .spec
         case .notATest, .needsConfirmation: .usage
-        case .noReferences, .incomplete: .storage
-        case .developChanged: .conflict
+        case .noReferences, .incomplete, .noCandidates: .storage
+        case .developChanged, .candidateRefused: .conflict
         case .recordingFailed: .testsFailed
         }
     }

@@ -57,6 +57,12 @@ struct TestExecutor: StageExecutor {
         if stage.recordsImpact, let coverage { try await run.recordImpact(from: coverage, report: report) }
         write(report.render() + "\n")
         findings.render().forEach { write("    \($0)\n") }
+        let snapshots = snapshotCheck(context)
+        if let commit = snapshots.candidatesCommit {
+            let lines = await context.transfers().keepCandidates(
+                artifacts: snapshots.artifacts, commit: commit, passed: report.passed, environment: snapshots.inherited)
+            lines.forEach { write("    \($0)\n") }
+        }
         if let coverage { write(coverage.text().split(separator: "\n").map { "    \($0)\n" }.joined()) }
         // Tests that passed with too little coverage stop the pipeline, as failed tests would.
         if report.passed, let shortfall = coverage?.shortfall { throw shortfall }
@@ -139,11 +145,16 @@ struct TestExecutor: StageExecutor {
         ).settings(package: package(context))
     }
 
-    /// The snapshot check over the checkout's references.
+    /// The snapshot check over the checkout's references; in CI, with a feature store and unless
+    /// the stage says `candidates: false`, failed snapshots' new values are kept as candidates.
     private func snapshotCheck(_ context: StageContext) -> SnapshotCheck {
-        SnapshotCheck(
-            package: package(context),
-            local: context.transfers().stores.local(testPattern: context.runner.spec.changes.tests))
+        let stores = context.transfers().stores
+        var check = SnapshotCheck(
+            package: package(context), local: stores.local(testPattern: context.runner.spec.changes.tests))
+        if stage.keepsCandidates, SnapshotSwitches.isCI(check.inherited), stores.settings.address(of: .feature) != nil {
+            check.candidatesCommit = context.runner.changes.head
+        }
+        return check
     }
 
     /// For `select: affected`, what the change selects; nil for `select: all`.

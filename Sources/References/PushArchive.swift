@@ -96,9 +96,9 @@ public struct PushArchive: Sendable {
             if !superseded { tips.append(commit) }
         }
         guard tips.count > 1 else { return tips.first }
-        var latest: (commit: String, at: String)?
+        var latest: (commit: String, at: Date)?
         for tip in tips {
-            let at = try await record(of: test, by: tip)?.pushedAt ?? ""
+            let at = (try await record(of: test, by: tip)?.pushedAt).flatMap(Timestamp.date) ?? .distantPast
             if latest == nil || at > latest!.at { latest = (tip, at) }
         }
         return latest?.commit
@@ -114,17 +114,24 @@ public struct PushArchive: Sendable {
 /// was pushed, which is what the push changed against. Its JSON form is documented in docs/references.md.
 public struct PushRecord: Codable, Sendable, Equatable {
     public let commit: String
-    /// When it was pushed, ISO 8601 in UTC.
+    /// When it was pushed, ISO 8601 in UTC (to the millisecond; whole seconds in older records).
     public let pushedAt: String
     public let files: [String: String]
     /// Develop's files of the test at the push; nil when develop could not be read.
     public let develop: [String: String]?
+    /// The CI run whose candidates `refs accept` pushed (`CandidateRun.run`); nil for a push of
+    /// the checkout's references.
+    public var acceptedFrom: String?
 
-    public init(commit: String, pushedAt: String, files: [String: String], develop: [String: String]?) {
+    public init(
+        commit: String, pushedAt: String, files: [String: String], develop: [String: String]?,
+        acceptedFrom: String? = nil
+    ) {
         self.commit = commit
         self.pushedAt = pushedAt
         self.files = files
         self.develop = develop
+        self.acceptedFrom = acceptedFrom
     }
 
     /// The files this push changed against develop: added or changed (to copy), and removed.

@@ -57,6 +57,25 @@ extension ReferenceContext {
         return try await transfers.pull(tests: tests, pushedBy: sha, history: history, dryRun: dryRun)
     }
 
+    /// `refs accept`: CI's candidates of `tests` (every test's with `all`) rendered at `commit`
+    /// (default the checkout's HEAD), from `run` (default the latest), become the branch's references.
+    public func accept(
+        tests: [String], all: Bool, commit: String?, run: String?, force: Bool, dryRun: Bool
+    ) async throws -> AcceptOutcome {
+        let history = try? self.history()
+        let sha: String
+        if let history {
+            sha = try history.sha(commit ?? "HEAD")
+        } else if let commit, PushArchive.isCommit(commit) {
+            sha = commit
+        } else {
+            throw RequestError("outside a git repository, --commit takes the full SHA CI rendered at")
+        }
+        return try await transfers.accept(
+            AcceptRequest(tests: tests, all: all, commit: sha, run: run, force: force, dryRun: dryRun),
+            history: history)
+    }
+
     /// `refs prune`: feature's kept pushes older than `age`, or already merged and promoted, removed.
     public func prune(olderThan age: Duration?, dryRun: Bool) async throws -> [PrunedPush] {
         try await transfers.prunePushes(olderThan: age, history: try? history(), dryRun: dryRun)

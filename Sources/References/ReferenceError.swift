@@ -15,6 +15,10 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     /// Recording references stopped: a test failed for another reason, or wrote another test's
     /// reference. Every reference was put back as it was.
     case recordingFailed(test: String, reason: String)
+    /// CI kept no candidates for the commit (or not in the named run) in the folder looked in.
+    case noCandidates(commit: String, run: String?, folder: String)
+    /// A candidate is not to be accepted: its test passed since, or feature changed after the run.
+    case candidateRefused(test: String, reason: String)
 
     public var description: String {
         switch self {
@@ -33,6 +37,11 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
             "\(what) needs confirmation: run it in a terminal, or pass --yes"
         case .recordingFailed(let test, let reason):
             "recording stopped: \(test) \(reason); every reference was put back as it was"
+        case .noCandidates(let commit, let run, let folder):
+            (run.map { "CI's run \($0) of commit \(commit.prefix(12)) kept no candidates" }
+                ?? "CI kept no candidates for commit \(commit.prefix(12))") + " (looked in \(folder))"
+        case .candidateRefused(let test, let reason):
+            "not accepting \(test): \(reason); --force accepts it anyway"
         }
     }
 }

@@ -17,7 +17,7 @@ public struct PromotionConflict: Sendable, Equatable, Encodable, CustomStringCon
 /// What a reference command did (or, in a dry run, would do). Its JSON form is documented in
 /// docs/json.md; fields are only ever added.
 public struct TransferReport: Sendable, Encodable {
-    /// `pull`, `push` or `promote`.
+    /// `pull`, `push`, `accept` or `promote`.
     public let action: String
     public let from: String
     public let to: String
@@ -378,17 +378,27 @@ public struct ReferenceTransfers: Sendable {
                 throw ReferenceError.notATest(test, reason: "it has no local references in \(local.name)")
             }
         }
+        return try await push(
+            tests: tests, from: StoreFolder(store: local), to: roles, commit: commit, prune: prune, dryRun: dryRun)
+    }
+
+    /// Uploads `source`'s references of `tests` to each of `roles`, recording `commit`; feature
+    /// keeps the push under the commit, its record naming `acceptedFrom` when it came from CI's candidates.
+    func push(
+        tests: [String], from source: StoreFolder, to roles: [StoreRole], commit: String?, prune: Bool,
+        dryRun: Bool, acceptedFrom run: String? = nil
+    ) async throws -> [TransferReport] {
         var reports: [TransferReport] = []
         for role in roles {
             let destination = try stores.folder(role)
-            let sync = StoreSync(from: StoreFolder(store: local), to: destination, parallelism: parallelism)
+            let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
             let plan = try await sync.plan(tests: tests)
             let report = TransferReport(
-                action: "push", from: local.name, to: destination.name, tests: Set(tests).sorted(),
-                commit: commit, dryRun: dryRun)
+                action: run == nil ? "push" : "accept", from: source.name, to: destination.name,
+                tests: Set(tests).sorted(), commit: commit, dryRun: dryRun)
             reports.append(await carryOut(plan, with: sync, report: report, commit: commit, prune: prune))
             if role == .feature, let commit, !dryRun, reports.last?.failures.isEmpty == true {
-                try await keep(tests, from: StoreFolder(store: local), pushedBy: commit, in: destination)
+                try await keep(tests, from: source, pushedBy: commit, in: destination, acceptedFrom: run)
             }
         }
         return reports
@@ -399,7 +409,7 @@ public struct ReferenceTransfers: Sendable {
     /// unless given), which later says what the push changed.
     private func keep(
         _ tests: [String], from source: StoreFolder, pushedBy commit: String, in feature: StoreFolder,
-        develop bases: [String: [String: String]]? = nil
+        develop bases: [String: [String: String]]? = nil, acceptedFrom run: String? = nil
     ) async throws {
         let archive = PushArchive(feature: feature)
         let kept = StoreSync(from: source, to: try archive.pushed(by: commit), parallelism: parallelism)
@@ -410,13 +420,14 @@ public struct ReferenceTransfers: Sendable {
                 endpoint: feature.name, reason: "keeping the push of \(commit.prefix(12)): \(failure)")
         }
         let develop = stores.settings.address(of: .develop) == nil ? nil : try? stores.folder(.develop)
-        let pushedAt = ISO8601DateFormatter().string(from: Date())
+        let pushedAt = Timestamp.now()
         for test in Set(tests).sorted() {
             let files = try await Self.files(of: test, in: source)
             var base = bases?[test]
             if bases == nil, let develop { base = try? await Self.files(of: test, in: develop) }
             try await archive.save(
-                PushRecord(commit: commit, pushedAt: pushedAt, files: files, develop: base), of: test)
+                PushRecord(commit: commit, pushedAt: pushedAt, files: files, develop: base, acceptedFrom: run), of: test
+            )
         }
     }
 
@@ -617,9 +628,10 @@ public struct ReferenceTransfers: Sendable {
         }
     }
 
-    /// `refs prune`: removes feature's kept pushes that are older than `age` (when given), and those
-    /// a promotion already took in (their commit is an ancestor of the merge develop's record says
-    /// last promoted the test; only with `history`). The latest copies are never touched.
+    /// `refs prune`: removes feature's kept pushes and CI's candidate runs that are older than `age`
+    /// (when given), and the pushes a promotion already took in (their commit is an ancestor of the
+    /// merge develop's record says last promoted the test; only with `history`). The latest copies
+    /// are never touched.
     public func prunePushes(olderThan age: Duration?, history: CommitHistory?, dryRun: Bool, now: Date = Date())
         async throws -> [PrunedPush]
     {
@@ -629,14 +641,13 @@ public struct ReferenceTransfers: Sendable {
         let ledger = develop.map {
             PromotionLedger(develop: $0, feature: feature, lease: promotionLease, parallelism: 1)
         }
-        let formatter = ISO8601DateFormatter()
         var pruned: [PrunedPush] = []
         for (test, commits) in try await archive.allCommits().sorted(by: { $0.key < $1.key }) {
             let promoted = try await ledger?.read(test).record.commit
             for commit in commits.sorted() {
                 var reason: String?
                 if let age, let record = try await archive.record(of: test, by: commit),
-                    let pushedAt = formatter.date(from: record.pushedAt), now.timeIntervalSince(pushedAt) >= age.seconds
+                    let pushedAt = Timestamp.date(record.pushedAt), now.timeIntervalSince(pushedAt) >= age.seconds
                 {
                     reason = "pushed \(record.pushedAt), older than \(age.specText)"
                 } else if let promoted, let history, try history.isAncestor(commit, of: promoted) == true {
@@ -645,6 +656,19 @@ public struct ReferenceTransfers: Sendable {
                 guard let reason else { continue }
                 if !dryRun { try await archive.remove(test, by: commit) }
                 pruned.append(PrunedPush(test: test, commit: commit, reason: reason))
+            }
+        }
+        if let age {
+            let candidates = CandidateArchive(feature: feature)
+            for run in try await candidates.allRuns() {
+                guard let at = Timestamp.date(run.createdAt), now.timeIntervalSince(at) >= age.seconds else {
+                    continue
+                }
+                if !dryRun { try await candidates.remove(run) }
+                pruned.append(
+                    PrunedPush(
+                        test: "\(CandidateArchive.folder)/\(run.run)", commit: run.commit,
+                        reason: "CI's candidates of \(run.createdAt), older than \(age.specText)"))
             }
         }
         return pruned
@@ -696,7 +720,7 @@ public struct ReferenceTransfers: Sendable {
     }
 
     /// Executes `plan` (unless a dry run) and fills in the report.
-    private func carryOut(
+    func carryOut(
         _ plan: SyncPlan, with sync: StoreSync, report: TransferReport, commit: String?,
         prune: Bool
     ) async -> TransferReport {

@@ -20,6 +20,9 @@ public struct SnapshotCheck: Sendable {
     public let artifacts: URL
     /// Where the review page goes when a snapshot failed.
     public let page: URL
+    /// The commit CI's renderings are kept under as candidates (a CI test stage's head); the
+    /// review page then gives each failed snapshot's `pipeline refs accept` command.
+    public var candidatesCommit: String?
 
     public init(
         package: URL, local: LocalReferences, page: URL? = nil, forcedMode: SnapshotSwitches.RecordMode? = nil,
@@ -123,7 +126,7 @@ public struct SnapshotCheck: Sendable {
         findings.entries.sort { $0.key < $1.key }
         let html = ReviewPage.html(
             title: "Snapshot review", subtitle: "\(display(package)) — \(report.summaryLine)",
-            entries: findings.entries)
+            entries: findings.entries, accept: candidatesCommit.map { " --commit \($0)" })
         do {
             try FileManager.default.createDirectory(
                 at: page.deletingLastPathComponent(), withIntermediateDirectories: true)

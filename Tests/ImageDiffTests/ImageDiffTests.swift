@@ -173,3 +173,35 @@ struct ImageDiffTests {
         return ~crc
     }
 }
+
+@Suite("the review page says how to accept CI's rendering")
+struct ReviewPageAcceptTests {
+    let entries = [
+        ReviewEntry(key: "BadgeViewTests/test_badge.1.png", status: .failed, new: Data("new".utf8)),
+        ReviewEntry(key: "CartTests/test_cart.1.png", status: .written, new: Data("w".utf8)),
+        ReviewEntry(key: "LoginTests/<b>.png", status: .failed, new: Data("n".utf8)),
+    ]
+
+    @Test("a failed snapshot's card gives its command, selectable into one; other cards give none")
+    func commands() {
+        let html = ReviewPage.html(title: "t", subtitle: "s", entries: entries, accept: " --commit abc123")
+        #expect(
+            html.contains(
+                "<pre id=\"ref-BadgeViewTests_test_badge_1_png-accept\">pipeline refs accept BadgeViewTests --commit abc123</pre>"
+            ))
+        #expect(
+            !html.contains("pipeline refs accept CartTests"),
+            "a reference written in CI is not CI's rendering of a failure")
+        #expect(html.contains("value=\"LoginTests\""))
+        #expect(html.contains("<body data-accept=\" --commit abc123\">"))
+        #expect(html.components(separatedBy: "class=\"pick\"").count - 1 == 2)
+        #expect(!html.contains("<b>.png</pre>"), "names are escaped")
+    }
+
+    @Test("without candidates in a store, no card offers a command")
+    func none() {
+        let html = ReviewPage.html(title: "t", subtitle: "s", entries: entries)
+        #expect(!html.contains("-accept\">pipeline refs accept"))
+        #expect(!html.contains("class=\"pick\"") && !html.contains("id=\"selection\""))
+    }
+}

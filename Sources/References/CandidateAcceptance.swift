@@ -1,0 +1,164 @@
+import Foundation
+import GitChanges
+import ReferenceStore
+
+/// What `refs accept` takes: the named tests' candidates (or every test's) of one CI run of a commit.
+public struct AcceptRequest: Sendable {
+    /// Test file names; empty with `all`.
+    public var tests: [String]
+    public var all: Bool
+    /// The commit CI rendered at (full SHA).
+    public var commit: String
+    /// The run; nil takes the latest run that kept candidates.
+    public var run: String?
+    /// Accept although the test passed since, or feature's references changed after the run.
+    public var force: Bool
+    public var dryRun: Bool
+
+    public init(tests: [String], all: Bool, commit: String, run: String?, force: Bool, dryRun: Bool) {
+        self.tests = tests
+        self.all = all
+        self.commit = commit
+        self.run = run
+        self.force = force
+        self.dryRun = dryRun
+    }
+}
+
+/// What `refs accept` did: the run taken, and the transfers to feature and to the checkout.
+public struct AcceptOutcome: Sendable, Encodable {
+    public let commit: String
+    public let run: String
+    public let tests: [String]
+    /// Tests accepted with `--force` although they would have been refused, with the reason.
+    public var overridden: [String: String] = [:]
+    public var reports: [TransferReport] = []
+}
+
+extension ReferenceTransfers {
+    /// `refs accept`: makes the chosen candidates of a CI run the branch's references. Each test's
+    /// references as the branch had them (its newest push from the commit or its ancestors, else
+    /// develop's), with the candidates over them, are pushed to feature as the commit's push, so
+    /// the merge promotes them as its own; the push's record names the run. Where the checkout
+    /// commits a test's references in git, the candidates are written there too, to be committed.
+    public func accept(_ request: AcceptRequest, history: CommitHistory?) async throws -> AcceptOutcome {
+        let feature = try stores.folder(.feature)
+        let archive = CandidateArchive(feature: feature)
+        let runs = try await archive.runs(of: request.commit)
+        let kept = runs.filter { !$0.tests.isEmpty }
+        let chosen = request.run.map { name in kept.first { $0.run == name } } ?? kept.last
+        guard let chosen else {
+            throw ReferenceError.noCandidates(
+                commit: request.commit, run: request.run, folder: archive.place(of: request.commit))
+        }
+        let tests = request.all ? chosen.tests : Set(request.tests).sorted()
+        for test in tests where !chosen.tests.contains(test) {
+            throw ReferenceError.notATest(
+                test,
+                reason: "CI's run \(chosen.run) of \(request.commit.prefix(12)) kept no candidate of it "
+                    + "(it kept: \(chosen.tests.joined(separator: ", ")))")
+        }
+        var outcome = AcceptOutcome(commit: request.commit, run: chosen.run, tests: tests)
+        for (test, reason) in try await refusals(of: tests, from: chosen, among: runs, in: feature) {
+            guard request.force else { throw ReferenceError.candidateRefused(test: test, reason: reason) }
+            outcome.overridden[test] = reason
+        }
+        let candidates = try archive.candidates(of: request.commit, run: chosen.run)
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-accept-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let staged = StoreFolder(store: FolderStore(root: scratch, keepsMetadata: false))
+        for test in tests {
+            if let base = try await branchReferences(of: test, at: request.commit, history: history, in: feature) {
+                try await copy(test, from: base, to: staged, commit: request.commit)
+            }
+            try await copy(test, from: candidates, to: staged, commit: request.commit)
+        }
+        outcome.reports = try await push(
+            tests: tests, from: staged, to: [.feature], commit: request.commit, prune: false, dryRun: request.dryRun,
+            acceptedFrom: chosen.run)
+        if let history {
+            let committed = try committedInGit(tests, at: request.commit, history: history)
+            if !committed.isEmpty {
+                outcome.reports.append(try await write(committed, from: candidates, dryRun: request.dryRun))
+            }
+        }
+        return outcome
+    }
+
+    /// Why each of `tests` should not be accepted from `run`: it passed in a later run of the
+    /// commit, or feature's references of it were pushed after the run (other than by accepting
+    /// it).
+    private func refusals(
+        of tests: [String], from run: CandidateRun, among runs: [CandidateRun], in feature: StoreFolder
+    ) async throws -> [(String, String)] {
+        var reasons: [String: String] = [:]
+        for later in runs where later.run > run.run {
+            for test in tests where reasons[test] == nil && !later.tests.contains(test) {
+                reasons[test] = "it passed in a later run of the commit, \(later.run)"
+            }
+        }
+        let pushes = PushArchive(feature: feature)
+        let recorded = try await pushes.allCommits()
+        for test in tests where reasons[test] == nil {
+            for commit in recorded[test] ?? [] {
+                guard let record = try await pushes.record(of: test, by: commit), record.acceptedFrom != run.run,
+                    let pushed = Timestamp.date(record.pushedAt), let ran = Timestamp.date(run.createdAt), pushed >= ran
+                else { continue }
+                reasons[test] =
+                    "its references in feature were pushed from \(commit.prefix(12)) at \(record.pushedAt), "
+                    + "after CI's run \(run.run)"
+                break
+            }
+        }
+        return reasons.sorted { $0.key < $1.key }
+    }
+
+    /// The test's references as the branch at `commit` has them in the stores: its newest push
+    /// from `commit` or an ancestor, else develop's; nil when neither is known.
+    private func branchReferences(
+        of test: String, at commit: String, history: CommitHistory?, in feature: StoreFolder
+    ) async throws -> StoreFolder? {
+        let pushes = PushArchive(feature: feature)
+        if let history, let commits = try await pushes.allCommits()[test], !commits.isEmpty,
+            let found = try await pushes.newestPush(
+                of: test, among: commits, history: history, where: { try history.isAncestor($0, of: commit) == true })
+        {
+            return try pushes.pushed(by: found)
+        }
+        return stores.settings.address(of: .develop) == nil ? nil : try stores.folder(.develop)
+    }
+
+    /// Copies `test`'s files from `source` over what `destination` holds of it.
+    private func copy(_ test: String, from source: StoreFolder, to destination: StoreFolder, commit: String)
+        async throws
+    {
+        let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
+        let result = await sync.execute(try await sync.plan(tests: [test]), commit: commit, prune: false)
+        if let failure = result.failures.first {
+            throw StoreError.transport(endpoint: source.name, reason: "reading \(test): \(failure)")
+        }
+    }
+
+    /// Of `tests`, those whose reference folder in the checkout holds files committed at `commit`.
+    private func committedInGit(_ tests: [String], at commit: String, history: CommitHistory) throws -> [String] {
+        let local = stores.local(testPattern: testPattern)
+        let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().standardizedFileURL.path + "/"
+        return try tests.filter { test in
+            guard let folder = local.path(of: test, file: "x")?.deletingLastPathComponent() else { return false }
+            let path = folder.resolvingSymlinksInPath().standardizedFileURL.path
+            guard path.hasPrefix(root) else { return false }
+            return !(try history.files(in: String(path.dropFirst(root.count)), at: commit)).isEmpty
+        }
+    }
+
+    /// Writes the candidates of `tests` into the checkout, over its references (nothing deleted).
+    private func write(_ tests: [String], from candidates: StoreFolder, dryRun: Bool) async throws -> TransferReport {
+        let local = stores.local(testPattern: testPattern)
+        let sync = StoreSync(from: candidates, to: StoreFolder(store: local), parallelism: parallelism)
+        let plan = try await sync.plan(tests: tests)
+        let report = TransferReport(
+            action: "accept", from: candidates.name, to: local.name, tests: tests, commit: nil, dryRun: dryRun)
+        return await carryOut(plan, with: sync, report: report, commit: nil, prune: false)
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import ReferenceStore
+
+/// What CI rendered of failed snapshots, kept in feature so a reviewer can accept CI's rendering
+/// instead of re-recording on a machine that draws pixels differently:
+///
+/// - `<prefix>/.candidates/<commit>/<run>/<Test>/<file>`: the new values a run's failed snapshots
+///   wrote (the library's artifacts), in a reference store's layout;
+/// - `<prefix>/.candidates/<commit>/<run>.json`: the run's record (`CandidateRun`).
+///
+/// A run's name starts with its UTC time (`20261123T211500.042Z`, then the CI's run id when there is
+/// one), so names sort in the order the runs were made. Folders starting with `.` are not
+/// references: listings, pulls, promotions and `refs orphans` leave them out.
+public struct CandidateArchive: Sendable {
+    /// Feature: the store and prefix the candidates are kept under.
+    public let feature: StoreFolder
+
+    public static let folder = ".candidates"
+
+    public init(feature: StoreFolder) {
+        self.feature = feature
+    }
+
+    /// `.candidates/<commit>` under feature's prefix.
+    func commitFolder(_ commit: String) throws(StoreError) -> ObjectKey {
+        try ObjectKey("\(Self.folder)/\(commit)").under(feature.prefix)
+    }
+
+    /// How messages name the folder of `commit`'s candidates.
+    public func place(of commit: String) -> String {
+        "\(feature.store.name)/\((feature.prefix.map { $0.rawValue + "/" } ?? ""))\(Self.folder)/\(commit)/"
+    }
+
+    /// The candidates of `commit`'s run `run`, shaped as a reference store (`<Test>/<file>`).
+    public func candidates(of commit: String, run: String) throws(StoreError) -> StoreFolder {
+        StoreFolder(store: feature.store, prefix: try ObjectKey(run).under(try commitFolder(commit)))
+    }
+
+    /// The records of `commit`'s runs, oldest first.
+    public func runs(of commit: String) async throws -> [CandidateRun] {
+        guard let shared = feature.store as? any SharedStore else { return [] }
+        let folder = try commitFolder(commit)
+        var runs: [CandidateRun] = []
+        for object in try await feature.store.list(under: folder) {
+            guard let name = object.key.relative(to: folder)?.rawValue, !name.contains("/"), name.hasSuffix(".json"),
+                let (data, _) = try await shared.get(object.key)
+            else { continue }
+            guard let run = try? JSONDecoder().decode(CandidateRun.self, from: data), run.commit == commit,
+                "\(run.run).json" == name
+            else {
+                throw StoreError.io(path: object.key.rawValue, reason: "not a candidate run record")
+            }
+            runs.append(run)
+        }
+        return runs.sorted { $0.run < $1.run }
+    }
+
+    /// Keeps the files of `artifacts` (`<Test>/<file>`, as the library writes failed snapshots)
+    /// as `commit`'s run `run`: the files first, then the record naming the tests, so a run with a
+    /// record is whole. Returns the record; nil when there was nothing to keep.
+    public func keep(
+        artifacts: URL, commit: String, run: String, parallelism: Int = 16
+    ) async throws -> CandidateRun? {
+        let source = StoreFolder(store: FolderStore(root: artifacts, keepsMetadata: false))
+        let sync = StoreSync(from: source, to: try candidates(of: commit, run: run), parallelism: parallelism)
+        let plan = try await sync.plan(tests: nil)
+        let files = plan.copies + plan.identical
+        guard !files.isEmpty else { return nil }
+        let result = await sync.execute(plan, commit: commit, prune: false)
+        if let failure = result.failures.first {
+            throw StoreError.transport(endpoint: feature.name, reason: "keeping CI's candidates: \(failure)")
+        }
+        let record = CandidateRun(
+            commit: commit, run: run, createdAt: Timestamp.now(),
+            tests: Set(files.map(\.firstSegment)).sorted())
+        try await save(record)
+        return record
+    }
+
+    /// Notes that `commit`'s run `run` left no candidate of any test: later than the runs before
+    /// it, it says their tests passed since. Only written where the commit has candidates.
+    public func notePassingRun(commit: String, run: String) async throws {
+        guard !(try await runs(of: commit)).isEmpty else { return }
+        try await save(
+            CandidateRun(commit: commit, run: run, createdAt: Timestamp.now(), tests: []))
+    }
+
+    private func save(_ record: CandidateRun) async throws {
+        guard let shared = feature.store as? any SharedStore else {
+            throw StoreError.transport(
+                endpoint: feature.store.name, reason: "this kind of store cannot keep candidates")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let key = try ObjectKey("\(record.run).json").under(try commitFolder(record.commit))
+        try await shared.put(try encoder.encode(record), to: key, condition: .always)
+    }
+
+    /// Every run record kept, with its commit: for `refs prune`.
+    public func allRuns() async throws -> [CandidateRun] {
+        let root = try ObjectKey(Self.folder).under(feature.prefix)
+        var commits: Set<String> = []
+        for object in try await feature.store.list(under: root) {
+            guard let relative = object.key.relative(to: root)?.rawValue,
+                let commit = relative.split(separator: "/").first.map(String.init), PushArchive.isCommit(commit)
+            else { continue }
+            commits.insert(commit)
+        }
+        var runs: [CandidateRun] = []
+        for commit in commits.sorted() { runs += try await self.runs(of: commit) }
+        return runs
+    }
+
+    /// Removes a run: its record first (so it is no longer offered), then its files.
+    public func remove(_ run: CandidateRun) async throws {
+        try await feature.store.delete(try ObjectKey("\(run.run).json").under(try commitFolder(run.commit)))
+        let folder = try candidates(of: run.commit, run: run.run)
+        for object in try await feature.store.list(under: folder.prefix) { try await feature.store.delete(object.key) }
+    }
+
+    /// A run's name: its UTC time, then the CI's run id and attempt when there are ones, so that
+    /// names sort by time and say which CI run made them.
+    public static func runName(at date: Date = Date(), environment: [String: String]) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
+        let id = [
+            environment["GITHUB_RUN_ID"], environment["GITHUB_RUN_ATTEMPT"], environment["CI_PIPELINE_ID"],
+            environment["BUILDKITE_BUILD_NUMBER"], environment["BITRISE_BUILD_NUMBER"],
+        ]
+        .compactMap { $0 }.joined(separator: ".")
+        let safe = String(id.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "." }.prefix(40))
+        return formatter.string(from: date) + (safe.isEmpty ? "" : "-" + safe)
+    }
+}
+
+/// One run's record of candidates: the tests it kept new values of (none when it left none, which
+/// says the tests of earlier runs passed since). Its JSON form is documented in docs/references.md.
+public struct CandidateRun: Codable, Sendable, Equatable {
+    public let commit: String
+    public let run: String
+    /// When the run kept them, ISO 8601 in UTC, to the millisecond.
+    public let createdAt: String
+    public let tests: [String]
+
+    public init(commit: String, run: String, createdAt: String, tests: [String]) {
+        self.commit = commit
+        self.run = run
+        self.createdAt = createdAt
+        self.tests = tests
+    }
+}
+
+extension ReferenceTransfers {
+    /// After a CI run's snapshot check: keeps the new values the failed snapshots wrote
+    /// (`artifacts`, `<Test>/<file>`) in feature as `commit`'s candidates, so a reviewer can accept
+    /// them; a run that passed with none is noted, which says earlier candidates' tests passed since.
+    /// Returns the lines to show; a store that cannot be written is a warning, not a failed stage.
+    public func keepCandidates(artifacts: URL, commit: String, passed: Bool, environment: [String: String]) async
+        -> [String]
+    {
+        guard stores.settings.address(of: .feature) != nil else { return [] }
+        do {
+            let archive = CandidateArchive(feature: try stores.folder(.feature))
+            let run = CandidateArchive.runName(environment: environment)
+            guard
+                let kept = try await archive.keep(
+                    artifacts: artifacts, commit: commit, run: run, parallelism: parallelism)
+            else {
+                if passed { try await archive.notePassingRun(commit: commit, run: run) }
+                return []
+            }
+            return [
+                "CI's renderings of \(kept.tests.count) test(s) kept in \(archive.place(of: commit))\(run)/; "
+                    + "to accept them: pipeline refs accept \(kept.tests.joined(separator: " ")) --commit \(commit)"
+            ]
+        } catch {
+            return ["warning: CI's renderings could not be kept for 'pipeline refs accept': \(error)"]
+        }
+    }
+}

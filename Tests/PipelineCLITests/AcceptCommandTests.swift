@@ -1,0 +1,145 @@
+import Foundation
+import PipelineSpec
+import References
+import TestSupport
+import Testing
+
+/// A reviewer accepts what CI rendered instead of re-recording on their own machine: a CI run
+/// keeps its failed snapshots' new values in feature, `refs accept` makes them the branch's push,
+/// and the merge promotes them.
+@Suite("pipeline refs accept: CI's renderings become the branch's references", .serialized)
+struct AcceptCommandTests {
+    static let login = SnapshotRepository.snapshots + "/LoginTests/test_login.1.png"
+
+    /// Develop holds LoginTests' and ProfileTests' references, kept only in storage.
+    private func repository(_ backend: RefsBackend) async throws -> SnapshotRepository {
+        let repo = try SnapshotRepository(references: try await backend.references())
+        try repo.keepReferencesOutOfGit()
+        #expect(try repo.pipeline("refs", "push", "LoginTests", "ProfileTests").status == 0)
+        #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests").status == 0)
+        return repo
+    }
+
+    /// What a CI run's test stage does after failed snapshots: keeps `artifacts` (`<Test>/<file>` →
+    /// content; none for a run that passed) as the candidates of the checkout's HEAD.
+    private func ciRun(_ repo: SnapshotRepository, artifacts: [String: String]) async throws -> [String] {
+        let folder = repo.root.appendingPathComponent(".build/artifacts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for (path, content) in artifacts { try Scratch.write(content, to: folder.appendingPathComponent(path)) }
+        let source = try ReferenceSource.locate(from: repo.root, pipeline: nil)
+        let stores = ReferenceStores(
+            settings: source.references(ReferenceSettings()), base: source.base, origin: source.origin,
+            environment: RefsBackend.environment)
+        let transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")
+        return await transfers.keepCandidates(
+            artifacts: folder, commit: try repo.sha(), passed: artifacts.isEmpty, environment: ["GITHUB_RUN_ID": "77"])
+    }
+
+    private func branch(_ name: String, in repo: SnapshotRepository) throws {
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("checkout", "-q", "-b", name)
+        try repo.write("Sources/App/View.swift", "// \(name)\n")
+        try repo.commitAll(name)
+    }
+
+    @Test("CI's rendering accepted into feature, then promoted by the merge", arguments: RefsBackend.available)
+    func acceptAndPromote(backend: RefsBackend) async throws {
+        let repo = try await repository(backend)
+        try branch("view-x", in: repo)
+        let commit = try repo.sha()
+        let lines = try await ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci"])
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("pipeline refs accept LoginTests --commit \(commit)") == true, "\(lines)")
+        #expect(lines.first?.contains(".candidates/\(commit)/") == true, "\(lines)")
+
+        let unknown = try repo.pipeline("refs", "accept", "NopeTests")
+        #expect(unknown.status == 2, "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("'NopeTests'") && unknown.stderr.contains("it kept: LoginTests"))
+        let develop = try repo.sha("develop")
+        let none = try repo.pipeline("refs", "accept", "LoginTests", "--commit", "develop")
+        #expect(none.status == 5, "\(none.stderr)")
+        #expect(none.stderr.contains(String(develop.prefix(12))) && none.stderr.contains(".candidates/\(develop)/"))
+        #expect(try repo.pipeline("refs", "accept").status == 2, "neither tests nor --all")
+
+        let dry = try repo.report("refs", "accept", "LoginTests", "--dry-run")
+        #expect(
+            ((dry["reports"] as? [[String: Any]])?.first?["copied"] as? [String]) == ["LoginTests/test_login.1.png"])
+        #expect(try repo.pipeline("refs", "pull", "LoginTests", "--from", "feature", "--commit", commit).status == 0)
+        #expect(repo.read(Self.login) == "login v1", "a dry run pushes nothing")
+
+        let accepted = try repo.report("refs", "accept", "LoginTests")
+        #expect(accepted["commit"] as? String == commit)
+        #expect((accepted["run"] as? String)?.hasSuffix("-77") == true, "\(accepted)")
+        #expect(((accepted["reports"] as? [[String: Any]])?.first?["action"] as? String) == "accept")
+        let again = try repo.report("refs", "accept", "--all")
+        #expect(
+            ((again["reports"] as? [[String: Any]])?.first?["copied"] as? [String])?.isEmpty == true,
+            "a re-run finds it done and is not refused by its own push")
+
+        // The reviewer's checkout keeps references out of git: nothing written there.
+        #expect(repo.read(Self.login) == "login v1")
+        // A pull request's pipeline on the same commit now gets CI's rendering.
+        #expect(try repo.pipeline("refs", "pull", "LoginTests", "--from", "feature", "--commit", commit).status == 0)
+        #expect(repo.read(Self.login) == "login ci")
+
+        try repo.git("reset", "-q", "--hard")
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge view-x", "view-x")
+        let promoted = try repo.report("refs", "promote")
+        #expect(promoted["tests"] as? [String] == ["LoginTests"])
+        #expect(promoted["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
+        #expect(repo.read(Self.login) == "login ci", "develop holds what CI rendered")
+    }
+
+    @Test("refused when the test passed since, or feature changed after the run; --force accepts")
+    func refusals() async throws {
+        let repo = try await repository(.folder)
+        try branch("view-y", in: repo)
+        _ = try await ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci", "ProfileTests/p.png": "p ci"])
+        try await Task.sleep(for: .milliseconds(1100))  // push records are to the second
+        try repo.write(Self.login, "login laptop")
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        let refused = try repo.pipeline("refs", "accept", "LoginTests")
+        #expect(refused.status == 8, "\(refused.stderr)")
+        #expect(refused.stderr.contains("not accepting LoginTests: its references in feature were pushed from"))
+        #expect(try repo.pipeline("refs", "accept", "ProfileTests").status == 0, "another test is not refused")
+
+        _ = try await ciRun(repo, artifacts: [:])  // a later run that passed
+        let passed = try repo.pipeline("refs", "accept", "ProfileTests")
+        #expect(passed.status == 8 && passed.stderr.contains("it passed in a later run"), "\(passed.stderr)")
+        let forced = try repo.pipeline("refs", "accept", "--all", "--force")
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(forced.stderr.contains("warning: accepting LoginTests with --force"))
+    }
+
+    @Test("a candidate folder written by hand with a key escaping the prefix writes nothing outside")
+    func escapingKey() async throws {
+        let repo = try await repository(.folder)
+        try branch("view-z", in: repo)
+        let commit = try repo.sha()
+        _ = try await ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci"])
+        let runs = repo.root.appendingPathComponent("store/feature/.candidates/\(commit)")
+        let run = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: runs.path).first { $0.hasSuffix(".json") })
+        // A record naming a run outside the commit's folder.
+        let record = runs.appendingPathComponent(run)
+        let text = try String(contentsOf: record, encoding: .utf8)
+        let name = String(run.dropLast(".json".count))
+        try Scratch.write(text.replacingOccurrences(of: "\"\(name)\"", with: "\"..\\/..\\/..\\/escape\""), to: record)
+        let result = try repo.pipeline("refs", "accept", "--all")
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: repo.root.appendingPathComponent("store/escape").path))
+        #expect(try repo.pipeline("refs", "pull", "LoginTests", "--from", "feature", "--commit", commit).status == 0)
+        #expect(repo.read(Self.login) == "login v1", "nothing accepted")
+    }
+
+    @Test("an unreachable store stops with exit 5, naming it")
+    func unreachable() async throws {
+        let repo = try await repository(.folder)
+        let result = try repo.pipeline(
+            "refs", "accept", "LoginTests", "--feature", "s3://bucket/feature", "--endpoint", "http://127.0.0.1:9")
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(result.stderr.contains("127.0.0.1:9"))
+    }
+}
