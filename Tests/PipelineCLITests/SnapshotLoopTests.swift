@@ -326,4 +326,55 @@ struct SnapshotLoopTests {
         #expect(!result.stderr.contains("==> [2/3]"))
         #expect(repo.references() == before)
     }
+
+    @Test(
+        "accepting what CI rendered: the pull request's run fails and keeps its renderings, the reviewer accepts them with no references in the checkout, the run on the same commit passes, the merge promotes them",
+        arguments: RefsBackend.available)
+    func acceptCIRendering(backend: RefsBackend) async throws {
+        let references = try await backend.references()
+        let repo = try Repository(references: references, stages: Self.stages, committed: false)
+        try repo.write(
+            "pipelines/pull-request.yml",
+            "name: pull-request\ndescription: Pull, test.\n" + references
+                + "stages:\n  - pull:\n      from: develop\n      changed-from: feature\n  - test:\n      shards: 2\n")
+        try repo.commitAll("a pull-request pipeline")
+        #expect(try repo.pipeline(["refs", "record"] + Self.tests).status == 0)
+        #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
+        let before = repo.references()
+
+        try repo.git("checkout", "-q", "-b", "feature/brand")
+        try repo.changeTheView()
+        try repo.commitAll("brand colour")
+        let commit = try Git.run(["rev-parse", "HEAD"], in: repo.root)
+        let failing = try repo.pipeline("run", "pull-request")
+        #expect(failing.status == 1, "\(failing.stderr)")
+        #expect(
+            failing.stderr.contains(
+                "to accept them: pipeline refs accept BadgeSnapshotTests BadgeViewTests --commit \(commit)"),
+            "\(failing.stderr)")
+        let page = repo.root.appendingPathComponent(".build/pipeline/snapshot-review.html")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.contains(">pipeline refs accept BadgeViewTests --commit \(commit)</pre>"))
+
+        // The reviewer's checkout holds no references: CI's renderings go to feature.
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        let accepted = try repo.pipeline("refs", "accept", "--all")
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(repo.references().isEmpty, "references kept out of git are not written into the checkout")
+
+        let green = try repo.pipeline("run", "pull-request")
+        #expect(green.status == 0, "the same commit passes with CI's renderings: \(green.stdout)\(green.stderr)")
+        let rendered = repo.references()
+        #expect(rendered.count == before.count && rendered != before)
+
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge brand", "feature/brand")
+        let merged = try repo.json(try repo.pipeline("run", "post-merge", "--json"))
+        let stages = merged["stages"] as? [[String: Any]] ?? []
+        #expect(stages.map { $0["status"] as? String } == ["passed", "passed", "passed"])
+        #expect(((stages.last?["transfers"] as? [[String: Any]])?.first?["copied"] as? [String])?.count == before.count)
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.references() == rendered, "develop holds what CI rendered")
+    }
 }
