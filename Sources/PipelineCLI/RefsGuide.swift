@@ -18,6 +18,10 @@ enum RefsGuide {
             command: "pipeline refs pull TEST… --from feature", who: "reviewers of a pull request",
             purpose: "fetch the named tests' references from feature"),
         Entry(
+            command: "pipeline refs accept TEST…",
+            who: "reviewers of a pull request whose run shows an intended change",
+            purpose: "make what CI rendered the branch's references (the review page gives the command)"),
+        Entry(
             command: "pipeline refs promote TEST… --force", who: "developers, after changing a shared component",
             purpose: "push to feature and develop references of tests whose files did not change"),
         Entry(

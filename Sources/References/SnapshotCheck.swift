@@ -120,7 +120,9 @@ public struct SnapshotCheck: Sendable {
     }
 
     /// Writes the review page of `findings` when there is anything to review; its path goes into
-    /// the report and into the messages of the tests it shows.
+    /// the report and into the messages of the tests it shows. A failed snapshot's test is shown in
+    /// the terminal in brief: what differs from which reference, the review card, and the accept
+    /// command when CI's renderings are kept; its whole message stays in the report.
     public func publish(_ findings: inout SnapshotFindings, report: inout TestReport) {
         guard !findings.entries.isEmpty else { return }
         findings.entries.sort { $0.key < $1.key }
@@ -139,13 +141,47 @@ public struct SnapshotCheck: Sendable {
         report.review = page.path
         for entry in findings.entries {
             guard let name = entry.testName, let record = report.tests.first(where: { $0.name == name }),
-                record.status != .passed, !(record.message ?? "").contains(page.path)
+                record.status != .passed
             else { continue }
-            report.explain(
+            let review = "review: \(page.path)#\(ReviewPage.anchor(for: entry.key))"
+            guard entry.status == .failed else {
+                if !(record.message ?? "").contains(page.path) {
+                    report.explain(name, Self.headline(record.message ?? "failed") + " — " + review)
+                }
+                continue
+            }
+            if !(record.message ?? "").contains(review) {
+                report.explain(name, (record.message.map { $0 + "\n" } ?? "") + review)
+            }
+            report.brief(
                 name,
-                Self.headline(record.message ?? "failed")
-                    + " — review: \(page.path)#\(ReviewPage.anchor(for: entry.key))")
+                [differs(entry), review]
+                    + (candidatesCommit.map {
+                        [
+                            "accept CI's rendering: "
+                                + ReviewPage.acceptCommand(test: entry.test, options: " --commit \($0)")
+                        ]
+                    } ?? []))
         }
+    }
+
+    /// One line: the snapshot, the reference it was compared with, and how much differs.
+    private func differs(_ entry: ReviewEntry) -> String {
+        let file = String(entry.key.dropFirst(entry.test.count + 1))
+        let reference = local.path(of: entry.test, file: file).map(display) ?? entry.key
+        var what = "differs"
+        if let comparison = entry.comparison {
+            what =
+                "\(comparison.differingPixels) of \(comparison.comparedPixels) pixels differ "
+                + "(match \(String(format: "%.2f", comparison.matchRatio * 100)) %"
+                + (comparison.sameSize ? ")" : "; size \(comparison.reference) → \(comparison.new))")
+        } else if let diff = entry.textDiff {
+            let changed = diff.hunks().joined().filter { $0.kind != .same }.count
+            what = "\(changed) line(s) differ"
+        } else if entry.reference == nil {
+            what = "has no reference to compare with"
+        }
+        return "snapshot \(entry.key) \(what) — reference \(reference)"
     }
 
     /// The failed snapshots in the artifacts folder, each beside its reference.

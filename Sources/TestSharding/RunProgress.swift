@@ -51,7 +51,7 @@ public actor RunProgress {
                 failures += 1
                 guard announced.insert(attempt.test).inserted else { return }
                 emit(
-                    "✗ \(attempt.test.name) \(attempt.status.rawValue) (run \(attempt.attempt)): \(attempt.message ?? "")"
+                    "✗ \(attempt.test.name) \(attempt.status.rawValue) (run \(attempt.attempt)): \(Self.brief(attempt.message))"
                 )
             }
             return
@@ -64,13 +64,28 @@ public actor RunProgress {
         case .failed where recording:
             break
         case _ where attempt.status.isFailure && quarantined.contains(attempt.test.name):
-            emit("⊘ \(attempt.test.name) \(attempt.status.rawValue)\(retry), quarantined: \(attempt.message ?? "")")
+            emit(
+                "⊘ \(attempt.test.name) \(attempt.status.rawValue)\(retry), quarantined: \(Self.brief(attempt.message))"
+            )
         case .failed, .timedOut, .crashed:
             if attempt.attempt == 1 { failures += 1 }
-            emit("✗ \(attempt.test.name) \(attempt.status.rawValue)\(retry): \(attempt.message ?? "")")
+            emit("✗ \(attempt.test.name) \(attempt.status.rawValue)\(retry): \(Self.brief(attempt.message))")
         default:
             break
         }
+    }
+
+    /// A failure as one short line while the run goes on (the report after it has the rest): the
+    /// message's first paragraph on one line, up to a paragraph break a test framework flattened
+    /// into two spaces, at most 160 characters.
+    static func brief(_ message: String?) -> String {
+        let lines = (message ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+            .drop { $0.allSatisfy(\.isWhitespace) }
+            .prefix { !$0.allSatisfy(\.isWhitespace) }
+        let line = lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let paragraph = line.range(of: "  ").map { line[..<$0.lowerBound] } ?? line[...]
+        let text = paragraph.trimmingCharacters(in: .whitespaces)
+        return text.count > 160 ? text.prefix(159) + "…" : text
     }
 
     /// The status line: shards running, tests done of total, failures, elapsed and expected time.

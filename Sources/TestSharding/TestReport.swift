@@ -45,6 +45,10 @@ public struct TestReport: Codable, Sendable {
         /// Set when this run took the test's batch over from a node whose lease on it ran out (a
         /// retry, counted in `attempts`: that node may have run it too).
         public var takenOverFrom: String?
+        /// What the terminal shows instead of the message and output, when a check after the run
+        /// says it better (a failed snapshot: what differs, where to review and accept it). JUnit
+        /// and JSON keep the whole message.
+        public var brief: [String]?
     }
 
     /// Why a test's failure does not count: the quarantine entry naming it.
@@ -247,6 +251,12 @@ public struct TestReport: Codable, Sendable {
         tests[index].message = message
     }
 
+    /// Adds `lines` to what the terminal shows of the test instead of its message and output.
+    public mutating func brief(_ name: String, _ lines: [String]) {
+        guard let index = tests.firstIndex(where: { $0.name == name }) else { return }
+        tests[index].brief = (tests[index].brief ?? []) + lines
+    }
+
     /// The counts and the verdict, from the results and problems.
     private mutating func recount() {
         var summary = self.summary
@@ -295,6 +305,10 @@ public struct TestReport: Codable, Sendable {
             lines.append(
                 "\(mark) \(record.name) — \(record.status.rawValue) (\(record.seconds.formatted(places: 2)) s\(attempts))"
             )
+            if let brief = record.brief {
+                lines += brief.map { "    \($0)" }
+                continue
+            }
             lines += (record.message ?? "").split(separator: "\n").map { "    \($0)" }
             if let output = record.output, !output.isEmpty, record.status != .flaky {
                 let shown = output.split(separator: "\n", omittingEmptySubsequences: false)
