@@ -27,6 +27,8 @@ public struct ReviewEntry: Sendable {
     public var message: String? = nil
     /// Why the two sides could not be compared, or where a reference was looked for.
     public var note: String? = nil
+    /// Where the reference was rendered, when that is not where the new value was.
+    public var rendering: String? = nil
 
     public init(
         key: String, status: Status, comparison: ImageComparison? = nil, reference: Data? = nil,

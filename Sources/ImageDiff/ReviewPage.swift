@@ -31,7 +31,7 @@ public enum ReviewPage {
             section h2 { font-size: 15px; margin: 0 0 8px; font-family: ui-monospace, monospace; }
             .status { font-size: 12px; padding: 2px 8px; border-radius: 10px; margin-left: 8px; color: white; }
             .changed, .failed { background: #d70015; } .new { background: #248a3d; } .removed { background: #6e6e73; }
-            .missing, .written { background: #b25000; }
+            .missing, .written { background: #b25000; } .rendering { color: #b25000; }
             .accept { display: flex; gap: 8px; align-items: center; } .accept pre { flex: 1; margin: 0; }
             #selection { position: sticky; top: 0; background: white; padding: 8px 0; display: none; }
             .test { color: #6e6e73; font-family: ui-monospace, monospace; }
@@ -104,6 +104,7 @@ public enum ReviewPage {
                 + "\(comparison.differingPixels) of \(comparison.comparedPixels) pixels differ\(sizes)</p>\n"
         }
         if let note = entry.note { html += "<p>\(escape(note))</p>\n" }
+        if let rendering = entry.rendering { html += "<p class=\"rendering\">\(escape(rendering))</p>\n" }
         if let accept, entry.status == .failed, entry.new != nil {
             let id = anchor(for: entry.key) + "-accept"
             html +=

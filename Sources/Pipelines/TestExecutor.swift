@@ -60,7 +60,9 @@ struct TestExecutor: StageExecutor {
         let snapshots = snapshotCheck(context)
         if let commit = snapshots.candidatesCommit {
             let lines = await context.transfers().keepCandidates(
-                artifacts: snapshots.artifacts, commit: commit, passed: report.passed, environment: snapshots.inherited)
+                artifacts: snapshots.artifacts, commit: commit, passed: report.passed,
+                renderedOn: RenderEnvironment.current(package: package(context), environment: snapshots.inherited),
+                environment: snapshots.inherited)
             lines.forEach { write("    \($0)\n") }
         }
         if let coverage { write(coverage.text().split(separator: "\n").map { "    \($0)\n" }.joined()) }
@@ -154,6 +156,9 @@ struct TestExecutor: StageExecutor {
         if stage.keepsCandidates, SnapshotSwitches.isCI(check.inherited), stores.settings.address(of: .feature) != nil {
             check.candidatesCommit = context.runner.changes.head
         }
+        let (package, inherited) = (package(context), check.inherited)
+        check.renderedOn = { RenderEnvironment.current(package: package, environment: inherited) }
+        check.referenceRenderedOn = { await stores.renderedOn($0) }
         return check
     }
 

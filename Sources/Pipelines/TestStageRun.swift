@@ -148,6 +148,7 @@ public struct TestStageRun: Sendable {
         storeFailed: Bool = false
     ) async throws -> (TestReport, SnapshotFindings) {
         var findings = findings
+        await snapshots.compareEnvironments(&findings)
         snapshots.publish(&findings, report: &report)
         applyQuarantine(&report)
         var history = planned

@@ -25,6 +25,7 @@ public struct LocalReferences: ObjectStore, FileBacked {
     public let testFilePaths: [String: URL]
 
     public var name: String { folder?.path ?? "the __Snapshots__ folders in \(checkout.path)" }
+    public var keepsMetadata: Bool { false }
 
     /// Scans `checkout` for test files whose name (without `.swift`) `isTest` accepts and for
     /// `__Snapshots__/<Test>` folders. Hidden folders and `.build` are skipped.

@@ -37,6 +37,9 @@ public protocol ObjectStore: Sendable {
     /// The metadata recorded with the object (`pipeline-commit`, …); empty when none.
     func metadata(of key: ObjectKey) async throws(StoreError) -> [String: String]
 
+    /// Whether objects written here keep their metadata (a checkout's reference folders do not).
+    var keepsMetadata: Bool { get }
+
     /// Writes the object's content to `file` (replacing it whole), checking its MD5.
     func download(_ key: ObjectKey, to file: URL) async throws(StoreError)
 
@@ -72,11 +75,20 @@ protocol FileBacked {
 }
 
 extension ObjectStore {
+    public var keepsMetadata: Bool { true }
+
     /// Copies an object of `source` (this store or another) to `key` here, with new metadata: an
-    /// upload of its file when the source is a folder, otherwise the store's own copy.
+    /// upload of its file when the source is a folder, otherwise the store's own copy. Where the
+    /// object was rendered (`pipeline-rendered-on`) goes with it, unless `metadata` says otherwise.
     public func copy(
         _ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey, metadata: [String: String]
     ) async throws(StoreError) {
+        var metadata = metadata
+        if keepsMetadata, metadata[StoreSync.renderedOnMetadata] == nil,
+            let rendered = try await source.metadata(of: sourceKey)[StoreSync.renderedOnMetadata]
+        {
+            metadata[StoreSync.renderedOnMetadata] = rendered
+        }
         if let files = source as? FileBacked {
             return try await upload(try files.existingFile(sourceKey), to: key, metadata: metadata)
         }

@@ -51,6 +51,8 @@ public struct StoreSync: Sendable {
 
     /// The metadata key naming the commit an object was promoted from.
     public static let commitMetadata = "pipeline-commit"
+    /// The metadata key naming where an object was rendered (`RenderEnvironment`); copies carry it.
+    public static let renderedOnMetadata = "pipeline-rendered-on"
 
     /// Compares both sides of each test's folder. `tests` are folder names (`SnapshotTests`);
     /// nil compares everything under both prefixes.
@@ -110,7 +112,7 @@ public struct StoreSync: Sendable {
     /// Carries out a plan: copies, then (when `prune`) deletes the stale objects. Failures are
     /// collected, not fatal, so one bad object does not stop the rest; `progress` hears each one done.
     public func execute(
-        _ plan: SyncPlan, commit: String, prune: Bool,
+        _ plan: SyncPlan, commit: String, prune: Bool, metadata: [String: String] = [:],
         progress: @Sendable (Int, Int) async -> Void = { _, _ in }
     ) async -> PromotionResult {
         enum Work: Sendable {
@@ -126,7 +128,7 @@ public struct StoreSync: Sendable {
                 try await destination.store.copy(
                     key.under(source.prefix), from: source.store,
                     to: key.under(destination.prefix),
-                    metadata: [StoreSync.commitMetadata: commit])
+                    metadata: metadata.merging([StoreSync.commitMetadata: commit]) { $1 })
             case .delete(let key):
                 try await destination.store.delete(key.under(destination.prefix))
             }

@@ -76,7 +76,7 @@ extension ReferenceTransfers {
         }
         outcome.reports = try await push(
             tests: tests, from: staged, to: [.feature], commit: request.commit, prune: false, dryRun: request.dryRun,
-            acceptedFrom: chosen.run)
+            renderedOn: chosen.environment.flatMap(RenderEnvironment.init(metadata:)), acceptedFrom: chosen.run)
         if let history {
             let committed = try committedInGit(tests, at: request.commit, history: history)
             if !committed.isEmpty {

@@ -59,20 +59,21 @@ public struct CandidateArchive: Sendable {
     /// as `commit`'s run `run`: the files first, then the record naming the tests, so a run with a
     /// record is whole. Returns the record; nil when there was nothing to keep.
     public func keep(
-        artifacts: URL, commit: String, run: String, parallelism: Int = 16
+        artifacts: URL, commit: String, run: String, renderedOn: RenderEnvironment, parallelism: Int = 16
     ) async throws -> CandidateRun? {
         let source = StoreFolder(store: FolderStore(root: artifacts, keepsMetadata: false))
         let sync = StoreSync(from: source, to: try candidates(of: commit, run: run), parallelism: parallelism)
         let plan = try await sync.plan(tests: nil)
         let files = plan.copies + plan.identical
         guard !files.isEmpty else { return nil }
-        let result = await sync.execute(plan, commit: commit, prune: false)
+        let result = await sync.execute(
+            plan, commit: commit, prune: false, metadata: [StoreSync.renderedOnMetadata: renderedOn.metadataValue])
         if let failure = result.failures.first {
             throw StoreError.transport(endpoint: feature.name, reason: "keeping CI's candidates: \(failure)")
         }
         let record = CandidateRun(
             commit: commit, run: run, createdAt: Timestamp.now(),
-            tests: Set(files.map(\.firstSegment)).sorted())
+            tests: Set(files.map(\.firstSegment)).sorted(), environment: renderedOn.metadataValue)
         try await save(record)
         return record
     }
@@ -143,12 +144,15 @@ public struct CandidateRun: Codable, Sendable, Equatable {
     /// When the run kept them, ISO 8601 in UTC, to the millisecond.
     public let createdAt: String
     public let tests: [String]
+    /// Where the run rendered them (`RenderEnvironment.metadataValue`).
+    public var environment: String?
 
-    public init(commit: String, run: String, createdAt: String, tests: [String]) {
+    public init(commit: String, run: String, createdAt: String, tests: [String], environment: String? = nil) {
         self.commit = commit
         self.run = run
         self.createdAt = createdAt
         self.tests = tests
+        self.environment = environment
     }
 }
 
@@ -157,16 +161,16 @@ extension ReferenceTransfers {
     /// (`artifacts`, `<Test>/<file>`) in feature as `commit`'s candidates, so a reviewer can accept
     /// them; a run that passed with none is noted, which says earlier candidates' tests passed since.
     /// Returns the lines to show; a store that cannot be written is a warning, not a failed stage.
-    public func keepCandidates(artifacts: URL, commit: String, passed: Bool, environment: [String: String]) async
-        -> [String]
-    {
+    public func keepCandidates(
+        artifacts: URL, commit: String, passed: Bool, renderedOn: RenderEnvironment, environment: [String: String]
+    ) async -> [String] {
         guard stores.settings.address(of: .feature) != nil else { return [] }
         do {
             let archive = CandidateArchive(feature: try stores.folder(.feature))
             let run = CandidateArchive.runName(environment: environment)
             guard
                 let kept = try await archive.keep(
-                    artifacts: artifacts, commit: commit, run: run, parallelism: parallelism)
+                    artifacts: artifacts, commit: commit, run: run, renderedOn: renderedOn, parallelism: parallelism)
             else {
                 if passed { try await archive.notePassingRun(commit: commit, run: run) }
                 return []

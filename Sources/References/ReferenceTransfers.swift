@@ -379,15 +379,18 @@ public struct ReferenceTransfers: Sendable {
             }
         }
         return try await push(
-            tests: tests, from: StoreFolder(store: local), to: roles, commit: commit, prune: prune, dryRun: dryRun)
+            tests: tests, from: StoreFolder(store: local), to: roles, commit: commit, prune: prune, dryRun: dryRun,
+            renderedOn: RenderEnvironment.current(package: stores.base, environment: stores.environment))
     }
 
-    /// Uploads `source`'s references of `tests` to each of `roles`, recording `commit`; feature
-    /// keeps the push under the commit, its record naming `acceptedFrom` when it came from CI's candidates.
+    /// Uploads `source`'s references of `tests` to each of `roles`, recording `commit` and where
+    /// they were rendered; feature keeps the push under the commit, its record naming
+    /// `acceptedFrom` when it came from CI's candidates.
     func push(
         tests: [String], from source: StoreFolder, to roles: [StoreRole], commit: String?, prune: Bool,
-        dryRun: Bool, acceptedFrom run: String? = nil
+        dryRun: Bool, renderedOn: RenderEnvironment?, acceptedFrom run: String? = nil
     ) async throws -> [TransferReport] {
+        let metadata = renderedOn.map { [StoreSync.renderedOnMetadata: $0.metadataValue] } ?? [:]
         var reports: [TransferReport] = []
         for role in roles {
             let destination = try stores.folder(role)
@@ -396,9 +399,11 @@ public struct ReferenceTransfers: Sendable {
             let report = TransferReport(
                 action: run == nil ? "push" : "accept", from: source.name, to: destination.name,
                 tests: Set(tests).sorted(), commit: commit, dryRun: dryRun)
-            reports.append(await carryOut(plan, with: sync, report: report, commit: commit, prune: prune))
+            reports.append(
+                await carryOut(plan, with: sync, report: report, commit: commit, prune: prune, metadata: metadata))
             if role == .feature, let commit, !dryRun, reports.last?.failures.isEmpty == true {
-                try await keep(tests, from: source, pushedBy: commit, in: destination, acceptedFrom: run)
+                try await keep(
+                    tests, from: source, pushedBy: commit, in: destination, metadata: metadata, acceptedFrom: run)
             }
         }
         return reports
@@ -409,12 +414,13 @@ public struct ReferenceTransfers: Sendable {
     /// unless given), which later says what the push changed.
     private func keep(
         _ tests: [String], from source: StoreFolder, pushedBy commit: String, in feature: StoreFolder,
-        develop bases: [String: [String: String]]? = nil, acceptedFrom run: String? = nil
+        develop bases: [String: [String: String]]? = nil, metadata: [String: String] = [:],
+        acceptedFrom run: String? = nil
     ) async throws {
         let archive = PushArchive(feature: feature)
         let kept = StoreSync(from: source, to: try archive.pushed(by: commit), parallelism: parallelism)
         let plan = try await kept.plan(tests: tests)
-        let result = await kept.execute(plan, commit: commit, prune: true)
+        let result = await kept.execute(plan, commit: commit, prune: true, metadata: metadata)
         if let failure = result.failures.first {
             throw StoreError.transport(
                 endpoint: feature.name, reason: "keeping the push of \(commit.prefix(12)): \(failure)")
@@ -722,7 +728,7 @@ public struct ReferenceTransfers: Sendable {
     /// Executes `plan` (unless a dry run) and fills in the report.
     func carryOut(
         _ plan: SyncPlan, with sync: StoreSync, report: TransferReport, commit: String?,
-        prune: Bool
+        prune: Bool, metadata: [String: String] = [:]
     ) async -> TransferReport {
         var report = report
         report.identical = plan.identical.count
@@ -733,7 +739,8 @@ public struct ReferenceTransfers: Sendable {
             return report
         }
         let action = report.action
-        let result = await sync.execute(plan, commit: commit ?? "unknown", prune: prune) { done, total in
+        let result = await sync.execute(plan, commit: commit ?? "unknown", prune: prune, metadata: metadata) {
+            done, total in
             await progress(action, done, total)
         }
         report.copied = result.copied.map(\.rawValue)

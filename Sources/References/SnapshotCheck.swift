@@ -23,6 +23,10 @@ public struct SnapshotCheck: Sendable {
     /// The commit CI's renderings are kept under as candidates (a CI test stage's head); the
     /// review page then gives each failed snapshot's `pipeline refs accept` command.
     public var candidatesCommit: String?
+    /// Where this run renders, worked out when asked (it runs `swift --version`).
+    public var renderedOn: (@Sendable () -> RenderEnvironment)?
+    /// Where a reference (`<Test>/<file>`) was rendered, as the stores say; nil when unknown.
+    public var referenceRenderedOn: (@Sendable (String) async -> RenderEnvironment?)?
 
     public init(
         package: URL, local: LocalReferences, page: URL? = nil, forcedMode: SnapshotSwitches.RecordMode? = nil,
@@ -155,13 +159,28 @@ public struct SnapshotCheck: Sendable {
             }
             report.brief(
                 name,
-                [differs(entry), review]
+                [differs(entry)] + (entry.rendering.map { [$0] } ?? []) + [review]
                     + (candidatesCommit.map {
                         [
                             "accept CI's rendering: "
                                 + ReviewPage.acceptCommand(test: entry.test, options: " --commit \($0)")
                         ]
                     } ?? []))
+        }
+    }
+
+    /// Notes on each failed snapshot whose reference was rendered elsewhere than this run renders:
+    /// the difference may be the machine's, not the change's.
+    public func compareEnvironments(_ findings: inout SnapshotFindings) async {
+        guard let renderedOn, let lookup = referenceRenderedOn,
+            findings.entries.contains(where: { $0.status == .failed })
+        else { return }
+        let here = renderedOn()
+        for index in findings.entries.indices where findings.entries[index].status == .failed {
+            guard let reference = await lookup(findings.entries[index].key), !reference.rendersLike(here) else {
+                continue
+            }
+            findings.entries[index].rendering = "reference rendered on \(reference); this run: \(here)"
         }
     }
 

@@ -10,6 +10,14 @@ import Testing
 @Suite("pipeline refs accept: CI's renderings become the branch's references", .serialized)
 struct AcceptCommandTests {
     static let login = SnapshotRepository.snapshots + "/LoginTests/test_login.1.png"
+    static let ci = RenderEnvironment(os: "Linux ci 1", arch: "x86_64", swift: "6.2", ci: "GitHub Actions")
+
+    /// Where a folder store says an object was rendered.
+    private func renderedOn(_ repo: SnapshotRepository, _ store: String, _ key: String) throws -> String? {
+        let sidecar = repo.root.appendingPathComponent("store/\(store)/.pipeline-metadata/\(key).json")
+        let metadata = try JSONSerialization.jsonObject(with: Data(contentsOf: sidecar)) as? [String: String]
+        return metadata?["pipeline-rendered-on"]
+    }
 
     /// Develop holds LoginTests' and ProfileTests' references, kept only in storage.
     private func repository(_ backend: RefsBackend) async throws -> SnapshotRepository {
@@ -32,7 +40,8 @@ struct AcceptCommandTests {
             environment: RefsBackend.environment)
         let transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")
         return await transfers.keepCandidates(
-            artifacts: folder, commit: try repo.sha(), passed: artifacts.isEmpty, environment: ["GITHUB_RUN_ID": "77"])
+            artifacts: folder, commit: try repo.sha(), passed: artifacts.isEmpty, renderedOn: Self.ci,
+            environment: ["GITHUB_RUN_ID": "77"])
     }
 
     private func branch(_ name: String, in repo: SnapshotRepository) throws {
@@ -90,6 +99,16 @@ struct AcceptCommandTests {
         #expect(promoted["copied"] as? [String] == ["LoginTests/test_login.1.png"])
         #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
         #expect(repo.read(Self.login) == "login ci", "develop holds what CI rendered")
+        if backend == .folder {
+            let key = "LoginTests/test_login.1.png"
+            #expect(
+                try renderedOn(repo, "feature", key) == Self.ci.metadataValue,
+                "the accepted push says where CI rendered")
+            #expect(try renderedOn(repo, "develop", key) == Self.ci.metadataValue, "and so does the promoted copy")
+            #expect(
+                try renderedOn(repo, "develop", "ProfileTests/test_プロフィール 1.png")?.hasPrefix("os=") == true,
+                "a push from a checkout says where it was rendered")
+        }
     }
 
     @Test("refused when the test passed since, or feature changed after the run; --force accepts")

@@ -355,6 +355,23 @@ struct SnapshotLoopTests {
         let page = repo.root.appendingPathComponent(".build/pipeline/snapshot-review.html")
         let html = try String(contentsOf: page, encoding: .utf8)
         #expect(html.contains(">pipeline refs accept BadgeViewTests --commit \(commit)</pre>"))
+        #expect(!html.contains("reference rendered on"), "develop's references were rendered where this run renders")
+
+        if backend == .folder {
+            // A reference rendered on another machine: its card and its terminal lines say so.
+            let sidecar = repo.root.appendingPathComponent(
+                "store/develop/.pipeline-metadata/BadgeViewTests/testBadgeImage.1.png.json")
+            var metadata = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: sidecar)) as? [String: String])
+            #expect(metadata["pipeline-rendered-on"]?.contains("arch=") == true, "\(metadata)")
+            metadata["pipeline-rendered-on"] = "os=macOS 15.1;arch=arm64;swift=6.2"
+            try JSONSerialization.data(withJSONObject: metadata).write(to: sidecar)
+            let again = try repo.pipeline("run", "pull-request")
+            #expect(again.status == 1)
+            let line = "reference rendered on macOS 15.1 arm64, Swift 6.2; this run: Linux"
+            #expect(try String(contentsOf: page, encoding: .utf8).contains(line))
+            #expect(again.stderr.contains(line), "\(again.stderr)")
+        }
 
         // The reviewer's checkout holds no references: CI's renderings go to feature.
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
@@ -376,5 +393,13 @@ struct SnapshotLoopTests {
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
         #expect(try repo.pipeline("refs", "pull").status == 0)
         #expect(repo.references() == rendered, "develop holds what CI rendered")
+        if backend == .folder {
+            let sidecar = repo.root.appendingPathComponent(
+                "store/develop/.pipeline-metadata/BadgeViewTests/testBadgeImage.1.png.json")
+            let metadata = try JSONSerialization.jsonObject(with: Data(contentsOf: sidecar)) as? [String: String]
+            #expect(
+                metadata?["pipeline-rendered-on"]?.hasPrefix("os=Linux") == true,
+                "promotion carries where CI rendered it: \(metadata ?? [:])")
+        }
     }
 }

@@ -304,3 +304,48 @@ struct PromotionLedgerTests {
         #expect(rerun.copied == ["T/d.png"], "its own claim, finished without waiting for the lease")
     }
 }
+
+@Suite("where a reference was rendered")
+struct RenderEnvironmentTests {
+    @Test("kept as metadata and read back; the CI's name does not change how a view renders")
+    func metadata() throws {
+        let ci = RenderEnvironment(
+            os: "Linux debian 12", arch: "x86_64", swift: "6.2.1", snapshotTesting: "1.18.4", ci: "GitHub Actions")
+        #expect(
+            ci.metadataValue == "os=Linux debian 12;arch=x86_64;swift=6.2.1;snapshot-testing=1.18.4;ci=GitHub Actions")
+        #expect(RenderEnvironment(metadata: ci.metadataValue) == ci)
+        #expect(ci.description == "Linux debian 12 x86_64, Swift 6.2.1, swift-snapshot-testing 1.18.4 (GitHub Actions)")
+        var laptop = ci
+        laptop.ci = nil
+        #expect(laptop.rendersLike(ci))
+        laptop.arch = "arm64"
+        #expect(!laptop.rendersLike(ci))
+        #expect(RenderEnvironment(metadata: "swift=6.2") == nil, "no OS or architecture: nothing known")
+        #expect(RenderEnvironment(os: "macOS;15=é", arch: "arm64").metadataValue == "os=macOS 15  ;arch=arm64")
+    }
+
+    @Test("the library's version from Package.resolved, in either format; the CI from its variables")
+    func versions() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("render-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        #expect(RenderEnvironment.snapshotTestingVersion(package: folder) == nil)
+        let resolved = folder.appendingPathComponent("Package.resolved")
+        try Data(
+            #"{"pins":[{"identity":"swift-snapshot-testing","state":{"revision":"a","version":"1.18.4"}}],"version":2}"#
+                .utf8
+        ).write(to: resolved)
+        #expect(RenderEnvironment.snapshotTestingVersion(package: folder) == "1.18.4")
+        try Data(
+            #"{"object":{"pins":[{"package":"swift-snapshot-testing","state":{"version":"1.9.0"}}]},"version":1}"#.utf8
+        ).write(to: resolved)
+        #expect(RenderEnvironment.snapshotTestingVersion(package: folder) == "1.9.0")
+        #expect(RenderEnvironment.ciName(["GITHUB_ACTIONS": "true", "CI": "true"]) == "GitHub Actions")
+        #expect(RenderEnvironment.ciName(["CI": "true"]) == "CI")
+        #expect(RenderEnvironment.ciName(["CI": "false"]) == nil)
+        #expect(!RenderEnvironment.architecture().isEmpty)
+        #expect(
+            RenderEnvironment.operatingSystem().hasPrefix("Linux")
+                || RenderEnvironment.operatingSystem().hasPrefix("macOS"))
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+
+/// Where a reference or a candidate was rendered: the OS and its version, the CPU architecture,
+/// the Swift version, swift-snapshot-testing's version, and the CI's name in CI. The same view
+/// renders differently on another of the first four; the CI's name is for people.
+///
+/// Kept with each object as the metadata `pipeline-rendered-on` (S3 metadata, or a folder store's
+/// sidecar): `os=Linux debian 12;arch=x86_64;swift=6.2.1;snapshot-testing=1.18.4;ci=GitHub Actions`.
+public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
+    public var os: String
+    public var arch: String
+    public var swift: String?
+    public var snapshotTesting: String?
+    public var ci: String?
+
+    public init(os: String, arch: String, swift: String? = nil, snapshotTesting: String? = nil, ci: String? = nil) {
+        self.os = os
+        self.arch = arch
+        self.swift = swift
+        self.snapshotTesting = snapshotTesting
+        self.ci = ci
+    }
+
+    /// `macOS 15.1 arm64, Swift 6.2, swift-snapshot-testing 1.18.4 (GitHub Actions)`.
+    public var description: String {
+        "\(os) \(arch)" + (swift.map { ", Swift \($0)" } ?? "")
+            + (snapshotTesting.map { ", swift-snapshot-testing \($0)" } ?? "") + (ci.map { " (\($0))" } ?? "")
+    }
+
+    /// Whether the same view renders the same here and in `other`: all but the CI's name agree.
+    public func rendersLike(_ other: RenderEnvironment) -> Bool {
+        (os, arch, swift, snapshotTesting) == (other.os, other.arch, other.swift, other.snapshotTesting)
+    }
+
+    /// The metadata value: `key=value` pairs joined by `;`, printable ASCII only.
+    public var metadataValue: String {
+        let fields = [("os", os), ("arch", arch), ("swift", swift), ("snapshot-testing", snapshotTesting), ("ci", ci)]
+        return fields.compactMap { key, value in value.map { "\(key)=\(Self.clean($0))" } }.joined(separator: ";")
+    }
+
+    /// Reads a metadata value; nil when it names no OS and architecture.
+    public init?(metadata value: String) {
+        var fields: [String: String] = [:]
+        for pair in value.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+        }
+        guard let os = fields["os"], let arch = fields["arch"] else { return nil }
+        self.init(
+            os: os, arch: arch, swift: fields["swift"], snapshotTesting: fields["snapshot-testing"], ci: fields["ci"])
+    }
+
+    private static func clean(_ text: String) -> String {
+        String(
+            text.unicodeScalars.map { scalar -> Character in
+                scalar.isASCII && scalar.value >= 0x20 && scalar != ";" && scalar != "=" ? Character(scalar) : " "
+            })
+    }
+
+    /// This machine's, for the package at `package` (its `Package.resolved` names the library's
+    /// version) with `environment`'s CI. The Swift version is the toolchain's on the PATH.
+    public static func current(package: URL, environment: [String: String]) -> RenderEnvironment {
+        RenderEnvironment(
+            os: operatingSystem(), arch: architecture(), swift: toolchainSwift,
+            snapshotTesting: snapshotTestingVersion(package: package), ci: ciName(environment))
+    }
+
+    static func operatingSystem() -> String {
+        let version = ProcessInfo.processInfo.operatingSystemVersion
+        #if os(macOS)
+            return "macOS \(version.majorVersion).\(version.minorVersion)"
+        #else
+            // The kernel's version says little of how text and images are drawn; the distribution does.
+            if let release = try? String(contentsOfFile: "/etc/os-release", encoding: .utf8) {
+                var fields: [String: String] = [:]
+                for line in release.split(separator: "\n") {
+                    let parts = line.split(separator: "=", maxSplits: 1)
+                    if parts.count == 2 { fields[String(parts[0])] = parts[1].trimmingCharacters(in: ["\""]) }
+                }
+                if let id = fields["ID"] { return "Linux \(id)" + (fields["VERSION_ID"].map { " \($0)" } ?? "") }
+            }
+            return "Linux \(version.majorVersion).\(version.minorVersion)"
+        #endif
+    }
+
+    static func architecture() -> String {
+        var name = utsname()
+        uname(&name)
+        return withUnsafeBytes(of: &name.machine) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    /// `swift --version`'s version, read once per process; nil when it cannot be run.
+    static let toolchainSwift: String? = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "--version"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let range = output.range(of: "Swift version ") else { return nil }
+        return output[range.upperBound...].prefix { !$0.isWhitespace }.description
+    }()
+
+    /// swift-snapshot-testing's version in the package's `Package.resolved`; nil without one.
+    static func snapshotTestingVersion(package: URL) -> String? {
+        guard let data = FileManager.default.contents(atPath: package.appendingPathComponent("Package.resolved").path),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        let pins = (object["pins"] ?? (object["object"] as? [String: Any])?["pins"]) as? [[String: Any]] ?? []
+        let pin = pins.first {
+            ($0["identity"] as? String ?? ($0["package"] as? String)?.lowercased()) == "swift-snapshot-testing"
+        }
+        return (pin?["state"] as? [String: Any])?["version"] as? String
+    }
+
+    static func ciName(_ environment: [String: String]) -> String? {
+        let known = [
+            ("GITHUB_ACTIONS", "GitHub Actions"), ("BITRISE_IO", "Bitrise"), ("GITLAB_CI", "GitLab CI"),
+            ("BUILDKITE", "Buildkite"), ("CIRCLECI", "CircleCI"), ("JENKINS_URL", "Jenkins"),
+            ("TF_BUILD", "Azure Pipelines"), ("XCS", "Xcode Cloud"),
+        ]
+        if let name = known.first(where: { environment[$0.0] != nil })?.1 { return name }
+        return environment["CI"].map { ["", "0", "false"].contains($0.lowercased()) ? nil : "CI" } ?? nil
+    }
+}
