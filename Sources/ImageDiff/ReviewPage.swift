@@ -45,7 +45,7 @@ public enum ReviewPage {
             </style></head><body data-accept="\(escape(accept ?? ""))">
             <h1>\(escape(title))</h1>
             <div class="sub">\(escape(subtitle)) — \(counts.isEmpty ? "nothing to review" : counts)</div>
-            <input id="filter" type="search" placeholder="Filter by test…" oninput="filter(this.value)">
+            <input id="filter" type="search" placeholder="Filter by test or where rendered…" oninput="filter(this.value)">
 
             """
         if accept != nil {
@@ -91,7 +91,9 @@ public enum ReviewPage {
     }
 
     private static func section(_ entry: ReviewEntry, accept: String?) -> String {
-        let searchable = ([entry.test] + (entry.testName.map { [$0] } ?? [])).joined(separator: " ").lowercased()
+        // The filter finds a test by name, and changes by where they were rendered (`arm64`, `macOS 15`).
+        let searchable = ([entry.test] + [entry.testName, entry.rendering].compactMap { $0 }).joined(separator: " ")
+            .lowercased()
         var html = "<section id=\"\(anchor(for: entry.key))\" data-test=\"\(escape(searchable))\">\n"
         html +=
             "<h2>\(escape(entry.key))<span class=\"status \(entry.status.rawValue)\">\(entry.status.rawValue)</span></h2>\n"

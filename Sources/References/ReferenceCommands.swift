@@ -159,9 +159,12 @@ public struct ReviewOutcome: Sendable {
         entries.filter { $0.status == status }.count
     }
 
-    /// One line: where the page is and how many references changed, are new, were removed.
+    /// One line: where the page is and how many references changed, are new, were removed, and
+    /// how many changed ones were rendered elsewhere than the references they replace.
     public var summary: String {
-        "\(page.path): \(count(.changed)) changed, \(count(.new)) new, \(count(.removed)) removed"
+        let elsewhere = entries.filter { $0.rendering != nil }.count
+        return "\(page.path): \(count(.changed)) changed, \(count(.new)) new, \(count(.removed)) removed"
+            + (elsewhere == 0 ? "" : " (\(elsewhere) rendered elsewhere than their reference)")
     }
 }
 

@@ -36,8 +36,20 @@ public struct ReferenceReview: Sendable {
             }
             let referenceFile = status == .new ? nil : try await fetch(reference, "reference-" + key.lastSegment)
             let newFile = status == .removed ? nil : try await fetch(new, "new-" + key.lastSegment)
-            return ReviewEntry.comparing(
+            var entry = ReviewEntry.comparing(
                 key: key.rawValue, status: status, reference: referenceFile, new: newFile, comparer: comparer)
+            if status == .changed, let was = await Self.renderedOn(key, in: reference),
+                let now = await Self.renderedOn(key, in: new), !was.rendersLike(now)
+            {
+                entry.rendering = "reference rendered on \(was); new on \(now)"
+            }
+            return entry
         }
+    }
+
+    /// Where the object `key` of `location` was rendered, when its metadata says.
+    static func renderedOn(_ key: ObjectKey, in location: StoreFolder) async -> RenderEnvironment? {
+        let value = (try? await location.store.metadata(of: key.under(location.prefix)))?[StoreSync.renderedOnMetadata]
+        return value.flatMap(RenderEnvironment.init(metadata:))
     }
 }

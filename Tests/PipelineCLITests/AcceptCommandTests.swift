@@ -91,6 +91,16 @@ struct AcceptCommandTests {
         #expect(try repo.pipeline("refs", "pull", "LoginTests", "--from", "feature", "--commit", commit).status == 0)
         #expect(repo.read(Self.login) == "login ci")
 
+        if backend == .folder {
+            // The review of feature against develop tells the changes CI rendered from the others.
+            let page = repo.root.appendingPathComponent("review.html")
+            let report = try repo.pipeline("refs", "report", "LoginTests", "-o", page.path)
+            #expect(report.stdout.contains("1 changed, 0 new, 0 removed (1 rendered elsewhere than their reference)"))
+            #expect(
+                try String(contentsOf: page, encoding: .utf8).contains(
+                    "; new on Linux ci 1 x86_64, Swift 6.2 (GitHub Actions)</p>"), "\(report.stdout)")
+        }
+
         try repo.git("reset", "-q", "--hard")
         try repo.git("checkout", "-q", "develop")
         try repo.git("merge", "-q", "--no-ff", "-m", "merge view-x", "view-x")
