@@ -2,7 +2,8 @@
 # Benchmark: `pipeline changes` against `git diff` on a generated large repository and a small one,
 # and `pipeline --version` against `git --version` (start-up).
 # Usage: scripts/bench-changes.sh [FILES] [CHANGED] [RUNS]   (defaults: 100000 files, 5000 changed, 7 runs)
-# Prints the median whole-process wall time of each command and the ratios, in one run.
+# Prints the median whole-process wall time of each command and the ratios, in one run, with the
+# libgit2 floor: libgit2 alone doing the same comparison in C (scripts/lib/libgit2-floor.c).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 files="${1:-100000}" changed="${2:-5000}" runs="${3:-7}"
@@ -67,9 +68,15 @@ count_pipeline=$("$bin" changes --json | python3 -c 'import json,sys; d=json.loa
 echo "files in the repository: $files; changed by the merge: git $count_git, pipeline $count_pipeline (rename sources included)"
 [[ "$count_git" == "$count_pipeline" ]] || { echo "bench: the two disagree on the changed files" >&2; exit 1; }
 
+# The libgit2 floor: libgit2 alone (init, open, the same tree walk) in C, with no Swift and no classification.
+floor="$scratch/libgit2-floor"
+"$(command -v cc || command -v clang)" -O2 "$bench_lib/libgit2-floor.c" -o "$floor" $(pkg-config --cflags --libs libgit2)
+[[ "$("$floor")" == "$count_git" ]] || { echo "bench: the libgit2 floor disagrees on the changed files" >&2; exit 1; }
+
 small="$scratch/small"
 measure "git=git diff --no-renames --name-only HEAD^1 HEAD" "git_m=git diff -M --name-status HEAD^1 HEAD" \
     "pipeline=$bin changes" "pipeline_norenames=$bin changes --no-renames" "pipeline_json=$bin changes --json" \
+    "floor=$floor" \
     "small_git=git -C $small diff -M --name-status HEAD^1 HEAD" "small_pipeline=$bin -C $small changes" \
     "version_git=git --version" "version_pipeline=$bin --version"
 printf '%-60s %8.4f s\n' "git diff --no-renames --name-only HEAD^1 HEAD" "$t_git" \
@@ -77,11 +84,13 @@ printf '%-60s %8.4f s\n' "git diff --no-renames --name-only HEAD^1 HEAD" "$t_git
     "pipeline changes (renames on, classified)" "$t_pipeline" \
     "pipeline changes --no-renames" "$t_pipeline_norenames" \
     "pipeline changes --json" "$t_pipeline_json" \
+    "libgit2 alone: init, open, the same walk (C)" "$t_floor" \
     "small repository (1,000 files, 50 changed): git diff -M" "$t_small_git" \
     "small repository: pipeline changes" "$t_small_pipeline" \
     "git --version" "$t_version_git" \
     "pipeline --version" "$t_version_pipeline"
 echo "ratio pipeline changes --no-renames / git diff --no-renames: $(ratio "$t_pipeline_norenames" "$t_git")"
+echo "ratio libgit2 alone (the floor) / git diff --no-renames:   $(ratio "$t_floor" "$t_git")"
 echo "ratio pipeline changes / git diff -M:                       $(ratio "$t_pipeline" "$t_git_m")"
 echo "ratio small repository, pipeline changes / git diff -M:     $(ratio "$t_small_pipeline" "$t_small_git")"
 echo "ratio pipeline --version / git --version:                   $(ratio "$t_version_pipeline" "$t_version_git")"

@@ -85,6 +85,16 @@ struct AcceptCommandTests {
             ((again["reports"] as? [[String: Any]])?.first?["copied"] as? [String])?.isEmpty == true,
             "a re-run finds it done and is not refused by its own push")
 
+        if backend == .folder {
+            // An accept stopped after its files, before its push's record: the next one finishes it.
+            let record = repo.root.appendingPathComponent(
+                "store/feature/\(PushArchive.recordsFolder)/LoginTests/\(commit).json")
+            try FileManager.default.removeItem(at: record)
+            #expect(try repo.pipeline("refs", "accept", "LoginTests").status == 0)
+            let written = try JSONDecoder().decode(PushRecord.self, from: Data(contentsOf: record))
+            #expect(written.acceptedFrom == accepted["run"] as? String)
+        }
+
         // The reviewer's checkout keeps references out of git: nothing written there.
         #expect(repo.read(Self.login) == "login v1")
         // A pull request's pipeline on the same commit now gets CI's rendering.
