@@ -51,7 +51,7 @@ public enum ReviewPage {
         if accept != nil {
             html +=
                 "<div id=\"selection\" class=\"accept\"><pre id=\"selected\"></pre>"
-                + "<button onclick=\"copy('selected')\">Copy</button></div>\n"
+                + "<button onclick=\"copyCommand('selected')\">Copy</button></div>\n"
         }
         for entry in sorted {
             html += section(entry, accept: accept)
@@ -65,8 +65,9 @@ public enum ReviewPage {
                 section.style.display = section.dataset.test.includes(wanted) ? "" : "none";
               }
             }
-            function copy(id) { navigator.clipboard.writeText(document.getElementById(id).textContent); }
-            function select() {
+            // Inline handlers see the element's own members first (an input's select(), say): these names are not any.
+            function copyCommand(id) { navigator.clipboard.writeText(document.getElementById(id).textContent); }
+            function buildSelection() {
               const tests = [...new Set([...document.querySelectorAll("input.pick:checked")].map(b => b.value))];
               document.getElementById("selection").style.display = tests.length ? "flex" : "none";
               document.getElementById("selected").textContent =
@@ -111,9 +112,9 @@ public enum ReviewPage {
             let id = anchor(for: entry.key) + "-accept"
             html +=
                 "<div class=\"accept\"><input type=\"checkbox\" class=\"pick\" value=\"\(escape(entry.test))\" "
-                + "onchange=\"select()\" title=\"Select to accept with others\">"
+                + "onchange=\"buildSelection()\" title=\"Select to accept with others\">"
                 + "<pre id=\"\(id)\">\(escape(acceptCommand(test: entry.test, options: accept)))</pre>"
-                + "<button onclick=\"copy('\(id)')\">Copy</button></div>\n"
+                + "<button onclick=\"copyCommand('\(id)')\">Copy</button></div>\n"
         }
         if let diff = entry.textDiff {
             html += "<div class=\"diff\"><pre>"

@@ -194,6 +194,9 @@ struct ReviewPageAcceptTests {
             "a reference written in CI is not CI's rendering of a failure")
         #expect(html.contains("value=\"LoginTests\""))
         #expect(html.contains("<body data-accept=\" --commit abc123\">"))
+        // An inline handler calling select() would call the checkbox's own select(), not the page's.
+        #expect(html.contains("onchange=\"buildSelection()\"") && html.contains("function buildSelection()"))
+        #expect(html.contains("onclick=\"copyCommand('selected')\"") && html.contains("function copyCommand(id)"))
         #expect(html.components(separatedBy: "class=\"pick\"").count - 1 == 2)
         #expect(!html.contains("<b>.png</pre>"), "names are escaped")
     }
