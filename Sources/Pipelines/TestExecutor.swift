@@ -58,10 +58,9 @@ struct TestExecutor: StageExecutor {
         write(report.render() + "\n")
         findings.render().forEach { write("    \($0)\n") }
         let snapshots = snapshotCheck(context)
-        if let commit = snapshots.candidatesCommit {
+        if let commit = snapshots.candidatesCommit, let renderedOn = snapshots.renderedOn {
             let lines = await context.transfers().keepCandidates(
-                artifacts: snapshots.artifacts, commit: commit, passed: report.passed,
-                renderedOn: RenderEnvironment.current(package: package(context), environment: snapshots.inherited),
+                artifacts: snapshots.artifacts, commit: commit, passed: report.passed, renderedOn: renderedOn,
                 environment: snapshots.inherited)
             lines.forEach { write("    \($0)\n") }
         }

@@ -59,7 +59,9 @@ extension ReferenceTransfers {
                     + "(it kept: \(chosen.tests.joined(separator: ", ")))")
         }
         var outcome = AcceptOutcome(commit: request.commit, run: chosen.run, tests: tests)
-        for (test, reason) in try await refusals(of: tests, from: chosen, among: runs, in: feature) {
+        let pushes = PushArchive(feature: feature)
+        let pushed = try await pushes.allCommits()  // one listing for every test
+        for (test, reason) in try await refusals(of: tests, from: chosen, among: runs, pushes: pushes, pushed) {
             guard request.force else { throw ReferenceError.candidateRefused(test: test, reason: reason) }
             outcome.overridden[test] = reason
         }
@@ -69,7 +71,9 @@ extension ReferenceTransfers {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let staged = StoreFolder(store: FolderStore(root: scratch, keepsMetadata: false))
         for test in tests {
-            if let base = try await branchReferences(of: test, at: request.commit, history: history, in: feature) {
+            if let base = try await branchReferences(
+                of: test, at: request.commit, history: history, pushes: pushes, pushed[test] ?? [])
+            {
                 try await copy(test, from: base, to: staged, commit: request.commit)
             }
             try await copy(test, from: candidates, to: staged, commit: request.commit)
@@ -90,7 +94,8 @@ extension ReferenceTransfers {
     /// commit, or feature's references of it were pushed after the run (other than by accepting
     /// it).
     private func refusals(
-        of tests: [String], from run: CandidateRun, among runs: [CandidateRun], in feature: StoreFolder
+        of tests: [String], from run: CandidateRun, among runs: [CandidateRun], pushes: PushArchive,
+        _ pushed: [String: [String]]
     ) async throws -> [(String, String)] {
         var reasons: [String: String] = [:]
         for later in runs where later.run > run.run {
@@ -98,10 +103,8 @@ extension ReferenceTransfers {
                 reasons[test] = "it passed in a later run of the commit, \(later.run)"
             }
         }
-        let pushes = PushArchive(feature: feature)
-        let recorded = try await pushes.allCommits()
         for test in tests where reasons[test] == nil {
-            for commit in recorded[test] ?? [] {
+            for commit in pushed[test] ?? [] {
                 guard let record = try await pushes.record(of: test, by: commit), record.acceptedFrom != run.run,
                     let pushed = Timestamp.date(record.pushedAt), let ran = Timestamp.date(run.createdAt), pushed >= ran
                 else { continue }
@@ -115,12 +118,12 @@ extension ReferenceTransfers {
     }
 
     /// The test's references as the branch at `commit` has them in the stores: its newest push
-    /// from `commit` or an ancestor, else develop's; nil when neither is known.
+    /// (among the commits that pushed it) from `commit` or an ancestor, else develop's; nil when
+    /// neither is known.
     private func branchReferences(
-        of test: String, at commit: String, history: CommitHistory?, in feature: StoreFolder
+        of test: String, at commit: String, history: CommitHistory?, pushes: PushArchive, _ commits: [String]
     ) async throws -> StoreFolder? {
-        let pushes = PushArchive(feature: feature)
-        if let history, let commits = try await pushes.allCommits()[test], !commits.isEmpty,
+        if let history, !commits.isEmpty,
             let found = try await pushes.newestPush(
                 of: test, among: commits, history: history, where: { try history.isAncestor($0, of: commit) == true })
         {
@@ -143,12 +146,10 @@ extension ReferenceTransfers {
     /// Of `tests`, those whose reference folder in the checkout holds files committed at `commit`.
     private func committedInGit(_ tests: [String], at commit: String, history: CommitHistory) throws -> [String] {
         let local = stores.local(testPattern: testPattern)
-        let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().standardizedFileURL.path + "/"
         return try tests.filter { test in
-            guard let folder = local.path(of: test, file: "x")?.deletingLastPathComponent() else { return false }
-            let path = folder.resolvingSymlinksInPath().standardizedFileURL.path
-            guard path.hasPrefix(root) else { return false }
-            return !(try history.files(in: String(path.dropFirst(root.count)), at: commit)).isEmpty
+            guard let folder = CommittedReferences.checkoutFolder(of: test, local: local, workTree: history.workTree)
+            else { return false }
+            return !(try history.files(in: folder, at: commit)).isEmpty
         }
     }
 

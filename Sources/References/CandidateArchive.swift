@@ -38,15 +38,23 @@ public struct CandidateArchive: Sendable {
 
     /// The records of `commit`'s runs, oldest first.
     public func runs(of commit: String) async throws -> [CandidateRun] {
+        try await records(under: try commitFolder(commit)) { $0 == commit }
+    }
+
+    /// The run records below `folder`, each at `<commit>/<run>.json` from the archive's root (the
+    /// commit one of `commits`), oldest first. A record whose name or commit is not its place's
+    /// (written by hand) is refused, so no name read from a store leads anywhere else.
+    private func records(under folder: ObjectKey, commits: (String) -> Bool) async throws -> [CandidateRun] {
         guard let shared = feature.store as? any SharedStore else { return [] }
-        let folder = try commitFolder(commit)
+        let root = try ObjectKey(Self.folder).under(feature.prefix)
         var runs: [CandidateRun] = []
         for object in try await feature.store.list(under: folder) {
-            guard let name = object.key.relative(to: folder)?.rawValue, !name.contains("/"), name.hasSuffix(".json"),
+            guard let parts = object.key.relative(to: root)?.rawValue.split(separator: "/"), parts.count == 2,
+                parts[1].hasSuffix(".json"), PushArchive.isCommit(String(parts[0])), commits(String(parts[0])),
                 let (data, _) = try await shared.get(object.key)
             else { continue }
-            guard let run = try? JSONDecoder().decode(CandidateRun.self, from: data), run.commit == commit,
-                "\(run.run).json" == name
+            guard let run = try? JSONDecoder().decode(CandidateRun.self, from: data), run.commit == parts[0],
+                "\(run.run).json" == parts[1]
             else {
                 throw StoreError.io(path: object.key.rawValue, reason: "not a candidate run record")
             }
@@ -59,21 +67,22 @@ public struct CandidateArchive: Sendable {
     /// as `commit`'s run `run`: the files first, then the record naming the tests, so a run with a
     /// record is whole. Returns the record; nil when there was nothing to keep.
     public func keep(
-        artifacts: URL, commit: String, run: String, renderedOn: RenderEnvironment, parallelism: Int = 16
+        artifacts: URL, commit: String, run: String, renderedOn: () -> RenderEnvironment, parallelism: Int = 16
     ) async throws -> CandidateRun? {
         let source = StoreFolder(store: FolderStore(root: artifacts, keepsMetadata: false))
         let sync = StoreSync(from: source, to: try candidates(of: commit, run: run), parallelism: parallelism)
         let plan = try await sync.plan(tests: nil)
         let files = plan.copies + plan.identical
         guard !files.isEmpty else { return nil }
+        let environment = renderedOn().metadataValue
         let result = await sync.execute(
-            plan, commit: commit, prune: false, metadata: [StoreSync.renderedOnMetadata: renderedOn.metadataValue])
+            plan, commit: commit, prune: false, metadata: [StoreSync.renderedOnMetadata: environment])
         if let failure = result.failures.first {
             throw StoreError.transport(endpoint: feature.name, reason: "keeping CI's candidates: \(failure)")
         }
         let record = CandidateRun(
             commit: commit, run: run, createdAt: Timestamp.now(),
-            tests: Set(files.map(\.firstSegment)).sorted(), environment: renderedOn.metadataValue)
+            tests: Set(files.map(\.firstSegment)).sorted(), environment: environment)
         try await save(record)
         return record
     }
@@ -97,19 +106,9 @@ public struct CandidateArchive: Sendable {
         try await shared.put(try encoder.encode(record), to: key, condition: .always)
     }
 
-    /// Every run record kept, with its commit: for `refs prune`.
+    /// Every run record kept, in one listing: for `refs prune`.
     public func allRuns() async throws -> [CandidateRun] {
-        let root = try ObjectKey(Self.folder).under(feature.prefix)
-        var commits: Set<String> = []
-        for object in try await feature.store.list(under: root) {
-            guard let relative = object.key.relative(to: root)?.rawValue,
-                let commit = relative.split(separator: "/").first.map(String.init), PushArchive.isCommit(commit)
-            else { continue }
-            commits.insert(commit)
-        }
-        var runs: [CandidateRun] = []
-        for commit in commits.sorted() { runs += try await self.runs(of: commit) }
-        return runs
+        try await records(under: try ObjectKey(Self.folder).under(feature.prefix)) { _ in true }
     }
 
     /// Removes a run: its record first (so it is no longer offered), then its files.
@@ -162,7 +161,8 @@ extension ReferenceTransfers {
     /// them; a run that passed with none is noted, which says earlier candidates' tests passed since.
     /// Returns the lines to show; a store that cannot be written is a warning, not a failed stage.
     public func keepCandidates(
-        artifacts: URL, commit: String, passed: Bool, renderedOn: RenderEnvironment, environment: [String: String]
+        artifacts: URL, commit: String, passed: Bool, renderedOn: () -> RenderEnvironment,
+        environment: [String: String]
     ) async -> [String] {
         guard stores.settings.address(of: .feature) != nil else { return [] }
         do {

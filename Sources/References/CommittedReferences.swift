@@ -34,16 +34,12 @@ struct CommittedReferences {
     static func find(_ tests: [String], changes: ChangeSet, history: CommitHistory, local: LocalReferences) throws
         -> CommittedReferences
     {
-        let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().standardizedFileURL.path + "/"
         var found: [String: Test] = [:]
         for test in tests {
             // (the folder at the merge commit, the same folder at the commit compared with)
             var folders = changes.referenceFolders.filter { $0.name == test }.map { ($0.path, $0.oldPath ?? $0.path) }
-            if let checkout = local.path(of: test, file: "x")?.deletingLastPathComponent() {
-                let path = checkout.resolvingSymlinksInPath().standardizedFileURL.path
-                if path.hasPrefix(root) {
-                    folders.append((String(path.dropFirst(root.count)), String(path.dropFirst(root.count))))
-                }
+            if let checkout = checkoutFolder(of: test, local: local, workTree: history.workTree) {
+                folders.append((checkout, checkout))
             }
             for (folder, baseFolder) in folders {
                 let head = try history.files(in: folder, at: changes.head)
@@ -56,6 +52,14 @@ struct CommittedReferences {
             }
         }
         return CommittedReferences(tests: found)
+    }
+
+    /// Where the checkout keeps `test`'s references, from the repository's root; nil outside it.
+    static func checkoutFolder(of test: String, local: LocalReferences, workTree: String) -> String? {
+        let root = URL(fileURLWithPath: workTree).resolvingSymlinksInPath().standardizedFileURL.path + "/"
+        guard let folder = local.path(of: test, file: "x")?.deletingLastPathComponent() else { return nil }
+        let path = folder.resolvingSymlinksInPath().standardizedFileURL.path
+        return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : nil
     }
 
     /// Writes the merge commit's files of every test as `<folder>/<Test>/<file>`, a reference store's layout.

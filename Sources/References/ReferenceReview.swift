@@ -38,8 +38,8 @@ public struct ReferenceReview: Sendable {
             let newFile = status == .removed ? nil : try await fetch(new, "new-" + key.lastSegment)
             var entry = ReviewEntry.comparing(
                 key: key.rawValue, status: status, reference: referenceFile, new: newFile, comparer: comparer)
-            if status == .changed, let was = await Self.renderedOn(key, in: reference),
-                let now = await Self.renderedOn(key, in: new), !was.rendersLike(now)
+            if status == .changed, let was = await RenderEnvironment.of(key, in: reference),
+                let now = await RenderEnvironment.of(key, in: new), !was.rendersLike(now)
             {
                 entry.rendering = "reference rendered on \(was); new on \(now)"
             }
@@ -47,9 +47,4 @@ public struct ReferenceReview: Sendable {
         }
     }
 
-    /// Where the object `key` of `location` was rendered, when its metadata says.
-    static func renderedOn(_ key: ObjectKey, in location: StoreFolder) async -> RenderEnvironment? {
-        let value = (try? await location.store.metadata(of: key.under(location.prefix)))?[StoreSync.renderedOnMetadata]
-        return value.flatMap(RenderEnvironment.init(metadata:))
-    }
 }

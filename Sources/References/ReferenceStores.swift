@@ -92,11 +92,12 @@ public struct ReferenceStores: Sendable {
     /// Where the reference `key` (`<Test>/<file>`) was rendered, as develop (else feature) says;
     /// nil when no store is set, has it, or says.
     public func renderedOn(_ key: String) async -> RenderEnvironment? {
+        guard let key = try? ObjectKey(key) else { return nil }
         for role in [StoreRole.develop, .feature] where settings.address(of: role) != nil {
-            guard let folder = try? self.folder(role), let object = try? ObjectKey(key).under(folder.prefix),
-                let value = (try? await folder.store.metadata(of: object))?[StoreSync.renderedOnMetadata]
-            else { continue }
-            return RenderEnvironment(metadata: value)
+            guard let folder = try? self.folder(role), let found = await RenderEnvironment.of(key, in: folder) else {
+                continue
+            }
+            return found
         }
         return nil
     }

@@ -1,4 +1,6 @@
 import Foundation
+import ReferenceStore
+import SnapshotConventions
 
 /// Where a reference or a candidate was rendered: the OS and its version, the CPU architecture,
 /// the Swift version, swift-snapshot-testing's version, and the CI's name in CI. The same view
@@ -125,6 +127,12 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
             ("TF_BUILD", "Azure Pipelines"), ("XCS", "Xcode Cloud"),
         ]
         if let name = known.first(where: { environment[$0.0] != nil })?.1 { return name }
-        return environment["CI"].map { ["", "0", "false"].contains($0.lowercased()) ? nil : "CI" } ?? nil
+        return SnapshotSwitches.isCI(environment) ? "CI" : nil
+    }
+
+    /// Where the object `key` of `location` was rendered, when its metadata says.
+    public static func of(_ key: ObjectKey, in location: StoreFolder) async -> RenderEnvironment? {
+        let value = (try? await location.store.metadata(of: key.under(location.prefix)))?[StoreSync.renderedOnMetadata]
+        return value.flatMap(RenderEnvironment.init(metadata:))
     }
 }

@@ -19,10 +19,10 @@ struct AcceptCommandTests {
         return metadata?["pipeline-rendered-on"]
     }
 
-    /// Develop holds LoginTests' and ProfileTests' references, kept only in storage.
-    private func repository(_ backend: RefsBackend) async throws -> SnapshotRepository {
+    /// Develop holds LoginTests' and ProfileTests' references, kept only in storage (or in git too).
+    private func repository(_ backend: RefsBackend, committed: Bool = false) async throws -> SnapshotRepository {
         let repo = try SnapshotRepository(references: try await backend.references())
-        try repo.keepReferencesOutOfGit()
+        if !committed { try repo.keepReferencesOutOfGit() }
         #expect(try repo.pipeline("refs", "push", "LoginTests", "ProfileTests").status == 0)
         #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests").status == 0)
         return repo
@@ -40,7 +40,7 @@ struct AcceptCommandTests {
             environment: RefsBackend.environment)
         let transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")
         return await transfers.keepCandidates(
-            artifacts: folder, commit: try repo.sha(), passed: artifacts.isEmpty, renderedOn: Self.ci,
+            artifacts: folder, commit: try repo.sha(), passed: artifacts.isEmpty, renderedOn: { Self.ci },
             environment: ["GITHUB_RUN_ID": "77"])
     }
 
@@ -180,5 +180,18 @@ struct AcceptCommandTests {
             "refs", "accept", "LoginTests", "--feature", "s3://bucket/feature", "--endpoint", "http://127.0.0.1:9")
         #expect(result.status == 5, "\(result.stderr)")
         #expect(result.stderr.contains("127.0.0.1:9"))
+    }
+
+    @Test("where the checkout commits its references, CI's renderings are written there too, to be committed")
+    func committedReferences() async throws {
+        let repo = try await repository(.folder, committed: true)
+        try branch("view-c", in: repo)
+        _ = try await ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci"])
+        let accepted = try repo.report("refs", "accept", "LoginTests")
+        let reports = accepted["reports"] as? [[String: Any]] ?? []
+        #expect(reports.map { $0["action"] as? String } == ["accept", "accept"], "feature, then the checkout")
+        #expect(reports.last?["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect(repo.read(Self.login) == "login ci")
+        #expect(try Git.run(["status", "--porcelain"], in: repo.root).contains("test_login.1.png"), "to be committed")
     }
 }
