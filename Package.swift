@@ -43,7 +43,7 @@ let package = Package(
             name: "Pipelines",
             dependencies: [
                 "PipelineSpec", "References", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
-                "ImageDiff", "SnapshotConventions", "Coverage",
+                "ImageDiff", "SnapshotConventions", "Coverage", "CISystem",
             ]
         ),
         // References: the stores a spec names, transfers between them and the checkout, recording,
@@ -52,7 +52,7 @@ let package = Package(
             name: "References",
             dependencies: [
                 "PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "SharedRun", "ImageDiff",
-                "SnapshotConventions",
+                "SnapshotConventions", "CISystem",
             ]
         ),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
@@ -60,7 +60,10 @@ let package = Package(
         .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding", "Coverage"]),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
-        .target(name: "SnapshotConventions"),
+        .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
+        // The CI system around a run, the one reader of its variables: whether this is CI, its name,
+        // the run's id, where results are shown, and a pull request's branch head.
+        .target(name: "CISystem"),
         // libgit2 wrapper: revisions, merge bases, tree diffs.
         .target(name: "GitChanges", dependencies: ["CLibgit2", "CLibgit2Loader"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
@@ -131,6 +134,7 @@ let package = Package(
         .testTarget(name: "CoverageTests", dependencies: ["Coverage", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
+        .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),
         .testTarget(
             name: "SharedRunTests",
             dependencies: ["SharedRun", "ReferenceStore", "TestSharding", "TestSupport"]
@@ -153,7 +157,7 @@ let package = Package(
             name: "PipelineCLITests",
             dependencies: [
                 "pipeline", "PipelineCLI", "PipelineSpec", "ReferenceStore", "References", "ImageDiff",
-                "SnapshotConventions", "TestSupport",
+                "SnapshotConventions", "CISystem", "TestSupport",
             ]
         ),
     ]

@@ -15,6 +15,7 @@
     X(git_object_size_t, git_blob_rawsize, (const git_blob *blob), (blob))                         \
     X(const git_oid *, git_commit_id, (const git_commit *commit), (commit))                        \
     X(int, git_commit_parent, (git_commit **out, const git_commit *commit, unsigned int n), (out, commit, n)) \
+    X(const git_oid *, git_commit_parent_id, (const git_commit *commit, unsigned int n), (commit, n)) \
     X(unsigned int, git_commit_parentcount, (const git_commit *commit), (commit))                  \
     X(int, git_commit_tree, (git_tree **out, const git_commit *commit), (out, commit))             \
     X(int, git_graph_descendant_of, (git_repository *repo, const git_oid *commit, const git_oid *ancestor), \

@@ -20,6 +20,15 @@ public final class CommitHistory {
         try repository.commit(revision).sha
     }
 
+    /// The full SHAs of `revision`'s parents, read from the commit itself: a shallow clone that
+    /// lacks them knows them too.
+    public func parents(of revision: String) throws(GitError) -> [String] {
+        let commit = try repository.commit(revision)
+        return (0..<commit.parentCount).compactMap { index in
+            git_commit_parent_id(commit.handle.pointer, UInt32(index)).map { Commit.hex($0.pointee) }
+        }
+    }
+
     /// Where the branch a comparison brought in was cut: for a merge commit, the merge base of
     /// its first two parents; otherwise the commit compared from (`base`), when there is one.
     public func branchPoint(of changes: ChangeSet) throws(GitError) -> String? {

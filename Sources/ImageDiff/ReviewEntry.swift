@@ -20,6 +20,8 @@ public struct ReviewEntry: Sendable {
     public var comparison: ImageComparison? = nil
     public var reference: Data? = nil
     public var new: Data? = nil
+    /// Whether there is a new value (an image, text or any other file): what CI keeps as a candidate.
+    public var hasNewValue = false
     public var overlay: Data? = nil
     public var textDiff: TextDiff? = nil
     /// The failing test, as the runner names it, and its failure message.
@@ -39,6 +41,7 @@ public struct ReviewEntry: Sendable {
         self.comparison = comparison
         self.reference = reference
         self.new = new
+        hasNewValue = new != nil
         self.overlay = overlay
         self.note = note
     }
@@ -64,6 +67,7 @@ public struct ReviewEntry: Sendable {
         }
         let referenceData = load(reference)
         let newData = load(new)
+        entry.hasNewValue = newData != nil
         let images = [referenceData, newData].compactMap { $0 }
         if !images.isEmpty, images.allSatisfy(Self.isPNG) {
             entry.reference = referenceData

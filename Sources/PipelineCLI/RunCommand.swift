@@ -34,7 +34,7 @@ struct RunCommand: AsyncParsableCommand {
         query.testPattern = testPattern.tests
         let runner = try PipelineRunner(
             named: name, from: global.workingDirectory, changes: query, cores: global.availableCores,
-            interactive: CIEnvironment.isInteractive
+            interactive: CIEnvironment().isInteractive
         ) { FileHandle.standardError.write(Data($0.utf8)) }
         if dryRun {
             let plan = await runner.dryRun()

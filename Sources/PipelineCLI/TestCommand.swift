@@ -117,12 +117,12 @@ struct TestCommand: AsyncParsableCommand {
         request.updatesTimings = !noRecord
         request.junit = junit.map(global.resolve)
         request.review = review.map(global.resolve)
-        request.affected = affected ? changeOptions.query : nil
         request.coverage = coverage.request(global, measured: coverage.coverage || recordImpact)
         request.recordImpact = recordImpact
-        request.impacted = impacted || impactedOrAll
-        request.impactedOrAll = impactedOrAll
-        request.impactBase = request.impacted ? changeOptions.base : nil
+        request.selection = affected ? .affected : impactedOrAll ? .impactedOrAll : impacted ? .impacted : .all
+        request.changes = .query(changeOptions.query)
+        request.impactBase = request.selection.usesImpact ? changeOptions.base : nil
+        try request.useSpecStores()
         if list { request.mode = .list } else if plan || dryRun { request.mode = .plan }
         Interrupts.install()
         try print(try await request.perform())

@@ -76,7 +76,7 @@ extension ExitStatus {
         case .notConfigured: .spec
         case .notATest, .needsConfirmation: .usage
         case .noReferences, .incomplete, .noCandidates: .storage
-        case .developChanged, .candidateRefused: .conflict
+        case .developChanged, .candidateRefused, .neverAccepted: .conflict
         case .recordingFailed: .testsFailed
         }
     }

@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import PipelineSpec
 import References
@@ -63,14 +64,14 @@ public struct SharedRunSettings: Sendable {
         case .local, .file: return nil
         case .store, .s3: break
         }
-        return CIEnvironment.runID(environment: environment)
+        return CIEnvironment(environment).runID
     }
 
     /// The shared run's id: `--queue RUN`, or the CI's run id for `--queue` alone; nil without `--queue`.
     public func runID() throws(RequestError) -> String? {
         guard let queue else { return nil }
         guard queue == Self.queueFromCI else { return queue }
-        guard let id = CIEnvironment.runID(environment: environment) else {
+        guard let id = CIEnvironment(environment).runID else {
             throw RequestError(
                 "--queue needs a run id: none of \(CIEnvironment.runVariables.joined(separator: ", ")) "
                     + "is set here; pass --queue RUN, the same on every node of the run")
@@ -113,6 +114,22 @@ public struct SharedRunSettings: Sendable {
                     tests: part.reduce(0) { $0 + $1.tests.count },
                     expectedSeconds: ((part.map(\.expectedSeconds).max() ?? 0) * 100).rounded() / 100)
             })
+    }
+}
+
+extension ReferenceStores {
+    /// Where timings are kept and shared runs meet. A file is relative to `base`.
+    func shared(_ timings: TimingsAddress, package: URL) throws -> SharedFolder {
+        switch timings {
+        case .local:
+            return try SharedFolder(file: SuiteRun.defaultTimings(of: package))
+        case .file(let path):
+            return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
+        case .store(let role):
+            return try SharedFolder(try folder(role))
+        case .s3(let bucket, let prefix):
+            return try SharedFolder(try open(.s3(bucket: bucket, prefix: prefix)))
+        }
     }
 }
 

@@ -61,6 +61,10 @@ struct PromoteExecutor: StageExecutor {
         guard let report = try await promotion(in: &context, dryRun: false) else {
             return .skipped(.promote, Self.nothingChanged)
         }
+        if !report.neverAccepted.isEmpty {
+            report.render().forEach { context.runner.write("    \($0)\n") }
+            try TransferReport.requireComplete([report])
+        }
         return .transferred(.promote, [report])
     }
 
@@ -72,15 +76,14 @@ struct PromoteExecutor: StageExecutor {
         plan.transfer = report
     }
 
-    /// The promotion of the changed tests; nil when the change touched none.
+    /// The promotion of the changed tests; nil when the change touched none and left no renderings
+    /// of CI's unaccepted.
     private func promotion(in context: inout StageContext, dryRun: Bool) async throws -> TransferReport? {
         let changed = try await context.changedTests()
-        guard !changed.all.isEmpty else { return nil }
-        var report = try await context.transfers().promote(
-            tests: changed.all, changes: context.runner.changes, history: try context.history(),
-            from: stage.from, to: stage.to, force: false, prune: stage.prune, dryRun: dryRun)
-        report.pushed = changed.pushed
-        return report
+        let report = try await context.transfers().promote(
+            tests: nil, changes: context.runner.changes, history: try context.history(),
+            from: stage.from, to: stage.to, force: false, prune: stage.prune, dryRun: dryRun, changed: changed)
+        return changed.all.isEmpty && report.neverAccepted.isEmpty ? nil : report
     }
 }
 
@@ -113,9 +116,14 @@ struct PushExecutor: StageExecutor {
         plan.transfer = try await push(tests, in: context, dryRun: true).first
     }
 
+    /// Pushes under the compared head, or on a pull request's synthetic merge commit under the
+    /// branch head the real merge brings in.
     private func push(_ tests: [String], in context: StageContext, dryRun: Bool) async throws -> [TransferReport] {
-        try await context.transfers().push(
-            tests: tests, to: [stage.to], commit: context.runner.changes.head, prune: stage.prune, dryRun: dryRun)
+        let commit = BranchCommit.key(
+            for: context.runner.changes.head, history: try? context.history(), ci: CIEnvironment()
+        ).commit
+        return try await context.transfers().push(
+            tests: tests, to: [stage.to], commit: commit, prune: stage.prune, dryRun: dryRun)
     }
 
     /// The tests the change touched that have a test file and local references: what a push uploads.

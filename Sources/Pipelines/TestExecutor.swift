@@ -28,65 +28,85 @@ struct TestExecutor: StageExecutor {
     }
 
     func run(in context: inout StageContext) async throws -> StageOutcome {
-        let runner = context.runner
-        let write = runner.write
-        let selection = try await affected(context)
-        if let selection { selection.reasons.forEach { write("    \($0)\n") } }
-        if let selection, selection.filters?.isEmpty == true {
-            return .skipped(.test, "the change affects no test target of \(stage.package)")
+        let write = context.runner.write
+        let outcome = try await request(context).perform()
+        guard case .ran(let ran, let findings, let coverage, _) = outcome, let report = ran else {
+            if case .nothingToRun(let reason) = outcome { return .skipped(.test, skipReason(reason)) }
+            return .skipped(.test, "nothing ran")
         }
-        var place = try timings(context)
-        var select = stage.select
-        if select == .impactedOrAll,
-            let (local, why) = await ImpactedTests.withoutStore(place, package: package(context))
-        {
-            write("    \(why)\n")
-            (place, select) = (local, .all)
-        }
-        let run = try testRun(context, filters: selection?.filters ?? [], timings: place)
-        write("    building the tests of \(package(context).path) (\(stage.configuration.rawValue))…\n")
-        var prepared = try await run.prepare()
-        if select.usesImpact {
-            guard let reached = try await run.impacted(prepared, base: nil) else {
-                return .skipped(.test, "the change reaches no test of \(stage.package)")
-            }
-            prepared = reached
-        }
-        let (report, findings) = try await run.run(prepared)
-        let coverage = try await run.collectCoverage(of: report, product: prepared.product)
-        if stage.recordsImpact, let coverage { try await run.recordImpact(from: coverage, report: report) }
         write(report.render() + "\n")
         findings.render().forEach { write("    \($0)\n") }
-        let snapshots = snapshotCheck(context)
-        if let commit = snapshots.candidatesCommit, let renderedOn = snapshots.renderedOn {
-            let lines = await context.transfers().keepCandidates(
-                artifacts: snapshots.artifacts, commit: commit, passed: report.passed, renderedOn: renderedOn,
-                environment: snapshots.inherited)
-            lines.forEach { write("    \($0)\n") }
-        }
         if let coverage { write(coverage.text().split(separator: "\n").map { "    \($0)\n" }.joined()) }
         // Tests that passed with too little coverage stop the pipeline, as failed tests would.
         if report.passed, let shortfall = coverage?.shortfall { throw shortfall }
-        var outcome = StageOutcome(
+        var outcomeOfStage = StageOutcome(
             kind: .test, status: report.passed ? .passed : .failed,
             summary: report.summaryLine + (findings.page.map { "; snapshot review: \($0.path)" } ?? "")
                 + (coverage.map { "; " + $0.totalsLine } ?? ""))
-        outcome.test = report
-        outcome.coverage = coverage?.summary.totals
-        outcome.snapshots = findings.page == nil ? nil : findings.entries.map(SnapshotEntry.init)
+        outcomeOfStage.test = report
+        outcomeOfStage.coverage = coverage?.summary.totals
+        outcomeOfStage.snapshots = findings.page == nil ? nil : findings.entries.map(SnapshotEntry.init)
         context.snapshots = findings
-        return outcome
+        return outcomeOfStage
+    }
+
+    /// The stage as a request of the one test flow: its settings, the pipeline's stores and change,
+    /// the spec's timings place, output indented under the stage's heading.
+    func request(_ context: StageContext) throws -> TestRequest {
+        let runner = context.runner
+        let write = runner.write
+        var shared = SharedRunSettings(workingDirectory: runner.base)
+        shared.timings = stage.timingsPlace(runner.spec.references)
+        var request = TestRequest(package: package(context), shared: shared, cores: runner.cores) { text in
+            write(
+                text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { "    \($0)\n" }.joined())
+        }
+        request.configuration = stage.configuration
+        request.shards = stage.shards
+        request.timeout = stage.timeout
+        request.outputLimit = stage.outputLimit
+        request.retries = stage.retries
+        request.maxRetried = stage.maxRetried
+        request.flaky = stage.flaky
+        request.quarantine = runner.quarantine
+        request.junit = stage.junit.map(context.resolve)
+        request.coverage = stage.coverage.map { spec in
+            CoverageRequest(
+                output: spec.dir.map(context.resolve), include: spec.include.map { [$0] } ?? [],
+                exclude: spec.exclude.map { [$0] } ?? [], minLines: spec.minLines.map { $0.share * 100 })
+        }
+        request.recordImpact = stage.recordsImpact
+        request.selection = stage.select
+        request.changes = .known(runner.changes)
+        request.stores = context.transfers().stores
+        request.testPattern = runner.spec.changes.tests
+        request.keepsCandidates = stage.keepsCandidates
+        request.candidatesCommit = runner.changes.head
+        request.interactive = runner.interactive
+        request.title = "pipeline run \(runner.spec.name)"
+        return request
+    }
+
+    /// Why the stage did nothing, as the run's summary says it.
+    private func skipReason(_ reason: String) -> String {
+        if reason.hasPrefix("No test target is affected") {
+            return "the change affects no test target of \(stage.package)"
+        }
+        if reason.hasPrefix("No test is reachable") { return "the change reaches no test of \(stage.package)" }
+        return reason
     }
 
     func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+        let flow = TestFlow(try request(context))
         let selection = try await affected(context)
-        let options = options(context, filters: selection?.filters ?? [])
-        let place = try timings(context)
+        var options = flow.request.runOptions()
+        options.filters += selection?.filters ?? []
+        let place = try flow.timingsFolder()
         let timings = try await place.timings.load()
         let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
         let selected = (try? options.select(tests)) ?? []
         var notes = selection?.reasons ?? []
-        let snapshots = snapshotCheck(context)
+        let snapshots = flow.snapshotCheck()
         notes.append(
             "snapshots: \(SnapshotSwitches.record)=\(snapshots.mode.rawValue)"
                 + (snapshots.writesFail ? " (CI: a missing reference fails, a written one too)" : "")
@@ -107,58 +127,6 @@ struct TestExecutor: StageExecutor {
 
     private func package(_ context: StageContext) -> URL {
         context.resolve(stage.package)
-    }
-
-    /// The stage's settings as run options; `filters` select the affected targets.
-    func options(_ context: StageContext, filters: [String]) -> TestRunOptions {
-        TestRunOptions(
-            shards: stage.shards.resolved(cores: context.runner.cores),
-            limits: RunLimits(timeout: stage.timeout, outputLimit: Int(stage.outputLimit.bytes)),
-            retries: stage.retries, maxRetried: stage.maxRetried, flakyFails: stage.flaky == .fail, filters: filters)
-    }
-
-    /// Where the stage's timings are kept (`TestStage.timingsPlace`).
-    private func timings(_ context: StageContext) throws -> SharedFolder {
-        try context.transfers().stores.shared(
-            stage.timingsPlace(context.runner.spec.references), package: package(context))
-    }
-
-    /// The stage's run: the suite with the snapshot check over the checkout's references.
-    private func testRun(_ context: StageContext, filters: [String], timings: SharedFolder) throws -> TestStageRun {
-        let runner = context.runner
-        let measuring = try coverage(context)
-        var runOptions = options(context, filters: filters)
-        if stage.recordsImpact { runOptions.suiteProfiles = measuring?.profiles }
-        return try TestStageRun(
-            settings: BuildSettings(packagePath: package(context), configuration: stage.configuration.rawValue),
-            options: runOptions, timings: timings,
-            snapshots: snapshotCheck(context), junit: stage.junit.map(context.resolve),
-            quarantine: runner.quarantine, coverage: measuring, interactive: runner.interactive,
-            write: runner.write)
-    }
-
-    /// The stage's `coverage:`, its tools and folder checked; nil measures none.
-    private func coverage(_ context: StageContext) throws -> CoverageSettings? {
-        guard let spec = stage.coverage ?? (stage.recordsImpact ? CoverageSpec() : nil) else { return nil }
-        return try CoverageRequest(
-            output: spec.dir.map(context.resolve), include: spec.include.map { [$0] } ?? [],
-            exclude: spec.exclude.map { [$0] } ?? [], minLines: spec.minLines.map { $0.share * 100 }
-        ).settings(package: package(context))
-    }
-
-    /// The snapshot check over the checkout's references; in CI, with a feature store and unless
-    /// the stage says `candidates: false`, failed snapshots' new values are kept as candidates.
-    private func snapshotCheck(_ context: StageContext) -> SnapshotCheck {
-        let stores = context.transfers().stores
-        var check = SnapshotCheck(
-            package: package(context), local: stores.local(testPattern: context.runner.spec.changes.tests))
-        if stage.keepsCandidates, SnapshotSwitches.isCI(check.inherited), stores.settings.address(of: .feature) != nil {
-            check.candidatesCommit = context.runner.changes.head
-        }
-        let (package, inherited) = (package(context), check.inherited)
-        check.renderedOn = { RenderEnvironment.current(package: package, environment: inherited) }
-        check.referenceRenderedOn = { await stores.renderedOn($0) }
-        return check
     }
 
     /// For `select: affected`, what the change selects; nil for `select: all`.

@@ -1,3 +1,4 @@
+import CISystem
 import Coverage
 import Foundation
 import GitChanges
@@ -50,6 +51,8 @@ public struct TestRequest: Sendable {
     public var flakeThreshold = 0.1
     /// The quarantine file; nil looks for `pipelines/quarantine.yml` around the package.
     public var quarantineFile: (url: URL, display: String)?
+    /// The quarantine already read (a pipeline run's), over `quarantineFile`.
+    public var quarantine: Quarantine?
     /// Where the timings are kept, and the shared run to join.
     public var shared: SharedRunSettings
     public var queueLease: Duration = .seconds(120)
@@ -61,14 +64,24 @@ public struct TestRequest: Sendable {
     public var coverage: CoverageRequest?
     /// Record what each suite executed, beside the timings (`--record-impact`; measures coverage).
     public var recordImpact = false
-    /// Run only the suites the change can reach (`--impacted`), from the map's commit or `impactBase`.
-    public var impacted = false
-    /// With `impacted`: a store that cannot be reached runs every test (`--impacted-or-all`), not exit 5.
-    public var impactedOrAll = false
+    /// Which tests run: all, the affected targets, or the suites the change can reach (the spec's `select:`).
+    public var selection: TestSelection = .all
+    /// The change `affected` selects by; with `impacted`, the map's commit (or `impactBase`) to the working tree.
+    public var changes: ChangeSource?
     public var impactBase: String?
-    /// Only the test targets the change can affect (`--affected`).
-    public var affected: ChangeQuery?
-    public var interactive = CIEnvironment.isInteractive
+    /// The stores the spec names (the references, CI's candidates, timings kept in a store); nil
+    /// when there is no spec, or it is ambiguous and none is needed.
+    public var stores: ReferenceStores?
+    /// How test files are named (the spec's `changes.tests`), for the checkout's references.
+    public var testPattern = "*"
+    /// In CI with a feature store, keep failed snapshots' new values there for `refs accept`.
+    public var keepsCandidates = true
+    /// The commit a CI run's candidates are kept under, before a pull request's synthetic merge is
+    /// resolved to its branch head; nil: the repository's HEAD.
+    public var candidatesCommit: String?
+    /// The heading of the CI's report (GitHub's step summary).
+    public var title = "pipeline test"
+    public var interactive = CIEnvironment().isInteractive
     /// Progress and notes, for standard error.
     public var write: @Sendable (String) -> Void
 
@@ -77,6 +90,44 @@ public struct TestRequest: Sendable {
         self.shared = shared
         self.cores = cores
         self.write = write
+    }
+}
+
+extension TestRequest {
+    /// Takes the stores and test pattern of the spec found as the reference commands find it from
+    /// the working folder (`shared.pipeline` when named, else the one pipeline that sets
+    /// references), so a run in CI keeps its candidates and reads where references were rendered.
+    /// Specs that name different references are an error only where a store is needed (timings
+    /// kept in one); otherwise the run goes on without, saying so in CI.
+    public mutating func useSpecStores() throws {
+        let source: ReferenceSource
+        do {
+            source = try ReferenceSource.locate(from: shared.workingDirectory, pipeline: shared.pipeline)
+        } catch let error as RequestError {
+            if case .store = shared.timings ?? .local { throw error }
+            if CIEnvironment(shared.environment).isCI {
+                write("note: \(error); failed snapshots' renderings are not kept for 'pipeline refs accept'\n")
+            }
+            return
+        }
+        guard let spec = source.spec else { return }
+        stores = ReferenceStores(
+            settings: spec.references ?? ReferenceSettings(), base: source.base, origin: source.origin,
+            environment: shared.environment)
+        testPattern = spec.changes.tests
+    }
+}
+
+/// The change a selection reads: asked for by flags, or already found (a pipeline run's).
+public enum ChangeSource: Sendable {
+    case query(ChangeQuery)
+    case known(ChangeSet)
+
+    func changes(in package: URL) throws -> ChangeSet {
+        switch self {
+        case .query(let query): try query.changes(in: package)
+        case .known(let changes): changes
+        }
     }
 }
 
@@ -93,140 +144,4 @@ public enum TestOutcome: Sendable {
     /// A run's report (nil when the other nodes of a shared run ran every batch), its snapshot
     /// findings, its coverage (when measured), and the store error that ended a shared run's claiming.
     case ran(TestReport?, SnapshotFindings, coverage: CoverageReport?, storeFailure: (any Error)?)
-}
-
-extension TestRequest {
-    /// Builds, selects and runs (or lists, plans, hunts) as asked; a run's results also go where the
-    /// CI shows them.
-    public func perform() async throws -> TestOutcome {
-        if recordImpact, node.count > 1 || shared.queue != nil {
-            throw RequestError(
-                "--record-impact records the whole suite on one machine; it cannot take --node or --queue")
-        }
-        let asked = recordImpact ? (coverage ?? CoverageRequest()) : coverage
-        let coverageSettings = mode.runs ? try asked?.settings(package: package, node: node) : nil
-        var options = runOptions()
-        if recordImpact { options.suiteProfiles = coverageSettings?.profiles }
-        if let affected {
-            let changes = try affected.changes(in: package)
-            let selection = try await AffectedTests.select(
-                package: package, repository: try CommitHistory(repositoryPath: package.path).workTree,
-                changedPaths: changes.files.flatMap(\.touchedPaths))
-            selection.reasons.forEach { write($0 + "\n") }
-            if let filters = selection.filters {
-                guard !filters.isEmpty else {
-                    return .nothingToRun("No test target is affected by the change; nothing to run.")
-                }
-                options.filters += filters
-            }
-        }
-        if shared.queue != nil, failedOnly || isHunt {
-            throw RequestError("--\(failedOnly ? "failed" : "repeat") runs on one machine; it cannot join a --queue")
-        }
-        var place = try shared.folder(package: package)
-        // With the timings in a store, a CI run keeps each node's report there for --failed.
-        var keptInRun = shared.keptInRun
-        var impacted = impacted
-        if impacted, impactedOrAll, let (local, why) = await ImpactedTests.withoutStore(place, package: package) {
-            write(why + "\n")
-            (place, keptInRun, impacted) = (local, nil, false)
-        }
-        if failedOnly {
-            let (last, origin) = try await TestStageRun.lastRun(
-                package: package, place: place, run: keptInRun, node: node)
-            guard !last.notPassed.isEmpty else {
-                return .nothingToRun(
-                    "The last run (\(origin): \(last.summaryLine)) left no test failing: nothing to run.")
-            }
-            options.only = Set(last.notPassed)
-        }
-        let queue = try shared.runID().map { try workQueue($0, at: place) }
-        // A static split over shared timings needs every node to plan from the same ones: they are
-        // pinned in the CI run's folder.
-        let pin =
-            try queue
-            ?? (node.count > 1 && shared.timings != nil
-                ? CIEnvironment.runID(environment: shared.environment).map {
-                    try place.queue(run: $0, node: node)
-                } : nil)
-        var testRun = try TestStageRun(
-            settings: BuildSettings(
-                packagePath: package, configuration: configuration.rawValue, extraArguments: buildArguments,
-                skipBuild: skipBuild),
-            options: options, timings: place, updatesTimings: updatesTimings,
-            snapshots: SnapshotCheck(
-                package: package, local: LocalReferences.scan(package, isTest: NamePattern("*").matches), page: review),
-            junit: junit, quarantine: try quarantine(), coverage: coverageSettings, interactive: interactive,
-            write: write)
-        testRun.keptInRun = keptInRun
-        testRun.flakeThreshold = flakeThreshold
-        if !skipBuild { write("Building the tests of \(package.path) (\(configuration.rawValue))…\n") }
-        var prepared = try await testRun.prepare(pinningTo: pin)
-        if impacted {
-            guard let reached = try await testRun.impacted(prepared, base: impactBase) else {
-                return .nothingToRun("No test is reachable from the change; nothing to run.")
-            }
-            prepared = reached
-        }
-        switch mode {
-        case .list:
-            return .listed(prepared.tests.map(\.name))
-        case .plan:
-            let shards = testRun.plan(prepared, queue: queue)
-            return .planned(shards, description: testRun.describe(shards, queue: queue))
-        case .hunt(let times, let untilFailure):
-            return .hunted(try await testRun.hunt(prepared, times: times, untilFailure: untilFailure))
-        case .run:
-            break
-        }
-        let title = "pipeline test" + (node.count > 1 ? " (node \(node))" : "")
-        guard let queue else {
-            let (report, findings) = try await testRun.run(prepared)
-            let measured = try await testRun.collectCoverage(of: report, product: prepared.product)
-            if recordImpact, let measured { try await testRun.recordImpact(from: measured, report: report) }
-            // A static split's nodes keep their coverage in the CI run's folder when the timings are in a store.
-            if let measured, let folder = measured.folder, node.count > 1, let run = keptInRun {
-                try await place.saveCoverage(folder.appendingPathComponent("coverage.profdata"), run: run, node: node)
-            }
-            CIReport.publish(report, coverage: measured, title: title, environment: shared.environment)
-            return .ran(report, findings, coverage: measured, storeFailure: nil)
-        }
-        let outcome = try await testRun.run(prepared, queue: queue)
-        var measured: CoverageReport?
-        if let report = outcome.report {
-            measured = try await testRun.collectCoverage(of: report, product: prepared.product)
-            if let measured, let folder = measured.folder {
-                try await place.saveCoverage(
-                    folder.appendingPathComponent("coverage.profdata"), run: queue.run, node: node)
-            }
-            CIReport.publish(report, coverage: measured, title: title, environment: shared.environment)
-        }
-        return .ran(outcome.report, outcome.findings, coverage: measured, storeFailure: outcome.storeFailure)
-    }
-
-    private var isHunt: Bool {
-        if case .hunt = mode { true } else { false }
-    }
-
-    /// The run's options for the test processes.
-    func runOptions() -> TestRunOptions {
-        TestRunOptions(
-            shards: shards.resolved(cores: cores), node: node,
-            limits: RunLimits(timeout: timeout, outputLimit: Int(outputLimit.bytes)), retries: retries,
-            maxRetried: maxRetried, flakyFails: flaky == .fail, filters: filters, skips: skips)
-    }
-
-    /// The work queue of `run` at `place`, with these leases.
-    private func workQueue(_ run: String, at place: SharedFolder) throws -> WorkQueue {
-        var queue = try place.queue(run: run, node: node)
-        queue.leaseMargin = queueLease.seconds
-        queue.clockSkew = clockSkew.seconds
-        return queue
-    }
-
-    /// The quarantine named, or the one of the repository around the package.
-    private func quarantine() throws -> Quarantine? {
-        guard let quarantineFile else { return try QuarantineLoader.find(from: package) }
-        return try QuarantineLoader.load(quarantineFile.url, displayPath: quarantineFile.display)
-    }
 }

@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import ReferenceStore
 
@@ -125,13 +126,7 @@ public struct CandidateArchive: Sendable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
-        let id = [
-            environment["GITHUB_RUN_ID"], environment["GITHUB_RUN_ATTEMPT"], environment["CI_PIPELINE_ID"],
-            environment["BUILDKITE_BUILD_NUMBER"], environment["BITRISE_BUILD_NUMBER"],
-        ]
-        .compactMap { $0 }.joined(separator: ".")
-        let safe = String(id.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "." }.prefix(40))
-        return formatter.string(from: date) + (safe.isEmpty ? "" : "-" + safe)
+        return formatter.string(from: date) + (CIEnvironment(environment).runLabel.map { "-" + $0 } ?? "")
     }
 }
 

@@ -183,6 +183,11 @@ public enum ReviewError: Error, CustomStringConvertible {
 extension TransferReport {
     /// A failed object makes the command fail, after its report is out.
     public static func requireComplete(_ reports: [TransferReport]) throws(ReferenceError) {
+        if let report = reports.first(where: { !$0.neverAccepted.isEmpty && !$0.dryRun }),
+            let commit = report.candidatesCommit
+        {
+            throw .neverAccepted(tests: report.neverAccepted, commit: commit)
+        }
         let failed = reports.map(\.failures.count).reduce(0, +)
         if failed > 0 {
             throw .incomplete(

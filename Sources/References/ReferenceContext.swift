@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import GitChanges
 import PipelineSpec
@@ -98,9 +99,15 @@ public struct ReferenceContext: Sendable {
         self.checkout = checkout
     }
 
-    /// The checkout's HEAD commit, recorded with pushed objects; nil outside a repository.
+    /// The commit pushes from the checkout are recorded under: HEAD, or on a pull request's CI
+    /// run on a synthetic merge commit, the branch head it was made from (`BranchCommit`); nil
+    /// outside a repository.
     public var headCommit: String? {
-        try? CommitHistory(repositoryPath: checkout.path).sha("HEAD")
+        guard let history = try? CommitHistory(repositoryPath: checkout.path), let head = try? history.sha("HEAD")
+        else {
+            return nil
+        }
+        return BranchCommit.key(for: head, history: history, ci: CIEnvironment(transfers.stores.environment)).commit
     }
 
     /// What the compared commits changed, with the spec's change settings under `query`.

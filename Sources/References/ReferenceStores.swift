@@ -2,7 +2,6 @@ import Foundation
 import GitChanges
 import PipelineSpec
 import ReferenceStore
-import SharedRun
 import TestSharding
 
 /// The reference stores a spec's `references` names, opened: the checkout's local references,
@@ -13,7 +12,7 @@ public struct ReferenceStores: Sendable {
     public let base: URL
     /// Where `settings` came from, for messages: `pipelines/post-merge.yml`, or why there is no spec.
     public let origin: String
-    let environment: [String: String]
+    public let environment: [String: String]
 
     public init(
         settings: ReferenceSettings, base: URL, origin: String,
@@ -47,20 +46,6 @@ public struct ReferenceStores: Sendable {
                     credentials: try AWSCredentials.resolve(profile: settings.profile, environment: environment),
                     allowHTTP: settings.allowHTTP))
             return StoreFolder(store: store, prefix: prefix.isEmpty ? nil : try ObjectKey(prefix))
-        }
-    }
-
-    /// Where timings are kept and shared runs meet. A file is relative to `base`.
-    public func shared(_ timings: TimingsAddress, package: URL) throws -> SharedFolder {
-        switch timings {
-        case .local:
-            return try SharedFolder(file: SuiteRun.defaultTimings(of: package))
-        case .file(let path):
-            return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
-        case .store(let role):
-            return try SharedFolder(try folder(role))
-        case .s3(let bucket, let prefix):
-            return try SharedFolder(try open(.s3(bucket: bucket, prefix: prefix)))
         }
     }
 

@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import ReferenceStore
 import SnapshotConventions
@@ -64,7 +65,7 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
     public static func current(package: URL, environment: [String: String]) -> RenderEnvironment {
         RenderEnvironment(
             os: operatingSystem(), arch: architecture(), swift: toolchainSwift,
-            snapshotTesting: snapshotTestingVersion(package: package), ci: ciName(environment))
+            snapshotTesting: snapshotTestingVersion(package: package), ci: CIEnvironment(environment).name)
     }
 
     static func operatingSystem() -> String {
@@ -118,16 +119,6 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
             ($0["identity"] as? String ?? ($0["package"] as? String)?.lowercased()) == "swift-snapshot-testing"
         }
         return (pin?["state"] as? [String: Any])?["version"] as? String
-    }
-
-    static func ciName(_ environment: [String: String]) -> String? {
-        let known = [
-            ("GITHUB_ACTIONS", "GitHub Actions"), ("BITRISE_IO", "Bitrise"), ("GITLAB_CI", "GitLab CI"),
-            ("BUILDKITE", "Buildkite"), ("CIRCLECI", "CircleCI"), ("JENKINS_URL", "Jenkins"),
-            ("TF_BUILD", "Azure Pipelines"), ("XCS", "Xcode Cloud"),
-        ]
-        if let name = known.first(where: { environment[$0.0] != nil })?.1 { return name }
-        return SnapshotSwitches.isCI(environment) ? "CI" : nil
     }
 
     /// Where the object `key` of `location` was rendered, when its metadata says.

@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import ImageDiff
 import ReferenceStore
@@ -51,7 +52,7 @@ public struct SnapshotCheck: Sendable {
     }
 
     /// Whether a reference written during the run fails it: in CI, unless recording was forced.
-    public var writesFail: Bool { forcedMode == nil && SnapshotSwitches.isCI(inherited) }
+    public var writesFail: Bool { forcedMode == nil && CIEnvironment(inherited).isCI }
 
     /// Empties the artifacts folder and takes the inventory of references: right before the tests run.
     public func begin() -> ReferenceInventory {

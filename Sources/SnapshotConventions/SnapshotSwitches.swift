@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 
 /// swift-snapshot-testing's process-wide switches, as a test run sets them: where failed
@@ -11,13 +12,6 @@ public enum SnapshotSwitches {
         case all, missing, failed, never
     }
 
-    /// Whether the environment is a CI run: `CI` set to anything but `false`/`0`, as GitHub
-    /// Actions, GitLab, Bitrise, Buildkite and CircleCI set it.
-    public static func isCI(_ environment: [String: String]) -> Bool {
-        guard let value = environment["CI"]?.lowercased(), !value.isEmpty else { return false }
-        return value != "false" && value != "0"
-    }
-
     /// The variables a test run sets for its test processes: the artifacts folder always; in CI,
     /// `SNAPSHOT_TESTING_RECORD=never` unless the user chose a mode, so a missing reference fails
     /// the test instead of being recorded (and a retry cannot pass on what the first attempt wrote).
@@ -28,7 +22,7 @@ public enum SnapshotSwitches {
         var result = [Self.artifacts: artifacts.path]
         if let record {
             result[Self.record] = record.rawValue
-        } else if isCI(inherited), inherited[Self.record] == nil {
+        } else if CIEnvironment(inherited).isCI, inherited[Self.record] == nil {
             result[Self.record] = RecordMode.never.rawValue
         }
         return result

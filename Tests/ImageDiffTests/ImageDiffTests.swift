@@ -201,6 +201,30 @@ struct ReviewPageAcceptTests {
         #expect(!html.contains("<b>.png</pre>"), "names are escaped")
     }
 
+    @Test("a failed text snapshot (.txt, .json, .dump, any non-PNG strategy) offers the command too")
+    func textSnapshots() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("review-text-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var entries: [ReviewEntry] = []
+        for (index, ext) in ["txt", "json", "dump", "bin"].enumerated() {
+            let reference = folder.appendingPathComponent("ref.\(ext)")
+            let new = folder.appendingPathComponent("new.\(ext)")
+            try Data((ext == "bin" ? "\u{0}old" : "old").utf8).write(to: reference)
+            try Data((ext == "bin" ? "\u{0}new" : "new").utf8).write(to: new)
+            entries.append(
+                ReviewEntry.comparing(
+                    key: "Text\(index)Tests/test_view.1.\(ext)", status: .failed, reference: reference, new: new,
+                    comparer: ImageComparer()))
+        }
+        #expect(entries.allSatisfy { $0.new == nil && $0.hasNewValue })
+        let html = ReviewPage.html(title: "t", subtitle: "s", entries: entries, accept: " --commit abc123")
+        for index in 0..<4 {
+            #expect(html.contains(">pipeline refs accept Text\(index)Tests --commit abc123</pre>"))
+        }
+        #expect(html.components(separatedBy: "class=\"pick\"").count - 1 == 4)
+    }
+
     @Test("without candidates in a store, no card offers a command")
     func none() {
         let html = ReviewPage.html(title: "t", subtitle: "s", entries: entries)

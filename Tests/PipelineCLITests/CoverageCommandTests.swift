@@ -244,8 +244,15 @@ struct CoverageCommandTests {
         #expect(FileManager.default.fileExists(atPath: repo.appendingPathComponent("coverage/lcov.info").path))
 
         try spec("50%")
-        let passed = try PipelineBinary.run(["run", "ci", "--json"], in: repo)
+        let stepSummary = scratch.appendingPathComponent("stage-step-summary.md")
+        _ = FileManager.default.createFile(atPath: stepSummary.path, contents: Data())
+        let passed = try PipelineBinary.run(
+            ["run", "ci", "--json"], in: repo,
+            environment: ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": stepSummary.path])
         #expect(passed.status == 0, "\(passed.stderr)")
+        let markdown = try String(contentsOf: stepSummary, encoding: .utf8)
+        #expect(markdown.contains("pipeline run ci"), "a pipeline run's CI summary: \(markdown)")
+        #expect(markdown.contains("| Coverage | covered | total | % |"), "with its coverage: \(markdown)")
         let run = try #require(try JSONSerialization.jsonObject(with: Data(passed.stdout.utf8)) as? [String: Any])
         let stage = (run["stages"] as? [[String: Any]])?.first
         #expect((stage?["summary"] as? String)?.contains("; coverage: lines 9") == true, "\(stage ?? [:])")

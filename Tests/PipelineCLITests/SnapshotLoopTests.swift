@@ -402,4 +402,107 @@ struct SnapshotLoopTests {
                 "promotion carries where CI rendered it: \(metadata ?? [:])")
         }
     }
+
+    @Test(
+        "one test flow: CI=true pipeline test on GitHub's synthetic merge commit keeps candidates under the branch head, names a reference rendered elsewhere and offers text snapshots' accept; the accepted references reach develop through the real merge"
+    )
+    func pullRequestMergeCheckout() async throws {
+        let references = try await RefsBackend.folder.references()
+        let repo = try Repository(references: references, stages: Self.stages, committed: false)
+        #expect(try repo.pipeline(["refs", "record"] + Self.tests).status == 0)
+        #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
+        let before = repo.references()
+        // develop's reference of one test says it was rendered on a Mac.
+        let sidecar = repo.root.appendingPathComponent(
+            "store/develop/.pipeline-metadata/BadgeViewTests/testBadgeImage.1.png.json")
+        var metadata = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: sidecar)) as? [String: String])
+        metadata["pipeline-rendered-on"] = "os=macOS 15.1;arch=arm64;swift=6.2"
+        try JSONSerialization.data(withJSONObject: metadata).write(to: sidecar)
+
+        try repo.git("checkout", "-q", "-b", "feature/brand")
+        try repo.changeTheView()
+        try repo.commitAll("brand colour")
+        let head = try Git.run(["rev-parse", "HEAD"], in: repo.root)
+        // develop moves on, and GitHub checks out its merge of the branch into develop.
+        try repo.git("checkout", "-q", "develop")
+        try repo.write("NOTES.md", "develop moved on\n")
+        try repo.commitAll("notes")
+        try repo.git("checkout", "-q", "--detach")
+        try repo.git("merge", "-q", "--no-ff", "-m", "Merge head into develop", head)
+        let synthetic = try Git.run(["rev-parse", "HEAD"], in: repo.root)
+        let event = repo.root.appendingPathComponent(".build/event.json")
+        try repo.write(".build/event.json", #"{"pull_request":{"head":{"sha":"\#(head)"},"number":1}}"#)
+        let summary = repo.root.appendingPathComponent(".build/summary.md")
+        try repo.write(".build/summary.md", "")
+        let gitHub = [
+            "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": event.path,
+            "GITHUB_SHA": synthetic, "GITHUB_RUN_ID": "42", "GITHUB_STEP_SUMMARY": summary.path,
+        ]
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        let failing = try repo.pipeline(["test", "--shards", "2"], environment: gitHub)
+        #expect(failing.status == 1, "\(failing.stderr)")
+        #expect(
+            failing.stderr.contains(
+                "to accept them: pipeline refs accept BadgeSnapshotTests BadgeViewTests --commit \(head)"),
+            "pipeline test keeps candidates in CI, under the branch head: \(failing.stderr)")
+        #expect(failing.stderr.contains("candidates: kept under \(head.prefix(12))"), "\(failing.stderr)")
+        #expect(!failing.stderr.contains("--commit \(synthetic)"), "nothing is keyed by the synthetic merge")
+        let elsewhere = "reference rendered on macOS 15.1 arm64, Swift 6.2; this run: Linux"
+        #expect(
+            failing.stdout.contains(elsewhere),
+            "pipeline test reads where develop's references were rendered: \(failing.stdout)")
+        let html = try String(
+            contentsOf: repo.root.appendingPathComponent(".build/pipeline/snapshot-review.html"), encoding: .utf8)
+        #expect(html.contains(elsewhere))
+        let textCard = try #require(html.range(of: "<section id=\"ref-BadgeSnapshotTests_crowdedBadgeLayout_1_txt\""))
+        let end = html.range(of: "</section>", range: textCard.upperBound..<html.endIndex)?.lowerBound ?? html.endIndex
+        let card = html[textCard.lowerBound..<end]
+        #expect(
+            card.contains(">pipeline refs accept BadgeSnapshotTests --commit \(head)</pre>"),
+            "a text snapshot's card offers its accept command")
+        #expect(try String(contentsOf: summary, encoding: .utf8).contains("pipeline test"))
+
+        // The reviewer accepts on the branch, with no references in the checkout.
+        try repo.git("checkout", "-q", "feature/brand")
+        try? FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        let accepted = try repo.pipeline("refs", "accept", "--all")
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+
+        // The real merge never contains the synthetic commit, and promotes what was accepted.
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge brand", "feature/brand")
+        let merged = try repo.json(try repo.pipeline("run", "post-merge", "--json"))
+        let stages = merged["stages"] as? [[String: Any]] ?? []
+        #expect(stages.map { $0["status"] as? String } == ["passed", "passed", "passed"], "\(merged)")
+        let copied = (stages.last?["transfers"] as? [[String: Any]])?.first?["copied"] as? [String]
+        #expect(copied?.count == before.count, "\(stages.last ?? [:])")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        let promoted = repo.references()
+        #expect(promoted.count == before.count && promoted != before, "develop holds what CI rendered")
+    }
+
+    @Test("a merge whose branch's CI renderings were never accepted does not promote silently: exit 8, naming them")
+    func neverAccepted() async throws {
+        let references = try await RefsBackend.folder.references()
+        let repo = try Repository(references: references, stages: Self.stages, committed: false)
+        #expect(try repo.pipeline(["refs", "record"] + Self.tests).status == 0)
+        #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
+        try repo.git("checkout", "-q", "-b", "feature/brand")
+        try repo.changeTheView()
+        try repo.commitAll("brand colour")
+        let head = try Git.run(["rev-parse", "HEAD"], in: repo.root)
+        let failing = try repo.pipeline("test", "--shards", "2")
+        #expect(failing.status == 1)
+        #expect(failing.stderr.contains("--commit \(head)"), "\(failing.stderr)")
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge brand unaccepted", "feature/brand")
+        let promote = try repo.pipeline("refs", "promote")
+        #expect(promote.status == 8, "\(promote.stdout)\(promote.stderr)")
+        #expect(
+            promote.stderr.contains("renderings were never accepted")
+                && promote.stderr.contains("pipeline refs accept BadgeSnapshotTests BadgeViewTests --commit \(head)"),
+            "\(promote.stderr)")
+    }
 }

@@ -106,8 +106,8 @@ struct StageSkippingTests {
 
 @Suite("which tests a test stage runs")
 struct TestStageSelectionTests {
-    @Test("the stage's settings become the run's options; auto shards are the machine's cores")
-    func options() throws {
+    @Test("the stage becomes a request of the one test flow: its settings, selection, stores and candidates")
+    func request() throws {
         let root = try Scratch.folder("options")
         defer { try? FileManager.default.removeItem(at: root) }
         var stage = TestStage()
@@ -116,16 +116,25 @@ struct TestStageSelectionTests {
         stage.maxRetried = 5
         stage.flaky = .pass
         stage.timeout = .seconds(90)
-        let context = StageContext(runner: runner([], root: root, changes: try changeSet(), cores: 6))
-        let options = TestExecutor(stage: stage).options(context, filters: ["^Kit\\."])
+        stage.select = .impactedOrAll
+        stage.keepsCandidates = false
+        let changes = try changeSet()
+        let context = StageContext(runner: runner([], root: root, changes: changes, cores: 6))
+        let request = try TestExecutor(stage: stage).request(context)
+        let options = request.runOptions()
         #expect(options.shards == 6)
         #expect(options.retries == 2)
         #expect(options.maxRetried == 5)
         #expect(options.flakyFails == false)
         #expect(options.limits.timeout == .seconds(90))
-        #expect(options.filters == ["^Kit\\."])
+        #expect(request.selection == .impactedOrAll)
+        #expect(request.keepsCandidates == false)
+        #expect(request.candidatesCommit == changes.head)
+        #expect(request.stores?.settings.address(of: .develop) != nil)
+        // The spec keeps references in stores: the stage's timings are develop's, as `pipeline test --timings develop`.
+        #expect(request.shared.timings == .store(.develop))
         stage.shards = .fixed(3)
-        #expect(TestExecutor(stage: stage).options(context, filters: []).shards == 3)
+        #expect(try TestExecutor(stage: stage).request(context).runOptions().shards == 3)
     }
 
     @Test(

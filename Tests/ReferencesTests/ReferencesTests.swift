@@ -340,9 +340,8 @@ struct RenderEnvironmentTests {
             #"{"object":{"pins":[{"package":"swift-snapshot-testing","state":{"version":"1.9.0"}}]},"version":1}"#.utf8
         ).write(to: resolved)
         #expect(RenderEnvironment.snapshotTestingVersion(package: folder) == "1.9.0")
-        #expect(RenderEnvironment.ciName(["GITHUB_ACTIONS": "true", "CI": "true"]) == "GitHub Actions")
-        #expect(RenderEnvironment.ciName(["CI": "true"]) == "CI")
-        #expect(RenderEnvironment.ciName(["CI": "false"]) == nil)
+        #expect(RenderEnvironment.current(package: folder, environment: ["CI": "false"]).ci == nil)
+        #expect(RenderEnvironment.current(package: folder, environment: ["CI": "true"]).ci == "CI")
         #expect(!RenderEnvironment.architecture().isEmpty)
         #expect(
             RenderEnvironment.operatingSystem().hasPrefix("Linux")

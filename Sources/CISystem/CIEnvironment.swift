@@ -1,0 +1,128 @@
+import Foundation
+
+/// The CI system around a run, read from its variables: the one place that knows them. Whether
+/// this is CI at all, the CI's name, the run's id, where results are shown, and on a pull
+/// request's synthetic merge commit the branch head it was made from.
+public struct CIEnvironment: Sendable {
+    /// The process environment (or a test's).
+    public let variables: [String: String]
+
+    public init(_ variables: [String: String] = ProcessInfo.processInfo.environment) {
+        self.variables = variables
+    }
+
+    /// Whether this is a CI run: `CI` set to anything but empty, `false` or `0`, as GitHub Actions,
+    /// GitLab, Bitrise, Buildkite and CircleCI set it.
+    public var isCI: Bool {
+        guard let value = variables["CI"]?.lowercased(), !value.isEmpty else { return false }
+        return value != "false" && value != "0"
+    }
+
+    /// Whether progress may redraw one line in place: standard error is a terminal, outside CI.
+    public var isInteractive: Bool {
+        isatty(STDERR_FILENO) == 1 && !isCI
+    }
+
+    /// The CI's name for people (`GitHub Actions`), `CI` for one not known by name; nil outside CI.
+    public var name: String? {
+        let known = [
+            ("GITHUB_ACTIONS", "GitHub Actions"), ("BITRISE_IO", "Bitrise"), ("GITLAB_CI", "GitLab CI"),
+            ("BUILDKITE", "Buildkite"), ("CIRCLECI", "CircleCI"), ("JENKINS_URL", "Jenkins"),
+            ("TF_BUILD", "Azure Pipelines"), ("XCS", "Xcode Cloud"),
+        ]
+        if let name = known.first(where: { variables[$0.0] != nil })?.1 { return name }
+        return isCI ? "CI" : nil
+    }
+
+    /// The run id variables of GitHub Actions, Bitrise, Buildkite and GitLab: the same for every
+    /// job of one run, and kept when a failed job is re-run. On Bitrise each parallel copy of a
+    /// pipeline's workflow is a build of its own, so the pipeline's id comes before the build's.
+    public static let runVariables = [
+        "GITHUB_RUN_ID", "BITRISEIO_PIPELINE_ID", "BITRISE_BUILD_NUMBER", "BUILDKITE_BUILD_ID", "CI_PIPELINE_ID",
+    ]
+
+    /// The CI's run id, when a CI sets one: what the nodes of one run share.
+    public var runID: String? {
+        Self.runVariables.lazy.compactMap { variables[$0] }.first { !$0.isEmpty }
+    }
+
+    /// The run id and, where the CI counts them, the attempt (`123.2` for GitHub's second attempt):
+    /// what tells two runs of one commit apart. Letters, digits and dots only, at most 40.
+    public var runLabel: String? {
+        guard let id = runID else { return nil }
+        let label = ([id] + [variables["GITHUB_RUN_ATTEMPT"]].compactMap { $0 }).joined(separator: ".")
+        let safe = String(
+            label.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "." }.prefix(40))
+        return safe.isEmpty ? nil : safe
+    }
+
+    /// On GitHub Actions, where its step summary and annotations go: the summary file and the workspace.
+    public var gitHub: (summary: String?, workspace: String?)? {
+        guard variables["GITHUB_ACTIONS"] == "true" else { return nil }
+        return (variables["GITHUB_STEP_SUMMARY"], variables["GITHUB_WORKSPACE"])
+    }
+
+    /// Whether the CI checks out a pull request as a merge commit it makes of the branch into its
+    /// base: GitHub's `pull_request` events (`refs/pull/N/merge`), Bitrise's and Jenkins' pull-request
+    /// builds. GitLab does so only for merged-results pipelines, which say so themselves.
+    var buildsSyntheticMerges: Bool {
+        if let event = variables["GITHUB_EVENT_NAME"], event.hasPrefix("pull_request") { return true }
+        if let id = variables["BITRISE_PULL_REQUEST"], !id.isEmpty { return true }
+        if let id = variables["CHANGE_ID"], !id.isEmpty, variables["JENKINS_URL"] != nil { return true }
+        return false
+    }
+
+    /// The commit whose work a run on `checkedOut` tests, to key what it keeps (candidates,
+    /// pushes) by, and why; nil when that is `checkedOut` itself. On a pull request's synthetic
+    /// merge commit (GitHub's `refs/pull/N/merge`, GitLab's merged results) it is the branch head
+    /// the merge was made from, which the real merge later brings in. `parents` are
+    /// `checkedOut`'s parents, when known.
+    ///
+    /// In order: `PIPELINE_BRANCH_HEAD` when set (for a CI not known here); the CI's own record
+    /// (`pull_request.head.sha` in GitHub's event file, `CI_MERGE_REQUEST_SOURCE_BRANCH_SHA` of
+    /// GitLab's merged results); on a CI that builds pull requests as merges, the second parent of
+    /// the merge commit checked out: the side merged into the base.
+    public func branchHead(of checkedOut: String, parents: [String]) -> (commit: String, why: String)? {
+        if let head = variables["PIPELINE_BRANCH_HEAD"], Self.isCommitID(head) {
+            return head == checkedOut ? nil : (head, "PIPELINE_BRANCH_HEAD")
+        }
+        guard isCI else { return nil }
+        let merge = "\(checkedOut.prefix(12)) is the CI's merge of it into the base"
+        if let head = gitHubPullRequestHead, variables["GITHUB_SHA"] == checkedOut, head != checkedOut {
+            return (head, "the pull request's head (pull_request.head.sha in GitHub's event file); " + merge)
+        }
+        if variables["CI_MERGE_REQUEST_EVENT_TYPE"] == "merged_result",
+            let head = variables["CI_MERGE_REQUEST_SOURCE_BRANCH_SHA"], Self.isCommitID(head), head != checkedOut
+        {
+            return (head, "the merge request's head (CI_MERGE_REQUEST_SOURCE_BRANCH_SHA); " + merge)
+        }
+        if buildsSyntheticMerges, parents.count == 2 {
+            return (parents[1], "the pull request's head, the second parent of its merge commit; " + merge)
+        }
+        return nil
+    }
+
+    /// `pull_request.head.sha` in GitHub's event file of a pull-request event; nil elsewhere or when it cannot be read.
+    var gitHubPullRequestHead: String? {
+        guard variables["GITHUB_EVENT_NAME"]?.hasPrefix("pull_request") == true,
+            let path = variables["GITHUB_EVENT_PATH"], let data = FileManager.default.contents(atPath: path),
+            let event = try? JSONDecoder().decode(GitHubEvent.self, from: data),
+            let sha = event.pull_request?.head?.sha, Self.isCommitID(sha)
+        else { return nil }
+        return sha
+    }
+
+    private struct GitHubEvent: Decodable {
+        struct PullRequest: Decodable {
+            struct Head: Decodable { let sha: String? }
+            let head: Head?
+        }
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        let pull_request: PullRequest?
+    }
+
+    /// Forty (or sixty-four) hexadecimal digits.
+    static func isCommitID(_ text: String) -> Bool {
+        (text.count == 40 || text.count == 64) && text.allSatisfy(\.isHexDigit)
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import GitChanges
+import PipelineSpec
+import ReferenceStore
+
+extension ReferenceTransfers {
+    /// Makes the checkout hold what `role` holds for `tests` (every test there when nil, but
+    /// those `excluded`): downloads what differs and deletes local images the store does not have.
+    /// Tests with local references only are kept; tests with no place in the checkout are skipped.
+    /// A named test the store has nothing of is an error, or with `skippingMissing` left as it is.
+    public func pull(
+        tests: [String]?, from role: StoreRole, excluding excluded: Set<String> = [],
+        skippingMissing: Bool = false, dryRun: Bool
+    ) async throws -> TransferReport {
+        let folder = try stores.folder(role)
+        let unfinished = role == .develop ? try await awaitPromotions(in: folder, of: tests) : []
+        var report = try await pull(
+            tests: tests, from: folder, excluding: excluded, skippingMissing: skippingMissing, dryRun: dryRun)
+        if !unfinished.isEmpty {
+            report.notes.append(
+                "a promotion of \(unfinished.joined(separator: ", ")) stopped midway, so \(folder.name) may hold files of "
+                    + "two merges there; re-running that promotion (or the next one) completes it")
+        }
+        return report
+    }
+
+    /// Waits, up to a promotion's lease, while promotions write the folders of `tests` (all when
+    /// nil) in `develop`; returns those still being written then (a job that stopped midway).
+    private func awaitPromotions(in develop: StoreFolder, of tests: [String]?) async throws -> [String] {
+        guard develop.store is any SharedStore else { return [] }
+        let ledger = PromotionLedger(develop: develop, feature: develop, lease: promotionLease, parallelism: 1)
+        let deadline = ContinuousClock.now + promotionLease
+        while true {
+            var busy = try await ledger.inProgress()
+            if let tests { busy.formIntersection(tests) }
+            if busy.isEmpty || ContinuousClock.now >= deadline { return busy.sorted() }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+    }
+
+    /// `refs pull TEST… --from feature --commit REV`: each named test's references as the newest
+    /// push from `commit` or its ancestors left them (feature's latest copy for a test never
+    /// pushed with a record).
+    public func pull(tests: [String], pushedBy commit: String, history: CommitHistory, dryRun: Bool) async throws
+        -> [TransferReport]
+    {
+        let archive = PushArchive(feature: try stores.folder(.feature))
+        let recorded = try await archive.allCommits()  // one listing for every test
+        var groups: [String?: [String]] = [:]
+        for test in Set(tests).sorted() {
+            guard let commits = recorded[test], !commits.isEmpty else {
+                groups[nil, default: []].append(test)
+                continue
+            }
+            let found = try await archive.newestPush(of: test, among: commits, history: history) {
+                try history.isAncestor($0, of: commit) == true
+            }
+            guard let found else {
+                throw ReferenceError.noReferences(
+                    test: test, store: "feature's pushes from \(commit.prefix(12)) and its ancestors")
+            }
+            groups[found, default: []].append(test)
+        }
+        var reports: [TransferReport] = []
+        for (pushCommit, group) in groups.sorted(by: { ($0.key ?? "") < ($1.key ?? "") }) {
+            let source = try pushCommit.map(archive.pushed) ?? archive.feature
+            var report = try await pull(tests: group, from: source, dryRun: dryRun)
+            if let pushCommit { for test in group { report.pushCommits[test] = pushCommit } }
+            reports.append(report)
+        }
+        return reports
+    }
+
+    /// Pulls `tests` (all when nil, but `excluded`) from `source`, but `excludedFiles`; with `only`,
+    /// just those files are copied or deleted, over what the checkout holds.
+    private func pull(
+        tests: [String]?, from source: StoreFolder, excluding excluded: Set<String> = [],
+        excludingFiles excludedFiles: Set<ObjectKey> = [], skippingMissing: Bool = false,
+        only files: FileChanges? = nil,
+        dryRun: Bool
+    ) async throws -> TransferReport {
+        let local = stores.local(testPattern: testPattern)
+        let sync = StoreSync(from: source, to: StoreFolder(store: local), parallelism: parallelism)
+        var plan = try await sync.plan(tests: tests)
+        if let files { files.restrict(&plan) }
+        if !skippingMissing, let missing = plan.testsWithoutReferences.first {
+            throw ReferenceError.noReferences(test: missing, store: source.name)
+        }
+        plan.copies.removeAll { excluded.contains($0.firstSegment) || excludedFiles.contains($0) }
+        plan.stale.removeAll { excluded.contains($0.firstSegment) || excludedFiles.contains($0) }
+        plan.identical.removeAll { excluded.contains($0.firstSegment) || excludedFiles.contains($0) }
+        let sourceTests = Set((plan.copies + plan.identical).map(\.firstSegment))
+        var skipped: [String: String] = [:]
+        for test in Set(plan.stale.map(\.firstSegment)).subtracting(sourceTests) {
+            skipped[test] = "only local references; kept"
+        }
+        for test in sourceTests {
+            if let problem = local.problem(placing: test) { skipped[test] = problem.description }
+        }
+        plan.copies.removeAll { skipped[$0.firstSegment] != nil }
+        plan.stale.removeAll { skipped[$0.firstSegment] != nil }
+        let report = TransferReport(
+            action: "pull", from: source.name, to: local.name,
+            tests: tests.map { $0.filter(sourceTests.contains) } ?? sourceTests.sorted(),
+            commit: nil, dryRun: dryRun, skipped: skipped)
+        return await carryOut(plan, with: sync, report: report, commit: nil, prune: true)
+    }
+
+    /// What a run needs before its tests: every test's references from `base` (develop), and the
+    /// `changed` tests' from `changedFrom` (feature) where it holds them. A test pushed with a
+    /// record gets, over develop's files, the files its push changed (as promotion will copy them);
+    /// a test without records gets feature's latest copy whole.
+    public func pullForRun(
+        changed: [String], changes: ChangeSet, history: CommitHistory?, base: StoreRole, changedFrom: StoreRole?,
+        dryRun: Bool
+    ) async throws -> [TransferReport] {
+        guard let changedFrom, let history, !changed.isEmpty else {
+            return [try await pull(tests: nil, from: try stores.folder(base), dryRun: dryRun)]
+        }
+        let source = try stores.folder(changedFrom)
+        let sources = try await pushSources(of: changed, in: source, changes: changes, history: history)
+        let archive = PushArchive(feature: source)
+        var overlays: [(commit: String, tests: [String], files: FileChanges)] = []
+        for (commit, tests) in sources.pushed.sorted(by: { $0.key < $1.key }) {
+            var changed: [String: (changed: [String], removed: [String])] = [:]
+            for test in tests { changed[test] = try await archive.record(of: test, by: commit)?.changes }
+            overlays.append((commit, tests, try FileChanges(changed)))
+        }
+        // Develop's files first, but those the pushes replace or remove.
+        var reports = [
+            try await pull(
+                tests: nil, from: try stores.folder(base), excluding: Set(sources.unrecorded),
+                excludingFiles: overlays.reduce(into: Set<ObjectKey>()) { $0.formUnion($1.files.all) }, dryRun: dryRun)
+        ]
+        for overlay in overlays {
+            var report = try await pull(
+                tests: overlay.tests, from: try archive.pushed(by: overlay.commit), skippingMissing: true,
+                only: overlay.files, dryRun: dryRun)
+            for test in overlay.tests { report.pushCommits[test] = overlay.commit }
+            reports.append(report)
+        }
+        if !sources.unrecorded.isEmpty {
+            reports.append(
+                try await pull(tests: sources.unrecorded, from: source, skippingMissing: true, dryRun: dryRun))
+        }
+        return reports
+    }
+}

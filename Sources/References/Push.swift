@@ -1,0 +1,84 @@
+import Foundation
+import GitChanges
+import PipelineSpec
+import ReferenceStore
+
+extension ReferenceTransfers {
+    /// Uploads the checkout's references of `tests` to each of `roles`, recording `commit`.
+    /// Every name must be a test of the checkout with local references.
+    public func push(
+        tests: [String], to roles: [StoreRole], commit: String?, prune: Bool,
+        dryRun: Bool
+    ) async throws -> [TransferReport] {
+        let local = stores.local(testPattern: testPattern)
+        let withReferences = Set(try await local.testsWithReferences())
+        for test in tests {
+            guard local.testFiles.contains(test) else {
+                throw ReferenceError.notATest(test, reason: "no test file \(test).swift in \(local.checkout.path)")
+            }
+            if let problem = local.problem(placing: test) {
+                throw ReferenceError.notATest(test, reason: problem.description)
+            }
+            guard withReferences.contains(test) else {
+                throw ReferenceError.notATest(test, reason: "it has no local references in \(local.name)")
+            }
+        }
+        return try await push(
+            tests: tests, from: StoreFolder(store: local), to: roles, commit: commit, prune: prune, dryRun: dryRun,
+            renderedOn: RenderEnvironment.current(package: stores.base, environment: stores.environment))
+    }
+
+    /// Uploads `source`'s references of `tests` to each of `roles`, recording `commit` and where
+    /// they were rendered; feature keeps the push under the commit, its record naming
+    /// `acceptedFrom` when it came from CI's candidates.
+    func push(
+        tests: [String], from source: StoreFolder, to roles: [StoreRole], commit: String?, prune: Bool,
+        dryRun: Bool, renderedOn: RenderEnvironment?, acceptedFrom run: String? = nil
+    ) async throws -> [TransferReport] {
+        let metadata = renderedOn.map { [StoreSync.renderedOnMetadata: $0.metadataValue] } ?? [:]
+        var reports: [TransferReport] = []
+        for role in roles {
+            let destination = try stores.folder(role)
+            let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
+            let plan = try await sync.plan(tests: tests)
+            let report = TransferReport(
+                action: run == nil ? "push" : "accept", from: source.name, to: destination.name,
+                tests: Set(tests).sorted(), commit: commit, dryRun: dryRun)
+            reports.append(
+                await carryOut(plan, with: sync, report: report, commit: commit, prune: prune, metadata: metadata))
+            if role == .feature, let commit, !dryRun, reports.last?.failures.isEmpty == true {
+                try await keep(
+                    tests, from: source, pushedBy: commit, in: destination, metadata: metadata, acceptedFrom: run)
+            }
+        }
+        return reports
+    }
+
+    /// Keeps `commit`'s push of `tests` from `source` in feature's archive beside the latest copy:
+    /// the files, then a record naming them and what develop held of each test (read from develop
+    /// unless given), which later says what the push changed.
+    func keep(
+        _ tests: [String], from source: StoreFolder, pushedBy commit: String, in feature: StoreFolder,
+        develop bases: [String: [String: String]]? = nil, metadata: [String: String] = [:],
+        acceptedFrom run: String? = nil
+    ) async throws {
+        let archive = PushArchive(feature: feature)
+        let kept = StoreSync(from: source, to: try archive.pushed(by: commit), parallelism: parallelism)
+        let plan = try await kept.plan(tests: tests)
+        let result = await kept.execute(plan, commit: commit, prune: true, metadata: metadata)
+        if let failure = result.failures.first {
+            throw StoreError.transport(
+                endpoint: feature.name, reason: "keeping the push of \(commit.prefix(12)): \(failure)")
+        }
+        let develop = stores.settings.address(of: .develop) == nil ? nil : try? stores.folder(.develop)
+        let pushedAt = Timestamp.now()
+        for test in Set(tests).sorted() {
+            let files = try await Self.files(of: test, in: source)
+            var base = bases?[test]
+            if bases == nil, let develop { base = try? await Self.files(of: test, in: develop) }
+            try await archive.save(
+                PushRecord(commit: commit, pushedAt: pushedAt, files: files, develop: base, acceptedFrom: run), of: test
+            )
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import CISystem
+import Foundation
+import Testing
+
+@Suite struct CIEnvironmentTests {
+    let merge = String(repeating: "a", count: 40)
+    let base = String(repeating: "b", count: 40)
+    let head = String(repeating: "c", count: 40)
+
+    @Test func ciIsCIUnlessFalseOrEmpty() {
+        #expect(CIEnvironment(["CI": "true"]).isCI)
+        #expect(CIEnvironment(["CI": "1"]).isCI)
+        #expect(CIEnvironment(["CI": "yes"]).isCI)
+        #expect(!CIEnvironment(["CI": "false"]).isCI)
+        #expect(!CIEnvironment(["CI": "FALSE"]).isCI)
+        #expect(!CIEnvironment(["CI": "0"]).isCI)
+        #expect(!CIEnvironment(["CI": ""]).isCI)
+        #expect(!CIEnvironment([:]).isCI)
+        // CI=false never redraws progress as CI would not, nor is it named as a CI.
+        #expect(CIEnvironment(["CI": "false"]).name == nil)
+        #expect(CIEnvironment(["CI": "true"]).name == "CI")
+        #expect(CIEnvironment(["CI": "true", "GITHUB_ACTIONS": "true"]).name == "GitHub Actions")
+    }
+
+    @Test func runIDAndLabel() {
+        #expect(CIEnvironment([:]).runID == nil)
+        #expect(CIEnvironment(["GITHUB_RUN_ID": "123", "GITHUB_RUN_ATTEMPT": "2"]).runLabel == "123.2")
+        // Bitrise: the pipeline's id comes before the build's.
+        #expect(CIEnvironment(["BITRISE_BUILD_NUMBER": "7", "BITRISEIO_PIPELINE_ID": "p-1"]).runID == "p-1")
+        #expect(CIEnvironment(["BITRISE_BUILD_NUMBER": "7", "BITRISEIO_PIPELINE_ID": "p-1"]).runLabel == "p1")
+        #expect(CIEnvironment(["BUILDKITE_BUILD_ID": "../../x"]).runLabel == "....x")
+        #expect(CIEnvironment(["CI_PIPELINE_ID": ""]).runID == nil)
+    }
+
+    @Test func gitHubSummaryOnlyOnGitHub() {
+        #expect(CIEnvironment(["GITHUB_STEP_SUMMARY": "/tmp/s"]).gitHub == nil)
+        let gitHub = CIEnvironment(["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "/tmp/s"]).gitHub
+        #expect(gitHub?.summary == "/tmp/s")
+    }
+
+    /// GitHub's pull_request checkout is a merge GitHub makes; the event file names the branch head.
+    @Test func gitHubSyntheticMergeKeysByTheEventsHead() throws {
+        let event = FileManager.default.temporaryDirectory.appendingPathComponent("event-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: event) }
+        try Data(
+            #"{"number":4,"pull_request":{"head":{"ref":"feature/x","sha":"\#(head)"},"base":{"sha":"\#(base)"}}}"#.utf8
+        )
+        .write(to: event)
+        var variables = [
+            "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+            "GITHUB_EVENT_PATH": event.path, "GITHUB_SHA": merge,
+        ]
+        // A shallow checkout (fetch-depth 1) knows no parents: the event file is enough.
+        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [])?.commit == head)
+        // The workflow checked out the head itself: it is keyed by itself.
+        #expect(CIEnvironment(variables).branchHead(of: head, parents: [base]) == nil)
+        // A push event is the branch's own commit.
+        variables["GITHUB_EVENT_NAME"] = "push"
+        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head]) == nil)
+        // An unreadable event file: the merge's second parent.
+        variables["GITHUB_EVENT_NAME"] = "pull_request"
+        variables["GITHUB_EVENT_PATH"] = "/nonexistent/event.json"
+        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head])?.commit == head)
+        // Outside CI nothing is guessed.
+        variables["CI"] = "false"
+        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head]) == nil)
+    }
+
+    @Test func gitLabMergedResults() {
+        var variables = [
+            "CI": "true", "GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "9",
+            "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": head, "CI_MERGE_REQUEST_EVENT_TYPE": "merged_result",
+        ]
+        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head])?.commit == head)
+        // A detached merge request pipeline builds the head itself, even when it is a merge commit.
+        variables["CI_MERGE_REQUEST_EVENT_TYPE"] = "detached"
+        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head]) == nil)
+    }
+
+    @Test func otherCIs() {
+        // Bitrise builds a pull request as a merge: its second parent is the branch.
+        let bitrise = ["CI": "true", "BITRISE_IO": "true", "BITRISE_PULL_REQUEST": "12"]
+        #expect(CIEnvironment(bitrise).branchHead(of: merge, parents: [base, head])?.commit == head)
+        #expect(CIEnvironment(bitrise).branchHead(of: merge, parents: [base]) == nil)
+        // Buildkite builds the branch's own commit: a merge commit there is the branch's.
+        let buildkite = ["CI": "true", "BUILDKITE": "true", "BUILDKITE_PULL_REQUEST": "12"]
+        #expect(CIEnvironment(buildkite).branchHead(of: merge, parents: [base, head]) == nil)
+        // Any CI: PIPELINE_BRANCH_HEAD says so; a value that is no commit id is ignored.
+        #expect(CIEnvironment(["PIPELINE_BRANCH_HEAD": head]).branchHead(of: merge, parents: [])?.commit == head)
+        #expect(CIEnvironment(["PIPELINE_BRANCH_HEAD": "main"]).branchHead(of: merge, parents: []) == nil)
+    }
+}
