@@ -37,27 +37,32 @@ let package = Package(
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
         .target(name: "PipelineSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
         // Pipelines: the runner with one executor per stage kind (serving the run and the dry run),
-        // the plan and stage descriptions, the test stage (`pipeline test`) and its shared runs, and
-        // the errors' exit statuses.
+        // the plan and stage descriptions, the one test flow every entry point hands its request to
+        // (`pipeline test`, the test stage, `refs record`) and its shared runs, and the errors' exit statuses.
         .target(
             name: "Pipelines",
             dependencies: [
                 "PipelineSpec", "References", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
-                "ImageDiff", "SnapshotConventions", "Coverage", "CISystem",
+                "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
             ]
         ),
-        // References: the stores a spec names, transfers between them and the checkout, recording,
-        // and review (failed snapshots paired with their references, image comparison, review pages).
+        // References: the stores a spec names; pull, push, promotion, retention and accepting CI's
+        // candidates; what `refs record` checks before and after its run; and review (failed snapshots
+        // paired with their references, review pages).
         .target(
             name: "References",
             dependencies: [
-                "PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "SharedRun", "ImageDiff",
-                "SnapshotConventions", "CISystem",
+                "PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff", "SnapshotConventions",
+                "CISystem", "TestImpact",
             ]
         ),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
-        // of batches claimed by conditional writes, and the batches' reports.
-        .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding", "Coverage"]),
+        // of batches claimed by conditional writes, the batches' reports, and the impact map's bytes.
+        .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding"]),
+        // Which tests a change can reach: the package's target graph (--affected), the impact map of
+        // what each suite executed and the selection by it (--impacted), and the one Swift lexer,
+        // which also reads the test declarations `refs record` selects by.
+        .target(name: "TestImpact", dependencies: ["TestSharding", "Coverage", "GitChanges"]),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
@@ -132,6 +137,7 @@ let package = Package(
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
         .testTarget(name: "CoverageTests", dependencies: ["Coverage", "TestSupport"]),
+        .testTarget(name: "TestImpactTests", dependencies: ["TestImpact", "TestSharding", "Coverage", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),

@@ -12,7 +12,8 @@ struct PipelineCommand: AsyncParsableCommand {
 
             Exit codes: 0 success, 1 tests failed, 2 usage error, 3 invalid or missing spec, \
             4 git error, 5 storage error, 6 build failed, 7 no tests selected, \
-            8 promotion conflict (develop changed after the branch was cut), 9 coverage missing or below the \
+            8 promotion refused (develop changed after the branch was cut; the merged commit's CI renderings \
+            never accepted; a candidate refused), 9 coverage missing or below the \
             minimum, 70 internal error, \
             130 interrupted.
             """,

@@ -56,7 +56,6 @@ extension RefsCommand {
             let package = options.global.resolve(packagePath)
             let context = try options.context()
             Interrupts.install()
-            Console.error("Building the tests of \(package.path)…")
             let (report, pushed) = try await context.record(
                 tests, package: package, timeout: timeout, cores: options.global.availableCores,
                 review: review.map(options.global.resolve), push: push, dryRun: options.dryRun

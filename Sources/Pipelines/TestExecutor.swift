@@ -4,6 +4,7 @@ import PipelineSpec
 import References
 import SharedRun
 import SnapshotConventions
+import TestImpact
 import TestSharding
 
 /// `test`: the package's tests in balanced shards, with the snapshot check, the quarantine, the

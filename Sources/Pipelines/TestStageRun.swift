@@ -135,7 +135,7 @@ public struct TestStageRun: Sendable {
         let progress = RunProgress(
             total: prepared.plannedTests, shards: prepared.shards.count,
             expectedSeconds: prepared.expectedSeconds, interactive: interactive,
-            quarantined: quarantined
+            recording: snapshots.forcedMode == .all, quarantined: quarantined
         ) { write($0) }
         return try await suite.run(prepared, progress: progress, statusInterval: statusInterval, part: part)
     }

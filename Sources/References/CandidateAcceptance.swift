@@ -46,17 +46,20 @@ extension ReferenceTransfers {
         let archive = CandidateArchive(feature: feature)
         let runs = try await archive.runs(of: request.commit)
         let kept = runs.filter { !$0.tests.isEmpty }
-        let chosen = request.run.map { name in kept.first { $0.run == name } } ?? kept.last
-        guard let chosen else {
+        // The CI run: the one named, else the latest with every node's part of it.
+        let group = request.run.map { name in kept.filter { $0.run == name } } ?? CandidateRun.latest(kept)
+        guard let chosen = group.last else {
             throw ReferenceError.noCandidates(
                 commit: request.commit, run: request.run, folder: archive.place(of: request.commit))
         }
-        let tests = request.all ? chosen.tests : Set(request.tests).sorted()
-        for test in tests where !chosen.tests.contains(test) {
+        var source: [String: CandidateRun] = [:]
+        for part in group { for test in part.tests { source[test] = part } }
+        let tests = request.all ? source.keys.sorted() : Set(request.tests).sorted()
+        for test in tests where source[test] == nil {
             throw ReferenceError.notATest(
                 test,
                 reason: "CI's run \(chosen.run) of \(request.commit.prefix(12)) kept no candidate of it "
-                    + "(it kept: \(chosen.tests.joined(separator: ", ")))")
+                    + "(it kept: \(source.keys.sorted().joined(separator: ", ")))")
         }
         var outcome = AcceptOutcome(commit: request.commit, run: chosen.run, tests: tests)
         let pushes = PushArchive(feature: feature)
@@ -65,7 +68,6 @@ extension ReferenceTransfers {
             guard request.force else { throw ReferenceError.candidateRefused(test: test, reason: reason) }
             outcome.overridden[test] = reason
         }
-        let candidates = try archive.candidates(of: request.commit, run: chosen.run)
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pipeline-accept-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -76,6 +78,7 @@ extension ReferenceTransfers {
             {
                 try await copy(test, from: base, to: staged, commit: request.commit)
             }
+            let candidates = try archive.candidates(of: request.commit, run: source[test]?.run ?? chosen.run)
             try await copy(test, from: candidates, to: staged, commit: request.commit)
         }
         outcome.reports = try await push(
@@ -83,8 +86,11 @@ extension ReferenceTransfers {
             renderedOn: chosen.environment.flatMap(RenderEnvironment.init(metadata:)), acceptedFrom: chosen.run)
         if let history {
             let committed = try committedInGit(tests, at: request.commit, history: history)
-            if !committed.isEmpty {
-                outcome.reports.append(try await write(committed, from: candidates, dryRun: request.dryRun))
+            for part in group {
+                let tests = committed.filter { source[$0]?.run == part.run }
+                guard !tests.isEmpty else { continue }
+                let candidates = try archive.candidates(of: request.commit, run: part.run)
+                outcome.reports.append(try await write(tests, from: candidates, dryRun: request.dryRun))
             }
         }
         return outcome
@@ -98,9 +104,15 @@ extension ReferenceTransfers {
         _ pushed: [String: [String]]
     ) async throws -> [(String, String)] {
         var reasons: [String: String] = [:]
-        for later in runs where later.run > run.run {
-            for test in tests where reasons[test] == nil && !later.tests.contains(test) {
-                reasons[test] = "it passed in a later run of the commit, \(later.run)"
+        // Each later CI run, its nodes' parts together: a test none of them kept passed there.
+        var later: [String: (name: String, tests: Set<String>)] = [:]
+        for other in runs where other.run > run.run && !other.sameCIRun(as: run) {
+            let key = other.ciRun ?? other.run
+            later[key, default: (other.run, [])].tests.formUnion(other.tests)
+        }
+        for (_, ci) in later.sorted(by: { $0.value.name < $1.value.name }) {
+            for test in tests where reasons[test] == nil && !ci.tests.contains(test) {
+                reasons[test] = "it passed in a later run of the commit, \(ci.name)"
             }
         }
         for test in tests where reasons[test] == nil {

@@ -68,7 +68,8 @@ public struct CandidateArchive: Sendable {
     /// as `commit`'s run `run`: the files first, then the record naming the tests, so a run with a
     /// record is whole. Returns the record; nil when there was nothing to keep.
     public func keep(
-        artifacts: URL, commit: String, run: String, renderedOn: () -> RenderEnvironment, parallelism: Int = 16
+        artifacts: URL, commit: String, run: String, ciRun: String? = nil, node: String? = nil,
+        renderedOn: () -> RenderEnvironment, parallelism: Int = 16
     ) async throws -> CandidateRun? {
         let source = StoreFolder(store: FolderStore(root: artifacts, keepsMetadata: false))
         let sync = StoreSync(from: source, to: try candidates(of: commit, run: run), parallelism: parallelism)
@@ -83,17 +84,18 @@ public struct CandidateArchive: Sendable {
         }
         let record = CandidateRun(
             commit: commit, run: run, createdAt: Timestamp.now(),
-            tests: Set(files.map(\.firstSegment)).sorted(), environment: environment)
+            tests: Set(files.map(\.firstSegment)).sorted(), environment: environment, ciRun: ciRun,
+            node: node)
         try await save(record)
         return record
     }
 
     /// Notes that `commit`'s run `run` left no candidate of any test: later than the runs before
     /// it, it says their tests passed since. Only written where the commit has candidates.
-    public func notePassingRun(commit: String, run: String) async throws {
+    public func notePassingRun(commit: String, run: String, ciRun: String? = nil, node: String? = nil) async throws {
         guard !(try await runs(of: commit)).isEmpty else { return }
         try await save(
-            CandidateRun(commit: commit, run: run, createdAt: Timestamp.now(), tests: []))
+            CandidateRun(commit: commit, run: run, createdAt: Timestamp.now(), tests: [], ciRun: ciRun, node: node))
     }
 
     private func save(_ record: CandidateRun) async throws {
@@ -121,12 +123,13 @@ public struct CandidateArchive: Sendable {
 
     /// A run's name: its UTC time, then the CI's run id and attempt when there are ones, so that
     /// names sort by time and say which CI run made them.
-    public static func runName(at date: Date = Date(), environment: [String: String]) -> String {
+    public static func runName(at date: Date = Date(), environment: [String: String], part: String? = nil) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
         return formatter.string(from: date) + (CIEnvironment(environment).runLabel.map { "-" + $0 } ?? "")
+            + (part.map { "-" + $0 } ?? "")
     }
 }
 
@@ -140,13 +143,37 @@ public struct CandidateRun: Codable, Sendable, Equatable {
     public let tests: [String]
     /// Where the run rendered them (`RenderEnvironment.metadataValue`).
     public var environment: String?
+    /// The CI's run (its id and attempt), shared by the nodes of a run split across machines, each
+    /// of which keeps its own tests' candidates as a run record of its own; nil outside such a CI.
+    public var ciRun: String?
+    /// The node of a run split across machines (`node-2-of-4`); nil for a whole run.
+    public var node: String?
 
-    public init(commit: String, run: String, createdAt: String, tests: [String], environment: String? = nil) {
+    public init(
+        commit: String, run: String, createdAt: String, tests: [String], environment: String? = nil,
+        ciRun: String? = nil, node: String? = nil
+    ) {
         self.commit = commit
         self.run = run
         self.createdAt = createdAt
         self.tests = tests
         self.environment = environment
+        self.ciRun = ciRun
+        self.node = node
+    }
+
+    /// Whether the two records are parts of one CI run: two nodes of its matrix. The same node
+    /// again (a job re-run under the same run id, as GitLab's retry) is a later run.
+    public func sameCIRun(as other: CandidateRun) -> Bool {
+        guard let ciRun, ciRun == other.ciRun, let node, let otherNode = other.node else { return false }
+        return node != otherNode
+    }
+
+    /// The newest CI run among `runs` (oldest first): the last record and the other records of its
+    /// CI run, which are its other nodes' parts.
+    public static func latest(_ runs: [CandidateRun]) -> [CandidateRun] {
+        guard let last = runs.last else { return [] }
+        return runs.filter { $0.run == last.run || $0.sameCIRun(as: last) }
     }
 }
 
@@ -157,17 +184,19 @@ extension ReferenceTransfers {
     /// Returns the lines to show; a store that cannot be written is a warning, not a failed stage.
     public func keepCandidates(
         artifacts: URL, commit: String, passed: Bool, renderedOn: () -> RenderEnvironment,
-        environment: [String: String]
+        environment: [String: String], part: String? = nil
     ) async -> [String] {
         guard stores.settings.address(of: .feature) != nil else { return [] }
         do {
             let archive = CandidateArchive(feature: try stores.folder(.feature))
-            let run = CandidateArchive.runName(environment: environment)
+            let run = CandidateArchive.runName(environment: environment, part: part)
+            let ciRun = CIEnvironment(environment).runLabel
             guard
                 let kept = try await archive.keep(
-                    artifacts: artifacts, commit: commit, run: run, renderedOn: renderedOn, parallelism: parallelism)
+                    artifacts: artifacts, commit: commit, run: run, ciRun: ciRun, node: part, renderedOn: renderedOn,
+                    parallelism: parallelism)
             else {
-                if passed { try await archive.notePassingRun(commit: commit, run: run) }
+                if passed { try await archive.notePassingRun(commit: commit, run: run, ciRun: ciRun, node: part) }
                 return []
             }
             return [

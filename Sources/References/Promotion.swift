@@ -241,8 +241,9 @@ extension ReferenceTransfers {
         let parents = try history.parents(of: changes.head)
         let merged = changes.comparison == "merge" && parents.count > 1 ? parents[1] : changes.head
         let runs = try await CandidateArchive(feature: try stores.folder(.feature)).runs(of: merged)
-        guard let last = runs.last, !last.tests.isEmpty else { return nil }
-        let failed = tests.map { named in last.tests.filter(named.contains) } ?? last.tests
+        let last = Set(CandidateRun.latest(runs).flatMap(\.tests)).sorted()
+        guard !last.isEmpty else { return nil }
+        let failed = tests.map { named in last.filter(named.contains) } ?? last
         return failed.isEmpty ? nil : (failed, merged)
     }
 

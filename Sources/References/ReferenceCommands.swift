@@ -81,22 +81,6 @@ extension ReferenceContext {
         try await transfers.prunePushes(olderThan: age, history: try? history(), dryRun: dryRun)
     }
 
-    /// `refs record`: re-records `tests` in the package and, with `push`, uploads them to feature.
-    public func record(
-        _ tests: [String], package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool, dryRun: Bool,
-        write: @escaping @Sendable (String) -> Void
-    ) async throws -> (record: RecordReport, push: [TransferReport]?) {
-        let recorder = ReferenceRecorder(
-            package: package, local: transfers.stores.local(testPattern: transfers.testPattern),
-            settings: BuildSettings(packagePath: package),
-            options: TestRunOptions(shards: cores, limits: RunLimits(timeout: timeout)), page: review, write: write)
-        let report = try await recorder.record(tests)
-        guard push else { return (report, nil) }
-        let pushed = try await transfers.push(
-            tests: tests, to: [.feature], commit: headCommit, prune: true, dryRun: dryRun)
-        return (report, pushed)
-    }
-
     /// `refs report`: one review page of `new` against `reference` (a store, or a folder when
     /// given) for `tests`, every test (`all`), or the tests the compared commits changed.
     public func review(

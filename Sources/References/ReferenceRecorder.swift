@@ -1,13 +1,14 @@
 import Foundation
 import ImageDiff
 import ReferenceStore
-import SharedRun
 import SnapshotConventions
+import TestImpact
 import TestSharding
 
-/// `pipeline refs record TEST…`: re-records the named test files' references by running exactly
-/// their tests with `SNAPSHOT_TESTING_RECORD=all` (instead of flipping `record = true` in the test
-/// code), then says what changed and writes a review page of old against new.
+/// `pipeline refs record TEST…`: re-records the named test files' references. The one test flow
+/// runs exactly their tests with `SNAPSHOT_TESTING_RECORD=all` (instead of flipping `record = true`
+/// in the test code); the recorder checks the names and finds the tests' filters first, and after
+/// the run says what changed and writes a review page of old against new.
 ///
 /// It is all or nothing: every reference below the package is backed up first, and if a test
 /// fails for a reason other than recording (a crash, an assertion, a timeout) or writes a
@@ -15,47 +16,54 @@ import TestSharding
 public struct ReferenceRecorder: Sendable {
     public let package: URL
     public let local: LocalReferences
-    public let settings: BuildSettings
-    public let options: TestRunOptions
     public let page: URL
     public let write: @Sendable (String) -> Void
 
-    public init(
-        package: URL, local: LocalReferences, settings: BuildSettings, options: TestRunOptions, page: URL? = nil,
-        write: @escaping @Sendable (String) -> Void
-    ) {
+    public init(package: URL, local: LocalReferences, page: URL? = nil, write: @escaping @Sendable (String) -> Void) {
         self.package = package.standardizedFileURL
         self.local = local
-        self.settings = settings
-        var options = options
-        options.retries = 0
-        self.options = options
         self.page = page ?? SuiteRun.workFolder(of: self.package).appendingPathComponent("record-review.html")
         self.write = write
     }
 
-    public func record(_ tests: [String]) async throws -> RecordReport {
+    /// The snapshot check a recording runs with: recording forced, its own review page.
+    public var check: SnapshotCheck {
+        SnapshotCheck(package: package, local: local, page: page, forcedMode: .all)
+    }
+
+    /// A recording under way: the tests named, the filters that select them, and the references as
+    /// they were before (backed up).
+    public struct Recording: Sendable {
+        public let tests: [String]
+        /// Regular expressions selecting exactly the named files' tests.
+        public let filters: [String]
+        let files: [(test: String, url: URL)]
+        let before: ReferenceInventory
+        let backup: URL
+    }
+
+    /// Checks the names, finds their tests' filters, and backs every reference up.
+    public func begin(_ tests: [String]) throws -> Recording {
         let files = try tests.map(testFile)
-        let check = SnapshotCheck(package: package, local: local, page: page, forcedMode: .all)
-        var options = options
-        options.filters = try files.flatMap(Self.filters)
-        options.environment.merge(check.environment) { $1 }
-        let suite = SuiteRun(settings: settings, options: options)
-        let timings = try await SharedFolder(file: SuiteRun.defaultTimings(of: package)).timings.load()
-        let prepared = try await suite.prepare(timings: timings)
+        let filters = try files.flatMap(Self.filters)
         let backup = SuiteRun.workFolder(of: package).appendingPathComponent("record-backup")
         let before = ReferenceInventory.scan(package)
         try copy(Array(before.files.keys), from: package, to: backup)
-        defer { try? FileManager.default.removeItem(at: backup) }
+        return Recording(tests: tests, filters: filters, files: files, before: before, backup: backup)
+    }
 
-        write(prepared.announcement(node: options.node, note: "snapshots: record mode \(check.mode.rawValue)") + "\n")
-        _ = check.begin()
-        let write = self.write
-        let progress = RunProgress(
-            total: prepared.plannedTests, shards: prepared.shards.count,
-            expectedSeconds: prepared.expectedSeconds, interactive: false, recording: true
-        ) { write($0) }
-        let report = try await suite.run(prepared, progress: progress, statusInterval: .seconds(10))
+    /// Puts every reference back as it was before `recording`, for a run that stopped before its end.
+    public func abandon(_ recording: Recording) {
+        restore(before: recording.before, after: ReferenceInventory.scan(package), backup: recording.backup)
+        try? FileManager.default.removeItem(at: recording.backup)
+    }
+
+    /// After the run: every reference put back if a test failed for real or wrote another test's
+    /// reference; otherwise what changed, and the review page of old against new.
+    public func finish(_ recording: Recording, report: TestReport) throws -> RecordReport {
+        let (before, backup, tests) = (recording.before, recording.backup, recording.tests)
+        defer { try? FileManager.default.removeItem(at: backup) }
+        let check = self.check
         let after = ReferenceInventory.scan(package)
         let written = after.written(since: before)
         let named = Set(tests)
@@ -81,7 +89,7 @@ public struct ReferenceRecorder: Sendable {
         var result = RecordReport(summary: report.summaryLine)
         var entries: [ReviewEntry] = []
         let comparer = ImageComparer()
-        for file in files {
+        for file in recording.files {
             var changes = RecordReport.TestChanges(test: file.test)
             let paths = Set(before.files.keys).union(after.files.keys).filter {
                 SnapshotFile(referenceAt: URL(fileURLWithPath: $0))?.testFile == file.test
@@ -226,88 +234,5 @@ public struct RecordReport: Sendable, Encodable {
         }
         if let review { lines.append("review: \(review)") }
         return lines
-    }
-}
-
-/// The test types and free `@Test` functions a Swift file declares, read from its text (comments
-/// and string literals skipped; nesting followed by braces).
-struct TestDeclarations {
-    var types: [String] = []
-    var freeFunctions: [String] = []
-
-    init(_ source: String) {
-        let code = Self.strippingCommentsAndStrings(source)
-        var depth = 0
-        var pendingTest = false
-        var index = code.startIndex
-        while index < code.endIndex {
-            let character = code[index]
-            if character == "{" { depth += 1 }
-            if character == "}" { depth = max(0, depth - 1) }
-            if character == "@", code[index...].hasPrefix("@Test") { pendingTest = true }
-            if depth == 0, character.isLetter,
-                index == code.startIndex || !Self.isIdentifier(code[code.index(before: index)])
-            {
-                let word = code[index...].prefix(while: Self.isIdentifier)
-                let rest = code[word.endIndex...].drop { $0 == " " || $0 == "\n" || $0 == "\t" }
-                let name = String(rest.prefix(while: Self.isIdentifier))
-                switch word {
-                case "class", "struct", "enum", "actor", "extension":
-                    if !name.isEmpty, !types.contains(name) { types.append(name) }
-                    pendingTest = false
-                case "func":
-                    if pendingTest, !name.isEmpty { freeFunctions.append(name) }
-                    pendingTest = false
-                default: break
-                }
-                index = word.endIndex
-                continue
-            }
-            index = code.index(after: index)
-        }
-    }
-
-    private static func isIdentifier(_ character: Character) -> Bool {
-        character.isLetter || character.isNumber || character == "_"
-    }
-
-    /// The source with comments and string literals blanked out, so their braces and words do not count.
-    static func strippingCommentsAndStrings(_ source: String) -> String {
-        var result = ""
-        let iterator = Array(source)
-        var index = 0
-        func at(_ offset: Int) -> Character? { index + offset < iterator.count ? iterator[index + offset] : nil }
-        while index < iterator.count {
-            if iterator[index] == "/", at(1) == "/" {
-                while index < iterator.count, iterator[index] != "\n" { index += 1 }
-            } else if iterator[index] == "/", at(1) == "*" {
-                index += 2
-                while index < iterator.count, !(iterator[index] == "*" && at(1) == "/") { index += 1 }
-                index += 2
-            } else if iterator[index] == "\"" {
-                let triple = at(1) == "\"" && at(2) == "\""
-                index += triple ? 3 : 1
-                while index < iterator.count {
-                    if iterator[index] == "\\" {
-                        index += 2
-                        continue
-                    }
-                    if triple, iterator[index] == "\"", at(1) == "\"", at(2) == "\"" {
-                        index += 3
-                        break
-                    }
-                    if !triple, iterator[index] == "\"" || iterator[index] == "\n" {
-                        index += 1
-                        break
-                    }
-                    index += 1
-                }
-                result.append("\"\"")
-            } else {
-                result.append(iterator[index])
-                index += 1
-            }
-        }
-        return result
     }
 }

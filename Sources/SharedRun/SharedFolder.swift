@@ -1,4 +1,3 @@
-import Coverage
 import Foundation
 import ReferenceStore
 import TestSharding
@@ -112,20 +111,24 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
     public var impactKey: ObjectKey {
         get throws(StoreError) {
             let folder = timingsKey.rawValue.split(separator: "/").dropLast().joined(separator: "/")
-            return try ObjectKey((folder.isEmpty ? "" : folder + "/") + ImpactMap.fileName)
+            return try ObjectKey((folder.isEmpty ? "" : folder + "/") + Self.impactFile)
         }
     }
 
-    /// Keeps `map` beside the timings (the last recording wins).
-    public func saveImpact(_ map: ImpactMap) async throws {
-        _ = try await store.put(try map.encoded(), to: impactKey, condition: .always)
+    /// The impact map's file beside the timings.
+    public static let impactFile = "pipeline-impact.json"
+
+    /// Keeps an impact map's bytes beside the timings (the last recording wins).
+    public func saveImpact(_ data: Data) async throws {
+        _ = try await store.put(data, to: impactKey, condition: .always)
     }
 
-    /// The impact map kept beside the timings; nil when none was recorded there.
-    public func impact() async throws -> ImpactMap? {
+    /// The impact map's bytes kept beside the timings, with where they were read; nil when none
+    /// was recorded there. Reading them is TestImpact's.
+    public func impact() async throws -> (data: Data, name: String)? {
         let key = try impactKey
         guard let (data, _) = try await store.get(key) else { return nil }
-        return try ImpactMap.decode(data, name: "\(store.name)/\(key.rawValue)")
+        return (data, "\(store.name)/\(key.rawValue)")
     }
 
     /// Where the timings are, for messages and the dry run.

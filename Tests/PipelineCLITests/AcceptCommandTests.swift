@@ -30,7 +30,10 @@ struct AcceptCommandTests {
 
     /// What a CI run's test stage does after failed snapshots: keeps `artifacts` (`<Test>/<file>` →
     /// content; none for a run that passed) as the candidates of the checkout's HEAD.
-    private func ciRun(_ repo: SnapshotRepository, artifacts: [String: String]) async throws -> [String] {
+    private func ciRun(
+        _ repo: SnapshotRepository, artifacts: [String: String], part: String? = nil,
+        environment: [String: String] = ["GITHUB_RUN_ID": "77"]
+    ) async throws -> [String] {
         let folder = repo.root.appendingPathComponent(".build/artifacts-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (path, content) in artifacts { try Scratch.write(content, to: folder.appendingPathComponent(path)) }
@@ -41,7 +44,7 @@ struct AcceptCommandTests {
         let transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")
         return await transfers.keepCandidates(
             artifacts: folder, commit: try repo.sha(), passed: artifacts.isEmpty, renderedOn: { Self.ci },
-            environment: ["GITHUB_RUN_ID": "77"])
+            environment: environment, part: part)
     }
 
     private func branch(_ name: String, in repo: SnapshotRepository) throws {
@@ -129,6 +132,43 @@ struct AcceptCommandTests {
                 try renderedOn(repo, "develop", "ProfileTests/test_プロフィール 1.png")?.hasPrefix("os=") == true,
                 "a push from a checkout says where it was rendered")
         }
+    }
+
+    @Test(
+        "a CI run split across nodes: each node keeps its own tests' candidates, accept --all takes every node's, a node that passed is no later pass, and the merge promotes them; unaccepted, the promotion exits 8"
+    )
+    func matrix() async throws {
+        let repo = try await repository(.folder)
+        try branch("view-m", in: repo)
+        let commit = try repo.sha()
+        let run = ["GITHUB_RUN_ID": "88", "GITHUB_RUN_ATTEMPT": "1"]
+        _ = try await ciRun(
+            repo, artifacts: ["LoginTests/test_login.1.png": "login ci"], part: "node-1-of-3", environment: run)
+        _ = try await ciRun(repo, artifacts: ["ProfileTests/p.png": "p ci"], part: "node-2-of-3", environment: run)
+        _ = try await ciRun(repo, artifacts: [:], part: "node-3-of-3", environment: run)
+
+        // Merged as it is, nobody having accepted: the promotion names both and the command.
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge view-m unaccepted", "view-m")
+        let refused = try repo.pipeline("refs", "promote")
+        #expect(refused.status == 8, "\(refused.stdout)\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("pipeline refs accept LoginTests ProfileTests --commit \(commit)"),
+            "\(refused.stderr)")
+        try repo.git("reset", "-q", "--hard", "HEAD^")
+
+        try repo.git("checkout", "-q", "view-m")
+        let accepted = try repo.report("refs", "accept", "--all")
+        #expect(accepted["tests"] as? [String] == ["LoginTests", "ProfileTests"], "\(accepted)")
+        #expect((accepted["run"] as? String)?.hasSuffix("-88.1-node-2-of-3") == true, "\(accepted)")
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge view-m", "view-m")
+        let promoted = try repo.report("refs", "promote")
+        #expect(
+            Set(promoted["copied"] as? [String] ?? []) == ["LoginTests/test_login.1.png", "ProfileTests/p.png"],
+            "\(promoted)")
+        #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
+        #expect(repo.read(Self.login) == "login ci")
     }
 
     @Test("refused when the test passed since, or feature changed after the run; --force accepts")

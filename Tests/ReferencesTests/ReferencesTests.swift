@@ -9,26 +9,6 @@ import Testing
 
 @Suite("which tests a test file declares")
 struct TestDeclarationTests {
-    @Test("types declared or extended, and free @Test functions; not those in comments, strings or nested")
-    func declarations() {
-        let source = """
-            import XCTest
-            // class Commented: XCTestCase {}
-            final class BadgeViewTests: XCTestCase {
-                func testImage() { let text = "struct InString {}" }
-                struct Nested {}
-            }
-            extension BadgeViewTests { func testMore() {} }
-            @Suite struct BadgeSuite { @Test func inside() {} }
-            @Test("free") func freeStanding() {}
-            /* enum Hidden {} */
-            func notATest() {}
-            """
-        let declarations = TestDeclarations(source)
-        #expect(declarations.types == ["BadgeViewTests", "BadgeSuite"])
-        #expect(declarations.freeFunctions == ["freeStanding"])
-    }
-
     @Test("filters select the file's types and free functions in any module, escaped")
     func filters() throws {
         let folder = try Scratch.folder("filters")
@@ -346,5 +326,29 @@ struct RenderEnvironmentTests {
         #expect(
             RenderEnvironment.operatingSystem().hasPrefix("Linux")
                 || RenderEnvironment.operatingSystem().hasPrefix("macOS"))
+    }
+}
+
+@Suite("which candidate records make one CI run")
+struct CandidateRunGroupTests {
+    func record(_ run: String, ciRun: String?, node: String?, tests: [String] = ["T"]) -> CandidateRun {
+        CandidateRun(commit: "c", run: run, createdAt: "x", tests: tests, ciRun: ciRun, node: node)
+    }
+
+    @Test("the nodes of the latest CI run, not an earlier run's, nor the same node retried")
+    func latest() {
+        let earlier = record("1", ciRun: "41.1", node: "node-1-of-2")
+        let first = record("2", ciRun: "42.1", node: "node-1-of-2")
+        let second = record("3", ciRun: "42.1", node: "node-2-of-2")
+        #expect(CandidateRun.latest([earlier, first, second]).map(\.run) == ["2", "3"])
+        // GitLab retries a job under the same pipeline id: the retried node is a later run.
+        let retried = record("4", ciRun: "42.1", node: "node-1-of-2")
+        #expect(CandidateRun.latest([earlier, first, second, retried]).map(\.run) == ["3", "4"])
+        // Whole runs (no node) under one id are runs of their own.
+        let whole = [record("5", ciRun: "43", node: nil), record("6", ciRun: "43", node: nil)]
+        #expect(CandidateRun.latest(whole).map(\.run) == ["6"])
+        #expect(CandidateRun.latest([]).isEmpty)
+        #expect(
+            !record("7", ciRun: nil, node: "node-1-of-2").sameCIRun(as: record("8", ciRun: nil, node: "node-2-of-2")))
     }
 }

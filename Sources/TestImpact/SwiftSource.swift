@@ -345,9 +345,14 @@ struct SwiftSource: Sendable {
         case interpolation(parentheses: Int)
     }
 
-    /// Each line's code (comments removed; strings kept, they are code) and the braces it opens
-    /// (true) and closes (false), in order, outside strings and comments.
-    static func scan(_ text: String) -> [(code: String, braces: [Bool])] {
+    /// What `scan` does with a string literal: keeps it (it is code: a changed literal is a changed
+    /// line), or blanks what lies inside it, interpolations too, leaving `""` (where only the
+    /// code's shape matters, as for the test declarations a file makes).
+    enum Literals { case kept, blanked }
+
+    /// Each line's code (comments removed; string literals as `strings` says) and the braces it
+    /// opens (true) and closes (false), in order, outside strings and comments.
+    static func scan(_ text: String, strings: Literals = .kept) -> [(code: String, braces: [Bool])] {
         let bytes = Array(text.utf8)
         let (slash, star, quote, hash, backslash) = (
             UInt8(ascii: "/"), UInt8(ascii: "*"), UInt8(ascii: "\""), UInt8(ascii: "#"), UInt8(ascii: "\\")
@@ -363,9 +368,18 @@ struct SwiftSource: Sendable {
             while at(index + count) == hash { count += 1 }
             return count
         }
+        /// Whether the scan is inside a string literal (or an interpolation in one).
+        var inLiteral: Bool {
+            stack.contains {
+                if case .string = $0 { true } else { false }
+            }
+        }
         var i = 0
         while i < bytes.count {
             let byte = bytes[i]
+            // Blanking: scanned as when kept, but what a literal's inside adds is dropped.
+            let (mark, blanking) = (code.count, strings == .blanked && byte != UInt8(ascii: "\n") && inLiteral)
+            defer { if blanking, code.count > mark { code.removeSubrange(mark...) } }
             if byte == UInt8(ascii: "\n") {
                 result.append((String(decoding: code, as: UTF8.self), braces))
                 code = []

@@ -1,4 +1,5 @@
 import Foundation
+import TestSharding
 
 /// A package's targets and how they depend on each other, from `swift package describe --type json`:
 /// what selective testing follows from changed files to the test targets that can see them.

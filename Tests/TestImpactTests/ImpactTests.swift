@@ -1,7 +1,8 @@
+import Coverage
 import Foundation
 import Testing
 
-@testable import Coverage
+@testable import TestImpact
 
 @Suite("impact: which suites a change can reach, and why")
 struct ImpactTests {
@@ -416,33 +417,6 @@ struct ImpactTests {
         #expect(selection.fallback.isEmpty && selection.suites.isEmpty, "\(selection.fallback)")
         #expect(selection.notes.count == 5)
         #expect(!ImpactSelection.isDocumentation("Sources/App/Resources/settings.plist"))
-    }
-
-    @Test("llvm-profdata's listing: the functions with a count above zero")
-    func executedFunctions() {
-        let listing = """
-            Counters:
-              $s3App6ParserV5parseySiSSF:
-                Hash: 0x0000000000000001
-                Counters: 2
-                Function count: 3
-                Block counts: [1]
-              /src/Sources/App/View.swift:$s3App4ViewV4drawyyFyyXEfU_:
-                Hash: 0x0000000000000000
-                Counters: 2
-                Function count: 0
-                Block counts: [2]
-              $s3App4DeadV4nopeyyF:
-                Hash: 0x0000000000000000
-                Counters: 1
-                Function count: 0
-                Block counts: []
-            Instrumentation level: Front-end
-            """
-        #expect(
-            ImpactRecorder.executedFunctions(in: listing) == [
-                "$s3App6ParserV5parseySiSSF", "/src/Sources/App/View.swift:$s3App4ViewV4drawyyFyyXEfU_",
-            ])
     }
 
     @Test("a map reads back; a corrupt one or another version is named")

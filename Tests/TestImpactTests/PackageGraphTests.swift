@@ -1,6 +1,7 @@
+import TestSharding
 import XCTest
 
-@testable import TestSharding
+@testable import TestImpact
 
 final class PackageGraphTests: XCTestCase {
     /// App → UI → Core, with a test target for each library and one for an unrelated target.

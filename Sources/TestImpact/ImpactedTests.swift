@@ -1,30 +1,31 @@
 import Coverage
 import Foundation
 import GitChanges
-import SharedRun
 import TestSharding
 
 /// `--impacted`: the tests a change can reach, by the impact map kept beside the timings, with one
 /// line per decision. The change runs from the map's commit (or `base`) to the working tree,
 /// commits and uncommitted edits alike. Where the map cannot judge (none, another package or
 /// configuration, a commit this clone lacks, a corrupt file), every test runs and a line says why.
-struct ImpactedTests {
+public struct ImpactedTests: Sendable {
     /// The tests to run; nil for every test.
-    var tests: [TestID]?
-    var reasons: [String]
+    public var tests: [TestID]?
+    public var reasons: [String]
 
-    static func select(
-        package: URL, configuration: String, base: String?, place: SharedFolder, discovered: [TestID],
-        estimates: [TestID: Double]
+    /// Selects among `discovered` by the impact map `stored` (its bytes, and where they were
+    /// read), nil when none was recorded beside the timings at `place`.
+    public static func select(
+        package: URL, configuration: String, base: String?, stored: (data: Data, name: String)?, place: String,
+        discovered: [TestID], estimates: [TestID: Double]
     ) async throws -> ImpactedTests {
         let started = ContinuousClock.now
         var map: ImpactMap
         do {
-            guard let found = try await place.impact() else {
+            guard let stored else {
                 return everything("no impact map beside \(place) yet (record one with --record-impact)")
             }
-            map = found
-        } catch let error as CoverageError {
+            map = try ImpactMap.decode(stored.data, name: stored.name)
+        } catch {
             return everything("\(error)")
         }
         let history = try CommitHistory(repositoryPath: package.path)
@@ -78,28 +79,8 @@ struct ImpactedTests {
         reasons.append(
             "impacted: \(selected.count) suite(s) run, \(left.count) left out (expected \(String(format: "%.1f", leftSeconds)) s), "
                 + "against the impact map of \(map.commit.prefix(12)) recorded \(map.recordedAt); "
-                + "selected in \(String(format: "%.2f", (ContinuousClock.now - started).seconds)) s")
+                + "selected in \(String(format: "%.2f", Self.seconds(ContinuousClock.now - started))) s")
         return ImpactedTests(tests: tests, reasons: reasons)
-    }
-
-    /// For `--impacted-or-all` (`select: impacted-or-all`), a run rather than a stop: when the
-    /// store keeping the impact map (and the timings) cannot be reached, the package's local
-    /// timings to plan from instead, and the line saying so; nil when the store answers (a map it
-    /// holds that cannot be read is the selection's to report).
-    static func withoutStore(_ place: SharedFolder, package: URL) async -> (SharedFolder, String)? {
-        do {
-            _ = try await place.impact()
-            return nil
-        } catch is CoverageError {
-            return nil
-        } catch {
-            guard let local = try? SharedFolder(file: SuiteRun.defaultTimings(of: package)) else { return nil }
-            return (
-                local,
-                "impacted: every test runs, since the impact map's store cannot be reached (\(error)); "
-                    + "planned from the local timings, and nothing is written to the store"
-            )
-        }
     }
 
     /// The package's Swift files now, by path relative to it (`.build` and hidden folders left out).
@@ -124,6 +105,10 @@ struct ImpactedTests {
         return sources
     }
 
+    private static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+
     private static func everything(_ why: String, notes: [String] = []) -> ImpactedTests {
         ImpactedTests(tests: nil, reasons: notes + ["impacted: every test runs, since \(why)"])
     }
@@ -145,56 +130,5 @@ struct ImpactedTests {
                     new: new.map { String(decoding: $0, as: UTF8.self) }))
         }
         return changes
-    }
-}
-
-extension TestStageRun {
-    /// `--impacted` (`select: impacted`): `prepared` cut down to the tests the change from the
-    /// map's commit (or `base`) can reach, each decision written; nil when none is reachable.
-    public func impacted(_ prepared: SuiteRun.Prepared, base: String?) async throws -> SuiteRun.Prepared? {
-        let settings = suite.settings
-        let selection = try await ImpactedTests.select(
-            package: settings.packagePath, configuration: settings.configuration, base: base, place: timings,
-            discovered: prepared.tests, estimates: prepared.estimates)
-        selection.reasons.forEach { write($0 + "\n") }
-        guard let tests = selection.tests else { return prepared }
-        guard !tests.isEmpty else { return nil }
-        return prepared.only(tests, shards: suite.options.shards, node: suite.options.node)
-    }
-
-    /// `--record-impact` (`impact: record`): what each suite of this run executed, kept beside the
-    /// timings with the commit, package and configuration. A suite whose process crashed or timed
-    /// out left a partial profile: it stays out, so it runs as a new suite until a clean recording.
-    public func recordImpact(from measured: CoverageReport, report: TestReport) async throws {
-        guard let coverage else { return }
-        let package = suite.settings.packagePath
-        let history = try CommitHistory(repositoryPath: package.path)
-        let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().path
-        let path = package.resolvingSymlinksInPath().path
-        var tests: [String: [String]] = [:]
-        var partial: Set<String> = []
-        for test in report.tests {
-            let suite = TestID(test.name, framework: .xctest).suite
-            if test.status == .crashed || test.status == .timedOut { partial.insert(suite) }
-            tests[suite, default: []].append(test.name)
-        }
-        for suite in partial { tests[suite] = nil }
-        var executed = try await coverage.impact(of: measured)
-        // The map keeps the commit's lines: a file edited but not committed keeps no function lines
-        // (it counts whole when selecting), since they may not be the commit's.
-        let relative = path == root ? "." : String(path.dropFirst(root.count + 1))
-        let prefix = relative == "." ? "" : relative + "/"
-        for file in try history.uncommittedChanges().flatMap(\.touchedPaths) where file.hasPrefix(prefix) {
-            for suite in executed.functions.keys {
-                executed.functions[suite]?[String(file.dropFirst(prefix.count))] = nil
-            }
-        }
-        let map = ImpactMap(
-            commit: try history.sha("HEAD"), package: relative,
-            configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
-            suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
-            functions: executed.functions.filter { !partial.contains($0.key) })
-        try await timings.saveImpact(map)
-        write("Impact map of \(map.suites.count) suites at \(map.commit.prefix(12)) kept beside \(timings)\n")
     }
 }

@@ -1,0 +1,79 @@
+import Coverage
+import Foundation
+import GitChanges
+import SharedRun
+import TestImpact
+import TestSharding
+
+extension ImpactedTests {
+    /// For `--impacted-or-all` (`select: impacted-or-all`), a run rather than a stop: when the
+    /// store keeping the impact map (and the timings) cannot be reached, the package's local
+    /// timings to plan from instead, and the line saying so; nil when the store answers (a map it
+    /// holds that cannot be read is the selection's to report).
+    static func withoutStore(_ place: SharedFolder, package: URL) async -> (SharedFolder, String)? {
+        do {
+            _ = try await place.impact()
+            return nil
+        } catch {
+            guard let local = try? SharedFolder(file: SuiteRun.defaultTimings(of: package)) else { return nil }
+            return (
+                local,
+                "impacted: every test runs, since the impact map's store cannot be reached (\(error)); "
+                    + "planned from the local timings, and nothing is written to the store"
+            )
+        }
+    }
+
+}
+
+extension TestStageRun {
+    /// `--impacted` (`select: impacted`): `prepared` cut down to the tests the change from the
+    /// map's commit (or `base`) can reach, each decision written; nil when none is reachable.
+    public func impacted(_ prepared: SuiteRun.Prepared, base: String?) async throws -> SuiteRun.Prepared? {
+        let settings = suite.settings
+        let selection = try await ImpactedTests.select(
+            package: settings.packagePath, configuration: settings.configuration, base: base,
+            stored: try await timings.impact(), place: timings.description, discovered: prepared.tests,
+            estimates: prepared.estimates)
+        selection.reasons.forEach { write($0 + "\n") }
+        guard let tests = selection.tests else { return prepared }
+        guard !tests.isEmpty else { return nil }
+        return prepared.only(tests, shards: suite.options.shards, node: suite.options.node)
+    }
+
+    /// `--record-impact` (`impact: record`): what each suite of this run executed, kept beside the
+    /// timings with the commit, package and configuration. A suite whose process crashed or timed
+    /// out left a partial profile: it stays out, so it runs as a new suite until a clean recording.
+    public func recordImpact(from measured: CoverageReport, report: TestReport) async throws {
+        guard let coverage else { return }
+        let package = suite.settings.packagePath
+        let history = try CommitHistory(repositoryPath: package.path)
+        let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().path
+        let path = package.resolvingSymlinksInPath().path
+        var tests: [String: [String]] = [:]
+        var partial: Set<String> = []
+        for test in report.tests {
+            let suite = TestID(test.name, framework: .xctest).suite
+            if test.status == .crashed || test.status == .timedOut { partial.insert(suite) }
+            tests[suite, default: []].append(test.name)
+        }
+        for suite in partial { tests[suite] = nil }
+        var executed = try await coverage.impact(of: measured)
+        // The map keeps the commit's lines: a file edited but not committed keeps no function lines
+        // (it counts whole when selecting), since they may not be the commit's.
+        let relative = path == root ? "." : String(path.dropFirst(root.count + 1))
+        let prefix = relative == "." ? "" : relative + "/"
+        for file in try history.uncommittedChanges().flatMap(\.touchedPaths) where file.hasPrefix(prefix) {
+            for suite in executed.functions.keys {
+                executed.functions[suite]?[String(file.dropFirst(prefix.count))] = nil
+            }
+        }
+        let map = ImpactMap(
+            commit: try history.sha("HEAD"), package: relative,
+            configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
+            suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
+            functions: executed.functions.filter { !partial.contains($0.key) })
+        try await timings.saveImpact(try map.encoded())
+        write("Impact map of \(map.suites.count) suites at \(map.commit.prefix(12)) kept beside \(timings)\n")
+    }
+}

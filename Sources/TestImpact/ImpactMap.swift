@@ -1,0 +1,72 @@
+import Coverage
+import Foundation
+import TestSharding
+
+/// What each test suite executed, recorded from a run that keeps suites apart (one process and one
+/// coverage profile per suite): the source files, by path relative to the package. Kept beside the
+/// timings as `pipeline-impact.json` (docs/test-runner.md#impact), so CI machines share it.
+public struct ImpactMap: Codable, Sendable, Equatable {
+
+    /// Changes only if a field changes meaning.
+    public var version = 1
+    /// The commit the map was recorded at.
+    public var commit: String
+    /// The package, relative to the repository's root (`.` for the root).
+    public var package: String
+    /// `debug` or `release`: a map serves runs of the configuration it was recorded with.
+    public var configuration: String
+    /// When it was recorded, ISO 8601 in UTC.
+    public var recordedAt: String
+    /// Suite (`Module.Class`, `Module.Suite`, or a module's free functions) → the files it executed.
+    public var suites: [String: [String]]
+    /// Suite → its tests, so a new test of a known suite is seen as new.
+    public var tests: [String: [String]]
+    /// Suite → file → the first lines of the functions it executed there (0: a function whose line
+    /// is unknown), so a name used in one function reaches only the suites that executed that
+    /// function. Absent in maps recorded before it existed: the whole file counts then.
+    public var functions: [String: [String: [Int]]]?
+
+    public init(
+        commit: String, package: String, configuration: String, recordedAt: String, suites: [String: [String]],
+        tests: [String: [String]], functions: [String: [String: [Int]]]? = nil
+    ) {
+        self.commit = commit
+        self.package = package
+        self.configuration = configuration
+        self.recordedAt = recordedAt
+        self.suites = suites
+        self.tests = tests
+        self.functions = functions
+    }
+
+    /// Whether `suite` executed `file` within one of `members` (line ranges), or anywhere in it when
+    /// `members` is nil or the map does not know the suite's functions there.
+    public func executed(_ suite: String, in file: String, within members: [ClosedRange<Int>]?) -> Bool {
+        guard suites[suite]?.contains(file) == true else { return false }
+        guard let members, let lines = functions?[suite]?[file] else { return true }
+        return lines.contains { line in line == 0 || members.contains { $0.contains(line) } }
+    }
+
+    /// Reads a map; `name` names it in errors.
+    public static func decode(_ data: Data, name: String) throws(CoverageError) -> ImpactMap {
+        do {
+            let map = try JSONDecoder().decode(ImpactMap.self, from: data)
+            guard map.version == 1 else {
+                throw CoverageError.unreadable(path: name, reason: "an impact map of version \(map.version), not 1")
+            }
+            return map
+        } catch let error as CoverageError {
+            throw error
+        } catch {
+            throw .unreadable(path: name, reason: "not an impact map (\(JSONFile.reason(error, format: "impact map")))")
+        }
+    }
+
+    public func encoded() throws(CoverageError) -> Data {
+        do {
+            return try JSONFile.encode(self, what: "the impact map")
+        } catch {
+            throw .unwritable(path: "the impact map", reason: "\(error)")
+        }
+    }
+}
