@@ -43,7 +43,7 @@ let package = Package(
             name: "Pipelines",
             dependencies: [
                 "PipelineSpec", "References", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
-                "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
+                "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact", "ChildProcesses",
             ]
         ),
         // References: the stores a spec names; pull, push, promotion, retention and accepting CI's
@@ -53,7 +53,7 @@ let package = Package(
             name: "References",
             dependencies: [
                 "PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff", "SnapshotConventions",
-                "CISystem", "TestImpact",
+                "CISystem", "TestImpact", "ChildProcesses",
             ]
         ),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
@@ -62,7 +62,7 @@ let package = Package(
         // Which tests a change can reach: the package's target graph (--affected), the impact map of
         // what each suite executed and the selection by it (--impacted), and the one Swift lexer,
         // which also reads the test declarations `refs record` selects by.
-        .target(name: "TestImpact", dependencies: ["TestSharding", "Coverage", "GitChanges"]),
+        .target(name: "TestImpact", dependencies: ["TestSharding", "Coverage", "GitChanges", "ChildProcesses"]),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
@@ -72,10 +72,13 @@ let package = Package(
         // libgit2 wrapper: revisions, merge bases, tree diffs.
         .target(name: "GitChanges", dependencies: ["CLibgit2", "CLibgit2Loader"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
-        .target(name: "TestSharding"),
+        .target(name: "TestSharding", dependencies: ["ChildProcesses"]),
+        // Every process the tool starts: spawned in its own process group, output and errors to
+        // files, run to its end with a timeout (SIGTERM, then SIGKILL), all ended on an interrupt.
+        .target(name: "ChildProcesses"),
         // Coverage: the test processes' profiles merged with the toolchain's tools, and written as
         // lcov, Cobertura and a JSON summary; lcov files of several nodes merged.
-        .target(name: "Coverage", dependencies: ["TestSharding"]),
+        .target(name: "Coverage", dependencies: ["TestSharding", "ChildProcesses"]),
         // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
         .target(name: "ReferenceStore", dependencies: ["CCurl", "CCrypto", "CCurlShims"]),
         // libgit2's headers (libgit2-dev, installed by scripts/setup.sh). On Linux CLibgit2Loader loads
@@ -141,6 +144,7 @@ let package = Package(
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),
+        .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(
             name: "SharedRunTests",
             dependencies: ["SharedRun", "ReferenceStore", "TestSharding", "TestSupport"]

@@ -97,7 +97,7 @@ for path, number, pattern, replacement in candidates:
         if run(["swift", "build", "--build-tests", "--package-path", package]).returncode != 0:
             continue
         built += 1
-        full = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-record", "--json", "--timeout", "30s"])
+        full = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-update-timings", "--json", "--timeout", "30s"])
         failed = set()
         try:
             failed = {t["name"] for t in json.loads(full.stdout)["tests"] if t["status"] not in ("passed", "skipped")}
@@ -107,7 +107,7 @@ for path, number, pattern, replacement in candidates:
         print(f"  mutant {tried}: {path}:{number} {'killed' if failed else 'survived'}", file=sys.stderr)
         if not failed: continue
         killed += 1
-        chosen = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-record", "--impacted", "--list"])
+        chosen = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-update-timings", "--impacted", "--list"])
         # A declaration mutant is one the selection judged a declaration change (by name or by fallback).
         if "declared in" in chosen.stderr or "fallback:" in chosen.stderr or "changes declarations" in chosen.stderr:
             declarations["killed"] += 1

@@ -70,7 +70,7 @@ echo "building the generated package ($tests tests, ${work} s of work, longest $
 swift build --build-tests --package-path "$package" >/dev/null
 
 # One shared run of N nodes, node 1 at half speed; prints the seconds until the last node finished.
-# Timings are the profile's (--no-record keeps them), so the static split is as good as it gets.
+# Timings are the profile's (--no-update-timings keeps them), so the static split is as good as it gets.
 run_nodes() {
     local count="$1" timings="$2" mode="$3" env_file="$4" run="r$RANDOM$RANDOM"
     local extra=()
@@ -81,7 +81,7 @@ run_nodes() {
         scale=1
         [[ "$index" == 1 ]] && scale=2
         (set -a; source "$env_file"; BENCH_SCALE=$scale CI=true "$bin" test --package-path "$package" --skip-build --shards 1 \
-            --no-record --node "$index/$count" --timings "$timings" "${extra[@]}" >"$scratch/node-$index.out" 2>"$scratch/node-$index.err") &
+            --no-update-timings --node "$index/$count" --timings "$timings" "${extra[@]}" >"$scratch/node-$index.out" 2>"$scratch/node-$index.err") &
         pids+=($!)
     done
     for pid in "${pids[@]}"; do

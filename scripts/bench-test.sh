@@ -32,7 +32,7 @@ timings="$scratch/timings.json"
 # The ideal bound comes from measured durations, which vary from run to run: take the median over
 # $runs runs of its own (each run's ideal from that run's durations), and each run's own wall time.
 for index in $(seq "$runs"); do
-    "$bin" test --package-path "$package" --skip-build --timings "$timings" --no-record --json > "$scratch/report-$index.json" 2>/dev/null || true
+    "$bin" test --package-path "$package" --skip-build --timings "$timings" --no-update-timings --json > "$scratch/report-$index.json" 2>/dev/null || true
 done
 read -r tests ideal_cores inner inner_ratio < <(python3 - "$scratch" "$runs" "$cores" <<'PY'
 import json, statistics, sys
@@ -56,9 +56,9 @@ NO_COLOR=1 "$product" --testing-library swift-testing --no-parallel >/dev/null 2
 true
 SH
 q_package="$(printf %q "$package")"
-run_pipeline="$(printf %q "$bin") test --package-path $q_package --skip-build --timings $(printf %q "$timings") --no-record"
-# A first run: a timings file that never exists (--no-record writes none).
-run_first="$(printf %q "$bin") test --package-path $q_package --skip-build --timings $(printf %q "$scratch/none.json") --no-record"
+run_pipeline="$(printf %q "$bin") test --package-path $q_package --skip-build --timings $(printf %q "$timings") --no-update-timings"
+# A first run: a timings file that never exists (--no-update-timings writes none).
+run_first="$(printf %q "$bin") test --package-path $q_package --skip-build --timings $(printf %q "$scratch/none.json") --no-update-timings"
 parallel="swift_parallel=swift test --package-path $q_package --skip-build --parallel"
 if [[ "$quick" == --quick ]]; then
     measure "first=$run_first" "pipeline=$run_pipeline" "$parallel"

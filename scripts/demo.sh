@@ -68,13 +68,13 @@ git checkout -q -b feature/brand-colour
 sed -i.bak 's/primary = RGB(32, 96, 208)/primary = RGB(208, 64, 32)/' Sources/ExampleKit/BadgeView.swift && rm Sources/ExampleKit/BadgeView.swift.bak
 git commit -q -am "Brand colour: warm red"
 status=0
-pipeline test --review "$work/review.html" || status=$?
+pipeline test --review "$work/snapshot-review.html" || status=$?
 if [[ $status -ne 1 ]]; then
     echo "demo: expected the changed view's snapshot tests to fail (exit 1), got exit $status" >&2
     exit 1
 fi
-say "the snapshot tests failed as they should; the review page of the failures is $work/review.html"
-grep -o '<h2>[^<]*' "$work/review.html" | sed 's/<h2>/  /'
+say "the snapshot tests failed as they should; the review page of the failures is $work/snapshot-review.html"
+grep -o "<h2>[^<]*" "$work/snapshot-review.html" | sed 's/<h2>/  /'
 
 say "3. the change is intended: re-record the references and push them to feature"
 pipeline refs record "${tests[@]}" --push

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import TestSharding
 
@@ -23,9 +24,7 @@ public struct CoverageTools: Sendable {
             folders.append(swift.deletingLastPathComponent())
         }
         #if os(macOS)
-            for tool in ["llvm-profdata", "llvm-cov"] {
-                if let found = try? xcrunFind(tool) { folders.append(found.deletingLastPathComponent()) }
-            }
+            folders += developerToolFolders(environment: environment)
         #endif
         var unique: [URL] = []
         for folder in folders where !unique.contains(folder) { unique.append(folder) }
@@ -50,18 +49,23 @@ public struct CoverageTools: Sendable {
     }
 
     #if os(macOS)
-        private static func xcrunFind(_ tool: String) throws -> URL? {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/xcrun")
-            process.arguments = ["--find", tool]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            let path = output.trimmingCharacters(in: .whitespacesAndNewlines)
-            return process.terminationStatus == 0 && !path.isEmpty ? URL(fileURLWithPath: path) : nil
+        /// Where `xcrun` finds the tools, without running it: the active developer folder
+        /// (`DEVELOPER_DIR`, else `xcode-select`'s link), its default toolchain, and the Command Line Tools.
+        /// Not yet run on a Mac.
+        private static func developerToolFolders(environment: [String: String]) -> [URL] {
+            var developer: [URL] = []
+            if let path = environment["DEVELOPER_DIR"] { developer.append(URL(fileURLWithPath: path)) }
+            let link = URL(fileURLWithPath: "/var/db/xcode_select_link")
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link.path) {
+                developer.append(URL(fileURLWithPath: target))
+            }
+            developer.append(URL(fileURLWithPath: "/Library/Developer/CommandLineTools"))
+            return developer.flatMap {
+                [
+                    $0.appendingPathComponent("Toolchains/XcodeDefault.xctoolchain/usr/bin"),
+                    $0.appendingPathComponent("usr/bin"),
+                ]
+            }
         }
     #endif
 
@@ -69,20 +73,18 @@ public struct CoverageTools: Sendable {
     /// `<log>.stderr`, so warnings never mix into the output. A failure throws with its last lines.
     func run(_ arguments: [String], log: URL) async throws(CoverageError) -> String {
         let name = arguments.prefix(2).map { URL(fileURLWithPath: $0).lastPathComponent }.joined(separator: " ")
-        let errors = log.appendingPathExtension("stderr")
-        try? FileManager.default.removeItem(at: errors)
-        let command: Command
+        let result: ProcessResult
         do {
-            command = try await Command.run(
-                ["/bin/sh", "-c", "exec \"$@\" 2>\"$0\"", errors.path] + arguments,
-                environment: ProcessInfo.processInfo.environment, log: log)
+            result = try await ChildProcess.run(
+                arguments, environment: ProcessInfo.processInfo.environment, log: log,
+                errors: log.appendingPathExtension("stderr"))
         } catch {
             throw .toolFailed(command: name, output: "\(error)")
         }
-        guard command.termination == .exited(0) else {
-            let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw .toolFailed(command: name, output: stderr.isEmpty ? command.output : stderr)
+        guard result.termination == .exited(0) else {
+            let stderr = result.errors ?? ""
+            throw .toolFailed(command: name, output: stderr.isEmpty ? result.output : stderr)
         }
-        return command.output
+        return result.output
     }
 }

@@ -39,7 +39,11 @@ struct TestCommand: AsyncParsableCommand {
 
     @OptionGroup var shared: SharedRunOptions
 
-    @Flag(help: "Do not update the recorded durations.")
+    @Flag(help: "Leave the recorded durations as they are (they still plan the shards).")
+    var noUpdateTimings = false
+
+    /// The flag's old name, kept for scripts: "record" now means recording references only.
+    @Flag(name: .customLong("no-record"), help: .hidden)
     var noRecord = false
 
     @Option(help: ArgumentHelp("Write one JUnit XML report of the whole run here.", valueName: "path"))
@@ -114,7 +118,7 @@ struct TestCommand: AsyncParsableCommand {
         request.skipBuild = skipBuild
         request.buildArguments = buildArguments
         options.apply(to: &request, global: global)
-        request.updatesTimings = !noRecord
+        request.updatesTimings = !(noUpdateTimings || noRecord)
         request.junit = junit.map(global.resolve)
         request.review = review.map(global.resolve)
         request.coverage = coverage.request(global, measured: coverage.coverage || recordImpact)

@@ -16,33 +16,12 @@ struct ValidateCommand: AsyncParsableCommand {
     var files: [String] = []
 
     func run() async throws {
-        let base = global.workingDirectory
-        let targets: [(url: URL, display: String)]
-        if files.isEmpty {
-            let catalog = try PipelineCatalog.locate(from: base)
-            targets = (catalog.files() + [QuarantineLoader.file(in: catalog)].compactMap { $0 })
-                .map { ($0, catalog.displayPath(of: $0)) }
-            guard !targets.isEmpty else {
-                throw CLIFailure(
-                    status: .spec,
-                    message:
-                        "\(catalog.displayPath(of: catalog.folder))/ holds no .yml files; nothing to validate")
-            }
-        } else {
-            targets = files.map { (URL(fileURLWithPath: $0, relativeTo: base).standardizedFileURL, $0) }
-        }
+        let targets = try SpecValidation.targets(files, from: global.workingDirectory)
         var problems = 0
         var invalidFiles = 0
         for target in targets {
             do throws(SpecError) {
-                if target.url.lastPathComponent == Quarantine.fileName {
-                    let quarantine = try QuarantineLoader.load(target.url, displayPath: target.display)
-                    Console.out("ok: \(target.display) (\(quarantine.entries.count) quarantined)")
-                } else {
-                    let spec = try SpecLoader.load(target.url, displayPath: target.display)
-                    Console.out(
-                        "ok: \(target.display) (\(spec.stages.count) stage\(spec.stages.count == 1 ? "" : "s"))")
-                }
+                Console.out(try SpecValidation.check(target))
             } catch {
                 invalidFiles += 1
                 error.lines.forEach { Console.error($0) }

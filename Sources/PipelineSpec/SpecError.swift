@@ -8,6 +8,8 @@ public enum SpecError: Error, Sendable, CustomStringConvertible {
     case unknownPipeline(name: String, folder: String, available: [String])
     /// The file could not be read at all.
     case unreadable(file: String, reason: String)
+    /// `pipeline validate` found no spec to check in the folder.
+    case noSpecs(folder: String)
 
     /// One line per problem: each diagnostic of an invalid spec, or the one message.
     public var lines: [String] {
@@ -27,6 +29,8 @@ public enum SpecError: Error, Sendable, CustomStringConvertible {
             return "no pipeline named '\(name)' in \(folder)/; \(known)"
         case .unreadable(let file, let reason):
             return "\(file): cannot read: \(reason)"
+        case .noSpecs(let folder):
+            return "\(folder)/ holds no .yml files; nothing to validate"
         }
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Dispatch
 import Foundation
 import TestSharding

@@ -161,7 +161,7 @@ public struct TestFlow: Sendable {
             request.stores?.local(testPattern: request.testPattern)
             ?? LocalReferences.scan(package, isTest: NamePattern(request.testPattern).matches)
         var check = SnapshotCheck(package: package, local: local, page: request.review, environment: environment)
-        check.renderedOn = { RenderEnvironment.current(package: package, environment: environment) }
+        check.renderedOn = { await RenderEnvironment.current(package: package, environment: environment) }
         guard let stores = request.stores else { return check }
         check.referenceRenderedOn = { await stores.renderedOn($0) }
         if request.keepsCandidates, CIEnvironment(environment).isCI, stores.settings.address(of: .feature) != nil {

@@ -43,7 +43,7 @@ extension ReferenceTransfers {
     /// commits a test's references in git, the candidates are written there too, to be committed.
     public func accept(_ request: AcceptRequest, history: CommitHistory?) async throws -> AcceptOutcome {
         let feature = try stores.folder(.feature)
-        let archive = CandidateArchive(feature: feature)
+        let archive = CandidateArchive(feature: feature, now: now)
         let runs = try await archive.runs(of: request.commit)
         let kept = runs.filter { !$0.tests.isEmpty }
         // The CI run: the one named, else the latest with every node's part of it.

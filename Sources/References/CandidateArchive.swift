@@ -17,9 +17,12 @@ public struct CandidateArchive: Sendable {
     public let feature: StoreFolder
 
     public static let folder = ".candidates"
+    /// The time records are written with.
+    public var now: @Sendable () -> Date = { Date() }
 
-    public init(feature: StoreFolder) {
+    public init(feature: StoreFolder, now: @escaping @Sendable () -> Date = { Date() }) {
         self.feature = feature
+        self.now = now
     }
 
     /// `.candidates/<commit>` under feature's prefix.
@@ -69,21 +72,21 @@ public struct CandidateArchive: Sendable {
     /// record is whole. Returns the record; nil when there was nothing to keep.
     public func keep(
         artifacts: URL, commit: String, run: String, ciRun: String? = nil, node: String? = nil,
-        renderedOn: () -> RenderEnvironment, parallelism: Int = 16
+        renderedOn: () async -> RenderEnvironment, parallelism: Int = 16
     ) async throws -> CandidateRun? {
         let source = StoreFolder(store: FolderStore(root: artifacts, keepsMetadata: false))
         let sync = StoreSync(from: source, to: try candidates(of: commit, run: run), parallelism: parallelism)
         let plan = try await sync.plan(tests: nil)
         let files = plan.copies + plan.identical
         guard !files.isEmpty else { return nil }
-        let environment = renderedOn().metadataValue
+        let environment = await renderedOn().metadataValue
         let result = await sync.execute(
             plan, commit: commit, prune: false, metadata: [StoreSync.renderedOnMetadata: environment])
         if let failure = result.failures.first {
             throw StoreError.transport(endpoint: feature.name, reason: "keeping CI's candidates: \(failure)")
         }
         let record = CandidateRun(
-            commit: commit, run: run, createdAt: Timestamp.now(),
+            commit: commit, run: run, createdAt: Timestamp.string(now()),
             tests: Set(files.map(\.firstSegment)).sorted(), environment: environment, ciRun: ciRun,
             node: node)
         try await save(record)
@@ -95,7 +98,8 @@ public struct CandidateArchive: Sendable {
     public func notePassingRun(commit: String, run: String, ciRun: String? = nil, node: String? = nil) async throws {
         guard !(try await runs(of: commit)).isEmpty else { return }
         try await save(
-            CandidateRun(commit: commit, run: run, createdAt: Timestamp.now(), tests: [], ciRun: ciRun, node: node))
+            CandidateRun(
+                commit: commit, run: run, createdAt: Timestamp.string(now()), tests: [], ciRun: ciRun, node: node))
     }
 
     private func save(_ record: CandidateRun) async throws {
@@ -123,7 +127,7 @@ public struct CandidateArchive: Sendable {
 
     /// A run's name: its UTC time, then the CI's run id and attempt when there are ones, so that
     /// names sort by time and say which CI run made them.
-    public static func runName(at date: Date = Date(), environment: [String: String], part: String? = nil) -> String {
+    public static func runName(at date: Date, environment: [String: String], part: String? = nil) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -183,13 +187,13 @@ extension ReferenceTransfers {
     /// them; a run that passed with none is noted, which says earlier candidates' tests passed since.
     /// Returns the lines to show; a store that cannot be written is a warning, not a failed stage.
     public func keepCandidates(
-        artifacts: URL, commit: String, passed: Bool, renderedOn: () -> RenderEnvironment,
+        artifacts: URL, commit: String, passed: Bool, renderedOn: () async -> RenderEnvironment,
         environment: [String: String], part: String? = nil
     ) async -> [String] {
         guard stores.settings.address(of: .feature) != nil else { return [] }
         do {
-            let archive = CandidateArchive(feature: try stores.folder(.feature))
-            let run = CandidateArchive.runName(environment: environment, part: part)
+            let archive = CandidateArchive(feature: try stores.folder(.feature), now: now)
+            let run = CandidateArchive.runName(at: now(), environment: environment, part: part)
             let ciRun = CIEnvironment(environment).runLabel
             guard
                 let kept = try await archive.keep(

@@ -300,7 +300,7 @@ extension ReferenceTransfers {
         }
         var ledger = PromotionLedger(
             develop: destination, feature: StoreFolder(store: units.first?.sync.source.store ?? destination.store),
-            lease: promotionLease, parallelism: max(2, parallelism / 4))
+            lease: promotionLease, parallelism: max(2, parallelism / 4), now: now)
         let counter = ObjectCounter(total: work.map { $0.copies.count + $0.deletes.count }.reduce(0, +))
         let progress = progress
         ledger.objectDone = { await progress("promote", await counter.next(), counter.total) }

@@ -25,6 +25,8 @@ struct PromotionLedger: Sendable {
     let parallelism: Int
     /// Hears each object copied or deleted.
     var objectDone: @Sendable () async -> Void = {}
+    /// The time leases run by.
+    var now: @Sendable () -> Date = { Date() }
 
     static let recordsFolder = ".promotions"
     static let markersFolder = ".promoting"
@@ -103,7 +105,7 @@ struct PromotionLedger: Sendable {
         while true {
             let (record, etag) = try await read(test)
             if let pending = record.pending {
-                if pending.commit != merge, Date().timeIntervalSince1970 < pending.leaseUntil {
+                if pending.commit != merge, now().timeIntervalSince1970 < pending.leaseUntil {
                     try await Task.sleep(for: .milliseconds(200))
                     continue
                 }
@@ -128,7 +130,7 @@ struct PromotionLedger: Sendable {
                 outcome.notOverwritten.append(PromotionConflict(key: "\(test)/\(name)", commit: file.commit))
             }
             let plan = Record.Pending(
-                commit: merge, leaseUntil: Date().timeIntervalSince1970 + lease.seconds,
+                commit: merge, leaseUntil: now().timeIntervalSince1970 + lease.seconds,
                 copies: copies.filter { !later.contains($0.name) }, deletes: deletes.filter { !later.contains($0) })
             if plan.copies.isEmpty, plan.deletes.isEmpty { return outcome }
             var claimed = record

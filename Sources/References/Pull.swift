@@ -28,12 +28,13 @@ extension ReferenceTransfers {
     /// nil) in `develop`; returns those still being written then (a job that stopped midway).
     private func awaitPromotions(in develop: StoreFolder, of tests: [String]?) async throws -> [String] {
         guard develop.store is any SharedStore else { return [] }
-        let ledger = PromotionLedger(develop: develop, feature: develop, lease: promotionLease, parallelism: 1)
-        let deadline = ContinuousClock.now + promotionLease
+        let ledger = PromotionLedger(
+            develop: develop, feature: develop, lease: promotionLease, parallelism: 1, now: now)
+        let deadline = now().addingTimeInterval(promotionLease.seconds)
         while true {
             var busy = try await ledger.inProgress()
             if let tests { busy.formIntersection(tests) }
-            if busy.isEmpty || ContinuousClock.now >= deadline { return busy.sorted() }
+            if busy.isEmpty || now() >= deadline { return busy.sorted() }
             try await Task.sleep(for: .milliseconds(250))
         }
     }

@@ -25,7 +25,7 @@ extension ReferenceTransfers {
         }
         return try await push(
             tests: tests, from: StoreFolder(store: local), to: roles, commit: commit, prune: prune, dryRun: dryRun,
-            renderedOn: RenderEnvironment.current(package: stores.base, environment: stores.environment))
+            renderedOn: await RenderEnvironment.current(package: stores.base, environment: stores.environment))
     }
 
     /// Uploads `source`'s references of `tests` to each of `roles`, recording `commit` and where
@@ -71,7 +71,7 @@ extension ReferenceTransfers {
                 endpoint: feature.name, reason: "keeping the push of \(commit.prefix(12)): \(failure)")
         }
         let develop = stores.settings.address(of: .develop) == nil ? nil : try? stores.folder(.develop)
-        let pushedAt = Timestamp.now()
+        let pushedAt = Timestamp.string(now())
         for test in Set(tests).sorted() {
             let files = try await Self.files(of: test, in: source)
             var base = bases?[test]

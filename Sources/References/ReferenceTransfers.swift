@@ -38,6 +38,9 @@ public struct ReferenceTransfers: Sendable {
     /// How long a promotion's claim on a test holds before another job may complete it: 60 s, or
     /// `PIPELINE_PROMOTION_LEASE` seconds (docs/references.md).
     public var promotionLease = ReferenceTransfers.lease(ProcessInfo.processInfo.environment)
+    /// The time records are written with, leases run by and ages are measured against: the
+    /// system's, or a test's.
+    public var now: @Sendable () -> Date = { Date() }
 
     static func lease(_ environment: [String: String]) -> Duration {
         guard let seconds = environment["PIPELINE_PROMOTION_LEASE"].flatMap(Double.init), seconds > 0, seconds < 86_400

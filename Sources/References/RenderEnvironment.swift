@@ -1,4 +1,5 @@
 import CISystem
+import ChildProcesses
 import Foundation
 import ReferenceStore
 import SnapshotConventions
@@ -62,9 +63,9 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
 
     /// This machine's, for the package at `package` (its `Package.resolved` names the library's
     /// version) with `environment`'s CI. The Swift version is the toolchain's on the PATH.
-    public static func current(package: URL, environment: [String: String]) -> RenderEnvironment {
+    public static func current(package: URL, environment: [String: String]) async -> RenderEnvironment {
         RenderEnvironment(
-            os: operatingSystem(), arch: architecture(), swift: toolchainSwift,
+            os: operatingSystem(), arch: architecture(), swift: await toolchainSwift.value,
             snapshotTesting: snapshotTestingVersion(package: package), ci: CIEnvironment(environment).name)
     }
 
@@ -95,19 +96,18 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `swift --version`'s version, read once per process; nil when it cannot be run.
-    static let toolchainSwift: String? = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "--version"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard let range = output.range(of: "Swift version ") else { return nil }
-        return output[range.upperBound...].prefix { !$0.isWhitespace }.description
-    }()
+    static let toolchainSwift = Task<String?, Never> {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-swift-version-\(getpid()).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        guard
+            let result = try? await ChildProcess.run(
+                ["swift", "--version"], environment: ProcessInfo.processInfo.environment, log: log,
+                errors: URL(fileURLWithPath: "/dev/null"), timeout: .seconds(30)),
+            let range = result.output.range(of: "Swift version ")
+        else { return nil }
+        return result.output[range.upperBound...].prefix { !$0.isWhitespace }.description
+    }
 
     /// swift-snapshot-testing's version in the package's `Package.resolved`; nil without one.
     static func snapshotTestingVersion(package: URL) -> String? {

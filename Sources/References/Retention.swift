@@ -8,14 +8,15 @@ extension ReferenceTransfers {
     /// (when given), and the pushes a promotion already took in (their commit is an ancestor of the
     /// merge develop's record says last promoted the test; only with `history`). The latest copies
     /// are never touched.
-    public func prunePushes(olderThan age: Duration?, history: CommitHistory?, dryRun: Bool, now: Date = Date())
-        async throws -> [PrunedPush]
+    public func prunePushes(olderThan age: Duration?, history: CommitHistory?, dryRun: Bool) async throws
+        -> [PrunedPush]
     {
+        let now = self.now()
         let feature = try stores.folder(.feature)
         let archive = PushArchive(feature: feature)
         let develop = stores.settings.address(of: .develop) == nil ? nil : try stores.folder(.develop)
         let ledger = develop.map {
-            PromotionLedger(develop: $0, feature: feature, lease: promotionLease, parallelism: 1)
+            PromotionLedger(develop: $0, feature: feature, lease: promotionLease, parallelism: 1, now: self.now)
         }
         var pruned: [PrunedPush] = []
         for (test, commits) in try await archive.allCommits().sorted(by: { $0.key < $1.key }) {
@@ -35,7 +36,7 @@ extension ReferenceTransfers {
             }
         }
         if let age {
-            let candidates = CandidateArchive(feature: feature)
+            let candidates = CandidateArchive(feature: feature, now: self.now)
             for run in try await candidates.allRuns() {
                 guard let at = Timestamp.date(run.createdAt), now.timeIntervalSince(at) >= age.seconds else {
                     continue

@@ -25,7 +25,7 @@ public struct SnapshotCheck: Sendable {
     /// review page then gives each failed snapshot's `pipeline refs accept` command.
     public var candidatesCommit: String?
     /// Where this run renders, worked out when asked (it runs `swift --version`).
-    public var renderedOn: (@Sendable () -> RenderEnvironment)?
+    public var renderedOn: (@Sendable () async -> RenderEnvironment)?
     /// Where a reference (`<Test>/<file>`) was rendered, as the stores say; nil when unknown.
     public var referenceRenderedOn: (@Sendable (String) async -> RenderEnvironment?)?
 
@@ -176,7 +176,7 @@ public struct SnapshotCheck: Sendable {
         guard let renderedOn, let lookup = referenceRenderedOn,
             findings.entries.contains(where: { $0.status == .failed })
         else { return }
-        let here = renderedOn()
+        let here = await renderedOn()
         for index in findings.entries.indices where findings.entries[index].status == .failed {
             guard let reference = await lookup(findings.entries[index].key), !reference.rendersLike(here) else {
                 continue

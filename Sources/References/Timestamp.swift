@@ -4,10 +4,6 @@ import Foundation
 /// so that a push and a run in the same second are still in order. Records written before kept
 /// whole seconds; both are read.
 enum Timestamp {
-    static func now() -> String {
-        string(Date())
-    }
-
     static func string(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

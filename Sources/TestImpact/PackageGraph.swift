@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import TestSharding
 
@@ -28,7 +29,7 @@ public struct PackageGraph: Sendable, Decodable {
     /// Asks SwiftPM (no build is needed).
     public static func describe(package: URL, scratch: URL) async throws(TestRunError) -> PackageGraph {
         let log = scratch.appendingPathComponent("describe.log")
-        let result = try await Command.run(
+        let result = try await TestRunError.starting(
             ["swift", "package", "--package-path", package.path, "describe", "--type", "json"],
             environment: ProcessInfo.processInfo.environment, log: log)
         // Warnings may come before the JSON in the same log: it starts at the first line that is "{".

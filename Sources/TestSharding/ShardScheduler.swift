@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// What to run and how: everything `pipeline test` and a pipeline's test stage decide.

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Runs tests for one shard: the XCTest tests of a batch in one process and its Swift Testing tests

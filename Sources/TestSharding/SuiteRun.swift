@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// A package's suite, from the build to the report: it builds the test product, lists and selects

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// Limits that apply to every test process.
@@ -56,7 +57,7 @@ struct TestProcess {
         let started = ContinuousClock.now
         let termination = await process.wait {
             await watch.poll(onFinish: onFinish)
-            if watch.overdue(limits.timeout) { process.terminate() }
+            if watch.overdue(limits.timeout) { process.kill() }
         }
         await watch.poll(onFinish: onFinish)
         var outcome = watch.outcome(termination)

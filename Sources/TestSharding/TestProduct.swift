@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// How to build and find a package's test product.
@@ -44,7 +45,7 @@ public struct TestProduct: Sendable {
             && settings.configuration == "debug" && settings.extraArguments.isEmpty && !settings.coverage
         if !settings.skipBuild && !prebuilt {
             let log = scratch.appendingPathComponent("build.log")
-            let result = try await Command.run(
+            let result = try await TestRunError.starting(
                 settings.buildArguments + ["--build-tests"], environment: environment, log: log)
             guard result.termination == .exited(0) else {
                 throw .buildFailed(package: package, errors: Self.buildErrors(in: result.output), log: log.path)
@@ -66,7 +67,7 @@ public struct TestProduct: Sendable {
             return TestProduct(path: product, packagePath: settings.packagePath, environment: childEnvironment)
         }
         let log = scratch.appendingPathComponent("bin-path.log")
-        let result = try await Command.run(
+        let result = try await TestRunError.starting(
             settings.buildArguments + ["--show-bin-path"], environment: environment, log: log)
         guard result.termination == .exited(0), let binPath = result.output.split(separator: "\n").last.map(String.init)
         else {
@@ -130,7 +131,7 @@ public struct TestProduct: Sendable {
         async throws(TestRunError) -> [TestID]
     {
         // Listing runs no test: one that takes longer than a test may is stuck (code run at load time).
-        let result = try await Command.run(arguments, environment: environment, log: log, timeout: timeout)
+        let result = try await TestRunError.starting(arguments, environment: environment, log: log, timeout: timeout)
         if result.timedOut {
             throw .listingFailed(
                 command: arguments.joined(separator: " "),
@@ -198,31 +199,5 @@ enum SwiftTestingFilter {
             result.append(character)
         }
         return result
-    }
-}
-
-/// A short command whose output is wanted whole: build, bin path, listings.
-public struct Command: Sendable {
-    public let termination: Termination
-    public let output: String
-    /// Whether it was killed at its timeout.
-    public var timedOut = false
-
-    /// Runs `arguments` to their end, or past `timeout` kills them (then `timedOut`).
-    public static func run(
-        _ arguments: [String], environment: [String: String], log: URL, timeout: Duration? = nil
-    ) async throws(TestRunError) -> Command {
-        try? FileManager.default.removeItem(at: log)
-        let process = try await ChildProcess.start(arguments, environment: environment, log: log)
-        let deadline = timeout.map { ContinuousClock.now + $0 }
-        var timedOut = false
-        let termination = await process.wait {
-            if let deadline, ContinuousClock.now > deadline, !timedOut {
-                timedOut = true
-                process.terminate()
-            }
-        }
-        let data = (try? Data(contentsOf: log)) ?? Data()
-        return Command(termination: termination, output: String(decoding: data, as: UTF8.self), timedOut: timedOut)
     }
 }

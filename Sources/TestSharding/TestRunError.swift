@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 
 /// What can stop a test run before it produces results. Each reads as one line for a person.
@@ -47,6 +48,19 @@ public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
             "cannot write \(path): \(reason)"
         case .interrupted:
             "interrupted: every test process was stopped and nothing was recorded"
+        }
+    }
+}
+
+extension TestRunError {
+    /// `ChildProcess.run`, a process that cannot start said as `cannotStart`.
+    public static func starting(
+        _ arguments: [String], environment: [String: String], log: URL, timeout: Duration? = nil
+    ) async throws(TestRunError) -> ProcessResult {
+        do {
+            return try await ChildProcess.run(arguments, environment: environment, log: log, timeout: timeout)
+        } catch {
+            throw .cannotStart(command: error.command, reason: error.reason)
         }
     }
 }

@@ -305,7 +305,7 @@ struct RenderEnvironmentTests {
     }
 
     @Test("the library's version from Package.resolved, in either format; the CI from its variables")
-    func versions() throws {
+    func versions() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("render-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -320,8 +320,10 @@ struct RenderEnvironmentTests {
             #"{"object":{"pins":[{"package":"swift-snapshot-testing","state":{"version":"1.9.0"}}]},"version":1}"#.utf8
         ).write(to: resolved)
         #expect(RenderEnvironment.snapshotTestingVersion(package: folder) == "1.9.0")
-        #expect(RenderEnvironment.current(package: folder, environment: ["CI": "false"]).ci == nil)
-        #expect(RenderEnvironment.current(package: folder, environment: ["CI": "true"]).ci == "CI")
+        #expect(await RenderEnvironment.current(package: folder, environment: ["CI": "false"]).ci == nil)
+        let here = await RenderEnvironment.current(package: folder, environment: ["CI": "true"])
+        #expect(here.ci == "CI")
+        #expect(here.swift?.first?.isNumber == true, "swift --version read through ChildProcess: \(here)")
         #expect(!RenderEnvironment.architecture().isEmpty)
         #expect(
             RenderEnvironment.operatingSystem().hasPrefix("Linux")

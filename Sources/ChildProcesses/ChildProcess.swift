@@ -6,6 +6,12 @@ import Foundation
     import Darwin
 #endif
 
+/// Sends `signal` to the process group `group` leads; 0 when it was delivered.
+@discardableResult
+fileprivate func signalGroup(_ group: pid_t, _ signal: Int32) -> Int32 {
+    kill(-group, signal)
+}
+
 /// How a child process ended.
 public enum Termination: Equatable, Sendable, CustomStringConvertible {
     case exited(Int32)
@@ -39,8 +45,18 @@ public enum Termination: Equatable, Sendable, CustomStringConvertible {
     }
 }
 
-/// A process started in its own process group, its standard output and error appended to one log file.
-/// The group is what gets killed on a timeout or an interrupt, so grandchildren go with it.
+/// A process that could not be started.
+public struct ProcessError: Error, Equatable, CustomStringConvertible {
+    public let command: String
+    public let reason: String
+
+    public var description: String { "cannot start \(command): \(reason)" }
+}
+
+/// A process started in its own process group, with no standard input, its standard output
+/// appended to one log file and its standard error to the same file or another. The group is what
+/// gets killed on a timeout or an interrupt, so grandchildren go with it. Every process this tool
+/// starts is one of these.
 public final class ChildProcess: Sendable {
     public let pid: pid_t
 
@@ -48,17 +64,20 @@ public final class ChildProcess: Sendable {
         self.pid = pid
     }
 
-    /// Starts `arguments[0]` (looked up in PATH when it has no slash).
-    public static func start(_ arguments: [String], environment: [String: String], log: URL) async throws(TestRunError)
-        -> ChildProcess
-    {
-        precondition(!arguments.isEmpty, "a command needs a program")
-        let launch = Launch(arguments: arguments, environment: environment, log: log)
+    /// Starts `arguments[0]` (looked up in PATH when it has no slash); standard error goes to
+    /// `errors`, or with the output to `log` when nil.
+    public static func start(
+        _ arguments: [String], environment: [String: String], log: URL, errors: URL? = nil
+    ) async throws(ProcessError) -> ChildProcess {
+        guard let program = arguments.first, !program.isEmpty else {
+            throw ProcessError(command: "(nothing)", reason: "no program to run")
+        }
+        let launch = Launch(arguments: arguments, environment: environment, log: log, errors: errors)
         return ChildProcess(pid: try await ProcessGroups.shared.spawn(launch))
     }
 
     /// Waits for the process to end, polling so no thread blocks. `onPoll` runs between polls and may
-    /// call `terminate()`; cancellation of the waiting task terminates the process group.
+    /// end it; cancellation of the waiting task kills the process group.
     public func wait(onPoll: () async -> Void = {}) async -> Termination {
         var delay: UInt64 = 2_000_000
         while true {
@@ -68,16 +87,22 @@ public final class ChildProcess: Sendable {
                 await ProcessGroups.shared.forget(pid)
                 return result == pid ? Termination(waitStatus: status) : .exited(127)
             }
-            if Task.isCancelled { terminate() }
+            if Task.isCancelled { kill() }
             await onPoll()
             try? await Task.sleep(nanoseconds: delay)
             delay = min(delay * 2, 10_000_000)
         }
     }
 
-    /// Ends the whole process group: SIGKILL, since a hung or interrupted test gets no say.
+    /// Ends the whole process group at once: SIGKILL, as for a hung test, which gets no say.
+    public func kill() {
+        signalGroup(pid, SIGKILL)
+    }
+
+    /// Asks the whole process group to end (SIGTERM); the caller sends `kill()` if it has not
+    /// after a grace period, as `run` does.
     public func terminate() {
-        kill(-pid, SIGKILL)
+        signalGroup(pid, SIGTERM)
     }
 }
 
@@ -93,8 +118,8 @@ public actor ProcessGroups {
 
     /// Starts a process and records its group in one step, so an interrupt cannot fall between
     /// the two; once stopping, nothing new starts.
-    fileprivate func spawn(_ launch: Launch) throws(TestRunError) -> pid_t {
-        guard !stopping else { throw .cannotStart(command: launch.arguments[0], reason: "interrupted") }
+    fileprivate func spawn(_ launch: Launch) throws(ProcessError) -> pid_t {
+        guard !stopping else { throw ProcessError(command: launch.arguments[0], reason: "interrupted") }
         let pid = try launch.spawn()
         groups.insert(pid)
         return pid
@@ -106,12 +131,12 @@ public actor ProcessGroups {
     /// every new group is killed as it starts, so nothing outlives the caller's exit.
     public func terminateAll(grace: Duration = .milliseconds(500)) async {
         stopping = true
-        for group in groups { kill(-group, SIGTERM) }
+        for group in groups { signalGroup(group, SIGTERM) }
         let deadline = ContinuousClock.now + grace
-        while ContinuousClock.now < deadline && groups.contains(where: { kill(-$0, 0) == 0 }) {
+        while ContinuousClock.now < deadline && groups.contains(where: { signalGroup($0, 0) == 0 }) {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        for group in groups { kill(-group, SIGKILL) }
+        for group in groups { signalGroup(group, SIGKILL) }
     }
 }
 
@@ -120,14 +145,13 @@ fileprivate struct Launch {
     let arguments: [String]
     let environment: [String: String]
     let log: URL
+    let errors: URL?
 
-    func spawn() throws(TestRunError) -> pid_t {
-        let descriptor = open(log.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw .cannotStart(
-                command: arguments[0], reason: "cannot write \(log.path): \(String(cString: strerror(errno)))")
-        }
+    func spawn() throws(ProcessError) -> pid_t {
+        let descriptor = try appending(to: log)
         defer { close(descriptor) }
+        let errorDescriptor = try errors.map(appending) ?? descriptor
+        defer { if errorDescriptor != descriptor { close(errorDescriptor) } }
 
         #if canImport(Darwin)
             var actions: posix_spawn_file_actions_t? = nil
@@ -141,7 +165,7 @@ fileprivate struct Launch {
         try check(
             posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0), "posix_spawn_file_actions_addopen")
         try check(posix_spawn_file_actions_adddup2(&actions, descriptor, 1), "posix_spawn_file_actions_adddup2")
-        try check(posix_spawn_file_actions_adddup2(&actions, descriptor, 2), "posix_spawn_file_actions_adddup2")
+        try check(posix_spawn_file_actions_adddup2(&actions, errorDescriptor, 2), "posix_spawn_file_actions_adddup2")
 
         try check(posix_spawnattr_init(&attributes), "posix_spawnattr_init")
         defer { posix_spawnattr_destroy(&attributes) }
@@ -170,12 +194,22 @@ fileprivate struct Launch {
         return pid
     }
 
+    /// A file opened for appending, for the child's output.
+    private func appending(to file: URL) throws(ProcessError) -> Int32 {
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ProcessError(
+                command: arguments[0], reason: "cannot write \(file.path): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
     /// The one checker of the spawn calls, which return an error number: `call` names a set-up
     /// call that failed (nil for the spawn itself, whose error says enough).
-    private func check(_ result: Int32, _ call: String?) throws(TestRunError) {
+    private func check(_ result: Int32, _ call: String?) throws(ProcessError) {
         guard result == 0 else {
             let reason = String(cString: strerror(result))
-            throw .cannotStart(command: arguments[0], reason: call.map { "\($0): \(reason)" } ?? reason)
+            throw ProcessError(command: arguments[0], reason: call.map { "\($0): \(reason)" } ?? reason)
         }
     }
 

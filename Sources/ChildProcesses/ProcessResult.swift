@@ -1,0 +1,42 @@
+import Foundation
+
+/// A process run to its end for its output: a build, a listing, a toolchain's tool.
+public struct ProcessResult: Sendable {
+    public let termination: Termination
+    /// What it wrote to standard output (and to standard error, when not kept apart).
+    public let output: String
+    /// What it wrote to standard error, when kept apart.
+    public let errors: String?
+    /// Whether it was stopped at its timeout.
+    public var timedOut = false
+}
+
+extension ChildProcess {
+    /// Runs `arguments` to their end, their output in `log` (standard error in `errors` when given).
+    /// Past `timeout` the process group is asked to end (SIGTERM), and killed (SIGKILL) `grace`
+    /// later if it has not; the result then says `timedOut`.
+    public static func run(
+        _ arguments: [String], environment: [String: String], log: URL, errors: URL? = nil,
+        timeout: Duration? = nil, grace: Duration = .seconds(2)
+    ) async throws(ProcessError) -> ProcessResult {
+        try? FileManager.default.removeItem(at: log)
+        if let errors { try? FileManager.default.removeItem(at: errors) }
+        let process = try await start(arguments, environment: environment, log: log, errors: errors)
+        let deadline = timeout.map { ContinuousClock.now + $0 }
+        var stopping: ContinuousClock.Instant?
+        let termination = await process.wait {
+            guard let deadline, ContinuousClock.now > deadline else { return }
+            if let since = stopping {
+                if ContinuousClock.now > since + grace { process.kill() }
+            } else {
+                stopping = ContinuousClock.now
+                process.terminate()
+            }
+        }
+        func read(_ file: URL?) -> String? {
+            file.map { String(decoding: (try? Data(contentsOf: $0)) ?? Data(), as: UTF8.self) }
+        }
+        return ProcessResult(
+            termination: termination, output: read(log) ?? "", errors: read(errors), timedOut: stopping != nil)
+    }
+}

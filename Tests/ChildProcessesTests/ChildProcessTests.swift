@@ -1,0 +1,88 @@
+import ChildProcesses
+import Foundation
+import Testing
+
+@Suite("every process the tool starts")
+struct ChildProcessTests {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString)")
+
+    init() throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> URL { folder.appendingPathComponent(name) }
+
+    @Test("output and errors to one file, or kept apart; the exit code read back")
+    func output() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ProcessInfo.processInfo.environment
+        let script = "echo out; echo err >&2; exit 3"
+        let together = try await ChildProcess.run(["sh", "-c", script], environment: environment, log: file("a.log"))
+        #expect(together.termination == .exited(3))
+        #expect(together.output == "out\nerr\n" && together.errors == nil)
+        let apart = try await ChildProcess.run(
+            ["sh", "-c", script], environment: environment, log: file("b.log"), errors: file("b.err"))
+        #expect(apart.output == "out\n" && apart.errors == "err\n")
+        #expect(!apart.timedOut)
+    }
+
+    @Test("past its timeout a process is asked to end, and killed after the grace if it will not")
+    func timeout() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let environment = ProcessInfo.processInfo.environment
+        // Ends on SIGTERM, writing that it did.
+        let polite = try await ChildProcess.run(
+            ["sh", "-c", "trap 'echo stopping; exit 5' TERM; while true; do sleep 0.05; done"],
+            environment: environment, log: file("polite.log"), timeout: .milliseconds(300), grace: .seconds(5))
+        #expect(polite.timedOut)
+        #expect(polite.termination == .exited(5) && polite.output.contains("stopping"), "\(polite)")
+        // Ignores SIGTERM, and never ends by itself: killed once the grace has passed (no time bound
+        // here: on two cores other suites' blocking tests can hold the waiting task up for long).
+        let stubborn = try await ChildProcess.run(
+            ["sh", "-c", "trap '' TERM; while true; do sleep 0.05; done"], environment: environment,
+            log: file("stubborn.log"), timeout: .milliseconds(200), grace: .milliseconds(300))
+        #expect(stubborn.timedOut && stubborn.termination == .signalled(SIGKILL), "\(stubborn.termination)")
+    }
+
+    @Test("the whole process group ends: a grandchild does not outlive a kill")
+    func group() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let pidFile = file("grandchild.pid")
+        let process = try await ChildProcess.start(
+            ["sh", "-c", "sleep 30 & echo $! > \(pidFile.path); wait"],
+            environment: ProcessInfo.processInfo.environment,
+            log: file("group.log"))
+        var grandchild: pid_t?
+        for _ in 0..<100 where grandchild == nil {
+            try await Task.sleep(for: .milliseconds(20))
+            grandchild = (try? String(contentsOf: pidFile, encoding: .utf8)).flatMap {
+                pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines))
+            }
+        }
+        let pid = try #require(grandchild)
+        process.kill()
+        #expect(await process.wait() == .signalled(SIGKILL))
+        var gone = false
+        for _ in 0..<100 where !gone {
+            gone = kill(pid, 0) != 0
+            if !gone { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(gone, "the grandchild \(pid) was killed with its group")
+    }
+
+    @Test("a program that cannot start is an error naming it, never a crash")
+    func cannotStart() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let error = await #expect(throws: ProcessError.self) {
+            try await ChildProcess.run(["/nonexistent/tool"], environment: [:], log: file("x.log"))
+        }
+        #expect(error?.command == "/nonexistent/tool")
+        await #expect(throws: ProcessError.self) {
+            try await ChildProcess.run([], environment: [:], log: file("y.log"))
+        }
+        await #expect(throws: ProcessError.self) {
+            try await ChildProcess.run(
+                ["true"], environment: [:], log: folder.appendingPathComponent("no/such/folder.log"))
+        }
+    }
+}
