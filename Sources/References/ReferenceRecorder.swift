@@ -165,7 +165,7 @@ public struct ReferenceRecorder: Sendable {
 
     /// Whether a test failed for something other than the library's "Record mode is on" (which
     /// every recording assertion reports).
-    static func failedForReal(_ record: TestReport.TestResult) -> Bool {
+    static func failedForReal(_ record: TestReport.Entry) -> Bool {
         switch record.status {
         case .passed, .skipped: return false
         case .timedOut, .crashed, .missing: return true

@@ -206,7 +206,7 @@ public struct SnapshotCheck: Sendable {
 
     /// The failed snapshots in the artifacts folder, each beside its reference.
     private func artifacts(
-        of failed: [TestReport.TestResult], mentions: [String: Set<String>],
+        of failed: [TestReport.Entry], mentions: [String: Set<String>],
         report: TestReport
     ) -> [ReviewEntry] {
         var entries: [ReviewEntry] = []
@@ -253,7 +253,7 @@ public struct SnapshotCheck: Sendable {
     }
 
     /// A missing reference, said in one line naming the test and the folder, as the test's message.
-    private func missing(_ record: TestReport.TestResult, report: inout TestReport) -> ReviewEntry {
+    private func missing(_ record: TestReport.Entry, report: inout TestReport) -> ReviewEntry {
         let named = SnapshotMessages.testFile(in: record.output ?? record.message ?? "")
         let testFile = named?.name ?? testFile(of: record.name, in: report) ?? record.suite
         let folder =

@@ -39,7 +39,7 @@ public enum JUnitReport {
         return xml + "</testsuites>\n"
     }
 
-    private static func testcase(_ record: TestReport.TestResult, flakyFails: Bool) -> String {
+    private static func testcase(_ record: TestReport.Entry, flakyFails: Bool) -> String {
         let open =
             "    <testcase classname=\"\(escape(record.suite))\" name=\"\(escape(record.test))\" time=\"\(time(record.seconds))\""
         let message = escape(record.message ?? record.status.rawValue)
@@ -75,7 +75,7 @@ public enum JUnitReport {
     }
 
     /// How many results have one of `statuses`; a quarantined test counts as skipped.
-    private static func count(_ results: [TestReport.TestResult], _ statuses: Set<TestStatus>) -> Int {
+    private static func count(_ results: [TestReport.Entry], _ statuses: Set<TestStatus>) -> Int {
         results.filter { statuses.contains($0.quarantine == nil ? $0.status : .skipped) }.count
     }
 

@@ -13,7 +13,7 @@ public struct RepeatReport: Codable, Sendable {
         public var log: String?
     }
 
-    public struct TestResult: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
         public var name: String
         /// Runs that reached the test (fewer than asked when `--until-failure` stopped early).
         public var runs: Int
@@ -41,7 +41,7 @@ public struct RepeatReport: Codable, Sendable {
     /// The per-test time limit, in seconds: a hang shows as timed out after it.
     public var timeoutSeconds: Double
     /// Every selected test, the most often failing first.
-    public var tests: [TestResult]
+    public var tests: [Entry]
 
     /// Folds the attempts of runs `1...completed` (an attempt's number is its run).
     public init(
@@ -56,7 +56,7 @@ public struct RepeatReport: Codable, Sendable {
         timeoutSeconds = timeout.seconds
         self.tests = tests.map { test in
             let tries = (byTest[test] ?? []).sorted { $0.attempt < $1.attempt }
-            var record = TestResult(name: test.name, runs: completed)
+            var record = Entry(name: test.name, runs: completed)
             for attempt in tries {
                 switch attempt.status {
                 case .passed, .flaky: record.passed += 1

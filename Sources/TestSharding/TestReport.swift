@@ -26,7 +26,7 @@ public struct TestReport: Codable, Sendable {
         public var node = Node.whole
     }
 
-    public struct TestResult: Codable, Sendable, Equatable {
+    public struct Entry: Codable, Sendable, Equatable {
         public var name: String
         public var framework: TestFramework
         public var suite: String
@@ -69,7 +69,7 @@ public struct TestReport: Codable, Sendable {
 
     public var version = 1
     public var summary: Summary
-    public var tests: [TestResult]
+    public var tests: [Entry]
     /// Tests that ran more than once in one attempt, were reported without being asked for, or
     /// did something a check after the run caught (a reference written in CI by no known test).
     public var problems: [String]
@@ -88,7 +88,7 @@ public struct TestReport: Codable, Sendable {
         var summary = Summary(
             seconds: seconds, expectedSeconds: shards.map(\.expectedSeconds).max() ?? 0,
             shards: shards.count, node: node)
-        var results: [TestResult] = []
+        var results: [Entry] = []
         var problems: [String] = []
         let planned = shards.flatMap { shard in shard.tests.map { ($0, shard.index) } }
         for (test, shard) in planned.sorted(by: { $0.0 < $1.0 }) {
@@ -107,7 +107,7 @@ public struct TestReport: Codable, Sendable {
                 last.status == .passed && tries.contains { $0.status.isFailure } ? .flaky : last.status
             let failure = tries.last { $0.status.isFailure || $0.status == .missing }
             results.append(
-                TestResult(
+                Entry(
                     name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
                     status: status, seconds: last.seconds, attempts: max(1, tries.count),
                     shard: last.shard ?? shard,
@@ -134,7 +134,7 @@ public struct TestReport: Codable, Sendable {
     /// a record for a test outside the suite is a problem.
     /// Each node runs its parts one after another, so the run took as long as its busiest node.
     public init(merging parts: [TestReport], suite: [TestID], flakyFails: Bool) {
-        var byName: [String: [TestResult]] = [:]
+        var byName: [String: [Entry]] = [:]
         for part in parts { for record in part.tests { byName[record.name, default: []].append(record) } }
         let byNode = Dictionary(grouping: parts, by: \.summary.node)
         var summary = Summary()
@@ -142,12 +142,12 @@ public struct TestReport: Codable, Sendable {
         summary.expectedSeconds = byNode.values.map { $0.reduce(0) { $0 + $1.summary.expectedSeconds } }.max() ?? 0
         summary.shards = parts.map(\.summary.shards).max() ?? 0
         summary.node = byNode.count == 1 ? byNode.keys.first! : .whole
-        var results: [TestResult] = []
+        var results: [Entry] = []
         var problems = parts.flatMap(\.problems)
         for test in suite.sorted() {
             guard let found = byName.removeValue(forKey: test.name) else {
                 results.append(
-                    TestResult(
+                    Entry(
                         name: test.name, framework: test.framework, suite: test.suite, test: test.shortName,
                         status: .missing, seconds: 0, attempts: 1, shard: 0,
                         message: "no node reported it", output: nil, log: nil))
@@ -178,7 +178,7 @@ public struct TestReport: Codable, Sendable {
         tests.filter { failsRun($0) }.map(\.name)
     }
 
-    private func failsRun(_ record: TestResult) -> Bool {
+    private func failsRun(_ record: Entry) -> Bool {
         record.quarantine == nil
             && (record.status.isFailure || record.status == .missing || (record.status == .flaky && flakyFails))
     }

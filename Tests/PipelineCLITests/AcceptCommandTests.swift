@@ -176,7 +176,6 @@ struct AcceptCommandTests {
         let repo = try await repository(.folder)
         try branch("view-y", in: repo)
         _ = try await ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci", "ProfileTests/p.png": "p ci"])
-        try await Task.sleep(for: .milliseconds(1100))  // push records are to the second
         try repo.write(Self.login, "login laptop")
         #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
         let refused = try repo.pipeline("refs", "accept", "LoginTests")
