@@ -26,7 +26,7 @@ extension ImpactedTests {
 
 }
 
-extension TestStageRun {
+extension TestSession {
     /// `--impacted` (`select: impacted`): `prepared` cut down to the tests the change from the
     /// map's commit (or `base`) can reach, each decision written; nil when none is reachable.
     public func impacted(_ prepared: SuiteRun.Prepared, base: String?) async throws -> SuiteRun.Prepared? {

@@ -4,7 +4,7 @@ import References
 import SharedRun
 import TestSharding
 
-extension TestStageRun {
+extension TestSession {
     /// `pipeline test --queue`: this node's share of a run spread over CI machines through a work
     /// queue in the team's store. The first node writes the plan of batches; each node then claims
     /// batches one at a time and runs them until every batch has a result, so a fast node takes
@@ -93,7 +93,7 @@ extension TestStageRun {
     }
 }
 
-extension TestStageRun {
+extension TestSession {
     /// Runs `work` while writing the claim again every third of its lease, so a batch that takes
     /// longer than planned is not taken over while its node lives. A renewal that finds the claim
     /// taken over (or cannot reach the store) stops renewing; the batch still runs to its end.

@@ -46,7 +46,7 @@ public struct TestFlow: Sendable {
             (place, keptInRun, impacted) = (local, nil, false)
         }
         if request.failedOnly {
-            let (last, origin) = try await TestStageRun.lastRun(
+            let (last, origin) = try await TestSession.lastRun(
                 package: request.package, place: place, run: keptInRun, node: request.node)
             guard !last.notPassed.isEmpty else {
                 return .nothingToRun(
@@ -63,21 +63,21 @@ public struct TestFlow: Sendable {
                 ? CIEnvironment(request.shared.environment).runID.map {
                     try place.queue(run: $0, node: request.node)
                 } : nil)
-        var testRun = try TestStageRun(
+        var session = try TestSession(
             settings: BuildSettings(
                 packagePath: request.package, configuration: request.configuration.rawValue,
                 extraArguments: request.buildArguments, skipBuild: request.skipBuild),
             options: options, timings: place, updatesTimings: request.updatesTimings, snapshots: snapshotCheck(),
             junit: request.junit, quarantine: try quarantine(), coverage: coverage, interactive: request.interactive,
             write: request.write)
-        testRun.keptInRun = keptInRun
-        testRun.flakeThreshold = request.flakeThreshold
+        session.keptInRun = keptInRun
+        session.flakeThreshold = request.flakeThreshold
         if !request.skipBuild {
             request.write("Building the tests of \(request.package.path) (\(request.configuration.rawValue))…\n")
         }
-        var prepared = try await testRun.prepare(pinningTo: pin)
+        var prepared = try await session.prepare(pinningTo: pin)
         if impacted {
-            guard let reached = try await testRun.impacted(prepared, base: request.impactBase) else {
+            guard let reached = try await session.impacted(prepared, base: request.impactBase) else {
                 return .nothingToRun("No test is reachable from the change; nothing to run.")
             }
             prepared = reached
@@ -86,28 +86,28 @@ public struct TestFlow: Sendable {
         case .list:
             return .listed(prepared.tests.map(\.name))
         case .plan:
-            let shards = testRun.plan(prepared, queue: queue)
-            return .planned(shards, description: testRun.describe(shards, queue: queue))
+            let shards = session.plan(prepared, queue: queue)
+            return .planned(shards, description: session.describe(shards, queue: queue))
         case .hunt(let times, let untilFailure):
-            return .hunted(try await testRun.hunt(prepared, times: times, untilFailure: untilFailure))
+            return .hunted(try await session.hunt(prepared, times: times, untilFailure: untilFailure))
         case .run:
             break
         }
         let ran: (report: TestReport?, findings: SnapshotFindings, storeFailure: (any Error)?)
         if let queue {
-            let outcome = try await testRun.run(prepared, queue: queue)
+            let outcome = try await session.run(prepared, queue: queue)
             ran = (outcome.report, outcome.findings, outcome.storeFailure)
         } else {
-            let (report, findings) = try await testRun.run(prepared)
+            let (report, findings) = try await session.run(prepared)
             ran = (report, findings, nil)
         }
         guard let report = ran.report else {
             return .ran(nil, ran.findings, coverage: nil, storeFailure: ran.storeFailure)
         }
         var findings = ran.findings
-        findings.notes += await keepCandidates(testRun.snapshots, passed: report.passed)
-        let measured = try await testRun.collectCoverage(of: report, product: prepared.product)
-        if request.recordImpact, let measured { try await testRun.recordImpact(from: measured, report: report) }
+        findings.notes += await keepCandidates(session.snapshots, passed: report.passed)
+        let measured = try await session.collectCoverage(of: report, product: prepared.product)
+        if request.recordImpact, let measured { try await session.recordImpact(from: measured, report: report) }
         // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
         let run = queue?.run ?? (request.node.count > 1 ? keptInRun : nil)
         if let measured, let folder = measured.folder, let run {
@@ -219,20 +219,20 @@ extension TestFlow {
         options.filters += recording.filters
         options.retries = 0
         do {
-            let testRun = try TestStageRun(
+            let session = try TestSession(
                 settings: BuildSettings(
                     packagePath: request.package, configuration: request.configuration.rawValue,
                     extraArguments: request.buildArguments, skipBuild: request.skipBuild),
                 options: options, updatesTimings: false, snapshots: recorder.check, junit: nil,
                 interactive: request.interactive, write: request.write)
             if !request.skipBuild { request.write("Building the tests of \(request.package.path)…\n") }
-            let prepared = try await testRun.prepare()
+            let prepared = try await session.prepare()
             request.write(
                 prepared.announcement(
                     node: request.node, note: "snapshots: record mode \(recorder.check.mode.rawValue)")
                     + "\n")
-            _ = testRun.snapshots.begin()
-            let report = try await testRun.execute(prepared)
+            _ = session.snapshots.begin()
+            let report = try await session.execute(prepared)
             return try recorder.finish(recording, report: report)
         } catch let error as ReferenceError {
             throw error

@@ -167,7 +167,7 @@ extension ShardScheduler {
         statusInterval: Duration
     ) async -> RepeatReport {
         let start = ContinuousClock.now
-        let runs = RunCounter(limit: times)
+        let runs = RepeatCounter(limit: times)
         let product = product.adding(environment: options.environment)
         let workers = max(1, min(options.shards, times))
         let outcome = await progress.showingStatus(every: statusInterval) {
@@ -195,7 +195,7 @@ extension ShardScheduler {
 
 /// Hands out run numbers 1…limit; after a failing run (when asked to stop) it hands out no more.
 /// The runs that count are those up to the first failing one, whose earlier runs all finished.
-private actor RunCounter {
+private actor RepeatCounter {
     let limit: Int
     private var issued = 0
     private var done: Set<Int> = []

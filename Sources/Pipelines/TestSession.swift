@@ -5,11 +5,11 @@ import References
 import SharedRun
 import TestSharding
 
-/// What `pipeline test` and a pipeline's test stage add to a `SuiteRun`: swift-snapshot-testing's
+/// One suite's session in the one test flow (`TestFlow`): what it adds to a `SuiteRun`: swift-snapshot-testing's
 /// switches for the test processes and the snapshot check after them (failed snapshots paired with
 /// their references, references written in CI failed, one review page); the timings read from and
 /// folded back into where they are kept; the quarantine; the JUnit file and the last run's report.
-public struct TestStageRun: Sendable {
+public struct TestSession: Sendable {
     public let suite: SuiteRun
     public let snapshots: SnapshotCheck
     /// Where the durations are read to plan, and folded back after the run when `updatesTimings` is on.
