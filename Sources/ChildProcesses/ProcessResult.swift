@@ -19,8 +19,7 @@ extension ChildProcess {
         _ arguments: [String], environment: [String: String], log: URL, errors: URL? = nil,
         timeout: Duration? = nil, grace: Duration = .seconds(2)
     ) async throws(ProcessError) -> ProcessResult {
-        try? FileManager.default.removeItem(at: log)
-        if let errors { try? FileManager.default.removeItem(at: errors) }
+        for file in [log, errors].compactMap({ $0 }) { removeIfRegular(file) }
         let process = try await start(arguments, environment: environment, log: log, errors: errors)
         let deadline = timeout.map { ContinuousClock.now + $0 }
         var stopping: ContinuousClock.Instant?
@@ -39,4 +38,11 @@ extension ChildProcess {
         return ProcessResult(
             termination: termination, output: read(log) ?? "", errors: read(errors), timedOut: stopping != nil)
     }
+}
+
+/// Removes `file` when it is a regular file, so a run starts its output afresh; anything else (a
+/// device such as `/dev/null`, a folder) is left alone.
+fileprivate func removeIfRegular(_ file: URL) {
+    let type = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.type] as? FileAttributeType
+    if type == .typeRegular { try? FileManager.default.removeItem(at: file) }
 }

@@ -103,7 +103,7 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
         guard
             let result = try? await ChildProcess.run(
                 ["swift", "--version"], environment: ProcessInfo.processInfo.environment, log: log,
-                errors: URL(fileURLWithPath: "/dev/null"), timeout: .seconds(30)),
+                timeout: .seconds(30)),
             let range = result.output.range(of: "Swift version ")
         else { return nil }
         return result.output[range.upperBound...].prefix { !$0.isWhitespace }.description

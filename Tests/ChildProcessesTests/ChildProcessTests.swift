@@ -85,4 +85,22 @@ struct ChildProcessTests {
                 ["true"], environment: [:], log: folder.appendingPathComponent("no/such/folder.log"))
         }
     }
+
+    /// The bug this names: `run` removed its output files before starting, and a caller passing
+    /// `/dev/null` for the errors (as root) deleted the device, breaking every process after it.
+    @Test("output going to /dev/null leaves the device as it is; a regular file is started afresh")
+    func devNullIsNotRemoved() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let null = URL(fileURLWithPath: "/dev/null")
+        let result = try await ChildProcess.run(
+            ["sh", "-c", "echo out; echo err >&2"], environment: ProcessInfo.processInfo.environment,
+            log: file("out.log"), errors: null)
+        #expect(result.output == "out\n")
+        let type = try FileManager.default.attributesOfItem(atPath: null.path)[.type] as? FileAttributeType
+        #expect(type == .typeCharacterSpecial, "/dev/null is still a device")
+        try Data("stale\n".utf8).write(to: file("again.log"))
+        let again = try await ChildProcess.run(
+            ["sh", "-c", "echo new"], environment: ProcessInfo.processInfo.environment, log: file("again.log"))
+        #expect(again.output == "new\n", "an old log's content is not kept")
+    }
 }
