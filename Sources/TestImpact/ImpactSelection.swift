@@ -40,13 +40,22 @@ public struct ImpactSelection: Sendable, Equatable {
         for (suite, files) in map.suites { for file in files { executedBy[file, default: []].append(suite) } }
         let changed = Set(changes.map(\.path))
         var files = SourceFiles(sources)
+        let layout = PackageLayout(sources: sources)
         for change in changes.sorted(by: { $0.path < $1.path }) {
             let path = change.path
             let name = (path as NSString).lastPathComponent
             if !path.contains("/"),
                 (name.hasPrefix("Package") && name.hasSuffix(".swift")) || name == "Package.resolved"
             {
-                selection.everything = selection.everything ?? "\(path) changed: every test"
+                if name != "Package.resolved", SwiftChange.kind(old: change.old, new: change.new) == .commentsOnly {
+                    selection.notes.append("\(path): comments, blank lines or formatting only, no test runs for it")
+                } else {
+                    selection.everything = selection.everything ?? "\(path) changed: every test"
+                }
+                continue
+            }
+            if let why = layout.buildsNothing(path) {
+                selection.notes.append("\(path): \(why), no test runs for it")
                 continue
             }
             if path.hasSuffix(".swift") {
@@ -79,17 +88,30 @@ public struct ImpactSelection: Sendable, Equatable {
                         }
                     }
                 case .bodies(let members):
-                    let suites = executedBy[path] ?? []
-                    if suites.isEmpty { selection.fallback[path] = "no suite executed \(path)" }
-                    // The suites that executed a changed body (by the functions the map recorded there),
-                    // or, when none did or the bodies are unknown, every suite that executed the file.
-                    let ran = suites.filter { map.executed($0, in: path, within: members) }
+                    // The suites that executed a changed body, by the functions the map recorded there;
+                    // where the map has no functions for a suite, or the bodies are unknown, every suite
+                    // that executed the file.
+                    let ran = (executedBy[path] ?? []).filter { map.executed($0, in: path, within: members) }
                     let starts = (members ?? []).map { String($0.lowerBound) }
                     let lines =
                         starts.count == 1
                         ? "function at line \(starts[0])" : "functions at lines " + starts.joined(separator: ", ")
-                    for suite in ran.isEmpty ? suites : ran {
-                        let known = !ran.isEmpty && members != nil && map.functions?[suite]?[path] != nil
+                    guard !ran.isEmpty else {
+                        // A body no suite executed adds no caller: nothing can reach it, unless the
+                        // compiler or the build runs it, which coverage never shows.
+                        if let code = files.buildTimeCode(path) {
+                            selection.fallback[path] =
+                                "\(path) is \(code), which runs while building and no suite's coverage shows"
+                        } else {
+                            let what = executedBy[path] == nil ? "any of \(path)" : "the changed \(lines) of \(path)"
+                            selection.notes.append(
+                                "\(path): no suite executed \(what), so the changed bodies reach no test, no test runs for it"
+                            )
+                        }
+                        break
+                    }
+                    for suite in ran {
+                        let known = members != nil && map.functions?[suite]?[path] != nil
                         selection.add(suite, "executed \(path)" + (known ? " (the changed \(lines))" : ""))
                     }
                 }
@@ -195,6 +217,23 @@ struct SourceFiles {
         return found
     }
 
+    /// What kind of code the build runs `path` is, when it is: a build-tool or command plugin
+    /// (under `Plugins/`, or its target imports PackagePlugin), or a macro implementation (its target
+    /// imports SwiftCompilerPlugin or SwiftSyntaxMacros); nil for code the tests run.
+    mutating func buildTimeCode(_ path: String) -> String? {
+        if path.hasPrefix("Plugins/") { return "a package plugin" }
+        let target = path.split(separator: "/").dropLast().prefix(2).joined(separator: "/") + "/"
+        for (other, text) in texts where other.hasPrefix(target) {
+            guard text.contains("import") else { continue }
+            let imports = source(other)?.imports ?? []
+            if imports.contains(where: { $0.hasSuffix(" PackagePlugin") }) { return "a package plugin" }
+            if imports.contains(where: { $0.hasSuffix(" SwiftCompilerPlugin") || $0.hasSuffix(" SwiftSyntaxMacros") }) {
+                return "a macro implementation"
+            }
+        }
+        return nil
+    }
+
     /// Whether another file of `path`'s target (the same first two folders, `Sources/App/`) has
     /// the import `line` too.
     mutating func has(_ line: String, elsewhere path: String) -> Bool {
@@ -280,5 +319,51 @@ enum SwiftChange: Equatable {
             }
         }
         return (removed + a[i...], added + b[j...])
+    }
+}
+
+/// What the package's files say of its layout without SwiftPM: the packages nested in it (a folder
+/// with a `Package.swift` of its own) and which of them the root manifest depends on by path.
+struct PackageLayout {
+    /// Nested packages' folders, relative to the package.
+    let nested: [String]
+    /// The folders the root manifest names in `.package(path:)`, relative to the package.
+    let pathDependencies: Set<String>
+    /// The package's Swift files, for templates' generated files.
+    let swiftFiles: Set<String>
+
+    init(sources: [String: String]) {
+        nested = sources.keys.compactMap { path in
+            let name = (path as NSString).lastPathComponent
+            guard path.contains("/"),
+                name == "Package.swift" || (name.hasPrefix("Package@swift") && name.hasSuffix(".swift"))
+            else { return nil }
+            return (path as NSString).deletingLastPathComponent
+        }.sorted()
+        let manifest = sources["Package.swift"] ?? ""
+        pathDependencies = Set(
+            manifest.matches(of: #/\.package\s*\([^)]*?path:\s*"([^"]+)"/#).map { match in
+                String(match.output.1).split(separator: "/").filter { $0 != "." }.joined(separator: "/")
+            })
+        swiftFiles = Set(sources.keys)
+    }
+
+    /// Why no target of the package builds `path` (nor SwiftPM bundles it as a resource): a hidden
+    /// file or folder, a nested package the root does not depend on, or a template whose generated
+    /// Swift is committed beside it (whose own change is judged); nil otherwise.
+    func buildsNothing(_ path: String) -> String? {
+        let parts = path.split(separator: "/")
+        if let hidden = parts.first(where: { $0.hasPrefix(".") }) {
+            return "hidden (\(hidden)), which SwiftPM neither builds nor bundles"
+        }
+        if let package = nested.last(where: { path.hasPrefix($0 + "/") }), !pathDependencies.contains(package) {
+            return "in the package nested at \(package)/, which the root does not depend on by path"
+        }
+        let generated = (path as NSString).deletingPathExtension
+        if generated != path, generated.hasSuffix(".swift"), swiftFiles.contains(generated) {
+            return "a template whose generated \((generated as NSString).lastPathComponent) is committed beside it "
+                + "(a change there is judged on its own)"
+        }
+        return nil
     }
 }

@@ -93,14 +93,23 @@ struct ImpactTests {
         var closure = map
         closure.functions?["AppTests.ViewTests"] = ["Sources/App/Parser.swift": [3]]
         #expect(selected(parse, map: closure).keys.sorted() == ["AppTests.ParserTests", "AppTests.ViewTests"])
-        // A changed function that no suite executed: every suite that executed the file.
+        // A changed function that no suite executed: it adds no caller, so nothing runs, and it says so.
         var unexecuted = map
         unexecuted.functions?["AppTests.ParserTests"] = ["Sources/App/Parser.swift": [7]]
+        #expect(selected(parse, map: unexecuted) == [:])
+        let note = ImpactSelection.select(
+            map: unexecuted, changes: [ImpactChange(path: "Sources/App/Parser.swift", old: two, new: parse)],
+            current: unexecuted.tests
+        ).notes
         #expect(
-            selected(parse, map: unexecuted) == [
-                "AppTests.ParserTests": "executed Sources/App/Parser.swift",
-                "AppTests.ViewTests": "executed Sources/App/Parser.swift",
+            note == [
+                "Sources/App/Parser.swift: no suite executed the changed function at line 2 of Sources/App/Parser.swift, "
+                    + "so the changed bodies reach no test, no test runs for it"
             ])
+        // A suite whose functions the map does not know for the file still runs: it may have.
+        var partly = unexecuted
+        partly.functions?["AppTests.ViewTests"] = nil
+        #expect(selected(parse, map: partly).keys.sorted() == ["AppTests.ViewTests"])
         // Where the functions cannot be told apart, the whole file: top-level code, and members that
         // no longer pair up (a closing brace moved, so `b` is now inside `a`).
         #expect(SwiftChange.kind(old: "print(1)\nrun()", new: "print(2)\nrun()") == .bodies(nil))
@@ -153,7 +162,9 @@ struct ImpactTests {
         #expect(SwiftSource.names(of: "init?(text: String) {", members: nil) == nil)
     }
 
-    @Test("unexecuted files and other files fall back to the target graph; documentation runs nothing")
+    @Test(
+        "a body in a file no suite executed runs nothing, unless the build runs it; other files fall back; documentation runs nothing"
+    )
     func fallbacks() {
         let selection = select([
             ImpactChange(
@@ -162,7 +173,25 @@ struct ImpactTests {
             ImpactChange(path: "README.md", old: "a", new: "b"),
             ImpactChange(path: "Sources/App/App.docc/Guide.md", old: "a", new: "b"),
         ])
-        #expect(selection.fallback["Sources/App/Unused.swift"] == "no suite executed Sources/App/Unused.swift")
+        #expect(selection.fallback["Sources/App/Unused.swift"] == nil)
+        #expect(selection.suites.isEmpty && selection.everything == nil)
+        #expect(
+            selection.notes.contains(
+                "Sources/App/Unused.swift: no suite executed any of Sources/App/Unused.swift, so the changed bodies "
+                    + "reach no test, no test runs for it"))
+        // Code the build runs is never unexecuted: a macro's implementation, a plugin.
+        let macro =
+            "import SwiftSyntaxMacros\npublic struct M: ExpressionMacro {\n    static func f() {\n        g()\n    }\n}\n"
+        let built = ImpactSelection.select(
+            map: Self.map,
+            changes: [
+                ImpactChange(
+                    path: "Sources/Macros/M.swift", old: macro, new: macro.replacingOccurrences(of: "g()", with: "h()")),
+                ImpactChange(
+                    path: "Plugins/Gen/Gen.swift", old: "func f() {\n    a()\n}", new: "func f() {\n    b()\n}"),
+            ], current: Self.current, sources: ["Sources/Macros/M.swift": macro])
+        #expect(built.fallback["Sources/Macros/M.swift"]?.contains("a macro implementation") == true, "\(built)")
+        #expect(built.fallback["Plugins/Gen/Gen.swift"]?.contains("a package plugin") == true)
         #expect(selection.fallback["Sources/App/Resources/data.json"]?.contains("is not Swift source") == true)
         #expect(selection.fallback["README.md"] == nil && selection.fallback["Sources/App/App.docc/Guide.md"] == nil)
         #expect(
@@ -170,11 +199,57 @@ struct ImpactTests {
                 "README.md: documentation or settings swift test does not read, no test runs for it"))
     }
 
-    @Test("the manifest runs everything; references run their suite; new suites and tests run")
+    @Test(
+        "files no target builds run nothing: hidden ones, a nested package the root does not depend on, a template of committed Swift"
+    )
+    func buildsNothing() {
+        let sources = [
+            "Package.swift": #"let package = Package(name: "A", dependencies: [.package(path: "./Shared")])"#,
+            "Benchmarks/Package.swift": "// a package of its own",
+            "Benchmarks/Sources/Bench/Bench.swift": "func run() {}",
+            "Shared/Package.swift": "// a dependency by path",
+            "Sources/App/Generated.swift": "let x = 1",
+        ]
+        let changes = [
+            ImpactChange(path: ".gitignore", old: "a", new: "b"),
+            ImpactChange(path: "Sources/App/.swiftlint.yml", old: "a", new: "b"),
+            ImpactChange(path: "Benchmarks/Package.swift", old: "// a", new: "// b\nlet x = 1"),
+            ImpactChange(
+                path: "Benchmarks/Sources/Bench/Bench.swift", old: "func run() {}", new: "func run() { go() }"),
+            ImpactChange(path: "Shared/Sources/S/data.json", old: "{}", new: "[]"),
+            ImpactChange(path: "Sources/App/Generated.swift.gyb", old: "a", new: "b"),
+            ImpactChange(path: "Sources/App/Other.swift.gyb", old: "a", new: "b"),
+        ]
+        let selection = ImpactSelection.select(map: Self.map, changes: changes, current: Self.current, sources: sources)
+        #expect(selection.everything == nil && selection.suites.isEmpty)
+        #expect(selection.fallback.keys.sorted() == ["Shared/Sources/S/data.json", "Sources/App/Other.swift.gyb"])
+        let reasons = selection.notes.joined(separator: "\n")
+        #expect(reasons.contains(".gitignore: hidden (.gitignore), which SwiftPM neither builds nor bundles"))
+        #expect(reasons.contains("Sources/App/.swiftlint.yml: hidden (.swiftlint.yml)"))
+        #expect(reasons.contains("Benchmarks/Sources/Bench/Bench.swift: in the package nested at Benchmarks/"))
+        #expect(reasons.contains("Benchmarks/Package.swift: in the package nested at Benchmarks/"))
+        #expect(
+            reasons.contains("Sources/App/Generated.swift.gyb: a template whose generated Generated.swift is committed")
+        )
+    }
+
+    @Test(
+        "the manifest runs everything, unless only its comments or formatting changed; references run their suite; new suites and tests run"
+    )
     func everythingReferencesAndNew() {
         #expect(
             select([ImpactChange(path: "Package.swift", old: "a", new: "b")]).everything
                 == "Package.swift changed: every test")
+        let manifest = #"let package = Package(name: "A", targets: [.target(name: "A")])"#
+        let commented = select([
+            ImpactChange(
+                path: "Package.swift", old: manifest,
+                new: "// The app.\n" + manifest.replacingOccurrences(of: ", ", with: ",\n    "))
+        ])
+        #expect(commented.everything == nil && commented.suites.isEmpty && commented.fallback.isEmpty)
+        #expect(
+            select([ImpactChange(path: "Package.resolved", old: "{}", new: "{ }")]).everything
+                == "Package.resolved changed: every test")
         let images = select([
             ImpactChange(path: "Tests/AppTests/__Snapshots__/BadgeViewTests/testBadge.1.png", old: "x", new: "y")
         ])
