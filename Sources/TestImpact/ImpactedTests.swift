@@ -50,8 +50,8 @@ public struct ImpactedTests: Sendable {
         let changes = try Self.changes(from: from, history: history, root: root, package: relative)
         var current: [String: [String]] = [:]
         for test in discovered { current[test.suite, default: []].append(test.name) }
-        let selection = ImpactSelection.select(
-            map: map, changes: changes, current: current, sources: Self.swiftSources(of: package))
+        let sources = Self.swiftSources(of: package)
+        let selection = ImpactSelection.select(map: map, changes: changes, current: current, sources: sources)
         var reasons = selection.notes
         if let everything = selection.everything { return Self.everything(everything, notes: reasons) }
         var selected = Set(selection.suites.keys)
@@ -62,8 +62,10 @@ public struct ImpactedTests: Sendable {
         if !selection.fallback.isEmpty {
             for (_, why) in selection.fallback.sorted(by: { $0.key < $1.key }) { reasons.append("fallback: \(why)") }
             let prefix = relative == "." ? "" : relative + "/"
+            let texts = Array(sources.values)
             let affected = try await AffectedTests.select(
-                package: package, repository: root, changedPaths: selection.fallback.keys.map { prefix + $0 })
+                package: package, repository: root, changedPaths: selection.fallback.keys.map { prefix + $0 },
+                named: { name in texts.contains { $0.contains(name) } })
             reasons += affected.reasons
             guard let filters = affected.filters else {
                 return everything("a fallback runs every test", notes: reasons)

@@ -61,10 +61,7 @@ public struct PackageGraph: Sendable, Decodable {
             {
                 if !path.contains("/") { return .everything(reason: "\(path) changed") }
             }
-            guard
-                let target = targets.filter({ path.hasPrefix($0.path + "/") }).max(by: { $0.path.count < $1.path.count }
-                )
-            else {
+            guard let target = target(holding: path) else {
                 return .everything(reason: "\(path) is outside every target")
             }
             changed[target.name] = changed[target.name] ?? path
@@ -79,6 +76,27 @@ public struct PackageGraph: Sendable, Decodable {
             }
         }
         return .targets(selected)
+    }
+
+    /// Of `paths`, those outside every target whose file name no Swift file names (`named`): no
+    /// target builds them and no test can open them by name, so they run nothing. Returns the
+    /// other paths, to be judged by the graph, and a line for each left out.
+    public func unread(_ paths: [String], named: (String) -> Bool) -> (judged: [String], reasons: [String]) {
+        var reasons: [String] = []
+        let judged = paths.filter { path in
+            let name = (path as NSString).lastPathComponent
+            guard target(holding: path) == nil, !named(name) else { return true }
+            reasons.append(
+                "affected: \(path) is outside every target and no Swift file of the package names \(name): "
+                    + "no test builds or opens it, so none runs for it")
+            return false
+        }
+        return (judged, reasons)
+    }
+
+    /// The target whose folder holds `path` (the innermost); nil outside every target.
+    public func target(holding path: String) -> Target? {
+        targets.filter { path.hasPrefix($0.path + "/") }.max { $0.path.count < $1.path.count }
     }
 
     /// The shortest chain of dependencies from `start` to a target in `goals`.
@@ -112,9 +130,12 @@ public struct AffectedTests: Sendable {
     public let reasons: [String]
 
     /// `changedPaths` are relative to `repository` (the work tree); the package may be in a subfolder.
-    public static func select(package: URL, repository: String, changedPaths: [String]) async throws(TestRunError)
-        -> AffectedTests
-    {
+    /// With `named` (a file name → whether a Swift file of the package names it), a file outside
+    /// every target that no Swift file names runs nothing: no target builds it, and no test can open
+    /// it by its name; without, such a file runs every test.
+    public static func select(
+        package: URL, repository: String, changedPaths: [String], named: ((String) -> Bool)? = nil
+    ) async throws(TestRunError) -> AffectedTests {
         let prefix = String(package.standardizedFileURL.path.dropFirst(repository.count))
             .trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         let inPackage = changedPaths.compactMap { path -> String? in
@@ -130,14 +151,17 @@ public struct AffectedTests: Sendable {
             "pipeline-describe-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        switch try await PackageGraph.describe(package: package, scratch: scratch).affected(by: inPackage) {
+        let graph = try await PackageGraph.describe(package: package, scratch: scratch)
+        let (judged, unread) = named.map { graph.unread(inPackage, named: $0) } ?? (inPackage, [])
+        switch graph.affected(by: judged) {
         case .everything(let reason):
-            return AffectedTests(filters: nil, reasons: ["affected: every test target, since \(reason)"])
+            return AffectedTests(filters: nil, reasons: unread + ["affected: every test target, since \(reason)"])
         case .targets(let targets):
             let reasons =
-                targets.isEmpty
-                ? ["affected: no test target depends on what changed"]
-                : targets.sorted { $0.key < $1.key }.map { "affected: \($0.key), because \($0.value)" }
+                unread
+                + (targets.isEmpty
+                    ? ["affected: no test target depends on what changed"]
+                    : targets.sorted { $0.key < $1.key }.map { "affected: \($0.key), because \($0.value)" })
             return AffectedTests(filters: PackageGraph.filters(for: Array(targets.keys)), reasons: reasons)
         }
     }

@@ -47,6 +47,24 @@ final class PackageGraphTests: XCTestCase {
             "a folder named like a target's prefix is not inside it")
     }
 
+    func testAFileOutsideEveryTargetThatNoSwiftFileNamesRunsNothing() {
+        let sources = ["Tests/CoreTests/FormatTests.swift": #"let script = "lint.sh""#]
+        let named = { (name: String) in sources.values.contains { $0.contains(name) } }
+        let (judged, reasons) = graph.unread(
+            ["Scripts/format.sh", "Scripts/lint.sh", "Sources/Core/a.c"], named: named)
+        XCTAssertEqual(
+            judged, ["Scripts/lint.sh", "Sources/Core/a.c"], "a named file, and one in a target, are judged")
+        XCTAssertEqual(
+            reasons,
+            [
+                "affected: Scripts/format.sh is outside every target and no Swift file of the package names format.sh: "
+                    + "no test builds or opens it, so none runs for it"
+            ])
+        XCTAssertEqual(
+            graph.affected(by: judged.filter { $0 != "Scripts/lint.sh" }).self, graph.affected(by: ["Sources/Core/a.c"])
+        )
+    }
+
     func testFiltersMatchOnlyTheModulesTests() throws {
         let filters = PackageGraph.filters(for: ["UI_Tests", "CoreTests"])
         XCTAssertEqual(filters, [#"^CoreTests\."#, #"^UI_Tests\."#])
