@@ -350,8 +350,12 @@ struct CoverageCommandTests {
         #expect(comment.stdout.contains("No test is reachable from the change; nothing to run."), "\(comment.stdout)")
         try Git.run(["checkout", "-q", "--", "."], in: repo)
 
-        // The manifest, or a map that cannot be read: every test, saying why.
+        // The manifest's comments: nothing; its code, or a map that cannot be read: every test, saying why.
         try edit("Package.swift") { $0 + "\n// touched\n" }
+        let commented = try test(["--impacted", "--list"] + timings)
+        #expect(
+            commented.stderr.contains("Package.swift: comments, blank lines or formatting only, no test runs for it"))
+        try edit("Package.swift") { $0 + "let touched = true\n" }
         let manifest = try test(["--impacted", "--list"] + timings)
         #expect(manifest.stderr.contains("impacted: every test runs, since Package.swift changed: every test"))
         #expect(manifest.stdout.split(separator: "\n").count == ExamplePackage.testCount)
