@@ -24,6 +24,6 @@ public struct CoverageRequest: Sendable, Equatable {
     func settings(package: URL, node: Node = .whole) throws -> CoverageSettings {
         try CoverageSettings(
             package: package, output: output, include: include, exclude: exclude, minLines: minLines,
-            part: node.count > 1 ? "node-\(node.index)-of-\(node.count)" : nil)
+            part: node.count > 1 ? node.label : nil)
     }
 }

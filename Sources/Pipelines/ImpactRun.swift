@@ -23,7 +23,6 @@ extension ImpactedTests {
             )
         }
     }
-
 }
 
 extension TestSession {

@@ -190,7 +190,7 @@ public struct TestFlow: Sendable {
         let node = request.node
         return await transfers.keepCandidates(
             artifacts: check.artifacts, commit: commit, passed: passed, renderedOn: renderedOn,
-            environment: check.inherited, part: node.count > 1 ? "node-\(node.index)-of-\(node.count)" : nil)
+            environment: check.inherited, part: node.count > 1 ? node.label : nil)
     }
 
     /// The work queue of `run` at `place`, with the request's leases.

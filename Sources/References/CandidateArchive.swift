@@ -125,15 +125,14 @@ public struct CandidateArchive: Sendable {
         for object in try await feature.store.list(under: folder.prefix) { try await feature.store.delete(object.key) }
     }
 
-    /// A run's name: its UTC time, then the CI's run id and attempt when there are ones, so that
-    /// names sort by time and say which CI run made them.
-    public static func runName(at date: Date, environment: [String: String], part: String? = nil) -> String {
+    /// A run's name: its UTC time, then the CI's run id and attempt (`ciRun`) and the node of a split
+    /// run when there are ones, so that names sort by time and say which CI run made them.
+    public static func runName(at date: Date, ciRun: String?, part: String? = nil) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
-        return formatter.string(from: date) + (CIEnvironment(environment).runLabel.map { "-" + $0 } ?? "")
-            + (part.map { "-" + $0 } ?? "")
+        return formatter.string(from: date) + [ciRun, part].compactMap { $0.map { "-" + $0 } }.joined()
     }
 }
 
@@ -193,8 +192,8 @@ extension ReferenceTransfers {
         guard stores.settings.address(of: .feature) != nil else { return [] }
         do {
             let archive = CandidateArchive(feature: try stores.folder(.feature), now: now)
-            let run = CandidateArchive.runName(at: now(), environment: environment, part: part)
             let ciRun = CIEnvironment(environment).runLabel
+            let run = CandidateArchive.runName(at: now(), ciRun: ciRun, part: part)
             guard
                 let kept = try await archive.keep(
                     artifacts: artifacts, commit: commit, run: run, ciRun: ciRun, node: part, renderedOn: renderedOn,

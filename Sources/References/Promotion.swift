@@ -139,11 +139,8 @@ extension ReferenceTransfers {
             commit: changes.head, dryRun: dryRun)
         report.pushed = pushed
         let unaccepted = try await neverAccepted(changes, history: history, among: named)
-        report.candidatesCommit = unaccepted?.commit
-        guard !tests.isEmpty else {
-            report.neverAccepted = unaccepted?.tests ?? []
-            return report
-        }
+        (report.neverAccepted, report.candidatesCommit) = (unaccepted?.tests ?? [], unaccepted?.commit)
+        guard !tests.isEmpty else { return report }
         let committed = try CommittedReferences.find(
             tests, changes: changes, history: history, local: stores.local(testPattern: testPattern))
         let sources = try await pushSources(
@@ -199,7 +196,8 @@ extension ReferenceTransfers {
             units[index].plan.stale.removeAll(where: later.contains)
         }
         if !report.conflicts.isEmpty, !force, !dryRun { throw ReferenceError.developChanged(report.conflicts) }
-        report.neverAccepted = (unaccepted?.tests ?? []).filter { report.pushCommits[$0] == nil }
+        // An accepted rendering is a push of the merged commit: promoted, not "never accepted".
+        report.neverAccepted.removeAll { report.pushCommits[$0] != nil }
         for unit in units {
             report.identical += unit.plan.identical.count
             report.stale += unit.plan.stale.map(\.rawValue)

@@ -50,7 +50,7 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
     /// another machine: `<prefix>/pipeline-runs/<run>/last-run/node-<i>-of-<n>.json`.
     public func lastRunKey(run: String, node: Node) throws(StoreError) -> ObjectKey {
         try ObjectKey(
-            Self.runFolder(prefix: prefix, run: run).rawValue + "/last-run/node-\(node.index)-of-\(node.count).json")
+            Self.runFolder(prefix: prefix, run: run).rawValue + "/last-run/\(node.label).json")
     }
 
     /// Keeps a copy of a node's report in the CI run's folder (the latest attempt wins).
@@ -69,7 +69,7 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
     /// --coverage`: `<prefix>/pipeline-runs/<run>/coverage/node-<i>-of-<n>.profdata`.
     public func coverageKey(run: String, node: Node) throws(StoreError) -> ObjectKey {
         try ObjectKey(
-            Self.runFolder(prefix: prefix, run: run).rawValue + "/coverage/node-\(node.index)-of-\(node.count).profdata"
+            Self.runFolder(prefix: prefix, run: run).rawValue + "/coverage/\(node.label).profdata"
         )
     }
 
@@ -99,7 +99,7 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
             expected ?? Set(count == 0 ? [] : (1...count).map { Node(index: $0, count: count).description })
         var files: [URL] = []
         for (node, key) in found.sorted(by: { $0.key.index < $1.key.index }) where wanted.contains(node.description) {
-            let file = folder.appendingPathComponent("node-\(node.index)-of-\(node.count).profdata")
+            let file = folder.appendingPathComponent("\(node.label).profdata")
             try await store.download(key, to: file)
             files.append(file)
         }

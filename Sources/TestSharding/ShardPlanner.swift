@@ -20,6 +20,9 @@ public struct Node: Hashable, Codable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(index)/\(count)" }
+
+    /// The node's name in file and run names: `node-2-of-4`.
+    public var label: String { "node-\(index)-of-\(count)" }
 }
 
 /// A group of tests one process runs, with the time they are expected to take.

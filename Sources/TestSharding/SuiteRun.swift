@@ -29,7 +29,7 @@ public struct SuiteRun: Sendable {
     public var logs: URL {
         let folder = Self.workFolder(of: settings.packagePath).appendingPathComponent("logs")
         let node = options.node
-        return node.count > 1 ? folder.appendingPathComponent("node-\(node.index)-of-\(node.count)") : folder
+        return node.count > 1 ? folder.appendingPathComponent(node.label) : folder
     }
 
     /// What a run needs: the product, the selected tests and this node's shards.
