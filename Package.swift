@@ -44,6 +44,7 @@ let package = Package(
             dependencies: [
                 "PipelineSpec", "References", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
                 "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact", "ChildProcesses",
+                "ReadTracing",
             ]
         ),
         // References: the stores a spec names; pull, push, promotion, retention and accepting CI's
@@ -60,9 +61,17 @@ let package = Package(
         // of batches claimed by conditional writes, the batches' reports, and the impact map's bytes.
         .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding"]),
         // Which tests a change can reach: the package's target graph (--affected), the impact map of
-        // what each suite executed and the selection by it (--impacted), and the one Swift lexer,
-        // which also reads the test declarations `refs record` selects by.
-        .target(name: "TestImpact", dependencies: ["TestSharding", "Coverage", "GitChanges", "ChildProcesses"]),
+        // what each suite executed and read (its traced reads placed in the package) and the selection
+        // by it (--impacted), and the one Swift lexer, which also reads the test declarations
+        // `refs record` selects by.
+        .target(
+            name: "TestImpact",
+            dependencies: ["TestSharding", "Coverage", "GitChanges", "ChildProcesses", "ReadTracing"]
+        ),
+        // The read tracer: a small C library, kept as source in the binary and built with the
+        // toolchain's clang on first use, that LD_PRELOAD puts into a test process to write which
+        // files it opens; and the traces read back by suite.
+        .target(name: "ReadTracing", dependencies: ["TestSharding", "ChildProcesses"]),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
@@ -139,7 +148,9 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
-        .testTarget(name: "CoverageTests", dependencies: ["Coverage", "TestSupport"]),
+        .testTarget(name: "CoverageTests", dependencies: ["Coverage", "ChildProcesses", "TestSupport"]),
+        .testTarget(
+            name: "ReadTracingTests", dependencies: ["ReadTracing", "ChildProcesses", "TestSharding", "TestSupport"]),
         .testTarget(name: "TestImpactTests", dependencies: ["TestImpact", "TestSharding", "Coverage", "TestSupport"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),

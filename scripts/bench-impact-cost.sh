@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark: what test impact analysis costs.
 # Usage: scripts/bench-impact-cost.sh [PACKAGE_PATH] [RUNS]   (defaults: Examples/ExampleSuite, 3)
-# 1. Recording: `pipeline test --record-impact` (one process and profile per suite) against
-#    `pipeline test --coverage` of the same suite, both --skip-build after one instrumented build,
-#    median of RUNS interleaved runs. Goal: ≤ 1.5×.
+# 1. Recording: `pipeline test --record-impact` (one process and profile per suite, reads traced)
+#    against `pipeline test --coverage` of the same suite, and against itself with read tracing off
+#    (PIPELINE_TRACE_READS=0), all --skip-build after one instrumented build, median of RUNS
+#    interleaved runs. Goals: ≤ 1.5× and ≤ 1.15×.
 # 2. Selection on a generated package of 10,000 tests (500 XCTest classes of 20 tests over 50 library
 #    files of 10 functions): the map is recorded once, then a body change and a new overload are
 #    selected with --impacted --dry-run. Prints the selection's own time ("selected in", which
@@ -22,8 +23,10 @@ echo "building $source_package with coverage…" >&2
 "$bin" test --package-path "$package" --coverage --coverage-dir "$scratch/c0" --timings "$scratch/t0.json" >/dev/null 2>&1 || true
 measure \
     record="$bin test --package-path $package --skip-build --coverage --record-impact --coverage-dir $scratch/c1 --timings $scratch/t1.json" \
+    untraced="env PIPELINE_TRACE_READS=0 $bin test --package-path $package --skip-build --coverage --record-impact --coverage-dir $scratch/c3 --timings $scratch/t3.json" \
     coverage="$bin test --package-path $package --skip-build --coverage --coverage-dir $scratch/c2 --timings $scratch/t2.json"
 echo "recording ($source_package, median of $runs): --record-impact ${t_record} s, --coverage ${t_coverage} s: $(ratio "$t_record" "$t_coverage")×   (goal ≤ 1.5×)"
+echo "read tracing: --record-impact ${t_record} s traced, ${t_untraced} s with PIPELINE_TRACE_READS=0: $(ratio "$t_record" "$t_untraced")×   (goal ≤ 1.15×)"
 
 big="$scratch/big"
 echo "generating a package of 10,000 tests…" >&2

@@ -17,6 +17,6 @@ let package = Package(
         .testTarget(name: "ExampleKitTests", dependencies: [
             "ExampleKit",
             .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
-        ]),
+        ], exclude: ["Fixtures"], resources: [.copy("Resources/badges.json")]),
     ]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import TestSharding
 
 /// What a test run measures coverage with, checked before any test runs: the toolchain's tools,
 /// the files to show, the folder the reports go to (writable), and where the test processes
@@ -50,6 +51,12 @@ public struct CoverageSettings: Sendable {
         ["LLVM_PROFILE_FILE": profiles.appendingPathComponent("%p-%m.profraw").path]
     }
 
+    /// For a run that keeps suites apart (`TestRunOptions.suiteEnvironment`): each suite's
+    /// processes write their profiles under its name (`SuiteFiles`).
+    public func suiteEnvironment(_ suite: String) -> [String: String] {
+        ["LLVM_PROFILE_FILE": profiles.appendingPathComponent(SuiteFiles.name(of: suite, "%p.profraw")).path]
+    }
+
     /// Empties the profile folder, so a run counts only its own processes.
     public func clearProfiles() throws(CoverageError) {
         try? FileManager.default.removeItem(at: profiles)
@@ -92,7 +99,7 @@ public struct CoverageSettings: Sendable {
     }
 
     /// The impact map of this run: what each suite executed, from the per-suite profiles its
-    /// processes wrote (`TestRunOptions.suiteProfiles` set to `profiles`), placed through `report`.
+    /// processes wrote (`suiteEnvironment`), placed through `report`.
     public func impact(of report: CoverageReport) async throws(CoverageError) -> ImpactRecorder.Executed {
         try await ImpactRecorder(tools: tools, filter: filter).suites(
             profiles: profiles, exported: report.exported ?? report.coverage, logs: profiles)

@@ -1,7 +1,7 @@
 import Foundation
 import TestSharding
 
-/// What each suite of a run executed, from its per-suite profiles (`SuiteProfiles`): what
+/// What each suite of a run executed, from its per-suite profiles (`SuiteFiles`): what
 /// TestImpact's impact map keeps.
 public struct ImpactRecorder: Sendable {
     public let tools: CoverageTools
@@ -25,7 +25,7 @@ public struct ImpactRecorder: Sendable {
         }
         let root = filter.package.path.hasSuffix("/") ? filter.package.path : filter.package.path + "/"
         var lines: [String: [String: Set<Int>]] = [:]
-        for (suite, names) in try await executed(SuiteProfiles.bySuite(in: folder), logs: logs) {
+        for (suite, names) in try await executed(SuiteFiles.bySuite(in: folder, suffix: ".profraw"), logs: logs) {
             for name in names {
                 // File-local functions are named `<path>:<mangled name>`; the others by their mangled name.
                 let place =

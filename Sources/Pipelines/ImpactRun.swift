@@ -1,6 +1,7 @@
 import Coverage
 import Foundation
 import GitChanges
+import ReadTracing
 import SharedRun
 import TestImpact
 import TestSharding
@@ -41,9 +42,10 @@ extension TestSession {
     }
 
     /// `--record-impact` (`impact: record`): what each suite of this run executed, kept beside the
-    /// timings with the commit, package and configuration. A suite whose process crashed or timed
-    /// out left a partial profile: it stays out, so it runs as a new suite until a clean recording.
-    public func recordImpact(from measured: CoverageReport, report: TestReport) async throws {
+    /// timings with the commit, package and configuration, and what each read (`reads`). A suite
+    /// whose process crashed or timed out left a partial profile: it stays out, so it runs as a new
+    /// suite until a clean recording.
+    public func recordImpact(from measured: CoverageReport, report: TestReport, reads: ReadRecording) async throws {
         guard let coverage else { return }
         let package = suite.settings.packagePath
         let history = try CommitHistory(repositoryPath: package.path)
@@ -67,12 +69,73 @@ extension TestSession {
                 executed.functions[suite]?[String(file.dropFirst(prefix.count))] = nil
             }
         }
-        let map = ImpactMap(
+        var map = ImpactMap(
             commit: try history.sha("HEAD"), package: relative,
             configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
             suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
             functions: executed.functions.filter { !partial.contains($0.key) })
+        try await reads.add(to: &map, package: path, repository: root)
         try await timings.saveImpact(try map.encoded())
-        write("Impact map of \(map.suites.count) suites at \(map.commit.prefix(12)) kept beside \(timings)\n")
+        let traced = map.reads.map { reads in
+            let unknown = map.unknownReads?.count ?? 0
+            return ", reads traced for \(reads.count)" + (unknown > 0 ? " (\(unknown) unknown: cut short)" : "")
+        }
+        write(
+            "Impact map of \(map.suites.count) suites at \(map.commit.prefix(12))\(traced ?? "") kept beside \(timings)\n"
+        )
+        if let untraced = map.untraced { write("Reads were not traced: \(untraced)\n") }
+    }
+}
+
+/// The read tracing of an impact recording: the tracer (or why there is none) and the temporary
+/// folder its traces go to, outside the working tree, removed when the recording is kept.
+public struct ReadRecording: Sendable {
+    let tracer: Result<ReadTracer, ReadTracer.Unavailable>
+    let folder: URL
+
+    /// Builds the tracer (or learns why it cannot) for the repository holding `package`.
+    public static func prepare(package: URL) async throws -> ReadRecording {
+        let root = URL(fileURLWithPath: try CommitHistory(repositoryPath: package.path).workTree)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-reads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let environment = ProcessInfo.processInfo.environment
+        return ReadRecording(tracer: await ReadTracer.prepare(roots: [root], environment: environment), folder: folder)
+    }
+
+    /// The variables tracing a process of `suite`'s; none without a tracer.
+    @Sendable public func environment(_ suite: String) -> [String: String] {
+        guard case .success(let tracer) = tracer else { return [:] }
+        return tracer.environment(
+            tracing: folder.appendingPathComponent(SuiteFiles.name(of: suite, "")),
+            inherited: ProcessInfo.processInfo.environment)
+    }
+
+    /// Puts the suites' reads into `map` (or why there are none), with the targets that use
+    /// build-tool plugins, whose inputs no trace shows; and removes the traces.
+    func add(to map: inout ImpactMap, package: String, repository: String) async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard case .success = tracer else {
+            if case .failure(let why) = tracer { map.untraced = why.reason }
+            return
+        }
+        let scratch = folder.appendingPathComponent("swiftpm")
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let url = URL(fileURLWithPath: package)
+        let graph: PackageGraph
+        let users: [String]
+        do {
+            graph = try await PackageGraph.describe(package: url, scratch: scratch)
+            users = try await PackageGraph.pluginUsers(package: url, scratch: scratch)
+        } catch {
+            map.untraced = "the package's targets could not be read to place its reads (\(error))"
+            return
+        }
+        let traced = TracedReads.relate(
+            ReadTraces.read(folder: folder), suites: Array(map.suites.keys), package: package,
+            repository: repository, graph: graph)
+        map.reads = traced.reads
+        map.unknownReads = traced.unknown
+        map.pluginTargets = graph.targets.filter { users.contains($0.name) }.map(\.path).sorted()
     }
 }

@@ -28,7 +28,12 @@ public struct TestFlow: Sendable {
         let asked = request.recordImpact ? (request.coverage ?? CoverageRequest()) : request.coverage
         let coverage = request.mode.runs ? try asked?.settings(package: request.package, node: request.node) : nil
         var options = request.runOptions()
-        if request.recordImpact { options.suiteProfiles = coverage?.profiles }
+        let reads = request.recordImpact ? try await ReadRecording.prepare(package: request.package) : nil
+        if let reads, let coverage {
+            options.suiteEnvironment = { suite in
+                coverage.suiteEnvironment(suite).merging(reads.environment(suite)) { $1 }
+            }
+        }
         if request.selection == .affected {
             guard let filters = try await affectedFilters() else {
                 return .nothingToRun("No test target is affected by the change; nothing to run.")
@@ -107,7 +112,7 @@ public struct TestFlow: Sendable {
         var findings = ran.findings
         findings.notes += await keepCandidates(session.snapshots, passed: report.passed)
         let measured = try await session.collectCoverage(of: report, product: prepared.product)
-        if request.recordImpact, let measured { try await session.recordImpact(from: measured, report: report) }
+        if let reads, let measured { try await session.recordImpact(from: measured, report: report, reads: reads) }
         // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
         let run = queue?.run ?? (request.node.count > 1 ? keptInRun : nil)
         if let measured, let folder = measured.folder, let run {

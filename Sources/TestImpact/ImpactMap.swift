@@ -25,6 +25,18 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     /// is unknown), so a name used in one function reaches only the suites that executed that
     /// function. Absent in maps recorded before it existed: the whole file counts then.
     public var functions: [String: [String: [Int]]]?
+    /// Suite → the files it read while it ran, traced (`TracedReads`: relative to the package,
+    /// `../…` outside it in the repository, a trailing `/` for a folder listed). Absent when reads
+    /// were not traced: in maps recorded before tracing existed, and where `untraced` says why.
+    public var reads: [String: [String]]?
+    /// Suite → why its reads are unknown (a trace cut short by a crash): it runs for any change
+    /// that is not Swift source.
+    public var unknownReads: [String: String]?
+    /// Why reads were not traced, when they were not (another platform, no C compiler).
+    public var untraced: String?
+    /// The folders of the targets that use build-tool plugins, whose inputs the build reads and
+    /// no trace of a test shows. Absent in maps recorded before it existed.
+    public var pluginTargets: [String]?
 
     public init(
         commit: String, package: String, configuration: String, recordedAt: String, suites: [String: [String]],
@@ -37,6 +49,14 @@ public struct ImpactMap: Codable, Sendable, Equatable {
         self.suites = suites
         self.tests = tests
         self.functions = functions
+    }
+
+    /// The suites whose traced reads cover `path` (relative to the package), each with the read.
+    public func readers(of path: String) -> [(suite: String, read: String)] {
+        guard let reads else { return [] }
+        return reads.compactMap { suite, paths in
+            paths.first { TracedReads.covers($0, path) }.map { (suite, $0) }
+        }.sorted { $0.suite < $1.suite }
     }
 
     /// Whether `suite` executed `file` within one of `members` (line ranges), or anywhere in it when

@@ -44,6 +44,12 @@ public struct ImpactSelection: Sendable, Equatable {
         for change in changes.sorted(by: { $0.path < $1.path }) {
             let path = change.path
             let name = (path as NSString).lastPathComponent
+            // What a suite read while it ran reaches it, whatever the file is.
+            let readers = map.readers(of: path)
+            for (suite, read) in readers {
+                selection.add(suite, read == path ? "it read \(path)" : "it listed \(read), which holds \(path)")
+            }
+            if path.hasPrefix("../") { continue }
             if !path.contains("/"),
                 (name.hasPrefix("Package") && name.hasSuffix(".swift")) || name == "Package.resolved"
             {
@@ -55,7 +61,7 @@ public struct ImpactSelection: Sendable, Equatable {
                 continue
             }
             if let why = layout.buildsNothing(path) {
-                selection.notes.append("\(path): \(why), no test runs for it")
+                if readers.isEmpty { selection.notes.append("\(path): \(why), no test runs for it") }
                 continue
             }
             if path.hasSuffix(".swift") {
@@ -126,11 +132,31 @@ public struct ImpactSelection: Sendable, Equatable {
                 continue
             }
             if Self.isDocumentation(path) {
-                selection.notes.append(
-                    "\(path): documentation or settings swift test does not read, no test runs for it")
+                if readers.isEmpty {
+                    selection.notes.append(
+                        "\(path): documentation or settings swift test does not read, no test runs for it")
+                }
                 continue
             }
-            selection.fallback[path] = "\(path) is not Swift source: coverage cannot see what it changes"
+            if let input = Self.buildInput(path, map: map) {
+                selection.fallback[path] = "\(path) \(input)"
+                continue
+            }
+            guard map.reads != nil else {
+                let why = map.untraced.map { ", and reads were not traced (\($0))" } ?? ""
+                selection.fallback[path] = "\(path) is not Swift source: coverage cannot see what it changes\(why)"
+                continue
+            }
+            // Reads were traced: a file no target compiles reaches the suites that read it, and
+            // those whose reads are unknown.
+            for (suite, why) in (map.unknownReads ?? [:]).sorted(by: { $0.key < $1.key }) {
+                selection.add(suite, "its reads are unknown (\(why)), and \(path) changed")
+            }
+            if readers.isEmpty, map.unknownReads?.isEmpty ?? true {
+                selection.notes.append(
+                    "\(path): no target compiles it and no suite read it while the impact map was recorded, "
+                        + "no test runs for it")
+            }
         }
         for (suite, tests) in current {
             guard let known = map.tests[suite] else {
@@ -140,6 +166,24 @@ public struct ImpactSelection: Sendable, Equatable {
             if let new = Set(tests).subtracting(known).sorted().first { selection.add(suite, "new test \(new)") }
         }
         return selection
+    }
+
+    /// Why `path` (not Swift source) is read by the build rather than by tests, when it is: source
+    /// a C-family target compiles, or a file of a package plugin or of a target that uses a
+    /// build-tool plugin (the plugin reads it while building; no coverage or trace of a test shows it).
+    static func buildInput(_ path: String, map: ImpactMap) -> String? {
+        let compiled = ["c", "cc", "cpp", "cxx", "c++", "m", "mm", "h", "hh", "hpp", "hxx", "inc", "s", "modulemap"]
+        let ext = (path as NSString).pathExtension.lowercased()
+        if compiled.contains(ext) || (path as NSString).lastPathComponent == "module.modulemap" {
+            return
+                "is \(ext) source a target compiles, whose effect coverage cannot place: its dependent test targets run"
+        }
+        if path.hasPrefix("Plugins/") { return "is part of a package plugin, which runs while building" }
+        if let target = map.pluginTargets?.first(where: { path.hasPrefix($0 + "/") }) {
+            return "is in \(target), whose build-tool plugin reads its files while building, which neither "
+                + "coverage nor a read trace shows: its dependent test targets run"
+        }
+        return nil
     }
 
     static func containsWord(_ word: String, in text: String) -> Bool {

@@ -47,7 +47,8 @@ public struct ImpactedTests: Sendable {
         // The functions' lines are those of the map's commit: from another base, files read now may
         // differ from what was recorded without being among the changes, so files count whole.
         if from != map.commit { map.functions = nil }
-        let changes = try Self.changes(from: from, history: history, root: root, package: relative)
+        let outside = Set((map.reads ?? [:]).values.joined().filter { $0.hasPrefix("../") })
+        let changes = try Self.changes(from: from, history: history, root: root, package: relative, outside: outside)
         var current: [String: [String]] = [:]
         for test in discovered { current[test.suite, default: []].append(test.name) }
         let sources = Self.swiftSources(of: package)
@@ -115,20 +116,32 @@ public struct ImpactedTests: Sendable {
         ImpactedTests(tests: nil, reasons: notes + ["impacted: every test runs, since \(why)"])
     }
 
-    /// The package's changed files from `from` to the working tree, with their text then and now.
-    static func changes(from: String, history: CommitHistory, root: String, package: String) throws -> [ImpactChange] {
+    /// The package's changed files from `from` to the working tree, with their text then and now;
+    /// and the repository's outside the package that the map's `outside` reads cover (`../…`).
+    static func changes(
+        from: String, history: CommitHistory, root: String, package: String, outside: Set<String> = []
+    ) throws -> [ImpactChange] {
         let committed = try ChangeDetector(repositoryPath: root).changes(.range(base: from, head: "HEAD")).files
         var paths: Set<String> = []
         for file in committed + (try history.uncommittedChanges()) { paths.formUnion(file.touchedPaths) }
         let prefix = package == "." ? "" : package + "/"
         var changes: [ImpactChange] = []
-        for path in paths.sorted() where path.hasPrefix(prefix) {
+        let up = String(repeating: "../", count: prefix.split(separator: "/").count)
+        for path in paths.sorted() {
+            let relative: String
+            if path.hasPrefix(prefix) {
+                relative = String(path.dropFirst(prefix.count))
+            } else if outside.contains(where: { TracedReads.covers($0, up + path) }) {
+                relative = up + path
+            } else {
+                continue
+            }
             let old = try history.contents(of: path, at: from).map { Data($0) }
             let new = FileManager.default.contents(atPath: root + "/" + path)
             if old == new { continue }
             changes.append(
                 ImpactChange(
-                    path: String(path.dropFirst(prefix.count)), old: old.map { String(decoding: $0, as: UTF8.self) },
+                    path: relative, old: old.map { String(decoding: $0, as: UTF8.self) },
                     new: new.map { String(decoding: $0, as: UTF8.self) }))
         }
         return changes

@@ -13,33 +13,90 @@ public struct PackageGraph: Sendable, Decodable {
         public let path: String
         public let type: String
         public let targetDependencies: [String]?
+        /// The files and folders SwiftPM bundles for it (`Bundle.module`), absolute.
+        public let resources: [Resource]?
+
+        public init(
+            name: String, c99name: String, path: String, type: String, targetDependencies: [String]? = nil,
+            resources: [Resource]? = nil
+        ) {
+            (self.name, self.c99name, self.path, self.type) = (name, c99name, path, type)
+            (self.targetDependencies, self.resources) = (targetDependencies, resources)
+        }
 
         enum CodingKeys: String, CodingKey {
-            case name, c99name, path, type
+            case name, c99name, path, type, resources
             case targetDependencies = "target_dependencies"
         }
     }
 
+    /// A resource: `copy` keeps a folder's layout in the bundle; the other rules place each file
+    /// by its name.
+    public struct Resource: Sendable, Decodable {
+        public let path: String
+        public let copies: Bool
+
+        public init(path: String, copies: Bool) {
+            (self.path, self.copies) = (path, copies)
+        }
+
+        enum CodingKeys: String, CodingKey { case path, rule }
+        private struct Anything: Decodable {}
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            path = try container.decode(String.self, forKey: .path)
+            let rule = try container.decodeIfPresent([String: Anything].self, forKey: .rule) ?? [:]
+            copies = rule["copy"] != nil
+        }
+    }
+
+    /// The package's name (resource bundles are named `<package>_<target>`).
+    public let name: String?
     public let targets: [Target]
 
-    public init(targets: [Target]) {
+    public init(name: String? = nil, targets: [Target]) {
+        self.name = name
         self.targets = targets
     }
 
     /// Asks SwiftPM (no build is needed).
     public static func describe(package: URL, scratch: URL) async throws(TestRunError) -> PackageGraph {
-        let log = scratch.appendingPathComponent("describe.log")
+        try await swiftPackage(["describe", "--type", "json"], package: package, scratch: scratch)
+    }
+
+    /// The names of the targets that use build-tool plugins (`plugins:` in the manifest), from
+    /// `swift package dump-package`.
+    public static func pluginUsers(package: URL, scratch: URL) async throws(TestRunError) -> [String] {
+        struct Manifest: Decodable {
+            struct Target: Decodable {
+                let name: String
+                let pluginUsages: [Usage]?
+            }
+            struct Usage: Decodable {}
+            let targets: [Target]
+        }
+        let manifest: Manifest = try await swiftPackage(["dump-package"], package: package, scratch: scratch)
+        return manifest.targets.filter { !($0.pluginUsages ?? []).isEmpty }.map(\.name)
+    }
+
+    /// `swift package <arguments>`'s JSON, decoded; its log in `scratch`.
+    private static func swiftPackage<Value: Decodable>(_ arguments: [String], package: URL, scratch: URL)
+        async throws(TestRunError) -> Value
+    {
+        let log = scratch.appendingPathComponent("\(arguments[0]).log")
         let result = try await TestRunError.starting(
-            ["swift", "package", "--package-path", package.path, "describe", "--type", "json"],
+            ["swift", "package", "--package-path", package.path] + arguments,
             environment: ProcessInfo.processInfo.environment, log: log)
         // Warnings may come before the JSON in the same log: it starts at the first line that is "{".
         let start = result.output.hasPrefix("{") ? result.output.startIndex : result.output.range(of: "\n{")?.lowerBound
         guard result.termination == .exited(0), let start,
-            let graph = try? JSONDecoder().decode(PackageGraph.self, from: Data(result.output[start...].utf8))
+            let value = try? JSONDecoder().decode(Value.self, from: Data(result.output[start...].utf8))
         else {
-            throw .listingFailed(command: "swift package describe --type json", output: result.output)
+            throw .listingFailed(
+                command: (["swift", "package"] + arguments).joined(separator: " "), output: result.output)
         }
-        return graph
+        return value
     }
 
     /// Which test targets a change can affect, and why.

@@ -19,9 +19,9 @@ public struct TestRunOptions: Sendable {
     public var only: Set<String>?
     /// Variables set for the test processes (not the build), over the inherited environment.
     public var environment: [String: String]
-    /// When set, each process runs the tests of one suite only and writes its coverage profile here,
-    /// named after the suite (`SuiteProfiles`): what each suite executed, for the impact map.
-    public var suiteProfiles: URL?
+    /// When set, each process runs the tests of one suite only, with these variables for the suite:
+    /// files named after it (`SuiteFiles`) tell what each suite executed and read, for the impact map.
+    public var suiteEnvironment: (@Sendable (_ suite: String) -> [String: String])?
 
     public init(
         shards: Int, node: Node = .whole, limits: RunLimits = RunLimits(), retries: Int = 0, maxRetried: Int? = nil,
@@ -108,7 +108,7 @@ public struct ShardScheduler: Sendable {
         var outcome = await Self.together(shards.map(\.index), progress: progress) { shard in
             await ShardWorker(
                 shard: shard, product: product, limits: options.limits, logs: logs, label: "shard-\(shard)",
-                suiteProfiles: options.suiteProfiles
+                suiteEnvironment: options.suiteEnvironment
             )
             .run(pool, progress: progress)
         }
@@ -127,7 +127,7 @@ public struct ShardScheduler: Sendable {
             let round = await Self.together(Array(parts.indices), progress: progress) { lane in
                 await ShardWorker(
                     shard: shards[lane].index, product: product, limits: options.limits, logs: logs,
-                    label: "shard-\(shards[lane].index)-retry\(attempt - 1)", suiteProfiles: options.suiteProfiles
+                    label: "shard-\(shards[lane].index)-retry\(attempt - 1)", suiteEnvironment: options.suiteEnvironment
                 )
                 .retry(parts[lane], attempt: attempt, progress: progress)
             }

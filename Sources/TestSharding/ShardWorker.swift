@@ -11,8 +11,8 @@ struct ShardWorker {
     let logs: URL
     /// Names this worker's processes and their logs: `shard-<n>` makes `shard-<n>-<k>.log`.
     let label: String
-    /// When set, each process runs one suite and writes its coverage profile here (`SuiteProfiles`).
-    var suiteProfiles: URL? = nil
+    /// When set, each process runs one suite, with these variables for it (`SuiteFiles`).
+    var suiteEnvironment: (@Sendable (String) -> [String: String])? = nil
 
     /// What the worker did: every attempt, the wall time of its processes, and what failed.
     struct Outcome: Sendable {
@@ -56,16 +56,13 @@ struct ShardWorker {
         var failures: [TestID] = []
         for framework in [TestFramework.xctest, .swiftTesting] {
             var pending = tests.filter { $0.framework == framework }
-            if suiteProfiles != nil { pending.sort { ($0.suite, $0.name) < ($1.suite, $1.name) } }
+            if suiteEnvironment != nil { pending.sort { ($0.suite, $0.name) < ($1.suite, $1.name) } }
             while !pending.isEmpty && !Task.isCancelled {
                 var chunk = Self.chunk(pending, framework: framework, limit: limits.selectorBytes)
                 var product = self.product
-                if let suiteProfiles, let suite = chunk.first?.suite {
+                if let suiteEnvironment, let suite = chunk.first?.suite {
                     chunk = Array(chunk.prefix { $0.suite == suite })
-                    product = product.adding(environment: [
-                        "LLVM_PROFILE_FILE": suiteProfiles.appendingPathComponent(SuiteProfiles.fileName(of: suite))
-                            .path
-                    ])
+                    product = product.adding(environment: suiteEnvironment(suite))
                 }
                 state.processes += 1
                 let name = "\(label)-\(state.processes)"
@@ -104,18 +101,20 @@ struct ShardWorker {
     }
 }
 
-/// The coverage profiles of a run that keeps suites apart: `<hex of the suite's name>-%p.profraw`,
-/// one per process (a suite whose process crashed and went on has several).
-public enum SuiteProfiles {
-    static func fileName(of suite: String) -> String {
-        suite.utf8.map { String(format: "%02x", $0) }.joined() + "-%p.profraw"
+/// The files of a run that keeps suites apart, one or more per process, named after the suite:
+/// `<hex of the suite's name>-<rest>` (coverage profiles, read traces). A suite whose process
+/// crashed and went on has several.
+public enum SuiteFiles {
+    /// The name of a file of `suite`'s: its hex prefix, then `rest`.
+    public static func name(of suite: String, _ rest: String) -> String {
+        suite.utf8.map { String(format: "%02x", $0) }.joined() + "-" + rest
     }
 
-    /// The profiles in `folder`, by suite.
-    public static func bySuite(in folder: URL) -> [String: [URL]] {
+    /// The files in `folder` whose names end with `suffix`, by suite.
+    public static func bySuite(in folder: URL, suffix: String) -> [String: [URL]] {
         var result: [String: [URL]] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-        where name.hasSuffix(".profraw") {
+        where name.hasSuffix(suffix) {
             guard let hex = name.split(separator: "-").first, hex.count % 2 == 0 else { continue }
             var bytes: [UInt8] = []
             var index = hex.startIndex

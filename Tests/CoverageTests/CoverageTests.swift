@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -157,7 +158,7 @@ struct CoverageTests {
     @Test("the tools are the toolchain's, beside the real swift; without them, the error names where it looked")
     func tools() throws {
         let tools = try CoverageTools.locate(environment: ProcessInfo.processInfo.environment)
-        let swift = try #require(CoverageTools.executable("swift", in: ProcessInfo.processInfo.environment["PATH"]))
+        let swift = try #require(Toolchain.executable("swift", in: ProcessInfo.processInfo.environment["PATH"]))
         #expect(tools.cov.deletingLastPathComponent() == swift.resolvingSymlinksInPath().deletingLastPathComponent())
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("no-llvm-\(UUID().uuidString)")

@@ -270,7 +270,7 @@ struct CoverageCommandTests {
         try Git.run(["commit", "-q", "-m", "pipelines"], in: repo)
         let recorded = try PipelineBinary.run(["run", "record"], in: repo)
         #expect(recorded.status == 0, "\(recorded.stderr)")
-        #expect(recorded.stderr.contains("Impact map of 8 suites"), "\(recorded.stderr)")
+        #expect(recorded.stderr.contains("Impact map of 10 suites"), "\(recorded.stderr)")
         let view = repo.appendingPathComponent("Sources/ExampleKit/BadgeView.swift")
         try Data((try String(contentsOf: view, encoding: .utf8) + "\n// a note\n").utf8).write(to: view)
         let skipped = try PipelineBinary.run(["run", "pr", "--json"], in: repo)
@@ -301,7 +301,8 @@ struct CoverageCommandTests {
         let recorded = try test(["--record-impact", "--coverage-dir", reports.path] + timings)
         #expect(recorded.status == 0, "\(recorded.stderr)")
         #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("lcov.info").path))
-        #expect(recorded.stderr.contains("Impact map of 8 suites at "), "\(recorded.stderr)")
+        #expect(recorded.stderr.contains("Impact map of 10 suites at "), "\(recorded.stderr)")
+        #expect(recorded.stderr.contains(", reads traced for 10 kept beside"), "\(recorded.stderr)")
         let mapFile = scratch.appendingPathComponent("pipeline-impact.json")
         let map = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: mapFile)) as? [String: Any])
         #expect(map["package"] as? String == "." && map["configuration"] as? String == "debug")
@@ -314,6 +315,16 @@ struct CoverageCommandTests {
         let thumbnail = functions["ExampleKitTests.ThumbnailTests"]?["Sources/ExampleKit/Thumbnail.swift"] ?? []
         #expect(thumbnail.contains(15) && thumbnail.contains(26), "\(thumbnail)")
         #expect(functions.keys.sorted() == suites.keys.sorted())
+        // What each suite read: the fixture found from #filePath, the resource through Bundle.module
+        // (read from the build's bundle, kept as the package's file), the references.
+        let reads = map["reads"] as? [String: [String]] ?? [:]
+        #expect(reads["ExampleKitTests.BrandFixtureTests"] == ["Tests/ExampleKitTests/Fixtures/brand.json"])
+        #expect(reads["ExampleKitTests.BadgeResourceTests"] == ["Tests/ExampleKitTests/Resources/badges.json"])
+        #expect(
+            reads["ExampleKitTests.BadgeViewTests"]?.contains(
+                "Tests/ExampleKitTests/__Snapshots__/BadgeViewTests/testBadgeLayout.1.txt") == true)
+        #expect(reads["ExampleKitTests.ThumbnailTests"] == [])
+        #expect(map["unknownReads"] as? [String: String] == [:] && map["pluginTargets"] as? [String] == [])
 
         func edit(_ path: String, _ change: (String) -> String) throws {
             let file = repo.appendingPathComponent(path)
@@ -326,7 +337,7 @@ struct CoverageCommandTests {
         #expect(
             body.stderr.contains(
                 "impacted: ExampleKitTests.ThumbnailTests, executed Sources/ExampleKit/Thumbnail.swift"))
-        #expect(body.stderr.contains("4 left out"), "\(body.stderr)")
+        #expect(body.stderr.contains("6 left out"), "\(body.stderr)")
         let listed = body.stdout.split(separator: "\n").map(String.init)
         #expect(listed.contains("ExampleKitTests.ThumbnailTests/testScalingDoublesTheSize"), "\(listed)")
         #expect(!listed.contains { $0.hasPrefix("ExampleKitTests.BadgeViewTests/") }, "\(listed)")
@@ -340,8 +351,36 @@ struct CoverageCommandTests {
             function.stderr.contains(
                 "impacted: ExampleKitTests.ThumbnailTests, executed Sources/ExampleKit/Thumbnail.swift "
                     + "(the changed function at line 26)"), "\(function.stderr)")
-        #expect(function.stderr.contains("4 left out") && !function.stderr.contains("BadgeViewTests,"))
+        #expect(function.stderr.contains("6 left out") && !function.stderr.contains("BadgeViewTests,"))
         try Git.run(["checkout", "-q", "--", "."], in: repo)
+
+        // Data: a byte of the fixture, of the resource: the suite that read it, which fails; a new
+        // file nobody read: nothing.
+        try edit("Tests/ExampleKitTests/Fixtures/brand.json") { $0.replacingOccurrences(of: "2060d0", with: "2060d1") }
+        try edit("Tests/ExampleKitTests/Resources/badges.json") {
+            $0.replacingOccurrences(of: "\"dots\": 3", with: "\"dots\": 4")
+        }
+        try Data("draft".utf8).write(to: repo.appendingPathComponent("Tests/ExampleKitTests/Fixtures/notes.txt"))
+        let data = try test(["--impacted"] + timings)
+        #expect(data.status == 1, "the data mutants fail their tests: \(data.stderr)")
+        #expect(
+            data.stderr.contains(
+                "impacted: ExampleKitTests.BrandFixtureTests, it read Tests/ExampleKitTests/Fixtures/brand.json"))
+        #expect(
+            data.stderr.contains(
+                "impacted: ExampleKitTests.BadgeResourceTests, it read Tests/ExampleKitTests/Resources/badges.json"))
+        #expect(
+            data.stderr.contains(
+                "Tests/ExampleKitTests/Fixtures/notes.txt: no target compiles it and no suite read it"),
+            "\(data.stderr)")
+        #expect(data.stderr.contains("impacted: 2 suite(s) run, 8 left out"), "\(data.stderr)")
+        // --skip-build leaves the bundle's copy of the resource as it was built: its test passes here.
+        #expect(data.stdout.contains("1 passed, 1 failed"), "\(data.stdout)")
+        #expect(data.stdout.contains("✗ ExampleKitTests.BrandFixtureTests/testBrandColoursMatchTheFixture — failed"))
+        try Git.run(["checkout", "-q", "--", "."], in: repo)
+        try FileManager.default.removeItem(at: repo.appendingPathComponent("Tests/ExampleKitTests/Fixtures/notes.txt"))
+        // Nothing the recording or the tracer wrote is in the working tree.
+        #expect(try Git.run(["status", "--porcelain"], in: repo).isEmpty)
 
         // Comments only: nothing to run.
         try edit("Sources/ExampleKit/BadgeView.swift") { $0 + "\n// a note\n" }

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Where the toolchain that builds the package keeps its tools: beside the real path of the
+/// `swift` first on PATH (its symbolic links followed), and on macOS, where `/usr/bin/swift` is a
+/// shim, also where `xcrun` would look. The tools first on PATH may be another LLVM's (Debian's).
+public struct Toolchain: Sendable {
+    /// The `swift` found on PATH, if any.
+    public let swift: URL?
+    /// The folders looked in, first first, without repeats.
+    public let folders: [URL]
+
+    public init(environment: [String: String]) {
+        let swift = Self.executable("swift", in: environment["PATH"])
+        var folders: [URL] = []
+        if let swift {
+            folders.append(swift.resolvingSymlinksInPath().deletingLastPathComponent())
+            folders.append(swift.deletingLastPathComponent())
+        }
+        #if os(macOS)
+            folders += Self.developerToolFolders(environment: environment)
+        #endif
+        var unique: [URL] = []
+        for folder in folders where !unique.contains(folder) { unique.append(folder) }
+        self.swift = swift
+        self.folders = unique
+    }
+
+    /// The toolchain's `tool`, nil when none of the folders has it.
+    public func tool(_ tool: String) -> URL? {
+        for folder in folders {
+            let candidate = folder.appendingPathComponent(tool)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+
+    /// The first executable `name` in the folders of `path`.
+    public static func executable(_ name: String, in path: String?) -> URL? {
+        for folder in (path ?? "/usr/bin:/bin").split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+
+    #if os(macOS)
+        /// Where `xcrun` finds the tools, without running it: the active developer folder
+        /// (`DEVELOPER_DIR`, else `xcode-select`'s link), its default toolchain, and the Command Line Tools.
+        /// Not yet run on a Mac.
+        private static func developerToolFolders(environment: [String: String]) -> [URL] {
+            var developer: [URL] = []
+            if let path = environment["DEVELOPER_DIR"] { developer.append(URL(fileURLWithPath: path)) }
+            let link = URL(fileURLWithPath: "/var/db/xcode_select_link")
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link.path) {
+                developer.append(URL(fileURLWithPath: target))
+            }
+            developer.append(URL(fileURLWithPath: "/Library/Developer/CommandLineTools"))
+            return developer.flatMap {
+                [
+                    $0.appendingPathComponent("Toolchains/XcodeDefault.xctoolchain/usr/bin"),
+                    $0.appendingPathComponent("usr/bin"),
+                ]
+            }
+        }
+    #endif
+}
