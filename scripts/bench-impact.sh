@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: is `pipeline test --impacted` safe? Mutation testing on any package.
-# Usage: scripts/bench-impact.sh [PACKAGE_PATH] [MUTANTS]   (defaults: Examples/ExampleSuite, 50)
+# Usage: scripts/bench-impact.sh [PACKAGE_PATH] [MUTANTS] [DATA_MUTANTS]
+#        (defaults: Examples/ExampleSuite, 50, 10)
 # A real package works too, e.g. swift-algorithms from this project's shared histories:
 #   git clone -q ../shared/histories/swift-algorithms.bundle /tmp/swift-algorithms
 #   scripts/bench-impact.sh /tmp/swift-algorithms 50
@@ -8,11 +9,13 @@
 # the coverage are recorded once; then each mutant (a flipped comparison, an off-by-one, a negated
 # condition, an early return) goes into one line that some test executes, the tests are rebuilt,
 # the whole suite runs, and every test that fails must be among those --impacted selects. Declaration
-# mutants change a stored property's or constant's initial value, or a default argument.
+# mutants change a stored property's or constant's initial value, or a default argument. Data
+# mutants change one byte of a file that is not Swift source (a fixture, a resource, a reference):
+# a letter or digit of a text file for another, or a byte of a binary one inverted.
 # Prints mutants tried, built, killed by the full run, and missed by the selection; exits 1 on a miss.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" mutants="${2:-50}"
+source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" mutants="${2:-50}" data_mutants="${3:-10}"
 runs=1
 
 source scripts/lib/bench.sh
@@ -24,16 +27,20 @@ echo "recording the impact map of $source_package…" >&2
 "$bin" test --package-path "$package" --coverage --record-impact --coverage-dir "$scratch/coverage" >/dev/null 2>"$scratch/record.err" || true
 grep -E "^Impact map" "$scratch/record.err" >&2 || { cat "$scratch/record.err" >&2; exit 1; }
 
-python3 - "$package" "$scratch" "$bin" "$mutants" <<'PY'
+python3 - "$package" "$scratch" "$bin" "$mutants" "$data_mutants" <<'PY'
 import json, os, random, re, subprocess, sys
-package, scratch, pipeline, wanted = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-# Lines some test executes, from the recorded coverage.
+package, scratch, pipeline, wanted, data_wanted = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+# Lines some test executes, from the recorded coverage (whose report holds the package's own
+# sources, wherever its targets keep them, without tests or .build).
 executed = []
+sources = set()
 path = None
 for line in open(os.path.join(scratch, "coverage", "lcov.info")):
     line = line.strip()
-    if line.startswith("SF:"): path = line[3:]
-    elif line.startswith("DA:") and path and path.startswith("Sources/"):
+    if line.startswith("SF:"):
+        path = line[3:]
+        if not path.startswith("/"): sources.add(path)
+    elif line.startswith("DA:") and path and not path.startswith("/"):
         number, hits = line[3:].split(",")[:2]
         if int(hits) > 0: executed.append((path, int(number)))
 mutations = [
@@ -58,15 +65,45 @@ for path, number in executed:
 # sources, executed or not: a default argument's value runs in its callers.
 constant = re.compile(r"^\s*(?:(?:public|internal|private|fileprivate|static|package)\s+)*(?:let|var) \w+(?:: [\w<>?]+)? = (\d+|true|false)\s*$")
 default = re.compile(r"\w+: [\w.<>?\[\]]+ = (\d+|true|false)\s*[,)]")
-for root, _, names in os.walk(os.path.join(package, "Sources")):
-    for name in names:
-        if not name.endswith(".swift"): continue
-        path = os.path.relpath(os.path.join(root, name), package)
-        for number, line in enumerate(open(os.path.join(package, path)).read().split("\n"), 1):
-            if constant.search(line) or default.search(line):
-                candidates.append((path, number, "declaration", None))
+for path in sorted(sources):
+    for number, line in enumerate(open(os.path.join(package, path)).read().split("\n"), 1):
+        if constant.search(line) or default.search(line):
+            candidates.append((path, number, "declaration", None))
 random.seed(7)
 random.shuffle(candidates)
+# Data: every file of the package that is not Swift source, documentation or the manifest.
+data = []
+for root, folders, names in os.walk(package):
+    folders[:] = [f for f in folders if not f.startswith(".") and not f.endswith((".xcodeproj", ".xcworkspace", ".docc"))]
+    for name in names:
+        path = os.path.relpath(os.path.join(root, name), package)
+        if name.startswith(".") or name.endswith((".swift", ".md", ".resolved")) or os.path.getsize(os.path.join(package, path)) == 0:
+            continue
+        data.append(path)
+data.sort()
+random.shuffle(data)
+
+def data_mutant(content, rng):
+    """One byte changed: in text, a letter or digit for another of its kind; in binary, a byte inverted."""
+    try:
+        text = content.decode("utf-8")
+        spots = [i for i, c in enumerate(content) if chr(c).isalnum()]
+        if spots:
+            at = rng.choice(spots)
+            c = chr(content[at])
+            pool = "0123456789" if c.isdigit() else "abcdefghijklmnopqrstuvwxyz"
+            new = rng.choice([x for x in pool if x != c.lower()])
+            return content[:at] + (new.upper() if c.isupper() else new).encode() + content[at + 1:]
+    except UnicodeDecodeError:
+        pass
+    at = rng.randrange(len(content))
+    return content[:at] + bytes([content[at] ^ 0xFF]) + content[at + 1:]
+
+rng = random.Random(11)
+mutants_list = [("data", path, None, None) for path in data]
+while len(mutants_list) < data_wanted and data:
+    mutants_list += [("data", path, None, None) for path in data]
+candidates = mutants_list[:data_wanted] + candidates
 
 def declaration_mutant(line):
     """The line with its first constant or default value changed: a number plus one, a boolean flipped."""
@@ -80,19 +117,29 @@ def run(args):
 
 tried = built = killed = missed = 0
 declarations = {"killed": 0}
+kinds = {"data": [0, 0, 0], "code": [0, 0, 0]}  # tried, killed, missed
 for path, number, pattern, replacement in candidates:
-    if tried >= wanted: break
+    kind = "data" if path == "data" else "code"
+    if kind == "data":
+        path = number
+        if kinds["data"][0] >= data_wanted: continue
+    elif kinds["code"][0] >= wanted: break
     file = os.path.join(package, path)
-    original = open(file).read()
-    lines = original.split("\n")
-    if pattern == "declaration":
-        mutated = declaration_mutant(lines[number - 1])
+    original = open(file, "rb").read()
+    if kind == "data":
+        open(file, "wb").write(data_mutant(original, rng))
+        number, lines = 0, [f"(a byte of {path})"]
     else:
-        mutated = re.sub(pattern, replacement, lines[number - 1], count=1)
-    if mutated == lines[number - 1]: continue
-    lines[number - 1] = mutated
-    open(file, "w").write("\n".join(lines))
+        lines = original.decode().split("\n")
+        if pattern == "declaration":
+            mutated = declaration_mutant(lines[number - 1])
+        else:
+            mutated = re.sub(pattern, replacement, lines[number - 1], count=1)
+        if mutated == lines[number - 1]: continue
+        lines[number - 1] = mutated
+        open(file, "w").write("\n".join(lines))
     tried += 1
+    kinds[kind][0] += 1
     try:
         if run(["swift", "build", "--build-tests", "--package-path", package]).returncode != 0:
             continue
@@ -104,9 +151,10 @@ for path, number, pattern, replacement in candidates:
         except Exception:
             print(f"  mutant {tried}: {path}:{number} — no report from the full run", file=sys.stderr)
             continue
-        print(f"  mutant {tried}: {path}:{number} {'killed' if failed else 'survived'}", file=sys.stderr)
+        print(f"  mutant {tried} ({kind}): {path}:{number} {'killed' if failed else 'survived'}", file=sys.stderr)
         if not failed: continue
         killed += 1
+        kinds[kind][1] += 1
         chosen = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-update-timings", "--impacted", "--list"])
         # A declaration mutant is one the selection judged a declaration change (by name or by fallback).
         if "declared in" in chosen.stderr or "fallback:" in chosen.stderr or "changes declarations" in chosen.stderr:
@@ -116,11 +164,14 @@ for path, number, pattern, replacement in candidates:
         lost = sorted(failed - selected)
         if lost:
             missed += 1
+            kinds[kind][2] += 1
             print(f"  MISSED {path}:{number}: {lines[number - 1].strip()} — {', '.join(lost)}")
             print("    " + chosen.stderr.strip().replace("\n", "\n    "))
     finally:
-        open(file, "w").write(original)
+        open(file, "wb").write(original)
 print(f"mutants tried {tried}, built {built}, killed by the full run {killed}, missed by --impacted {missed}")
+for kind, (k_tried, k_killed, k_missed) in kinds.items():
+    print(f"  {kind}: tried {k_tried}, killed {k_killed}, missed {k_missed}")
 print(f"  of the killed, judged declaration changes by the selection: {declarations['killed']}")
 sys.exit(1 if missed else 0)
 PY

@@ -15,7 +15,7 @@ public struct ImpactRecorder: Sendable {
     /// What each suite executed: the functions its profiles counted (`llvm-profdata show`, which
     /// reads a raw profile without the binary), placed in their files and lines through
     /// `exported`, the whole run's coverage (every function of every file, by name). Files outside
-    /// the package and under `.build` are left out.
+    /// the package and under `.build` are left out, but for dependencies' checkouts, kept by name.
     public func suites(profiles folder: URL, exported: LineCoverage, logs: URL) async throws(CoverageError)
         -> Executed
     {
@@ -25,6 +25,7 @@ public struct ImpactRecorder: Sendable {
         }
         let root = filter.package.path.hasSuffix("/") ? filter.package.path : filter.package.path + "/"
         var lines: [String: [String: Set<Int>]] = [:]
+        var dependencies: [String: Set<String>] = [:]
         for (suite, names) in try await executed(SuiteFiles.bySuite(in: folder, suffix: ".profraw"), logs: logs) {
             for name in names {
                 // File-local functions are named `<path>:<mangled name>`; the others by their mangled name.
@@ -34,6 +35,10 @@ public struct ImpactRecorder: Sendable {
                 let relative = String(place.file.dropFirst(root.count))
                 if !relative.hasPrefix(".build/") {
                     lines[suite, default: [:]][relative, default: []].insert(place.line)
+                } else if relative.hasPrefix(".build/checkouts/"),
+                    let name = relative.split(separator: "/").dropFirst(2).first
+                {
+                    dependencies[suite, default: []].insert(String(name))
                 }
             }
             lines[suite] = lines[suite] ?? [:]
@@ -42,6 +47,7 @@ public struct ImpactRecorder: Sendable {
         for (suite, files) in lines {
             result.files[suite] = files.keys.sorted()
             result.functions[suite] = files.mapValues { $0.sorted() }
+            result.dependencies[suite] = (dependencies[suite] ?? []).sorted()
         }
         return result
     }
@@ -96,6 +102,8 @@ public struct ImpactRecorder: Sendable {
     public struct Executed: Sendable, Equatable {
         public var files: [String: [String]] = [:]
         public var functions: [String: [String: [Int]]] = [:]
+        /// Suite → the dependencies (their checkouts' folder names) whose code it executed.
+        public var dependencies: [String: [String]] = [:]
     }
 
     /// The functions `llvm-profdata show --all-functions --counts` lists with a count above zero.

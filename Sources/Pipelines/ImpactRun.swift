@@ -74,6 +74,7 @@ extension TestSession {
             configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
             suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
             functions: executed.functions.filter { !partial.contains($0.key) })
+        map.dependencies = executed.dependencies.filter { !partial.contains($0.key) }
         try await reads.add(to: &map, package: path, repository: root)
         try await timings.saveImpact(try map.encoded())
         let traced = map.reads.map { reads in
@@ -112,23 +113,28 @@ public struct ReadRecording: Sendable {
     }
 
     /// Puts the suites' reads into `map` (or why there are none), with the targets that use
-    /// build-tool plugins, whose inputs no trace shows; and removes the traces.
+    /// build-tool plugins, whose inputs no trace shows, and the files the manifest excludes from
+    /// their targets; and removes the traces.
     func add(to map: inout ImpactMap, package: String, repository: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        guard case .success = tracer else {
-            if case .failure(let why) = tracer { map.untraced = why.reason }
-            return
-        }
         let scratch = folder.appendingPathComponent("swiftpm")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let url = URL(fileURLWithPath: package)
         let graph: PackageGraph
-        let users: [String]
+        let manifest: PackageGraph.ManifestTargets
         do {
             graph = try await PackageGraph.describe(package: url, scratch: scratch)
-            users = try await PackageGraph.pluginUsers(package: url, scratch: scratch)
+            manifest = try await PackageGraph.manifestTargets(package: url, scratch: scratch)
         } catch {
             map.untraced = "the package's targets could not be read to place its reads (\(error))"
+            return
+        }
+        map.pluginTargets = graph.targets.filter { manifest.pluginUsers.contains($0.name) }.map(\.path).sorted()
+        map.excluded = graph.targets.flatMap { target in
+            (manifest.excluded[target.name] ?? []).map { target.path + "/" + $0 }
+        }.sorted()
+        guard case .success = tracer else {
+            if case .failure(let why) = tracer { map.untraced = why.reason }
             return
         }
         let traced = TracedReads.relate(
@@ -136,6 +142,5 @@ public struct ReadRecording: Sendable {
             repository: repository, graph: graph)
         map.reads = traced.reads
         map.unknownReads = traced.unknown
-        map.pluginTargets = graph.targets.filter { users.contains($0.name) }.map(\.path).sorted()
     }
 }

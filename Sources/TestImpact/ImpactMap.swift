@@ -34,9 +34,15 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     public var unknownReads: [String: String]?
     /// Why reads were not traced, when they were not (another platform, no C compiler).
     public var untraced: String?
+    /// Suite → the dependencies (by their checkouts' folder names, `.build/checkouts/NAME`) whose
+    /// code it executed: a moved pin in `Package.resolved` runs those suites. Absent in older maps.
+    public var dependencies: [String: [String]]?
     /// The folders of the targets that use build-tool plugins, whose inputs the build reads and
     /// no trace of a test shows. Absent in maps recorded before it existed.
     public var pluginTargets: [String]?
+    /// What the manifest excludes from its targets (`exclude:`), relative to the package: no
+    /// target builds it. Absent in maps recorded before it existed.
+    public var excluded: [String]?
 
     public init(
         commit: String, package: String, configuration: String, recordedAt: String, suites: [String: [String]],

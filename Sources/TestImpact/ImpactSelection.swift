@@ -24,6 +24,8 @@ public struct ImpactSelection: Sendable, Equatable {
     public var suites: [String: String] = [:]
     /// Changed paths coverage cannot judge → why; their dependent test targets run.
     public var fallback: [String: String] = [:]
+    /// Targets whose manifest entry changed → what changed; they and their dependent test targets run.
+    public var fallbackTargets: [String: String] = [:]
     /// Changes that run no test, and why (comments only).
     public var notes: [String] = []
 
@@ -31,9 +33,13 @@ public struct ImpactSelection: Sendable, Equatable {
 
     /// The suites `changes` can reach. `current` is the suites the package has now, with their tests
     /// (a suite or test the map does not know is new, and runs); `sources` the package's Swift files
-    /// now (path → text), where the names a changed declaration declares are looked for.
+    /// now (path → text), where the names a changed declaration declares are looked for;
+    /// `manifests` what SwiftPM read changed in a changed `Package.swift` (`ManifestChange`; without
+    /// it, any change of its code runs everything); `resolved` the pins a changed `Package.resolved`
+    /// moved (without it, such a change runs everything).
     public static func select(
-        map: ImpactMap, changes: [ImpactChange], current: [String: [String]], sources: [String: String] = [:]
+        map: ImpactMap, changes: [ImpactChange], current: [String: [String]], sources: [String: String] = [:],
+        manifests: [String: ManifestChange] = [:], resolved: ResolvedChange? = nil
     ) -> ImpactSelection {
         var selection = ImpactSelection()
         var executedBy: [String: [String]] = [:]
@@ -53,10 +59,36 @@ public struct ImpactSelection: Sendable, Equatable {
             if !path.contains("/"),
                 (name.hasPrefix("Package") && name.hasSuffix(".swift")) || name == "Package.resolved"
             {
-                if name != "Package.resolved", SwiftChange.kind(old: change.old, new: change.new) == .commentsOnly {
+                if name == "Package.resolved" {
+                    selection.resolved(path, resolved, map: map)
+                    continue
+                }
+                if SwiftChange.kind(old: change.old, new: change.new) == .commentsOnly {
                     selection.notes.append("\(path): comments, blank lines or formatting only, no test runs for it")
-                } else {
+                    continue
+                }
+                switch manifests[path] {
+                case .nothing:
+                    selection.notes.append(
+                        "\(path): SwiftPM reads the same package before and after (swift package dump-package), "
+                            + "no test runs for it")
+                case .targets(let targets):
+                    for (target, why) in targets { selection.fallbackTargets[target] = why }
+                case .everything(let why):
+                    selection.everything = selection.everything ?? "\(why): every test"
+                case nil:
                     selection.everything = selection.everything ?? "\(path) changed: every test"
+                }
+                continue
+            }
+            // Swift the manifest excludes from its target is not compiled (other files it excludes may
+            // still be read by a test, which the traced reads tell).
+            if path.hasSuffix(".swift"),
+                let entry = map.excluded?.first(where: { path == $0 || path.hasPrefix($0 + "/") })
+            {
+                if readers.isEmpty {
+                    selection.notes.append(
+                        "\(path): excluded from its target (exclude: \(entry) in Package.swift), no test runs for it")
                 }
                 continue
             }
@@ -214,6 +246,35 @@ public struct ImpactSelection: Sendable, Equatable {
             || folders.contains { $0.hasSuffix(".xcodeproj") || $0.hasSuffix(".xcworkspace") }
             || (!path.contains("/") && name.hasPrefix("."))
             || ["LICENSE", "NOTICE", "CODEOWNERS", "CONTRIBUTORS"].contains { name.uppercased().hasPrefix($0) }
+    }
+
+    /// `Package.resolved`: the suites that executed code of the dependencies whose pins moved;
+    /// every test when a moved dependency's code runs while building (macros, plugins), or the map
+    /// does not know which dependencies each suite executed.
+    private mutating func resolved(_ path: String, _ change: ResolvedChange?, map: ImpactMap) {
+        guard let change, let executed = map.dependencies else {
+            everything = everything ?? "\(path) changed: every test"
+            return
+        }
+        if let first = change.buildTime.first {
+            everything =
+                everything ?? "\(path) moves \(first), whose macros or plugins run while building: every test"
+            return
+        }
+        var reached: Set<String> = []
+        for (suite, dependencies) in executed.sorted(by: { $0.key < $1.key }) {
+            let lowered = Set(dependencies.map { $0.lowercased() })
+            if let pin = change.moved.first(where: lowered.contains) {
+                reached.insert(pin)
+                add(suite, "executed \(pin), whose pin moved in \(path)")
+            }
+        }
+        let unexecuted = change.moved.filter { !reached.contains($0) }
+        if !unexecuted.isEmpty {
+            notes.append(
+                "\(path): no suite executed \(unexecuted.joined(separator: ", ")), whose pins moved, no test runs for them"
+            )
+        }
     }
 
     private mutating func add(_ suite: String, _ reason: String) {

@@ -52,7 +52,18 @@ public struct ImpactedTests: Sendable {
         var current: [String: [String]] = [:]
         for test in discovered { current[test.suite, default: []].append(test.name) }
         let sources = Self.swiftSources(of: package)
-        let selection = ImpactSelection.select(map: map, changes: changes, current: current, sources: sources)
+        var manifests: [String: ManifestChange] = [:]
+        for change in changes where change.path == "Package.swift" {
+            guard let old = change.old, let new = change.new,
+                SwiftChange.kind(old: old, new: new) != .commentsOnly
+            else { continue }
+            manifests[change.path] = await ManifestChange.read(old: old, new: new)
+        }
+        let resolved = changes.first { $0.path == "Package.resolved" }.flatMap {
+            ResolvedChange.read(old: $0.old, new: $0.new, checkouts: package.appendingPathComponent(".build/checkouts"))
+        }
+        let selection = ImpactSelection.select(
+            map: map, changes: changes, current: current, sources: sources, manifests: manifests, resolved: resolved)
         var reasons = selection.notes
         if let everything = selection.everything { return Self.everything(everything, notes: reasons) }
         var selected = Set(selection.suites.keys)
@@ -60,13 +71,16 @@ public struct ImpactedTests: Sendable {
             reasons.append("impacted: \(suite), \(why)")
         }
         var tests = discovered.filter { selected.contains($0.suite) }
-        if !selection.fallback.isEmpty {
+        if !selection.fallback.isEmpty || !selection.fallbackTargets.isEmpty {
             for (_, why) in selection.fallback.sorted(by: { $0.key < $1.key }) { reasons.append("fallback: \(why)") }
+            for (target, why) in selection.fallbackTargets.sorted(by: { $0.key < $1.key }) {
+                reasons.append("fallback: the target \(target): \(why)")
+            }
             let prefix = relative == "." ? "" : relative + "/"
             let texts = Array(sources.values)
             let affected = try await AffectedTests.select(
                 package: package, repository: root, changedPaths: selection.fallback.keys.map { prefix + $0 },
-                named: { name in texts.contains { $0.contains(name) } })
+                changedTargets: selection.fallbackTargets, named: { name in texts.contains { $0.contains(name) } })
             reasons += affected.reasons
             guard let filters = affected.filters else {
                 return everything("a fallback runs every test", notes: reasons)

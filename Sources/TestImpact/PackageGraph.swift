@@ -65,19 +65,31 @@ public struct PackageGraph: Sendable, Decodable {
         try await swiftPackage(["describe", "--type", "json"], package: package, scratch: scratch)
     }
 
-    /// The names of the targets that use build-tool plugins (`plugins:` in the manifest), from
-    /// `swift package dump-package`.
-    public static func pluginUsers(package: URL, scratch: URL) async throws(TestRunError) -> [String] {
+    /// What the manifest says of its targets beyond the graph, from `swift package dump-package`:
+    /// the targets that use build-tool plugins, and each target's exclusions.
+    public struct ManifestTargets: Sendable, Equatable {
+        /// The names of the targets that use build-tool plugins (`plugins:`).
+        public var pluginUsers: [String]
+        /// Target name → its `exclude:` entries, relative to its folder.
+        public var excluded: [String: [String]]
+    }
+
+    public static func manifestTargets(package: URL, scratch: URL) async throws(TestRunError) -> ManifestTargets {
         struct Manifest: Decodable {
             struct Target: Decodable {
                 let name: String
                 let pluginUsages: [Usage]?
+                let exclude: [String]?
             }
             struct Usage: Decodable {}
             let targets: [Target]
         }
         let manifest: Manifest = try await swiftPackage(["dump-package"], package: package, scratch: scratch)
-        return manifest.targets.filter { !($0.pluginUsages ?? []).isEmpty }.map(\.name)
+        return ManifestTargets(
+            pluginUsers: manifest.targets.filter { !($0.pluginUsages ?? []).isEmpty }.map(\.name),
+            excluded: Dictionary(
+                manifest.targets.compactMap { target in target.exclude.map { (target.name, $0) } },
+                uniquingKeysWith: { first, _ in first }))
     }
 
     /// `swift package <arguments>`'s JSON, decoded; its log in `scratch`.
@@ -108,9 +120,9 @@ public struct PackageGraph: Sendable, Decodable {
     }
 
     /// The test targets that are, or depend directly or transitively on, a target holding one of
-    /// `paths` (relative to the package).
-    public func affected(by paths: [String]) -> Selection {
-        var changed: [String: String] = [:]  // target name → the first changed file in it
+    /// `paths` (relative to the package), or one of `targets` (name → what changed in it).
+    public func affected(by paths: [String], targets changedTargets: [String: String] = [:]) -> Selection {
+        var changed = changedTargets  // target name → what changed: the first changed file in it
         for path in paths.sorted() {
             let file = (path as NSString).lastPathComponent
             if file == "Package.swift" || file == "Package.resolved"
@@ -191,7 +203,8 @@ public struct AffectedTests: Sendable {
     /// every target that no Swift file names runs nothing: no target builds it, and no test can open
     /// it by its name; without, such a file runs every test.
     public static func select(
-        package: URL, repository: String, changedPaths: [String], named: ((String) -> Bool)? = nil
+        package: URL, repository: String, changedPaths: [String], changedTargets: [String: String] = [:],
+        named: ((String) -> Bool)? = nil
     ) async throws(TestRunError) -> AffectedTests {
         let prefix = String(package.standardizedFileURL.path.dropFirst(repository.count))
             .trimmingCharacters(in: CharacterSet(charactersIn: "/"))
@@ -199,7 +212,7 @@ public struct AffectedTests: Sendable {
             if prefix.isEmpty { return path }
             return path.hasPrefix(prefix + "/") ? String(path.dropFirst(prefix.count + 1)) : nil
         }
-        guard !inPackage.isEmpty else {
+        guard !inPackage.isEmpty || !changedTargets.isEmpty else {
             return AffectedTests(
                 filters: [], reasons: ["affected: nothing in \(prefix.isEmpty ? "the package" : prefix) changed"])
         }
@@ -210,7 +223,7 @@ public struct AffectedTests: Sendable {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let graph = try await PackageGraph.describe(package: package, scratch: scratch)
         let (judged, unread) = named.map { graph.unread(inPackage, named: $0) } ?? (inPackage, [])
-        switch graph.affected(by: judged) {
+        switch graph.affected(by: judged, targets: changedTargets) {
         case .everything(let reason):
             return AffectedTests(filters: nil, reasons: unread + ["affected: every test target, since \(reason)"])
         case .targets(let targets):

@@ -325,6 +325,11 @@ struct CoverageCommandTests {
                 "Tests/ExampleKitTests/__Snapshots__/BadgeViewTests/testBadgeLayout.1.txt") == true)
         #expect(reads["ExampleKitTests.ThumbnailTests"] == [])
         #expect(map["unknownReads"] as? [String: String] == [:] && map["pluginTargets"] as? [String] == [])
+        #expect(map["excluded"] as? [String] == ["Tests/ExampleKitTests/Fixtures"])
+        // The dependencies whose code each suite executed, for Package.resolved's moved pins.
+        let dependencies = map["dependencies"] as? [String: [String]] ?? [:]
+        #expect(dependencies["ExampleKitTests.BadgeViewTests"] == ["swift-snapshot-testing"], "\(dependencies)")
+        #expect(dependencies["ExampleKitTests.ThumbnailTests"] == [])
 
         func edit(_ path: String, _ change: (String) -> String) throws {
             let file = repo.appendingPathComponent(path)
@@ -389,14 +394,34 @@ struct CoverageCommandTests {
         #expect(comment.stdout.contains("No test is reachable from the change; nothing to run."), "\(comment.stdout)")
         try Git.run(["checkout", "-q", "--", "."], in: repo)
 
-        // The manifest's comments: nothing; its code, or a map that cannot be read: every test, saying why.
+        // The manifest by what SwiftPM reads in it: comments or code that changes no package,
+        // nothing; a target's settings, its graph; the dependencies, every test. A map that cannot
+        // be read: every test, saying why.
         try edit("Package.swift") { $0 + "\n// touched\n" }
         let commented = try test(["--impacted", "--list"] + timings)
         #expect(
             commented.stderr.contains("Package.swift: comments, blank lines or formatting only, no test runs for it"))
         try edit("Package.swift") { $0 + "let touched = true\n" }
+        let same = try test(["--impacted", "--list"] + timings)
+        #expect(
+            same.stderr.contains("Package.swift: SwiftPM reads the same package before and after"), "\(same.stderr)")
+        #expect(same.stdout.contains("No test is reachable from the change"), "\(same.stdout)")
+        try edit("Package.swift") {
+            $0.replacingOccurrences(
+                of: #".target(name: "ExampleKit")"#,
+                with: #".target(name: "ExampleKit", swiftSettings: [.define("FAST")])"#)
+        }
+        let settings = try test(["--impacted", "--list"] + timings)
+        #expect(
+            settings.stderr.contains("fallback: the target ExampleKit: Package.swift changes its settings"),
+            "\(settings.stderr)")
+        #expect(settings.stdout.split(separator: "\n").count == ExamplePackage.testCount)
+        try edit("Package.swift") { $0.replacingOccurrences(of: #"from: "1.17.0""#, with: #"from: "1.17.1""#) }
         let manifest = try test(["--impacted", "--list"] + timings)
-        #expect(manifest.stderr.contains("impacted: every test runs, since Package.swift changed: every test"))
+        #expect(
+            manifest.stderr.contains(
+                "impacted: every test runs, since Package.swift changes the package's dependencies: every test"),
+            "\(manifest.stderr)")
         #expect(manifest.stdout.split(separator: "\n").count == ExamplePackage.testCount)
         try Data("{".utf8).write(to: mapFile)
         let corrupt = try test(["--impacted", "--list"] + timings)

@@ -60,6 +60,21 @@ struct TracedReadsTests {
         #expect(selection.notes.isEmpty, "a suite whose reads are unknown may have read it")
     }
 
+    @Test("Swift the manifest excludes from its target runs nothing; the map keeps the exclusions")
+    func excluded() {
+        var map = Self.map
+        map.excluded = ["Sources/App/Legacy", "Sources/App/Old.swift"]
+        let selection = select(["Sources/App/Legacy/Parser.swift", "Sources/App/Old.swift"], map: map)
+        #expect(selection.suites.isEmpty && selection.fallback.isEmpty && selection.everything == nil, "\(selection)")
+        #expect(
+            selection.notes == [
+                "Sources/App/Legacy/Parser.swift: excluded from its target (exclude: Sources/App/Legacy in Package.swift), "
+                    + "no test runs for it",
+                "Sources/App/Old.swift: excluded from its target (exclude: Sources/App/Old.swift in Package.swift), "
+                    + "no test runs for it",
+            ])
+    }
+
     @Test("a map without traced reads falls back as before, saying why reads were not traced")
     func untraced() {
         var map = ImpactTests.map
