@@ -32,7 +32,8 @@ extension TestSession {
     public func impacted(_ prepared: SuiteRun.Prepared, base: String?) async throws -> SuiteRun.Prepared? {
         let settings = suite.settings
         let selection = try await ImpactedTests.select(
-            package: settings.packagePath, configuration: settings.configuration, base: base,
+            package: settings.packagePath, configuration: settings.configuration,
+            buildArguments: settings.extraArguments, base: base,
             stored: try await timings.impact(), place: timings.description, discovered: prepared.tests,
             estimates: prepared.estimates)
         selection.reasons.forEach { write($0 + "\n") }

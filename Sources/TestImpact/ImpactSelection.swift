@@ -36,10 +36,12 @@ public struct ImpactSelection: Sendable, Equatable {
     /// now (path → text), where the names a changed declaration declares are looked for;
     /// `manifests` what SwiftPM read changed in a changed `Package.swift` (`ManifestChange`; without
     /// it, any change of its code runs everything); `resolved` the pins a changed `Package.resolved`
-    /// moved (without it, such a change runs everything).
+    /// moved (without it, such a change runs everything); `conditions` what this platform compiles
+    /// of `#if` branches (without it, every branch counts).
     public static func select(
         map: ImpactMap, changes: [ImpactChange], current: [String: [String]], sources: [String: String] = [:],
-        manifests: [String: ManifestChange] = [:], resolved: ResolvedChange? = nil
+        manifests: [String: ManifestChange] = [:], resolved: ResolvedChange? = nil,
+        conditions: CompilationConditions? = nil
     ) -> ImpactSelection {
         var selection = ImpactSelection()
         var executedBy: [String: [String]] = [:]
@@ -97,7 +99,23 @@ public struct ImpactSelection: Sendable, Equatable {
                 continue
             }
             if path.hasSuffix(".swift") {
-                switch SwiftChange.kind(old: change.old, new: change.new) {
+                var (old, new) = (change.old, change.new)
+                if let conditions {
+                    // What this platform compiles: a change only in branches it never compiles is none.
+                    let active = (old.map(conditions.active), new.map(conditions.active))
+                    if active != (old, new) {
+                        if SwiftChange.kind(old: active.0, new: active.1) == .commentsOnly,
+                            SwiftChange.kind(old: old, new: new) != .commentsOnly
+                        {
+                            selection.notes.append(
+                                "\(path): only code in #if branches \(conditions.os) (\(conditions.configuration)) "
+                                    + "does not compile changed, no test runs for it")
+                            continue
+                        }
+                        (old, new) = active
+                    }
+                }
+                switch SwiftChange.kind(old: old, new: new) {
                 case .commentsOnly:
                     selection.notes.append("\(path): comments, blank lines or formatting only, no test runs for it")
                 case .declarations(let line, let names, let imports):

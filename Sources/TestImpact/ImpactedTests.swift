@@ -13,10 +13,11 @@ public struct ImpactedTests: Sendable {
     public var reasons: [String]
 
     /// Selects among `discovered` by the impact map `stored` (its bytes, and where they were
-    /// read), nil when none was recorded beside the timings at `place`.
+    /// read), nil when none was recorded beside the timings at `place`. `buildArguments` are the
+    /// build's own (`-Xswiftc -DFLAG` makes FLAG unknown to `#if`).
     public static func select(
-        package: URL, configuration: String, base: String?, stored: (data: Data, name: String)?, place: String,
-        discovered: [TestID], estimates: [TestID: Double]
+        package: URL, configuration: String, buildArguments: [String] = [], base: String?,
+        stored: (data: Data, name: String)?, place: String, discovered: [TestID], estimates: [TestID: Double]
     ) async throws -> ImpactedTests {
         let started = ContinuousClock.now
         var map: ImpactMap
@@ -62,8 +63,11 @@ public struct ImpactedTests: Sendable {
         let resolved = changes.first { $0.path == "Package.resolved" }.flatMap {
             ResolvedChange.read(old: $0.old, new: $0.new, checkouts: package.appendingPathComponent(".build/checkouts"))
         }
+        let conditions = CompilationConditions.here(
+            configuration: configuration, manifest: sources["Package.swift"] ?? "", arguments: buildArguments)
         let selection = ImpactSelection.select(
-            map: map, changes: changes, current: current, sources: sources, manifests: manifests, resolved: resolved)
+            map: map, changes: changes, current: current, sources: sources, manifests: manifests, resolved: resolved,
+            conditions: conditions)
         var reasons = selection.notes
         if let everything = selection.everything { return Self.everything(everything, notes: reasons) }
         var selected = Set(selection.suites.keys)
