@@ -76,8 +76,9 @@ struct TestCommand: AsyncParsableCommand {
 
     @Flag(
         help: ArgumentHelp(
-            "Record what each suite executes (one process and coverage profile per suite) and keep it beside "
-                + "the timings as the impact map --impacted reads; measures coverage too."))
+            "Record what each suite executes (one process and coverage profile per suite) and, on Linux, which "
+                + "files it reads (PIPELINE_TRACE_READS=0 to not trace), and keep it beside the timings as the "
+                + "impact map --impacted reads; measures coverage too."))
     var recordImpact = false
 
     @Flag(help: "With --impacted: say which suites would run and why, print the plan, and stop.")

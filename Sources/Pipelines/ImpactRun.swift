@@ -114,8 +114,8 @@ public struct ReadRecording: Sendable {
     }
 
     /// Puts the suites' reads into `map` (or why there are none), with the targets that use
-    /// build-tool plugins, whose inputs no trace shows, and the files the manifest excludes from
-    /// their targets; and removes the traces.
+    /// build-tool plugins, whose inputs no trace shows, the test targets' folders, and the files
+    /// the manifest excludes from their targets; and removes the traces.
     func add(to map: inout ImpactMap, package: String, repository: String) async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let scratch = folder.appendingPathComponent("swiftpm")
@@ -131,6 +131,7 @@ public struct ReadRecording: Sendable {
             return
         }
         map.pluginTargets = graph.targets.filter { manifest.pluginUsers.contains($0.name) }.map(\.path).sorted()
+        map.testTargets = graph.targets.filter { $0.type == "test" }.map(\.path).sorted()
         map.excluded = graph.targets.flatMap { target in
             (manifest.excluded[target.name] ?? []).map { target.path + "/" + $0 }
         }.sorted()

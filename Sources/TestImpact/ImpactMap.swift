@@ -40,6 +40,9 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     /// The folders of the targets that use build-tool plugins, whose inputs the build reads and
     /// no trace of a test shows. Absent in maps recorded before it existed.
     public var pluginTargets: [String]?
+    /// The folders of the package's test targets, relative to it: no target can depend on one, so
+    /// what a test file declares reaches only its own target's files. Absent in older maps.
+    public var testTargets: [String]?
     /// What the manifest excludes from its targets (`exclude:`), relative to the package: no
     /// target builds it. Absent in maps recorded before it existed.
     public var excluded: [String]?

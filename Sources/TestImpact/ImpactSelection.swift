@@ -134,7 +134,12 @@ public struct ImpactSelection: Sendable, Equatable {
                     }
                     // What a declaration changes elsewhere (an overload chosen, a conformance found) is in
                     // code that names it: the suites that executed a file naming it, or the file itself.
-                    let uses = files.uses(of: names, changed: changed)
+                    // No target depends on a test target: what its files declare only its files see;
+                    // but a conformance it adds to another module's type is found at run time by any
+                    // code's dynamic casts, so a file with one is searched everywhere.
+                    let conformance = [old, new].contains { $0?.contains(#/extension\s+[\w.]+(<[^>]*>)?\s*:/#) == true }
+                    let scope = conformance ? nil : map.testTargets?.first { path.hasPrefix($0 + "/") }
+                    let uses = files.uses(of: names, changed: changed, within: scope)
                     for (file, use) in uses.sorted(by: { $0.key < $1.key }) {
                         for suite in executedBy[file] ?? [] where map.executed(suite, in: file, within: use.members) {
                             selection.add(
@@ -142,6 +147,15 @@ public struct ImpactSelection: Sendable, Equatable {
                                 "executed \(file), which names \(use.names.joined(separator: ", ")) (declared in \(path))"
                             )
                         }
+                    }
+                case .accessLevels(let line):
+                    for suite in executedBy[path] ?? [] {
+                        selection.add(suite, "executed \(path) (only access levels changed: \(line))")
+                    }
+                    if executedBy[path] == nil {
+                        selection.notes.append(
+                            "\(path): only access levels changed (\(line)) in code no suite executed, no test runs for it"
+                        )
                     }
                 case .bodies(let members):
                     // The suites that executed a changed body, by the functions the map recorded there;
@@ -319,11 +333,16 @@ struct SourceFiles {
     /// Where the files name one of `names` as a whole word, in code: per file, the names it uses,
     /// and the members whose lines name one, or nil for the whole file (a use outside any member,
     /// or a file that changed since the map, whose recorded lines no longer match it).
-    mutating func uses(of names: [String], changed: Set<String>)
+    /// `within`, a folder, limits the search to its files (a test target's declarations are seen by
+    /// its own files only).
+    mutating func uses(of names: [String], changed: Set<String>, within folder: String? = nil)
         -> [String: (names: [String], members: [ClosedRange<Int>]?)]
     {
         var found: [String: (names: [String], members: [ClosedRange<Int>]?)] = [:]
-        for (path, text) in texts where names.contains(where: { ImpactSelection.containsWord($0, in: text) }) {
+        for (path, text) in texts
+        where folder.map({ path.hasPrefix($0 + "/") }) ?? true
+            && names.contains(where: { ImpactSelection.containsWord($0, in: text) })
+        {
             guard let source = source(path) else { continue }
             var used: Set<String> = []
             var members: [ClosedRange<Int>?] = []
@@ -383,6 +402,18 @@ enum SwiftChange: Equatable {
     /// than imports declare (nil when one of them declares no name: an initialiser, a subscript or
     /// `#if`); and the changed imports, as their lines read.
     case declarations(String, names: [String]?, imports: [String] = [])
+    /// Only access levels changed, among `public`, `open`, `package` and `internal`, or inlining
+    /// and interface attributes (the first such line): what the code does is the same for every
+    /// caller that still compiles (with `@testable import`, tests see internal declarations too).
+    case accessLevels(String)
+
+    /// A line with its `public`, `open`, `internal` and `package` modifiers and its inlining and
+    /// interface attributes (`@inlinable`, `@usableFromInline`, `@_implementationOnly`) taken out.
+    static func withoutAccess(_ line: String) -> String {
+        line.replacing(
+            #/\b(public|open|internal)\s+|\bpackage\s+(?=[a-z@])|@(inlinable|usableFromInline|_implementationOnly)\s*/#,
+            with: "")
+    }
 
     static func kind(old: String?, new: String?) -> SwiftChange {
         guard let old, let new else {
@@ -400,6 +431,11 @@ enum SwiftChange: Equatable {
         let (removed, added) = unmatched(before.lines.map(\.text), after.lines.map(\.text))
         let declarations = before.reachable(removed, other: after) + after.reachable(added, other: before)
         guard let first = declarations.first else { return .bodies(before.members(holding: removed, added, in: after)) }
+        // Access levels other than private ones change who may call, not what a call does.
+        let pairs = zip(removed.map { before.lines[$0].text }, added.map { after.lines[$0].text })
+        if removed.count == added.count, pairs.allSatisfy({ withoutAccess($0) == withoutAccess($1) }) {
+            return .accessLevels(SwiftSource.display(first.text))
+        }
         return .declarations(
             SwiftSource.display(first.text), names: SwiftSource.all(declarations.filter { !$0.isImport }),
             imports: Array(Set(declarations.filter(\.isImport).map(\.text))).sorted())

@@ -326,6 +326,7 @@ struct CoverageCommandTests {
         #expect(reads["ExampleKitTests.ThumbnailTests"] == [])
         #expect(map["unknownReads"] as? [String: String] == [:] && map["pluginTargets"] as? [String] == [])
         #expect(map["excluded"] as? [String] == ["Tests/ExampleKitTests/Fixtures"])
+        #expect(map["testTargets"] as? [String] == ["Tests/ExampleKitTests"])
         // The dependencies whose code each suite executed, for Package.resolved's moved pins.
         let dependencies = map["dependencies"] as? [String: [String]] ?? [:]
         #expect(dependencies["ExampleKitTests.BadgeViewTests"] == ["swift-snapshot-testing"], "\(dependencies)")

@@ -481,6 +481,49 @@ struct ImpactTests {
                 "changes an import no other file of its target has (import Combine)") == true, "\(lone.fallback)")
     }
 
+    @Test("what a test file declares reaches only its own test target's files, unless it adds a conformance")
+    func testTargetScope() {
+        let test = "import XCTest\nfinal class ParserTests: XCTestCase {\n    func testParse() {}\n}\n"
+        let helper = test + "func helper() -> Int { 1 }\n"
+        let sources = [
+            "Sources/App/View.swift": "func draw() {\n    helper()\n}\n", "Tests/AppTests/ParserTests.swift": helper,
+        ]
+        func selected(_ new: String, testTargets: [String]?) -> [String] {
+            var map = Self.map
+            map.testTargets = testTargets
+            return ImpactSelection.select(
+                map: map, changes: [ImpactChange(path: "Tests/AppTests/ParserTests.swift", old: test, new: new)],
+                current: Self.current, sources: sources
+            ).suites.keys.sorted()
+        }
+        #expect(selected(helper, testTargets: nil) == ["AppTests.ParserTests", "AppTests.ViewTests"])
+        #expect(selected(helper, testTargets: ["Tests/AppTests"]) == ["AppTests.ParserTests"])
+        let conformance =
+            helper + "extension Parser: CustomStringConvertible {\n    var description: String { \"\" }\n}\n"
+        #expect(selected(conformance, testTargets: ["Tests/AppTests"]).contains("AppTests.ViewTests"))
+    }
+
+    @Test(
+        "access levels and inlining attributes alone run the suites that executed the file; private ones are declarations"
+    )
+    func accessLevels() {
+        let narrowed = Self.parser.replacingOccurrences(of: "public func parse", with: "@inlinable internal func parse")
+        let selection = select([ImpactChange(path: "Sources/App/Parser.swift", old: Self.parser, new: narrowed)])
+        #expect(
+            selection.suites == [
+                "AppTests.ParserTests":
+                    "executed Sources/App/Parser.swift (only access levels changed: public func parse(_ text: String) -> Int {)",
+                "AppTests.ViewTests":
+                    "executed Sources/App/Parser.swift (only access levels changed: public func parse(_ text: String) -> Int {)",
+            ])
+        #expect(SwiftChange.kind(old: "import A\n", new: "internal import A\n") == .accessLevels("import A"))
+        let hidden = Self.parser.replacingOccurrences(of: "public func parse", with: "private func parse")
+        guard case .declarations = SwiftChange.kind(old: Self.parser, new: hidden) else {
+            Issue.record("a private function counts as an access change: overloads seen elsewhere change")
+            return
+        }
+    }
+
     @Test("Xcode's projects, schemes, test plans and settings run nothing")
     func xcodeFiles() {
         let selection = select(
