@@ -57,11 +57,20 @@ public struct ReferenceSettings: Sendable, Hashable {
     public var profile: String?
     /// Allow plain `http://` to an endpoint that is not on this machine.
     public var allowHTTP: Bool
+    /// The render environment's name, as a template over its fields (`EnvironmentName`): each
+    /// store keeps this environment's references in a folder of that name. Nil: one shared set.
+    public var environment: String?
+    /// The environments whose references a pull takes, in order, after the run's own; the shared
+    /// set comes last always.
+    public var fallback: [String]
 
     public init(
         local: String? = nil, feature: StoreAddress? = nil, develop: StoreAddress? = nil,
-        endpoint: String? = nil, region: String? = nil, profile: String? = nil, allowHTTP: Bool = false
+        endpoint: String? = nil, region: String? = nil, profile: String? = nil, allowHTTP: Bool = false,
+        environment: String? = nil, fallback: [String] = []
     ) {
+        self.environment = environment
+        self.fallback = fallback
         self.local = local
         self.feature = feature
         self.develop = develop

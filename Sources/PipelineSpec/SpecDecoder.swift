@@ -74,7 +74,10 @@ struct SpecDecoder {
         guard
             let fields = fields(
                 node, at: path, what: "the reference settings",
-                allowed: ["local", "feature", "develop", "endpoint", "region", "profile", "allow-http"])
+                allowed: [
+                    "local", "feature", "develop", "endpoint", "region", "profile", "allow-http", "environment",
+                    "fallback",
+                ])
         else { return nil }
         var settings = ReferenceSettings()
         settings.local = value(fields, "local") { $0.string($1, $2) }
@@ -84,6 +87,8 @@ struct SpecDecoder {
         settings.region = value(fields, "region") { $0.string($1, $2) }
         settings.profile = value(fields, "profile") { $0.string($1, $2) }
         settings.allowHTTP = value(fields, "allow-http") { $0.bool($1, $2) } ?? false
+        settings.environment = value(fields, "environment") { $0.string($1, $2) }
+        settings.fallback = value(fields, "fallback") { $0.strings($1, $2) } ?? []
         return settings
     }
 
@@ -332,6 +337,22 @@ struct SpecDecoder {
 
     mutating func string(_ node: YAMLNode, _ path: SpecKeyPath) -> String? {
         scalar(node, path, expected: "a string") { $0 }
+    }
+
+    /// A list of strings (`[a, b]`, or lines starting with `- `), each item's place remembered.
+    private mutating func strings(_ node: YAMLNode, _ path: SpecKeyPath) -> [String]? {
+        guard case .sequence(let items) = node.value else {
+            report(node.location, path, "expected a list of names ([a, b]), found \(node.kindDescription)")
+            return nil
+        }
+        var strings: [String] = []
+        for (index, item) in items.enumerated() {
+            let itemPath = path.appending(index: index)
+            sourceMap.remember(itemPath, item.location)
+            guard let text = string(item, itemPath) else { return nil }
+            strings.append(text)
+        }
+        return strings
     }
 
     private mutating func bool(_ node: YAMLNode, _ path: SpecKeyPath) -> Bool? {

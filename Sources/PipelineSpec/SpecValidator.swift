@@ -71,6 +71,19 @@ struct SpecValidator {
         if let endpoint = references.endpoint {
             validate(endpoint: endpoint, allowHTTP: references.allowHTTP, at: path.appending("endpoint"))
         }
+        if let template = references.environment, let problem = EnvironmentName.templateProblem(template) {
+            report(path.appending("environment"), problem)
+        }
+        var seen: [String: Int] = [:]
+        for (index, name) in references.fallback.enumerated() {
+            let itemPath = path.appending("fallback").appending(index: index)
+            if let problem = EnvironmentName.problem(name) {
+                report(itemPath, problem)
+            } else if let first = seen[name] {
+                report(itemPath, "names '\(name)' again (it is item \(first + 1) too); a chain tries each set once")
+            }
+            seen[name] = seen[name] ?? index
+        }
     }
 
     private mutating func validate(endpoint: String, allowHTTP: Bool, at path: SpecKeyPath) {

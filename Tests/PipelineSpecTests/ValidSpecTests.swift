@@ -47,7 +47,8 @@ struct ValidSpecTests {
                 == ReferenceSettings(
                     local: "Tests/参照 画像", feature: .s3(bucket: "team-refs", prefix: "snapshots/feature"),
                     develop: .s3(bucket: "team-refs", prefix: "snapshots/develop"), endpoint: "http://127.0.0.1:8080",
-                    region: "eu-west-1", profile: "ci", allowHTTP: false))
+                    region: "eu-west-1", profile: "ci", allowHTTP: false, environment: "{os}-{os-version}-{arch}",
+                    fallback: ["macos-arm64", "linux-x86_64"]))
         var test = TestStage(
             shards: .fixed(8), timeout: .seconds(5_400), retries: 3, maxRetried: 10, select: .affected,
             flaky: .pass,
