@@ -45,19 +45,29 @@ struct ReferenceOptions: ParsableArguments {
     @Flag(help: "Print the report as JSON (see docs/json.md).")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The render environment whose set of references to use (over PIPELINE_ENVIRONMENT and the spec's "
+                + "references.environment); pulls fall back along references.fallback, then the shared set.",
+            valueName: "name"))
+    var environment: String?
+
     func validate() throws {
         guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1") }
+        if let environment, let problem = EnvironmentName.problem(environment) {
+            throw ValidationError("--environment \(problem)")
+        }
     }
 
     /// The stores and change settings these options name, read once from the spec.
-    func context() throws -> ReferenceContext {
+    func context() async throws -> ReferenceContext {
         let overrides = ReferenceSettings(
             local: local.map { global.resolve($0).path }, feature: feature, develop: develop, endpoint: endpoint,
             region: region, profile: profile)
         let progress = TransferProgress()
-        return try ReferenceContext(
+        return try await ReferenceContext(
             checkout: global.workingDirectory, pipeline: pipeline, overrides: overrides,
-            testPattern: patternOptions.tests,
+            testPattern: patternOptions.tests, environment: environment,
             parallelism: parallel
         ) { action, done, total in
             await progress.update(action, done, total)

@@ -73,7 +73,7 @@ struct RefsCommand: AsyncParsableCommand {
         var prune = false
 
         func run() async throws {
-            let context = try options.context()
+            let context = try await options.context()
             let reports = try await context.transfers.push(
                 tests: tests, to: [.feature], commit: context.headCommit, prune: prune, dryRun: options.dryRun)
             try options.finish(reports)

@@ -54,7 +54,7 @@ extension RefsCommand {
 
         func run() async throws {
             let package = options.global.resolve(packagePath)
-            let context = try options.context()
+            let context = try await options.context()
             Interrupts.install()
             let (report, pushed) = try await context.record(
                 tests, package: package, timeout: timeout, cores: options.global.availableCores,

@@ -127,7 +127,7 @@ struct TestCommand: AsyncParsableCommand {
         request.selection = affected ? .affected : impactedOrAll ? .impactedOrAll : impacted ? .impacted : .all
         request.changes = .query(changeOptions.query)
         request.impactBase = request.selection.usesImpact ? changeOptions.base : nil
-        try request.useSpecStores()
+        try await request.useSpecStores()
         if list { request.mode = .list } else if plan || dryRun { request.mode = .plan }
         Interrupts.install()
         try print(try await request.perform())

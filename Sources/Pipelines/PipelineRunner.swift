@@ -225,9 +225,11 @@ struct StageContext {
         try CommitHistory(repositoryPath: runner.base.path)
     }
 
-    func transfers() -> ReferenceTransfers {
-        let stores = ReferenceStores(
+    /// The transfers over the spec's stores, the run's environment named.
+    func transfers() async throws -> ReferenceTransfers {
+        var stores = ReferenceStores(
             settings: runner.spec.references ?? ReferenceSettings(), base: runner.base, origin: runner.origin)
+        try await stores.resolveEnvironment()
         let write = runner.write
         return ReferenceTransfers(stores: stores, testPattern: runner.spec.changes.tests) { action, done, total in
             if done == total { write("    \(action): \(done)/\(total) objects\n") }

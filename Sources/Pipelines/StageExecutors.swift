@@ -128,7 +128,7 @@ struct PushExecutor: StageExecutor {
 
     /// The tests the change touched that have a test file and local references: what a push uploads.
     private func changedTestsWithReferences(_ context: StageContext) async throws -> [String] {
-        let local = context.transfers().stores.local(testPattern: context.runner.spec.changes.tests)
+        let local = try await context.transfers().stores.local(testPattern: context.runner.spec.changes.tests)
         let withReferences = Set(try await local.testsWithReferences())
         return context.runner.changes.promotable.filter { withReferences.contains($0) && local.testFiles.contains($0) }
     }
@@ -153,7 +153,7 @@ struct ReviewExecutor: StageExecutor {
         guard !failures.isEmpty || !changed.isEmpty else {
             return .skipped(.review, "no snapshot failed, and the change touched no test or reference folder")
         }
-        let stores = context.transfers().stores
+        let stores = try await context.transfers().stores
         let entries =
             changed.isEmpty
             ? []

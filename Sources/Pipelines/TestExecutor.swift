@@ -53,7 +53,7 @@ struct TestExecutor: StageExecutor {
 
     /// The stage as a request of the one test flow: its settings, the pipeline's stores and change,
     /// the spec's timings place, output indented under the stage's heading.
-    func request(_ context: StageContext) throws -> TestRequest {
+    func request(_ context: StageContext) async throws -> TestRequest {
         let runner = context.runner
         let write = runner.write
         var shared = SharedRunSettings(workingDirectory: runner.base)
@@ -79,7 +79,7 @@ struct TestExecutor: StageExecutor {
         request.recordImpact = stage.recordsImpact
         request.selection = stage.select
         request.changes = .known(runner.changes)
-        request.stores = context.transfers().stores
+        request.stores = try await context.transfers().stores
         request.testPattern = runner.spec.changes.tests
         request.keepsCandidates = stage.keepsCandidates
         request.candidatesCommit = runner.changes.head
@@ -98,7 +98,7 @@ struct TestExecutor: StageExecutor {
     }
 
     func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
-        let flow = TestFlow(try request(context))
+        let flow = TestFlow(try await request(context))
         let selection = try await affected(context)
         var options = flow.request.runOptions()
         options.filters += selection?.filters ?? []

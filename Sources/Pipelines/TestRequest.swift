@@ -99,7 +99,7 @@ extension TestRequest {
     /// references), so a run in CI keeps its candidates and reads where references were rendered.
     /// Specs that name different references are an error only where a store is needed (timings
     /// kept in one); otherwise the run goes on without, saying so in CI.
-    public mutating func useSpecStores() throws {
+    public mutating func useSpecStores() async throws {
         let source: ReferenceSource
         do {
             source = try ReferenceSource.locate(from: shared.workingDirectory, pipeline: shared.pipeline)
@@ -111,9 +111,11 @@ extension TestRequest {
             return
         }
         guard let spec = source.spec else { return }
-        stores = ReferenceStores(
+        var found = ReferenceStores(
             settings: spec.references ?? ReferenceSettings(), base: source.base, origin: source.origin,
             environment: shared.environment)
+        try await found.resolveEnvironment()
+        stores = found
         testPattern = spec.changes.tests
     }
 }

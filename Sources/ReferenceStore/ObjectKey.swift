@@ -44,11 +44,14 @@ public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The folder shared runs keep their queues and reports in, beside the references.
     public static let runsFolder = "pipeline-runs"
 
-    /// Whether the key, relative to a reference store's prefix, names a reference (`<Test>/<file>`):
-    /// not a top-level object (the timings), nor anything in a folder starting with `.` (feature's
-    /// kept pushes, a folder store's bookkeeping) or in the shared runs' folder.
+    /// Whether the key, relative to a reference store's prefix, names a reference (`<Test>/<file>`,
+    /// two segments): not a top-level object (the timings), nor anything deeper (an environment's
+    /// set, `<environment>/<Test>/<file>`, which the shared set's listings leave alone), nor in a
+    /// folder starting with `.` (feature's kept pushes, a folder store's bookkeeping) or in the
+    /// shared runs' folder.
     public var isReference: Bool {
-        rawValue.contains("/") && !firstSegment.hasPrefix(".") && firstSegment != Self.runsFolder
+        rawValue.split(separator: "/", omittingEmptySubsequences: false).count == 2 && !firstSegment.hasPrefix(".")
+            && firstSegment != Self.runsFolder
     }
 
     /// The first segment: the test a reference belongs to (`SnapshotTests` of `SnapshotTests/a.png`).

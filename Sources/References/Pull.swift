@@ -15,7 +15,8 @@ extension ReferenceTransfers {
         let folder = try stores.folder(role)
         let unfinished = role == .develop ? try await awaitPromotions(in: folder, of: tests) : []
         var report = try await pull(
-            tests: tests, from: folder, excluding: excluded, skippingMissing: skippingMissing, dryRun: dryRun)
+            tests: tests, chain: try stores.chain(role), excluding: excluded, skippingMissing: skippingMissing,
+            dryRun: dryRun)
         if !unfinished.isEmpty {
             report.notes.append(
                 "a promotion of \(unfinished.joined(separator: ", ")) stopped midway, so \(folder.name) may hold files of "
@@ -72,6 +73,75 @@ extension ReferenceTransfers {
         return reports
     }
 
+    /// Pulls `tests` (all when nil, but `excluded`) along `chain`: each file from the first set that
+    /// has it (one listing per set), the report counting what each set gave. A chain of one set is
+    /// a plain pull.
+    private func pull(
+        tests: [String]?, chain: [(name: String?, folder: StoreFolder)], excluding excluded: Set<String> = [],
+        skippingMissing: Bool = false, dryRun: Bool
+    ) async throws -> TransferReport {
+        guard chain.count > 1 else {
+            return try await pull(
+                tests: tests, from: chain[0].folder, excluding: excluded, skippingMissing: skippingMissing,
+                dryRun: dryRun)
+        }
+        let local = stores.local(testPattern: testPattern)
+        var taken: [ObjectKey: String] = [:]
+        var stale: Set<ObjectKey>?
+        var steps: [(name: String, sync: StoreSync, plan: SyncPlan)] = []
+        for (name, folder) in chain {
+            let sync = StoreSync(from: folder, to: StoreFolder(store: local), parallelism: parallelism)
+            var plan = try await sync.plan(tests: tests)
+            let keep = { (key: ObjectKey) in taken[key] == nil && !excluded.contains(key.firstSegment) }
+            plan.copies.removeAll { !keep($0) }
+            plan.identical.removeAll { !keep($0) }
+            plan.overwrites.removeAll { !keep($0) }
+            for key in plan.copies + plan.identical { taken[key] = name ?? "shared" }
+            // What the checkout holds that no set has: stale in every set.
+            stale = stale.map { $0.intersection(plan.stale) } ?? Set(plan.stale)
+            plan.stale = []
+            steps.append((name ?? "shared", sync, plan))
+        }
+        let found = Set(taken.keys.map(\.firstSegment))
+        if !skippingMissing, let missing = tests?.first(where: { !found.contains($0) && !excluded.contains($0) }) {
+            throw ReferenceError.noReferences(
+                test: missing, store: "any set of " + chain.map { $0.name ?? "shared" }.joined(separator: ", "))
+        }
+        var skipped: [String: String] = [:]
+        let leftover = (stale ?? []).filter { !excluded.contains($0.firstSegment) }
+        for test in Set(leftover.map(\.firstSegment)).subtracting(found) {
+            skipped[test] = "only local references; kept"
+        }
+        for test in found { if let problem = local.problem(placing: test) { skipped[test] = problem.description } }
+        var report = TransferReport(
+            action: "pull", from: chain.map { $0.folder.name }.joined(separator: " → "), to: local.name,
+            tests: tests.map { $0.filter(found.contains) } ?? found.sorted(), commit: nil, dryRun: dryRun,
+            skipped: skipped)
+        var counts: [String: Int] = [:]
+        for (key, name) in taken where skipped[key.firstSegment] == nil { counts[name, default: 0] += 1 }
+        report.sets = counts
+        report.fileSets = Dictionary(
+            uniqueKeysWithValues: taken.filter { skipped[$0.key.firstSegment] == nil }.map {
+                ($0.key.rawValue, $0.value)
+            })
+        for step in steps {
+            var plan = step.plan
+            plan.copies.removeAll { skipped[$0.firstSegment] != nil }
+            let done = await carryOut(plan, with: step.sync, report: report, commit: nil, prune: false)
+            report.copied += done.copied.filter { !report.copied.contains($0) }
+            report.failures += done.failures
+        }
+        report.identical = steps.reduce(0) { $0 + $1.plan.identical.filter { skipped[$0.firstSegment] == nil }.count }
+        var deletion = steps[0].plan
+        (deletion.copies, deletion.identical, deletion.overwrites) = ([], [], [])
+        deletion.stale = leftover.filter { skipped[$0.firstSegment] == nil }.sorted()
+        let deleted = await carryOut(deletion, with: steps[0].sync, report: report, commit: nil, prune: true)
+        report.stale = deleted.stale
+        report.deleted = deleted.deleted
+        report.failures += deleted.failures.filter { !report.failures.contains($0) }
+        return report
+    }
+
     /// Pulls `tests` (all when nil, but `excluded`) from `source`, but `excludedFiles`; with `only`,
     /// just those files are copied or deleted, over what the checkout holds.
     private func pull(
@@ -116,7 +186,7 @@ extension ReferenceTransfers {
         dryRun: Bool
     ) async throws -> [TransferReport] {
         guard let changedFrom, let history, !changed.isEmpty else {
-            return [try await pull(tests: nil, from: try stores.folder(base), dryRun: dryRun)]
+            return [try await pull(tests: nil, chain: try stores.chain(base), dryRun: dryRun)]
         }
         let source = try stores.folder(changedFrom)
         let sources = try await pushSources(of: changed, in: source, changes: changes, history: history)

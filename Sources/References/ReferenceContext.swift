@@ -86,13 +86,15 @@ public struct ReferenceContext: Sendable {
     /// The working folder: the checkout the commands read.
     public let checkout: URL
 
+    /// `environment` names the run's render environment over `PIPELINE_ENVIRONMENT` and the spec's.
     public init(
         checkout: URL, pipeline: String?, overrides: ReferenceSettings = ReferenceSettings(),
-        testPattern: String? = nil,
+        testPattern: String? = nil, environment: String? = nil,
         parallelism: Int = 16, progress: @escaping @Sendable (String, Int, Int) async -> Void = { _, _, _ in }
-    ) throws {
+    ) async throws {
         let source = try ReferenceSource.locate(from: checkout, pipeline: pipeline)
-        let stores = ReferenceStores(settings: source.references(overrides), base: source.base, origin: source.origin)
+        var stores = ReferenceStores(settings: source.references(overrides), base: source.base, origin: source.origin)
+        try await stores.resolveEnvironment(named: environment)
         changeSettings = source.changes(testPattern: testPattern)
         transfers = ReferenceTransfers(
             stores: stores, testPattern: changeSettings.tests, parallelism: parallelism, progress: progress)

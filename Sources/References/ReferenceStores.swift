@@ -13,6 +13,12 @@ public struct ReferenceStores: Sendable {
     /// Where `settings` came from, for messages: `pipelines/post-merge.yml`, or why there is no spec.
     public let origin: String
     public let environment: [String: String]
+    /// The run's render environment's set (`references: environment:`, `--environment`): each
+    /// store's references for it live in the folder of that name, and the role's `folder` is it.
+    /// Nil: the shared set alone, as before environments existed.
+    public private(set) var environmentName: String?
+    /// Whether `settings.environment` still waits for `resolveEnvironment()`.
+    private var environmentPending: Bool
 
     public init(
         settings: ReferenceSettings, base: URL, origin: String,
@@ -22,16 +28,67 @@ public struct ReferenceStores: Sendable {
         self.base = base.standardizedFileURL
         self.origin = origin
         self.environment = environment
+        environmentPending = settings.environment != nil || environment["PIPELINE_ENVIRONMENT"] != nil
     }
 
-    /// The store and prefix of `feature` or `develop`.
+    /// Names the run's environment: `named` (a command's `--environment`), else
+    /// `PIPELINE_ENVIRONMENT`, else the spec's template over this machine's render environment.
+    /// A name that cannot be a folder throws.
+    public mutating func resolveEnvironment(named: String? = nil) async throws {
+        defer { environmentPending = false }
+        guard let template = named ?? environment["PIPELINE_ENVIRONMENT"] ?? settings.environment else { return }
+        let name =
+            template.contains("{")
+            ? EnvironmentName.expand(
+                template,
+                values: await RenderEnvironment.current(package: base, environment: environment).templateValues)
+            : template
+        if let problem = EnvironmentName.problem(name) {
+            throw ReferenceError.notConfigured("the environment name \(problem) (\(origin))")
+        }
+        environmentName = name
+    }
+
+    /// The store and prefix of `feature` or `develop`: the run's environment's set in it when
+    /// there is one (`<prefix>/<environment>`).
     public func folder(_ role: StoreRole) throws -> StoreFolder {
+        let shared = try sharedFolder(role)
+        guard let environmentName else {
+            guard !environmentPending else {
+                throw ReferenceError.notConfigured(
+                    "references.environment is set (\(origin)) but was not resolved before the store was used")
+            }
+            return shared
+        }
+        return try set(environmentName, of: shared)
+    }
+
+    /// The shared set of `role`: the store's prefix itself.
+    public func sharedFolder(_ role: StoreRole) throws -> StoreFolder {
         guard let location = settings.address(of: role) else {
             throw ReferenceError.notConfigured(
                 "references.\(role.rawValue) is not set (\(origin)); "
                     + "give it a folder or s3://bucket/prefix, or pass --\(role.rawValue)")
         }
         return try open(location)
+    }
+
+    /// The sets a pull of `role` takes files from, first first: the run's own environment's, then
+    /// the spec's fallback chain (the run's own skipped), then the shared set; each with its name
+    /// (nil for the shared set).
+    public func chain(_ role: StoreRole) throws -> [(name: String?, folder: StoreFolder)] {
+        let shared = try sharedFolder(role)
+        guard !environmentPending else { return [(environmentName, try folder(role))] }
+        var names: [String] = []
+        for name in [environmentName].compactMap({ $0 }) + settings.fallback where !names.contains(name) {
+            names.append(name)
+        }
+        return try names.map { ($0, try set($0, of: shared)) } + [(nil, shared)]
+    }
+
+    private func set(_ name: String, of shared: StoreFolder) throws -> StoreFolder {
+        let segment = try ObjectKey(name)
+        return StoreFolder(store: shared.store, prefix: segment.under(shared.prefix))
     }
 
     /// A folder or S3 location, with the spec's endpoint, region and credentials.

@@ -36,6 +36,18 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
         (os, arch, swift, snapshotTesting) == (other.os, other.arch, other.swift, other.snapshotTesting)
     }
 
+    /// The fields an environment name's template names (`EnvironmentName.fields`): `{os}` is the
+    /// system's name (`Linux`, `macOS`), `{os-version}` the rest (`debian 12`, `15.1`); `{ci}` is
+    /// `local` off CI.
+    public var templateValues: [String: String] {
+        let words = os.split(separator: " ", maxSplits: 1).map(String.init)
+        var values = ["os": words.first ?? os, "arch": arch, "ci": ci ?? "local"]
+        if words.count > 1 { values["os-version"] = words[1] }
+        values["swift"] = swift
+        values["snapshot-testing"] = snapshotTesting
+        return values
+    }
+
     /// The metadata value: `key=value` pairs joined by `;`, printable ASCII only.
     public var metadataValue: String {
         let fields = [("os", os), ("arch", arch), ("swift", swift), ("snapshot-testing", snapshotTesting), ("ci", ci)]

@@ -49,6 +49,10 @@ public struct TransferReport: Sendable, Encodable {
     public var neverAccepted: [String] = []
     /// The merged commit those renderings were kept under.
     public var candidatesCommit: String?
+    /// A pull along a fallback chain: how many files (copied or identical) each set gave, by the
+    /// set's name (`shared` for the shared set), and which set each file came from. Nil otherwise.
+    public var sets: [String: Int]?
+    public var fileSets: [String: String]?
     /// What the command could not guarantee, one line each.
     public var notes: [String] = []
     public var failures: [String] = []
@@ -79,6 +83,12 @@ extension TransferReport {
         if !pushed.isEmpty {
             lines.append(
                 "  pushed by the compared commits (their test files did not change): " + pushed.joined(separator: ", "))
+        }
+        if let sets {
+            lines.append(
+                "  taken from the sets: "
+                    + sets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(
+                        separator: ", "))
         }
         lines += notes.map { "  note: \($0)" }
         let deleting = dryRun ? "would delete" : "deleted"

@@ -107,7 +107,7 @@ struct StageSkippingTests {
 @Suite("which tests a test stage runs")
 struct TestStageSelectionTests {
     @Test("the stage becomes a request of the one test flow: its settings, selection, stores and candidates")
-    func request() throws {
+    func request() async throws {
         let root = try Scratch.folder("options")
         defer { try? FileManager.default.removeItem(at: root) }
         var stage = TestStage()
@@ -120,7 +120,7 @@ struct TestStageSelectionTests {
         stage.keepsCandidates = false
         let changes = try changeSet()
         let context = StageContext(runner: runner([], root: root, changes: changes, cores: 6))
-        let request = try TestExecutor(stage: stage).request(context)
+        let request = try await TestExecutor(stage: stage).request(context)
         let options = request.runOptions()
         #expect(options.shards == 6)
         #expect(options.retries == 2)
@@ -134,7 +134,7 @@ struct TestStageSelectionTests {
         // The spec keeps references in stores: the stage's timings are develop's, as `pipeline test --timings develop`.
         #expect(request.shared.timings == .store(.develop))
         stage.shards = .fixed(3)
-        #expect(try TestExecutor(stage: stage).request(context).runOptions().shards == 3)
+        #expect(try await TestExecutor(stage: stage).request(context).runOptions().shards == 3)
     }
 
     @Test(

@@ -40,19 +40,19 @@ struct TestFlowTests {
         return (root, base, head, merge)
     }
 
-    private func request(_ root: URL, environment: [String: String]) throws -> TestRequest {
+    private func request(_ root: URL, environment: [String: String]) async throws -> TestRequest {
         var request = TestRequest(
             package: root, shared: SharedRunSettings(workingDirectory: root, environment: environment), cores: 2
         ) { _ in }
-        try request.useSpecStores()
+        try await request.useSpecStores()
         return request
     }
 
     @Test("pipeline test finds the spec's stores, and in CI keeps candidates under HEAD")
-    func candidatesInCI() throws {
+    func candidatesInCI() async throws {
         let checkout = try pullRequestCheckout("flow-ci")
         defer { try? FileManager.default.removeItem(at: checkout.root) }
-        let request = try request(checkout.root, environment: ["CI": "true"])
+        let request = try await request(checkout.root, environment: ["CI": "true"])
         #expect(request.stores?.settings.address(of: .feature) == .folder(path: "storage/feature"))
         let check = TestFlow(request).snapshotCheck()
         // Not a pull request's build: the merge checked out is the commit.
@@ -62,17 +62,17 @@ struct TestFlowTests {
     }
 
     @Test("CI=false is not CI: no candidates, and a written reference does not fail")
-    func notCI() throws {
+    func notCI() async throws {
         let checkout = try pullRequestCheckout("flow-not-ci")
         defer { try? FileManager.default.removeItem(at: checkout.root) }
-        let check = TestFlow(try request(checkout.root, environment: ["CI": "false"])).snapshotCheck()
+        let check = TestFlow(try await request(checkout.root, environment: ["CI": "false"])).snapshotCheck()
         #expect(check.candidatesCommit == nil)
         #expect(!check.writesFail)
         #expect(check.mode == .missing)
     }
 
     @Test("on a pull request's synthetic merge commit, candidates are keyed by the branch head the merge brings in")
-    func syntheticMerge() throws {
+    func syntheticMerge() async throws {
         let checkout = try pullRequestCheckout("flow-synthetic")
         defer { try? FileManager.default.removeItem(at: checkout.root) }
         let event = checkout.root.appendingPathComponent("event.json")
@@ -82,35 +82,37 @@ struct TestFlowTests {
             "GITHUB_EVENT_PATH": event.path, "GITHUB_SHA": checkout.merge,
         ]
         #expect(
-            TestFlow(try request(checkout.root, environment: gitHub)).snapshotCheck().candidatesCommit == checkout.head)
+            TestFlow(try await request(checkout.root, environment: gitHub)).snapshotCheck().candidatesCommit
+                == checkout.head)
         // Bitrise keeps no event file: the merge's second parent is the branch.
         let bitrise = ["CI": "true", "BITRISE_IO": "true", "BITRISE_PULL_REQUEST": "7"]
         #expect(
-            TestFlow(try request(checkout.root, environment: bitrise)).snapshotCheck().candidatesCommit == checkout.head
+            TestFlow(try await request(checkout.root, environment: bitrise)).snapshotCheck().candidatesCommit
+                == checkout.head
         )
         // The same checkout on a push build keeps them under the merge.
         #expect(
-            TestFlow(try request(checkout.root, environment: ["CI": "true", "GITHUB_EVENT_NAME": "push"]))
+            TestFlow(try await request(checkout.root, environment: ["CI": "true", "GITHUB_EVENT_NAME": "push"]))
                 .snapshotCheck().candidatesCommit == checkout.merge)
     }
 
     @Test("no spec: no stores, no candidates; a stage saying candidates: false keeps none")
-    func withoutStores() throws {
+    func withoutStores() async throws {
         let root = try Scratch.folder("flow-no-spec")
         defer { try? FileManager.default.removeItem(at: root) }
         _ = try Scratch.commits(1, in: root)
-        var request = try request(root, environment: ["CI": "true"])
+        var request = try await request(root, environment: ["CI": "true"])
         #expect(request.stores == nil)
         #expect(TestFlow(request).snapshotCheck().candidatesCommit == nil)
         let checkout = try pullRequestCheckout("flow-off")
         defer { try? FileManager.default.removeItem(at: checkout.root) }
-        request = try self.request(checkout.root, environment: ["CI": "true"])
+        request = try await self.request(checkout.root, environment: ["CI": "true"])
         request.keepsCandidates = false
         #expect(TestFlow(request).snapshotCheck().candidatesCommit == nil)
     }
 
     @Test("specs naming different references: pipeline test goes on without stores, unless its timings are in one")
-    func ambiguousSpecs() throws {
+    func ambiguousSpecs() async throws {
         let checkout = try pullRequestCheckout("flow-ambiguous")
         defer { try? FileManager.default.removeItem(at: checkout.root) }
         try Scratch.write(
@@ -129,13 +131,17 @@ struct TestFlowTests {
             shared: SharedRunSettings(workingDirectory: checkout.root, environment: ["CI": "1"]),
             cores: 2
         ) { written.add($0) }
-        try request.useSpecStores()
+        try await request.useSpecStores()
         #expect(request.stores == nil)
         #expect(written.text.contains("choose one with --pipeline NAME"))
         request.shared.timings = .store(.develop)
-        #expect(throws: RequestError.self) { try request.useSpecStores() }
+        let copy = request
+        await #expect(throws: RequestError.self) {
+            var again = copy
+            try await again.useSpecStores()
+        }
         request.shared.pipeline = "pr"
-        try request.useSpecStores()
+        try await request.useSpecStores()
         #expect(request.stores?.origin == "pipelines/pr.yml")
     }
 }

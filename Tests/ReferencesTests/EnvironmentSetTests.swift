@@ -1,0 +1,118 @@
+import Foundation
+import PipelineSpec
+import ReferenceStore
+import TestSupport
+import Testing
+
+@testable import References
+
+/// A checkout whose LoginTests keep three references, and a develop folder store holding a shared
+/// set, an environment `linux` with one of them, `macos` with another, and a folder of an
+/// environment nobody names.
+struct EnvironmentFixture {
+    let root: URL
+    static let snapshots = "Tests/AppTests/__Snapshots__/LoginTests/"
+
+    init(_ name: String) throws {
+        root = try Scratch.folder(name)
+        try Scratch.write(
+            "import XCTest\nfinal class LoginTests: XCTestCase {}\n",
+            to: root.appendingPathComponent("Tests/AppTests/LoginTests.swift"))
+        let files = [
+            "LoginTests/login.1.png": "shared-login", "LoginTests/logout.1.png": "shared-logout",
+            "LoginTests/help.1.png": "shared-help", "linux/LoginTests/login.1.png": "linux-login",
+            "macos/LoginTests/logout.1.png": "macos-logout", "windows/LoginTests/login.1.png": "windows-login",
+        ]
+        for (key, content) in files { try Scratch.write(content, to: store(key)) }
+    }
+
+    func store(_ key: String) -> URL { root.appendingPathComponent("store/develop/" + key) }
+    func local(_ file: String) -> String? {
+        try? String(contentsOf: root.appendingPathComponent(Self.snapshots + file), encoding: .utf8)
+    }
+
+    func transfers(environment: String?, fallback: [String] = [], variables: [String: String] = [:]) async throws
+        -> ReferenceTransfers
+    {
+        var stores = ReferenceStores(
+            settings: ReferenceSettings(
+                feature: .folder(path: "store/feature"), develop: .folder(path: "store/develop"),
+                environment: environment, fallback: fallback),
+            base: root, origin: "the test", environment: variables)
+        try await stores.resolveEnvironment()
+        return ReferenceTransfers(stores: stores, testPattern: "*Tests")
+    }
+}
+
+@Suite("references per render environment: a set per environment, a fallback chain, the shared set last")
+struct EnvironmentSetTests {
+    @Test("a pull takes each file from the first set of the chain that has it, and says which")
+    func chain() async throws {
+        let fixture = try EnvironmentFixture("environment-chain")
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        let transfers = try await fixture.transfers(environment: "linux", fallback: ["macos", "linux"])
+        #expect(try transfers.stores.chain(.develop).map(\.name) == ["linux", "macos", nil])
+        let report = try await transfers.pull(tests: nil, from: .develop, dryRun: false)
+        #expect(fixture.local("login.1.png") == "linux-login")
+        #expect(fixture.local("logout.1.png") == "macos-logout")
+        #expect(fixture.local("help.1.png") == "shared-help")
+        #expect(report.sets == ["linux": 1, "macos": 1, "shared": 1])
+        #expect(report.fileSets?["LoginTests/logout.1.png"] == "macos")
+        #expect(report.tests == ["LoginTests"] && report.failures.isEmpty)
+        let again = try await transfers.pull(tests: ["LoginTests"], from: .develop, dryRun: false)
+        #expect(again.copied.isEmpty && again.identical == 3 && again.deleted.isEmpty, "\(again)")
+        // A test no set has is missing, as without environments.
+        await #expect(throws: ReferenceError.self) {
+            try await transfers.pull(tests: ["NopeTests"], from: .develop, dryRun: false)
+        }
+    }
+
+    @Test("writes go to the run's own set; the shared set's listings leave every environment's folder alone")
+    func writes() async throws {
+        let fixture = try EnvironmentFixture("environment-writes")
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        let shared = try await fixture.transfers(environment: nil)
+        let pulled = try await shared.pull(tests: nil, from: .develop, dryRun: false)
+        #expect(pulled.tests == ["LoginTests"] && pulled.copied.count == 3, "\(pulled)")
+        #expect(fixture.local("login.1.png") == "shared-login")
+        try Scratch.write(
+            "linux-login-2", to: fixture.root.appendingPathComponent(EnvironmentFixture.snapshots + "login.1.png"))
+        let linux = try await fixture.transfers(environment: "linux")
+        _ = try await linux.push(tests: ["LoginTests"], to: [.develop], commit: "c0ffee", prune: true, dryRun: false)
+        let read = { (key: String) in try? String(contentsOf: fixture.store(key), encoding: .utf8) }
+        #expect(read("linux/LoginTests/login.1.png") == "linux-login-2")
+        #expect(read("linux/LoginTests/logout.1.png") == "shared-logout", "the push fills the set with the checkout's")
+        #expect(read("LoginTests/login.1.png") == "shared-login", "the shared set is untouched")
+        #expect(
+            read("macos/LoginTests/logout.1.png") == "macos-logout"
+                && read("windows/LoginTests/login.1.png") == "windows-login")
+        // Pushing the shared set with pruning deletes nothing of the environments' folders.
+        _ = try await shared.push(tests: ["LoginTests"], to: [.develop], commit: "c0ffee", prune: true, dryRun: false)
+        #expect(
+            read("windows/LoginTests/login.1.png") == "windows-login" && read("linux/LoginTests/login.1.png") != nil)
+    }
+
+    @Test("the name: the flag, else PIPELINE_ENVIRONMENT, else the spec's template; a bad name is refused")
+    func naming() async throws {
+        let fixture = try EnvironmentFixture("environment-name")
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        let templated = try await fixture.transfers(environment: "{os}-{arch}")
+        #expect(
+            templated.stores.environmentName?.hasPrefix("linux-") == true,
+            "\(String(describing: templated.stores.environmentName))")
+        let variable = try await fixture.transfers(environment: "{os}", variables: ["PIPELINE_ENVIRONMENT": "ci-a"])
+        #expect(variable.stores.environmentName == "ci-a")
+        var flagged = variable.stores
+        try await flagged.resolveEnvironment(named: "laptop")
+        #expect(flagged.environmentName == "laptop")
+        await #expect(throws: ReferenceError.self) {
+            _ = try await fixture.transfers(environment: nil, variables: ["PIPELINE_ENVIRONMENT": "../up"])
+        }
+        // Configured but never resolved: the stores refuse rather than write to the shared set.
+        let unresolved = ReferenceStores(
+            settings: ReferenceSettings(develop: .folder(path: "store/develop"), environment: "linux"),
+            base: fixture.root,
+            origin: "the test", environment: [:])
+        #expect(throws: ReferenceError.self) { try unresolved.folder(.develop) }
+    }
+}
