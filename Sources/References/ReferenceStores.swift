@@ -37,6 +37,10 @@ public struct ReferenceStores: Sendable {
     public mutating func resolveEnvironment(named: String? = nil) async throws {
         defer { environmentPending = false }
         guard let template = named ?? environment["PIPELINE_ENVIRONMENT"] ?? settings.environment else { return }
+        let source =
+            named != nil
+            ? "--environment"
+            : environment["PIPELINE_ENVIRONMENT"] != nil ? "PIPELINE_ENVIRONMENT" : "references.environment, \(origin)"
         let name =
             template.contains("{")
             ? EnvironmentName.expand(
@@ -44,7 +48,7 @@ public struct ReferenceStores: Sendable {
                 values: await RenderEnvironment.current(package: base, environment: environment).templateValues)
             : template
         if let problem = EnvironmentName.problem(name) {
-            throw ReferenceError.notConfigured("the environment name \(problem) (\(origin))")
+            throw ReferenceError.notConfigured("the environment name \(problem) (\(source))")
         }
         environmentName = name
     }
