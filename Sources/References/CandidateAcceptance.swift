@@ -73,7 +73,7 @@ extension ReferenceTransfers {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let staged = StoreFolder(store: FolderStore(root: scratch, keepsMetadata: false))
         for test in tests {
-            if let base = try await branchReferences(
+            for base in try await branchReferences(
                 of: test, at: request.commit, history: history, pushes: pushes, pushed[test] ?? [])
             {
                 try await copy(test, from: base, to: staged, commit: request.commit)
@@ -129,19 +129,20 @@ extension ReferenceTransfers {
         return reasons.sorted { $0.key < $1.key }
     }
 
-    /// The test's references as the branch at `commit` has them in the stores: its newest push
-    /// (among the commits that pushed it) from `commit` or an ancestor, else develop's; nil when
-    /// neither is known.
+    /// The test's references as the branch at `commit` has them in the stores, as folders to copy
+    /// in turn (a later one's files over an earlier one's): its newest push (among the commits that
+    /// pushed it) from `commit` or an ancestor, else develop's along the environment's chain (the
+    /// shared set first, the run's own set last); none when neither is known.
     private func branchReferences(
         of test: String, at commit: String, history: CommitHistory?, pushes: PushArchive, _ commits: [String]
-    ) async throws -> StoreFolder? {
+    ) async throws -> [StoreFolder] {
         if let history, !commits.isEmpty,
             let found = try await pushes.newestPush(
                 of: test, among: commits, history: history, where: { try history.isAncestor($0, of: commit) == true })
         {
-            return try pushes.pushed(by: found)
+            return [try pushes.pushed(by: found)]
         }
-        return stores.settings.address(of: .develop) == nil ? nil : try stores.folder(.develop)
+        return stores.settings.address(of: .develop) == nil ? [] : try stores.chain(.develop).reversed().map(\.folder)
     }
 
     /// Copies `test`'s files from `source` over what `destination` holds of it.

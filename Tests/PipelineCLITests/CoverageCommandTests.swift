@@ -362,7 +362,7 @@ struct CoverageCommandTests {
 
         // Data: a byte of the fixture, of the resource: the suite that read it, which fails; a new
         // file nobody read: nothing.
-        try edit("Tests/ExampleKitTests/Fixtures/brand.json") { $0.replacingOccurrences(of: "2060d0", with: "2060d1") }
+        try edit("Tests/ExampleKitTests/Fixtures/brand.json") { $0.replacingOccurrences(of: "ffc400", with: "ffc401") }
         try edit("Tests/ExampleKitTests/Resources/badges.json") {
             $0.replacingOccurrences(of: "\"dots\": 3", with: "\"dots\": 4")
         }

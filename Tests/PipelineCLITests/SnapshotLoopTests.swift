@@ -483,6 +483,64 @@ struct SnapshotLoopTests {
         #expect(promoted.count == before.count && promoted != before, "develop holds what CI rendered")
     }
 
+    @Test(
+        "references per render environment: another environment's CI renders its text otherwise, keeps its failures as candidates, accept fills its own set, the merge promotes it there; it falls back to the shared set for the rest, and neither set holds the other's files",
+        arguments: RefsBackend.available)
+    func renderEnvironments(backend: RefsBackend) async throws {
+        let references = try await backend.references()
+        let repo = try Repository(references: references, stages: Self.stages, committed: false)
+        try repo.write(
+            "pipelines/pull-request.yml",
+            "name: pull-request\ndescription: Pull, test.\n" + references
+                + "stages:\n  - pull:\n      from: develop\n      changed-from: feature\n  - test:\n      shards: 2\n")
+        try repo.commitAll("a pull-request pipeline")
+        // The shared set, rendered where no environment is named.
+        #expect(try repo.pipeline(["refs", "record"] + Self.tests).status == 0)
+        #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
+        let shared = repo.references()
+        let other = ["PIPELINE_ENVIRONMENT": "other", "EXAMPLE_RENDER_ENVIRONMENT": "other"]
+
+        // A pull request adds machines of another environment: their CI renders the text layouts otherwise.
+        try repo.git("checkout", "-q", "-b", "feature/other")
+        try repo.write("NOTES.md", "machines of another environment\n")
+        try repo.commitAll("other machines")
+        let failing = try repo.pipeline(["run", "pull-request"], environment: other)
+        #expect(failing.status == 1, "\(failing.stderr)")
+        #expect(failing.stderr.contains("to accept them: pipeline refs accept"), "\(failing.stderr)")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        let accepted = try repo.pipeline(["refs", "accept", "--all"], environment: other)
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        let green = try repo.pipeline(["run", "pull-request"], environment: other)
+        #expect(green.status == 0, "the same commit passes in its environment: \(green.stdout)\(green.stderr)")
+
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge other", "feature/other")
+        let merged = try repo.pipeline(["run", "post-merge"], environment: other)
+        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+
+        // Each environment's checkout: the other's layouts from its own set, the rest shared.
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        let pulled = try repo.pipeline(["refs", "pull", "--json"], environment: other)
+        #expect(pulled.status == 0, "\(pulled.stderr)")
+        let sets = try repo.json(pulled)["fileSets"] as? [String: String] ?? [:]
+        #expect(sets["BadgeViewTests/testBadgeLayout.1.txt"] == "other", "\(sets)")
+        let layout = String(
+            decoding: repo.references()["BadgeViewTests/testBadgeLayout.1.txt"] ?? Data(), as: UTF8.self)
+        #expect(layout.contains("rendered in: other"), "\(layout)")
+        #expect(try repo.pipeline(["test", "--shards", "2"], environment: other).status == 0)
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.references() == shared, "the shared set holds none of the other environment's files")
+        #expect(try repo.pipeline("test", "--shards", "2").status == 0)
+        if backend == .folder {
+            let store = repo.root.appendingPathComponent("store/develop")
+            #expect(
+                FileManager.default.fileExists(atPath: store.appendingPathComponent("other/BadgeViewTests").path))
+            #expect(
+                !FileManager.default.fileExists(atPath: store.appendingPathComponent("BadgeViewTests/other").path))
+        }
+    }
+
     @Test("a merge whose branch's CI renderings were never accepted does not promote silently: exit 8, naming them")
     func neverAccepted() async throws {
         let references = try await RefsBackend.folder.references()

@@ -9,6 +9,6 @@ import Testing
     }
 
     @Test func crowdedBadgeLayout() {
-        assertSnapshot(of: BadgeView(title: "Mentions", count: 12).layout, as: .lines)
+        assertSnapshot(of: BadgeView(title: "Mentions", count: 12).layout + Switch.renderedIn, as: .lines)
     }
 }

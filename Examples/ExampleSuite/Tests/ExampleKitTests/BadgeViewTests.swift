@@ -12,7 +12,7 @@ final class BadgeViewTests: XCTestCase {
     }
 
     func testBadgeLayout() {
-        assertSnapshot(of: BadgeView(title: "Inbox", count: 7).layout, as: .lines)
+        assertSnapshot(of: BadgeView(title: "Inbox", count: 7).layout + Switch.renderedIn, as: .lines)
     }
 
     func test_初期起動時_バッジが表示されていること() {

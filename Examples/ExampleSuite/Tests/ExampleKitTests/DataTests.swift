@@ -9,7 +9,7 @@ final class BrandFixtureTests: XCTestCase {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("Fixtures/brand.json")
         let colours = try JSONDecoder().decode([String: String].self, from: Data(contentsOf: fixture))
-        XCTAssertEqual(colours, ["primary": Brand.primary.description, "accent": Brand.accent.description])
+        XCTAssertEqual(colours, ["accent": Brand.accent.description, "white": RGB.white.description])
     }
 }
 

@@ -6,6 +6,12 @@ enum Switch {
         ProcessInfo.processInfo.environment[name] == "1"
     }
 
+    /// What a text snapshot adds where EXAMPLE_RENDER_ENVIRONMENT names a render environment, as a
+    /// platform whose fonts differ would draw differently: `\n  rendered in: NAME`; nothing otherwise.
+    static var renderedIn: String {
+        ProcessInfo.processInfo.environment["EXAMPLE_RENDER_ENVIRONMENT"].map { "\n  rendered in: \($0)" } ?? ""
+    }
+
     /// Sleeps for a test's nominal duration, scaled by EXAMPLE_TIME_SCALE (default 1).
     static func work(seconds: Double) {
         let scale = ProcessInfo.processInfo.environment["EXAMPLE_TIME_SCALE"].flatMap(Double.init) ?? 1
