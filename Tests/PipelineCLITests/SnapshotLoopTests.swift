@@ -327,11 +327,9 @@ struct SnapshotLoopTests {
         #expect(repo.references() == before)
     }
 
-    @Test(
-        "accepting what CI rendered: the pull request's run fails and keeps its renderings, the reviewer accepts them with no references in the checkout, the run on the same commit passes, the merge promotes them",
-        arguments: RefsBackend.available)
-    func acceptCIRendering(backend: RefsBackend) async throws {
-        let references = try await backend.references()
+    /// References out of git with a pull-request pipeline (pull, test) beside post-merge, the snapshot
+    /// tests recorded and promoted to develop.
+    static func recordedWithPullRequests(_ references: String) throws -> Repository {
         let repo = try Repository(references: references, stages: Self.stages, committed: false)
         try repo.write(
             "pipelines/pull-request.yml",
@@ -340,6 +338,14 @@ struct SnapshotLoopTests {
         try repo.commitAll("a pull-request pipeline")
         #expect(try repo.pipeline(["refs", "record"] + Self.tests).status == 0)
         #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
+        return repo
+    }
+
+    @Test(
+        "accepting what CI rendered: the pull request's run fails and keeps its renderings, the reviewer accepts them with no references in the checkout, the run on the same commit passes, the merge promotes them",
+        arguments: RefsBackend.available)
+    func acceptCIRendering(backend: RefsBackend) async throws {
+        let repo = try Self.recordedWithPullRequests(try await backend.references())
         let before = repo.references()
 
         try repo.git("checkout", "-q", "-b", "feature/brand")
@@ -487,16 +493,8 @@ struct SnapshotLoopTests {
         "references per render environment: another environment's CI renders its text otherwise, keeps its failures as candidates, accept fills its own set, the merge promotes it there; it falls back to the shared set for the rest, and neither set holds the other's files",
         arguments: RefsBackend.available)
     func renderEnvironments(backend: RefsBackend) async throws {
-        let references = try await backend.references()
-        let repo = try Repository(references: references, stages: Self.stages, committed: false)
-        try repo.write(
-            "pipelines/pull-request.yml",
-            "name: pull-request\ndescription: Pull, test.\n" + references
-                + "stages:\n  - pull:\n      from: develop\n      changed-from: feature\n  - test:\n      shards: 2\n")
-        try repo.commitAll("a pull-request pipeline")
         // The shared set, rendered where no environment is named.
-        #expect(try repo.pipeline(["refs", "record"] + Self.tests).status == 0)
-        #expect(try repo.pipeline(["refs", "promote"] + Self.tests + ["--force", "--yes"]).status == 0)
+        let repo = try Self.recordedWithPullRequests(try await backend.references())
         let shared = repo.references()
         let other = ["PIPELINE_ENVIRONMENT": "other", "EXAMPLE_RENDER_ENVIRONMENT": "other"]
 
