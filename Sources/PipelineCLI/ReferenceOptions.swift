@@ -45,18 +45,10 @@ struct ReferenceOptions: ParsableArguments {
     @Flag(help: "Print the report as JSON (see docs/json.md).")
     var json = false
 
-    @Option(
-        help: ArgumentHelp(
-            "The render environment whose set of references to use (over PIPELINE_ENVIRONMENT and the spec's "
-                + "references.environment); pulls fall back along references.fallback, then the shared set.",
-            valueName: "name"))
-    var environment: String?
+    @OptionGroup var environmentOption: EnvironmentOption
 
     func validate() throws {
         guard parallel >= 1 else { throw ValidationError("--parallel must be at least 1") }
-        if let environment, let problem = EnvironmentName.problem(environment) {
-            throw ValidationError("--environment \(problem)")
-        }
     }
 
     /// The stores and change settings these options name, read once from the spec.
@@ -67,7 +59,7 @@ struct ReferenceOptions: ParsableArguments {
         let progress = TransferProgress()
         return try await ReferenceContext(
             checkout: global.workingDirectory, pipeline: pipeline, overrides: overrides,
-            testPattern: patternOptions.tests, environment: environment,
+            testPattern: patternOptions.tests, environment: environmentOption.environment,
             parallelism: parallel
         ) { action, done, total in
             await progress.update(action, done, total)

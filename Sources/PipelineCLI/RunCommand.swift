@@ -28,14 +28,16 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var changeOptions: ChangeOptions
     @OptionGroup var testPattern: TestPatternOptions
+    @OptionGroup var environmentOption: EnvironmentOption
 
     func run() async throws {
         var query = changeOptions.query
         query.testPattern = testPattern.tests
-        let runner = try PipelineRunner(
+        var runner = try PipelineRunner(
             named: name, from: global.workingDirectory, changes: query, cores: global.availableCores,
             interactive: CIEnvironment().isInteractive
         ) { FileHandle.standardError.write(Data($0.utf8)) }
+        runner.environmentName = environmentOption.environment
         if dryRun {
             let plan = await runner.dryRun()
             return json ? try Console.json(plan) : Console.out(plan.render())

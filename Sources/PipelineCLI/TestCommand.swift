@@ -39,6 +39,8 @@ struct TestCommand: AsyncParsableCommand {
 
     @OptionGroup var shared: SharedRunOptions
 
+    @OptionGroup var environmentOption: EnvironmentOption
+
     @Flag(help: "Leave the recorded durations as they are (they still plan the shards).")
     var noUpdateTimings = false
 
@@ -127,6 +129,7 @@ struct TestCommand: AsyncParsableCommand {
         request.selection = affected ? .affected : impactedOrAll ? .impactedOrAll : impacted ? .impacted : .all
         request.changes = .query(changeOptions.query)
         request.impactBase = request.selection.usesImpact ? changeOptions.base : nil
+        request.environmentName = environmentOption.environment
         try await request.useSpecStores()
         if list { request.mode = .list } else if plan || dryRun { request.mode = .plan }
         Interrupts.install()

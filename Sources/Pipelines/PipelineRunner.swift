@@ -107,6 +107,9 @@ public struct PipelineRunner: Sendable {
     /// Progress and stage headers, for standard error.
     public let write: @Sendable (String) -> Void
     public let interactive: Bool
+    /// The render environment's name a command line gave (`--environment`), over
+    /// `PIPELINE_ENVIRONMENT` and the spec's.
+    public var environmentName: String?
 
     public init(
         spec: PipelineSpec, base: URL, origin: String, changes: ChangeSet, quarantine: Quarantine? = nil, cores: Int,
@@ -229,7 +232,7 @@ struct StageContext {
     func transfers() async throws -> ReferenceTransfers {
         var stores = ReferenceStores(
             settings: runner.spec.references ?? ReferenceSettings(), base: runner.base, origin: runner.origin)
-        try await stores.resolveEnvironment()
+        try await stores.resolveEnvironment(named: runner.environmentName)
         let write = runner.write
         return ReferenceTransfers(stores: stores, testPattern: runner.spec.changes.tests) { action, done, total in
             if done == total { write("    \(action): \(done)/\(total) objects\n") }

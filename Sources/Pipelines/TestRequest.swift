@@ -74,6 +74,9 @@ public struct TestRequest: Sendable {
     public var stores: ReferenceStores?
     /// How test files are named (the spec's `changes.tests`), for the checkout's references.
     public var testPattern = "*"
+    /// The render environment's name the command line gave (`--environment`), over
+    /// `PIPELINE_ENVIRONMENT` and the spec's, for the spec's stores.
+    public var environmentName: String?
     /// In CI with a feature store, keep failed snapshots' new values there for `refs accept`.
     public var keepsCandidates = true
     /// The commit a CI run's candidates are kept under, before a pull request's synthetic merge is
@@ -114,7 +117,7 @@ extension TestRequest {
         var found = ReferenceStores(
             settings: spec.references ?? ReferenceSettings(), base: source.base, origin: source.origin,
             environment: shared.environment)
-        try await found.resolveEnvironment()
+        try await found.resolveEnvironment(named: environmentName)
         stores = found
         testPattern = spec.changes.tests
     }

@@ -265,6 +265,10 @@ struct TestCommandTests {
         #expect(try test("--repeat", "0").status == 2)
         #expect(try test("--until-failure").status == 2)
         #expect(try test("--repeat", "2", "--queue", "q").status == 2)
+        // A render environment's name is one folder of a store: refused before anything runs.
+        let environment = try test("--environment", "../up")
+        #expect(environment.status == 2)
+        #expect(environment.stderr.contains("--environment '../up' holds '/'; an environment name is one folder"))
     }
 
     @Test("zero selected tests is an error with its own exit status, not a pass")
