@@ -168,7 +168,7 @@ public struct TestFlow: Sendable {
         var check = SnapshotCheck(package: package, local: local, page: request.review, environment: environment)
         check.renderedOn = { await RenderEnvironment.current(package: package, environment: environment) }
         guard let stores = request.stores else { return check }
-        check.referenceRenderedOn = { await stores.renderedOn($0) }
+        check.referenceOrigin = { await stores.origin(of: $0) }
         if request.keepsCandidates, CIEnvironment(environment).isCI, stores.settings.address(of: .feature) != nil {
             check.candidatesCommit = candidatesKey()
         }

@@ -138,13 +138,43 @@ public struct ReferenceStores: Sendable {
     /// Where the reference `key` (`<Test>/<file>`) was rendered, as develop (else feature) says;
     /// nil when no store is set, has it, or says.
     public func renderedOn(_ key: String) async -> RenderEnvironment? {
+        await origin(of: key)?.renderedOn
+    }
+
+    /// The set of develop (else feature) a pull takes the reference `key` from, along the chain,
+    /// with where it was rendered; nil when no store is set or holds it.
+    public func origin(of key: String) async -> ReferenceOrigin? {
         guard let key = try? ObjectKey(key) else { return nil }
         for role in [StoreRole.develop, .feature] where settings.address(of: role) != nil {
-            guard let folder = try? self.folder(role), let found = await RenderEnvironment.of(key, in: folder) else {
-                continue
+            for (name, folder) in (try? chain(role)) ?? [] {
+                let stored = key.under(folder.prefix)
+                guard (try? await folder.store.head(stored)) != nil else { continue }
+                let metadata = (try? await folder.store.metadata(of: stored)) ?? [:]
+                return ReferenceOrigin(
+                    set: name, own: environmentName,
+                    renderedOn: metadata[StoreSync.renderedOnMetadata].flatMap(RenderEnvironment.init(metadata:)))
             }
-            return found
         }
         return nil
+    }
+}
+
+/// Where a reference comes from: the set that holds it (nil: the shared set), the run's own set,
+/// and where it was rendered.
+public struct ReferenceOrigin: Sendable, Equatable {
+    public var set: String?
+    public var own: String?
+    public var renderedOn: RenderEnvironment?
+
+    public init(set: String?, own: String?, renderedOn: RenderEnvironment?) {
+        (self.set, self.own, self.renderedOn) = (set, own, renderedOn)
+    }
+
+    /// For a run with a render environment: the set named, and whether it is a fallback.
+    public var note: String? {
+        guard let own else { return nil }
+        guard set != own else { return "reference from this run's set, \(own)" }
+        return "reference from " + (set.map { "the set \($0)" } ?? "the shared set")
+            + ", a fallback: this run's set, \(own), has none"
     }
 }

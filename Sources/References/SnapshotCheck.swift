@@ -26,8 +26,9 @@ public struct SnapshotCheck: Sendable {
     public var candidatesCommit: String?
     /// Where this run renders, worked out when asked (it runs `swift --version`).
     public var renderedOn: (@Sendable () async -> RenderEnvironment)?
-    /// Where a reference (`<Test>/<file>`) was rendered, as the stores say; nil when unknown.
-    public var referenceRenderedOn: (@Sendable (String) async -> RenderEnvironment?)?
+    /// Which set a reference (`<Test>/<file>`) comes from and where it was rendered, as the
+    /// stores say; nil when unknown.
+    public var referenceOrigin: (@Sendable (String) async -> ReferenceOrigin?)?
 
     public init(
         package: URL, local: LocalReferences, page: URL? = nil, forcedMode: SnapshotSwitches.RecordMode? = nil,
@@ -170,18 +171,21 @@ public struct SnapshotCheck: Sendable {
         }
     }
 
-    /// Notes on each failed snapshot whose reference was rendered elsewhere than this run renders:
-    /// the difference may be the machine's, not the change's.
+    /// Notes on each failed snapshot's reference: with a render environment, the set it came from
+    /// (and whether that set is a fallback); and when it was rendered elsewhere than this run
+    /// renders, where: the difference may be the machine's, not the change's.
     public func compareEnvironments(_ findings: inout SnapshotFindings) async {
-        guard let renderedOn, let lookup = referenceRenderedOn,
+        guard let renderedOn, let lookup = referenceOrigin,
             findings.entries.contains(where: { $0.status == .failed })
         else { return }
         let here = await renderedOn()
         for index in findings.entries.indices where findings.entries[index].status == .failed {
-            guard let reference = await lookup(findings.entries[index].key), !reference.rendersLike(here) else {
-                continue
+            guard let origin = await lookup(findings.entries[index].key) else { continue }
+            var notes = origin.note.map { [$0] } ?? []
+            if let reference = origin.renderedOn, !reference.rendersLike(here) {
+                notes.append("reference rendered on \(reference); this run: \(here)")
             }
-            findings.entries[index].rendering = "reference rendered on \(reference); this run: \(here)"
+            if !notes.isEmpty { findings.entries[index].rendering = notes.joined(separator: "; ") }
         }
     }
 

@@ -505,6 +505,11 @@ struct SnapshotLoopTests {
         let failing = try repo.pipeline(["run", "pull-request"], environment: other)
         #expect(failing.status == 1, "\(failing.stderr)")
         #expect(failing.stderr.contains("to accept them: pipeline refs accept"), "\(failing.stderr)")
+        let page = try String(
+            contentsOf: repo.root.appendingPathComponent(".build/pipeline/snapshot-review.html"), encoding: .utf8)
+        #expect(
+            page.contains("reference from the shared set, a fallback: this run's set, other, has none"),
+            "each card names the set its reference came from")
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
         let accepted = try repo.pipeline(["refs", "accept", "--all"], environment: other)
         #expect(accepted.status == 0, "\(accepted.stderr)")

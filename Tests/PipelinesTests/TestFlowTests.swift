@@ -57,7 +57,7 @@ struct TestFlowTests {
         let check = TestFlow(request).snapshotCheck()
         // Not a pull request's build: the merge checked out is the commit.
         #expect(check.candidatesCommit == checkout.merge)
-        #expect(check.referenceRenderedOn != nil)
+        #expect(check.referenceOrigin != nil)
         #expect(check.writesFail)
     }
 

@@ -61,6 +61,14 @@ struct EnvironmentSetTests {
         #expect(report.tests == ["LoginTests"] && report.failures.isEmpty)
         let again = try await transfers.pull(tests: ["LoginTests"], from: .develop, dryRun: false)
         #expect(again.copied.isEmpty && again.identical == 3 && again.deleted.isEmpty, "\(again)")
+        // Each reference's origin, as the review cards name it.
+        let stores = transfers.stores
+        #expect(await stores.origin(of: "LoginTests/login.1.png")?.note == "reference from this run's set, linux")
+        #expect(
+            await stores.origin(of: "LoginTests/logout.1.png")?.note
+                == "reference from the set macos, a fallback: this run's set, linux, has none")
+        #expect(await stores.origin(of: "LoginTests/help.1.png")?.set == nil)
+        #expect(await stores.origin(of: "LoginTests/nope.1.png") == nil)
         // A test no set has is missing, as without environments.
         await #expect(throws: ReferenceError.self) {
             try await transfers.pull(tests: ["NopeTests"], from: .develop, dryRun: false)
