@@ -12,7 +12,9 @@ extension RefsCommand {
                 Reviewers of a pull request, and CI as an artifact: compares feature (what the branch \
                 proposes) with develop, or any two folders (--new-folder, --reference-folder), and writes \
                 one self-contained page (images inline, no network). Each changed reference is shown as \
-                reference / new / overlay with its match ratio, worst first, with a filter by test.
+                reference / new / overlay with its match ratio, worst first, with a filter by test. With \
+                render environments, --environment A compares feature's and develop's sets of A, and \
+                --new develop --environment A --against B one environment's set with another's.
                 """
         )
 
@@ -41,6 +43,22 @@ extension RefsCommand {
         @Option(help: ArgumentHelp("Compare with this folder of references instead of a store.", valueName: "path"))
         var referenceFolder: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Compare with this render environment's set of the reference store, instead of the run's own "
+                    + "(--environment A --against B: one environment against another).",
+                valueName: "name"))
+        var against: String?
+
+        func validate() throws {
+            if let against, let problem = EnvironmentName.problem(against) {
+                throw ValidationError("--against \(problem)")
+            }
+            if against != nil, referenceFolder != nil {
+                throw ValidationError("--against names a set of the reference store; it cannot take --reference-folder")
+            }
+        }
+
         @Option(help: "The largest difference of a channel (0–255) still counted as the same pixel.")
         var tolerance = 0
 
@@ -53,6 +71,7 @@ extension RefsCommand {
             (selection.new, selection.reference) = (newRole, referenceRole)
             selection.newFolder = newFolder.map(options.global.resolve)
             selection.referenceFolder = referenceFolder.map(options.global.resolve)
+            selection.against = against
             let review = try await options.context().review(
                 selection, tolerance: tolerance, output: options.global.resolve(output))
             Console.error("\(review.entries.count) reference(s) compared")

@@ -91,7 +91,9 @@ extension ReferenceContext {
             return StoreFolder(store: FolderStore(root: path), prefix: nil)
         }
         let new = try folder(selection.newFolder, selection.new)
-        let reference = try folder(selection.referenceFolder, selection.reference)
+        let reference =
+            try selection.against.map { try transfers.stores.folder(selection.reference, environment: $0) }
+            ?? folder(selection.referenceFolder, selection.reference)
         let entries = try await ReferenceReview(tolerance: tolerance, parallelism: transfers.parallelism)
             .entries(tests: try await reviewedTests(selection), reference: reference, new: new)
         let page = ReviewPage.html(
@@ -128,6 +130,9 @@ public struct ReviewSelection: Sendable {
     public var reference = StoreRole.develop
     public var newFolder: URL?
     public var referenceFolder: URL?
+    /// The render environment whose set of `reference` to compare with (`--against`), instead of
+    /// the run's own: one environment's references against another's.
+    public var against: String?
 
     public init(tests: [String], all: Bool, changes: ChangeQuery) {
         (self.tests, self.all, self.changes) = (tests, all, changes)

@@ -90,6 +90,11 @@ public struct ReferenceStores: Sendable {
         return try names.map { ($0, try set($0, of: shared)) } + [(nil, shared)]
     }
 
+    /// The set of environment `name` in `role`'s store, whatever the run's own is.
+    public func folder(_ role: StoreRole, environment name: String) throws -> StoreFolder {
+        try set(name, of: try sharedFolder(role))
+    }
+
     private func set(_ name: String, of shared: StoreFolder) throws -> StoreFolder {
         let segment = try ObjectKey(name)
         return StoreFolder(store: shared.store, prefix: segment.under(shared.prefix))

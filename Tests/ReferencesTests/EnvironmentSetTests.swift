@@ -1,4 +1,5 @@
 import Foundation
+import GitChanges
 import PipelineSpec
 import ReferenceStore
 import TestSupport
@@ -98,6 +99,25 @@ struct EnvironmentSetTests {
         _ = try await shared.push(tests: ["LoginTests"], to: [.develop], commit: "c0ffee", prune: true, dryRun: false)
         #expect(
             read("windows/LoginTests/login.1.png") == "windows-login" && read("linux/LoginTests/login.1.png") != nil)
+    }
+
+    @Test("refs report compares one environment's set with another's")
+    func reportAgainst() async throws {
+        let fixture = try EnvironmentFixture("environment-report")
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        let context = try await ReferenceContext(
+            checkout: fixture.root, pipeline: nil,
+            overrides: ReferenceSettings(
+                feature: .folder(path: "store/feature"), develop: .folder(path: "store/develop")),
+            environment: "linux")
+        var selection = ReviewSelection(tests: ["LoginTests"], all: false, changes: ChangeQuery())
+        (selection.new, selection.reference, selection.against) = (.develop, .develop, "macos")
+        let review = try await context.review(
+            selection, tolerance: 0, output: fixture.root.appendingPathComponent("review.html"))
+        // linux has login, macos logout: one new, one removed, between the two sets alone.
+        #expect(
+            review.entries.map { "\($0.key) \($0.status)" }.sorted()
+                == ["LoginTests/login.1.png new", "LoginTests/logout.1.png removed"], "\(review.entries)")
     }
 
     @Test("the name: the flag, else PIPELINE_ENVIRONMENT, else the spec's template; a bad name is refused")
