@@ -78,13 +78,14 @@ extension ReferenceTransfers {
     /// a plain pull.
     private func pull(
         tests: [String]?, chain: [(name: String?, folder: StoreFolder)], excluding excluded: Set<String> = [],
-        skippingMissing: Bool = false, dryRun: Bool
+        excludingFiles excludedFiles: Set<ObjectKey> = [], skippingMissing: Bool = false, dryRun: Bool
     ) async throws -> TransferReport {
         guard chain.count > 1 else {
             return try await pull(
-                tests: tests, from: chain[0].folder, excluding: excluded, skippingMissing: skippingMissing,
-                dryRun: dryRun)
+                tests: tests, from: chain[0].folder, excluding: excluded, excludingFiles: excludedFiles,
+                skippingMissing: skippingMissing, dryRun: dryRun)
         }
+        let left = { (key: ObjectKey) in excluded.contains(key.firstSegment) || excludedFiles.contains(key) }
         let local = stores.local(testPattern: testPattern)
         var taken: [ObjectKey: String] = [:]
         var stale: Set<ObjectKey>?
@@ -92,7 +93,7 @@ extension ReferenceTransfers {
         for (name, folder) in chain {
             let sync = StoreSync(from: folder, to: StoreFolder(store: local), parallelism: parallelism)
             var plan = try await sync.plan(tests: tests)
-            let keep = { (key: ObjectKey) in taken[key] == nil && !excluded.contains(key.firstSegment) }
+            let keep = { (key: ObjectKey) in taken[key] == nil && !left(key) }
             plan.copies.removeAll { !keep($0) }
             plan.identical.removeAll { !keep($0) }
             plan.overwrites.removeAll { !keep($0) }
@@ -108,7 +109,7 @@ extension ReferenceTransfers {
                 test: missing, store: "any set of " + chain.map { $0.name ?? "shared" }.joined(separator: ", "))
         }
         var skipped: [String: String] = [:]
-        let leftover = (stale ?? []).filter { !excluded.contains($0.firstSegment) }
+        let leftover = (stale ?? []).filter { !left($0) }
         for test in Set(leftover.map(\.firstSegment)).subtracting(found) {
             skipped[test] = "only local references; kept"
         }
@@ -197,10 +198,18 @@ extension ReferenceTransfers {
             for test in tests { changed[test] = try await archive.record(of: test, by: commit)?.changes }
             overlays.append((commit, tests, try FileChanges(changed)))
         }
+        // Tests never pushed with a record come whole from feature's latest copy, where it has one
+        // (an environment's set new to feature has none: they stay develop's, along the chain).
+        var unrecorded = sources.unrecorded
+        if !unrecorded.isEmpty {
+            let local = StoreFolder(store: stores.local(testPattern: testPattern))
+            let listed = try await StoreSync(from: source, to: local, parallelism: parallelism).plan(tests: unrecorded)
+            unrecorded.removeAll(where: listed.testsWithoutReferences.contains)
+        }
         // Develop's files first, but those the pushes replace or remove.
         var reports = [
             try await pull(
-                tests: nil, from: try stores.folder(base), excluding: Set(sources.unrecorded),
+                tests: nil, chain: try stores.chain(base), excluding: Set(unrecorded),
                 excludingFiles: overlays.reduce(into: Set<ObjectKey>()) { $0.formUnion($1.files.all) }, dryRun: dryRun)
         ]
         for overlay in overlays {
@@ -210,9 +219,8 @@ extension ReferenceTransfers {
             for test in overlay.tests { report.pushCommits[test] = overlay.commit }
             reports.append(report)
         }
-        if !sources.unrecorded.isEmpty {
-            reports.append(
-                try await pull(tests: sources.unrecorded, from: source, skippingMissing: true, dryRun: dryRun))
+        if !unrecorded.isEmpty {
+            reports.append(try await pull(tests: unrecorded, from: source, skippingMissing: true, dryRun: dryRun))
         }
         return reports
     }

@@ -501,9 +501,15 @@ struct SnapshotLoopTests {
         // A pull request adds machines of another environment: their CI renders the text layouts otherwise.
         try repo.git("checkout", "-q", "-b", "feature/other")
         try repo.write("NOTES.md", "machines of another environment\n")
+        // A test file the branch changes is pulled along the chain too: its set in feature is empty.
+        let test = "Tests/ExampleKitTests/BadgeSnapshotTests.swift"
+        try repo.write(test, String(decoding: repo.read(test) ?? Data(), as: UTF8.self) + "// other machines\n")
         try repo.commitAll("other machines")
+        // CI's checkout holds no references.
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
         let failing = try repo.pipeline(["run", "pull-request"], environment: other)
         #expect(failing.status == 1, "\(failing.stderr)")
+        #expect(failing.stdout.contains("28 passed, 2 failed"), "only the two layouts differ: \(failing.stdout)")
         #expect(failing.stderr.contains("to accept them: pipeline refs accept"), "\(failing.stderr)")
         let page = try String(
             contentsOf: repo.root.appendingPathComponent(".build/pipeline/snapshot-review.html"), encoding: .utf8)
