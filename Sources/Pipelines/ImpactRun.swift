@@ -90,7 +90,7 @@ extension TestSession {
 }
 
 /// The read tracing of an impact recording: the tracer (or why there is none) and the temporary
-/// folder its traces go to, outside the working tree, removed when the recording is kept.
+/// folder its traces go to, outside the working tree, removed when the run ends (`remove`).
 public struct ReadRecording: Sendable {
     let tracer: Result<ReadTracer, ReadTracer.Unavailable>
     let folder: URL
@@ -113,11 +113,14 @@ public struct ReadRecording: Sendable {
             inherited: ProcessInfo.processInfo.environment)
     }
 
-    /// Puts the suites' reads into `map` (or why there are none), with the targets that use
-    /// build-tool plugins, whose inputs no trace shows, the test targets' folders, and the files
-    /// the manifest excludes from their targets; and removes the traces.
+    /// Removes the traces, whatever became of the run.
+    public func remove() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Puts the suites' reads into `map` (or why there are none), with what the package's targets
+    /// say (`ImpactMap.keepTargets`).
     func add(to map: inout ImpactMap, package: String, repository: String) async throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let scratch = folder.appendingPathComponent("swiftpm")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let url = URL(fileURLWithPath: package)
@@ -130,13 +133,9 @@ public struct ReadRecording: Sendable {
             map.untraced = "the package's targets could not be read to place its reads (\(error))"
             return
         }
-        map.pluginTargets = graph.targets.filter { manifest.pluginUsers.contains($0.name) }.map(\.path).sorted()
-        map.testTargets = graph.targets.filter { $0.type == "test" }.map(\.path).sorted()
-        map.excluded = graph.targets.flatMap { target in
-            (manifest.excluded[target.name] ?? []).map { target.path + "/" + $0 }
-        }.sorted()
-        guard case .success = tracer else {
-            if case .failure(let why) = tracer { map.untraced = why.reason }
+        map.keepTargets(of: graph, manifest: manifest)
+        if case .failure(let why) = tracer {
+            map.untraced = why.reason
             return
         }
         let traced = TracedReads.relate(

@@ -28,7 +28,9 @@ public struct TestFlow: Sendable {
         let asked = request.recordImpact ? (request.coverage ?? CoverageRequest()) : request.coverage
         let coverage = request.mode.runs ? try asked?.settings(package: request.package, node: request.node) : nil
         var options = request.runOptions()
-        let reads = request.recordImpact ? try await ReadRecording.prepare(package: request.package) : nil
+        let reads =
+            request.recordImpact && coverage != nil ? try await ReadRecording.prepare(package: request.package) : nil
+        defer { reads?.remove() }
         if let reads, let coverage {
             options.suiteEnvironment = { suite in
                 coverage.suiteEnvironment(suite).merging(reads.environment(suite)) { $1 }

@@ -60,6 +60,17 @@ public struct ImpactMap: Codable, Sendable, Equatable {
         self.functions = functions
     }
 
+    /// Keeps what the package's targets say that selection needs: the folders of those that use
+    /// build-tool plugins (whose inputs no trace shows), of the test targets, and what the manifest
+    /// excludes from each.
+    public mutating func keepTargets(of graph: PackageGraph, manifest: PackageGraph.ManifestTargets) {
+        pluginTargets = graph.targets.filter { manifest.pluginUsers.contains($0.name) }.map(\.path).sorted()
+        testTargets = graph.targets.filter { $0.type == "test" }.map(\.path).sorted()
+        excluded = graph.targets.flatMap { target in
+            (manifest.excluded[target.name] ?? []).map { target.path + "/" + $0 }
+        }.sorted()
+    }
+
     /// The suites whose traced reads cover `path` (relative to the package), each with the read.
     public func readers(of path: String) -> [(suite: String, read: String)] {
         guard let reads else { return [] }
