@@ -183,7 +183,7 @@ struct RefsCommand: AsyncParsableCommand {
         func run() async throws {
             let pruned = try await options.context().prune(olderThan: olderThan, dryRun: options.dryRun)
             if options.json { return try Console.json(pruned) }
-            for push in pruned { Console.out("\(push.test) \(push.commit.prefix(12)): \(push.reason)") }
+            for push in pruned { Console.out("\(push.place) \(push.commit.prefix(12)): \(push.reason)") }
             Console.out("\(options.dryRun ? "would remove" : "removed") \(pruned.count) kept push(es)")
         }
     }
@@ -205,7 +205,7 @@ struct RefsCommand: AsyncParsableCommand {
             if orphans.isEmpty { return Console.out("No orphaned references in \(store.rawValue).") }
             Console.out("References in \(store.rawValue) with no test file in the checkout:")
             for orphan in orphans {
-                Console.out("  \(orphan.test)  \(orphan.objects) file(s), \(orphan.bytes) bytes")
+                Console.out("  \(orphan.place)  \(orphan.objects) file(s), \(orphan.bytes) bytes")
             }
         }
     }

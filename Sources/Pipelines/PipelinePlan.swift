@@ -40,7 +40,8 @@ public struct PipelinePlan: Sendable, Encodable {
         /// or the objects that would be copied, skipped and pruned.
         public var shards: [ShardPlan]? = nil
         public var transfer: TransferReport? = nil
-        /// A `pull` stage's transfers: develop for every test, then feature for the changed tests.
+        /// A `pull` stage's transfers: develop for every test, then feature for the changed tests;
+        /// a `promote` stage's in the render environments' sets other than the run's own.
         public var transfers: [TransferReport]? = nil
         /// Why the dry run could not work the stage out in detail.
         public var note: String? = nil

@@ -58,32 +58,34 @@ struct PromoteExecutor: StageExecutor {
         if context.testsFailed, !stage.evenIfTestsFail {
             return .skipped(.promote, "the test stage failed; nothing promoted")
         }
-        guard let report = try await promotion(in: &context, dryRun: false) else {
+        guard let reports = try await promotion(in: &context, dryRun: false) else {
             return .skipped(.promote, Self.nothingChanged)
         }
-        if !report.neverAccepted.isEmpty {
-            report.render().forEach { context.runner.write("    \($0)\n") }
-            try TransferReport.requireComplete([report])
+        if reports.contains(where: { !$0.neverAccepted.isEmpty }) {
+            reports.flatMap { $0.render() }.forEach { context.runner.write("    \($0)\n") }
+            try TransferReport.requireComplete(reports)
         }
-        return .transferred(.promote, [report])
+        return .transferred(.promote, reports)
     }
 
     func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
-        guard let report = try await promotion(in: &context, dryRun: true) else {
+        guard let reports = try await promotion(in: &context, dryRun: true) else {
             plan.note = Self.nothingChanged + ": nothing to promote"
             return
         }
-        plan.transfer = report
+        plan.transfer = reports.first
+        plan.transfers = reports.count > 1 ? Array(reports.dropFirst()) : nil
     }
 
-    /// The promotion of the changed tests; nil when the change touched none and left no renderings
-    /// of CI's unaccepted.
-    private func promotion(in context: inout StageContext, dryRun: Bool) async throws -> TransferReport? {
+    /// The promotion of the changed tests, in every render environment's set; nil when the change
+    /// touched none and left no renderings of CI's unaccepted.
+    private func promotion(in context: inout StageContext, dryRun: Bool) async throws -> [TransferReport]? {
         let changed = try await context.changedTests()
-        let report = try await context.transfers().promote(
+        let reports = try await context.transfers().promoteEverySet(
             tests: nil, changes: context.runner.changes, history: try context.history(),
             from: stage.from, to: stage.to, force: false, prune: stage.prune, dryRun: dryRun, changed: changed)
-        return changed.all.isEmpty && report.neverAccepted.isEmpty ? nil : report
+        let empty = reports.allSatisfy { $0.tests.isEmpty && $0.neverAccepted.isEmpty }
+        return changed.all.isEmpty && empty ? nil : reports
     }
 }
 
@@ -192,7 +194,7 @@ struct OrphansExecutor: StageExecutor {
 
     func run(in context: inout StageContext) async throws -> StageOutcome {
         let orphans = try await context.transfers().orphans(in: stage.store)
-        let names = orphans.map(\.test).joined(separator: ", ")
+        let names = orphans.map(\.place).joined(separator: ", ")
         var outcome = StageOutcome(
             kind: .orphans, status: orphans.isEmpty || !stage.fail ? .passed : .failed,
             summary: orphans.isEmpty

@@ -173,6 +173,7 @@ public struct TestFlow: Sendable {
         check.referenceOrigin = { await stores.origin(of: $0) }
         if request.keepsCandidates, CIEnvironment(environment).isCI, stores.settings.address(of: .feature) != nil {
             check.candidatesCommit = candidatesKey()
+            check.candidatesEnvironment = stores.environmentName
         }
         return check
     }

@@ -54,6 +54,27 @@ public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible
             && firstSegment != Self.runsFolder
     }
 
+    /// The render environments' sets among `keys` (relative to a store's prefix): first segments
+    /// holding references of their own sets (`<environment>/<Test>/<file>`) and no file of their
+    /// own, so a test folder never counts. A set is known by its references (its kept pushes and
+    /// candidates alone, which a folder store does not list from the top, do not make one).
+    /// Folders starting with `.` and the shared runs' folder are bookkeeping, not sets.
+    public static func environmentSets(among keys: some Sequence<ObjectKey>) -> [String] {
+        var deep: Set<String> = []
+        var tests: Set<String> = []
+        for key in keys {
+            let first = key.firstSegment
+            guard !first.hasPrefix("."), first != runsFolder else { continue }
+            let segments = key.rawValue.split(separator: "/", omittingEmptySubsequences: false)
+            switch segments.count {
+            case 2: tests.insert(first)
+            case 3 where !segments[1].hasPrefix("."): deep.insert(first)
+            default: continue
+            }
+        }
+        return deep.subtracting(tests).sorted()
+    }
+
     /// The first segment: the test a reference belongs to (`SnapshotTests` of `SnapshotTests/a.png`).
     public var firstSegment: String { String(rawValue.prefix { $0 != "/" }) }
     /// The key's last segment: the file name.

@@ -33,6 +33,9 @@ public struct AcceptOutcome: Sendable, Encodable {
     /// Tests accepted with `--force` although they would have been refused, with the reason.
     public var overridden: [String: String] = [:]
     public var reports: [TransferReport] = []
+    /// The render environment's set the candidates were kept and accepted in; nil (absent in
+    /// JSON) for the shared set.
+    public var environment: String?
 }
 
 extension ReferenceTransfers {
@@ -62,6 +65,7 @@ extension ReferenceTransfers {
                     + "(it kept: \(source.keys.sorted().joined(separator: ", ")))")
         }
         var outcome = AcceptOutcome(commit: request.commit, run: chosen.run, tests: tests)
+        outcome.environment = stores.environmentName
         let pushes = PushArchive(feature: feature)
         let pushed = try await pushes.allCommits()  // one listing for every test
         for (test, reason) in try await refusals(of: tests, from: chosen, among: runs, pushes: pushes, pushed) {

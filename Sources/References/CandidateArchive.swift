@@ -180,6 +180,14 @@ public struct CandidateRun: Codable, Sendable, Equatable {
     }
 }
 
+extension CandidateArchive {
+    /// The options of `pipeline refs accept` that name the candidates kept under `commit` in
+    /// `environment`'s set (nil: the shared set): ` --commit <sha> --environment linux`.
+    public static func acceptOptions(commit: String, environment: String?) -> String {
+        " --commit \(commit)" + (environment.map { " --environment \($0)" } ?? "")
+    }
+}
+
 extension ReferenceTransfers {
     /// After a CI run's snapshot check: keeps the new values the failed snapshots wrote
     /// (`artifacts`, `<Test>/<file>`) in feature as `commit`'s candidates, so a reviewer can accept
@@ -204,7 +212,8 @@ extension ReferenceTransfers {
             }
             return [
                 "CI's renderings of \(kept.tests.count) test(s) kept in \(archive.place(of: commit))\(run)/; "
-                    + "to accept them: pipeline refs accept \(kept.tests.joined(separator: " ")) --commit \(commit)"
+                    + "to accept them: pipeline refs accept \(kept.tests.joined(separator: " "))"
+                    + CandidateArchive.acceptOptions(commit: commit, environment: stores.environmentName)
             ]
         } catch {
             return ["warning: CI's renderings could not be kept for 'pipeline refs accept': \(error)"]

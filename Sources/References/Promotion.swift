@@ -138,6 +138,7 @@ extension ReferenceTransfers {
             action: "promote", from: source.name, to: destination.name, tests: tests,
             commit: changes.head, dryRun: dryRun)
         report.pushed = pushed
+        report.environment = stores.environmentName
         let unaccepted = try await neverAccepted(changes, history: history, among: named)
         (report.neverAccepted, report.candidatesCommit) = (unaccepted?.tests ?? [], unaccepted?.commit)
         guard !tests.isEmpty else { return report }

@@ -7,7 +7,8 @@ import TestSharding
 
 /// The reference commands' work, one entry point each, over one context read from the spec.
 extension ReferenceContext {
-    /// `refs promote`: the tests a merge changed (or `tests`), feature to develop. With `force`, a
+    /// `refs promote`: the tests a merge changed (or `tests`), feature to develop, in every render
+    /// environment's set the branch pushed to (a report each). With `force`, a
     /// conflict with a later merge is overwritten after `confirm` agrees; with `force` and named
     /// tests, the checkout's references go to feature and develop, after `confirm` agrees.
     public func promote(
@@ -27,18 +28,18 @@ extension ReferenceContext {
         }
         let changes = try self.changes(query)
         let history = try history()
-        func promote(force: Bool, dryRun: Bool) async throws -> TransferReport {
-            try await transfers.promote(
+        func promote(force: Bool, dryRun: Bool) async throws -> [TransferReport] {
+            try await transfers.promoteEverySet(
                 tests: tests.isEmpty ? nil : tests, changes: changes, history: history, force: force, prune: prune,
                 dryRun: dryRun)
         }
         if force, !dryRun {
-            let preview = try await promote(force: true, dryRun: true)
-            if !preview.conflicts.isEmpty {
-                try confirm("Overwrite \(preview.conflicts.count) develop reference(s) that later merges promoted?")
+            let conflicts = try await promote(force: true, dryRun: true).map(\.conflicts.count).reduce(0, +)
+            if conflicts > 0 {
+                try confirm("Overwrite \(conflicts) develop reference(s) that later merges promoted?")
             }
         }
-        return [try await promote(force: force, dryRun: dryRun)]
+        return try await promote(force: force, dryRun: dryRun)
     }
 
     /// `refs pull`: the checkout's references from `role`. A reviewer's named tests from feature
@@ -71,7 +72,7 @@ extension ReferenceContext {
         } else {
             throw RequestError("outside a git repository, --commit takes the full SHA CI rendered at")
         }
-        return try await transfers.accept(
+        return try await transfers.acceptInCandidatesSet(
             AcceptRequest(tests: tests, all: all, commit: sha, run: run, force: force, dryRun: dryRun),
             history: history)
     }
@@ -175,7 +176,7 @@ extension TransferReport {
         if let report = reports.first(where: { !$0.neverAccepted.isEmpty && !$0.dryRun }),
             let commit = report.candidatesCommit
         {
-            throw .neverAccepted(tests: report.neverAccepted, commit: commit)
+            throw .neverAccepted(tests: report.neverAccepted, commit: commit, environment: report.environment)
         }
         let failed = reports.map(\.failures.count).reduce(0, +)
         if failed > 0 {

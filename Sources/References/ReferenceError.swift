@@ -21,7 +21,7 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     case candidateRefused(test: String, reason: String)
     /// The merged commit's last CI run kept new renderings of these tests, and nobody accepted
     /// them: develop keeps the old references, which that run showed failing.
-    case neverAccepted(tests: [String], commit: String)
+    case neverAccepted(tests: [String], commit: String, environment: String?)
 
     public var description: String {
         switch self {
@@ -31,10 +31,11 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
             "'\(name)' is not a test here: \(reason)"
         case .noReferences(let test, let store):
             "\(store) has no references for '\(test)'"
-        case .neverAccepted(let tests, let commit):
+        case .neverAccepted(let tests, let commit, let environment):
             "the merged commit \(commit.prefix(12))'s CI run failed snapshots of \(tests.joined(separator: ", ")) and "
                 + "its renderings were never accepted, so develop keeps references that fail; accept them "
-                + "('pipeline refs accept \(tests.joined(separator: " ")) --commit \(commit)') and promote again"
+                + "('pipeline refs accept \(tests.joined(separator: " "))"
+                + CandidateArchive.acceptOptions(commit: commit, environment: environment) + "') and promote again"
         case .developChanged(let conflicts):
             "\(conflicts.count) reference(s) in develop changed after this branch was cut "
                 + "(first: \(conflicts[0])); re-run with --force to overwrite them"

@@ -17,6 +17,9 @@ public struct ReferenceStores: Sendable {
     /// store's references for it live in the folder of that name, and the role's `folder` is it.
     /// Nil: the shared set alone, as before environments existed.
     public private(set) var environmentName: String?
+    /// Whether the run's environment was named for it (`--environment`, `PIPELINE_ENVIRONMENT`)
+    /// rather than worked out from the spec's template or left unset.
+    public private(set) var environmentNamed = false
     /// Whether `settings.environment` still waits for `resolveEnvironment()`.
     private var environmentPending: Bool
 
@@ -51,6 +54,25 @@ public struct ReferenceStores: Sendable {
             throw ReferenceError.notConfigured("the environment name \(problem) (\(source))")
         }
         environmentName = name
+        environmentNamed = named != nil || environment["PIPELINE_ENVIRONMENT"] != nil
+    }
+
+    /// These stores with `name`'s set (nil: the shared set) as the run's own: what a command does
+    /// to every set does to each through this.
+    public func inSet(_ name: String?) -> ReferenceStores {
+        var stores = self
+        (stores.environmentName, stores.environmentPending) = (name, false)
+        return stores
+    }
+
+    /// The render environments' sets `role`'s store holds, found in one listing of it, by name:
+    /// those a spec names and those only the store knows (another team's, an older template's).
+    public func environmentSets(_ role: StoreRole) async throws -> [String] {
+        let shared = try sharedFolder(role)
+        let keys = try await shared.store.list(under: shared.prefix).map { object in
+            shared.prefix.flatMap { object.key.relative(to: $0) } ?? object.key
+        }
+        return ObjectKey.environmentSets(among: keys)
     }
 
     /// The store and prefix of `feature` or `develop`: the run's environment's set in it when

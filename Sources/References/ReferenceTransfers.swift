@@ -30,7 +30,7 @@ struct FileChanges {
 /// checkout's references of named tests to stores, promote feature to develop after a merge, and
 /// find orphans. Every transfer copies only what differs and is safe to re-run.
 public struct ReferenceTransfers: Sendable {
-    public let stores: ReferenceStores
+    public private(set) var stores: ReferenceStores
     public let testPattern: String
     public let parallelism: Int
     /// Hears `(action, done, total)` as objects are copied or deleted.
@@ -41,6 +41,13 @@ public struct ReferenceTransfers: Sendable {
     /// The time records are written with, leases run by and ages are measured against: the
     /// system's, or a test's.
     public var now: @Sendable () -> Date = { Date() }
+
+    /// These transfers in `name`'s set (nil: the shared set) instead of the run's own.
+    public func inSet(_ name: String?) -> ReferenceTransfers {
+        var transfers = self
+        transfers.stores = stores.inSet(name)
+        return transfers
+    }
 
     static func lease(_ environment: [String: String]) -> Duration {
         guard let seconds = environment["PIPELINE_PROMOTION_LEASE"].flatMap(Double.init), seconds > 0, seconds < 86_400

@@ -6,11 +6,23 @@ import ReferenceStore
 extension ReferenceTransfers {
     /// `refs prune`: removes feature's kept pushes and CI's candidate runs that are older than `age`
     /// (when given), and the pushes a promotion already took in (their commit is an ancestor of the
-    /// merge develop's record says last promoted the test; only with `history`). The latest copies
-    /// are never touched.
+    /// merge develop's record says last promoted the test; only with `history`), in every set. The
+    /// latest copies, in any set, are never touched.
     public func prunePushes(olderThan age: Duration?, history: CommitHistory?, dryRun: Bool) async throws
         -> [PrunedPush]
     {
+        var pruned: [PrunedPush] = []
+        for name in try await everySet(.feature) {
+            pruned += try await inSet(name).prunePushesInSet(olderThan: age, history: history, dryRun: dryRun)
+        }
+        return pruned
+    }
+
+    /// `refs prune` in the run's own set: its kept pushes, checked against its own promotion record.
+    private func prunePushesInSet(olderThan age: Duration?, history: CommitHistory?, dryRun: Bool) async throws
+        -> [PrunedPush]
+    {
+        let set = stores.environmentName
         let now = self.now()
         let feature = try stores.folder(.feature)
         let archive = PushArchive(feature: feature)
@@ -32,7 +44,7 @@ extension ReferenceTransfers {
                 }
                 guard let reason else { continue }
                 if !dryRun { try await archive.remove(test, by: commit) }
-                pruned.append(PrunedPush(test: test, commit: commit, reason: reason))
+                pruned.append(PrunedPush(test: test, commit: commit, reason: reason, set: set))
             }
         }
         if let age {
@@ -45,25 +57,33 @@ extension ReferenceTransfers {
                 pruned.append(
                     PrunedPush(
                         test: "\(CandidateArchive.folder)/\(run.run)", commit: run.commit,
-                        reason: "CI's candidates of \(run.createdAt), older than \(age.specText)"))
+                        reason: "CI's candidates of \(run.createdAt), older than \(age.specText)", set: set))
             }
         }
         return pruned
     }
 
-    /// Tests with references in develop (or `role`) whose test file is gone from the checkout.
+    /// Tests with references in develop (or `role`) whose test file is gone from the checkout, in
+    /// every set: the shared one and each environment's, found in one listing of the store.
     public func orphans(in role: StoreRole = .develop) async throws -> [Orphan] {
-        let location = try stores.folder(role)
+        let location = try stores.sharedFolder(role)
         let local = stores.local(testPattern: testPattern)
-        var totals: [String: (objects: Int, bytes: Int64)] = [:]
-        for object in try await location.store.list(under: location.prefix) {
-            let key = location.prefix.flatMap { object.key.relative(to: $0) } ?? object.key
-            guard key.isReference else { continue }
-            totals[key.firstSegment, default: (0, 0)].objects += 1
-            totals[key.firstSegment, default: (0, 0)].bytes += object.size
+        let objects = try await location.store.list(under: location.prefix).map { object in
+            (key: location.prefix.flatMap { object.key.relative(to: $0) } ?? object.key, size: object.size)
         }
-        return totals.filter { !local.testFiles.contains($0.key) }
-            .map { Orphan(test: $0.key, objects: $0.value.objects, bytes: $0.value.bytes) }
-            .sorted { $0.test < $1.test }
+        let sets = Set(ObjectKey.environmentSets(among: objects.map(\.key)))
+        var totals: [Orphan.Place: (objects: Int, bytes: Int64)] = [:]
+        for object in objects {
+            let set = sets.contains(object.key.firstSegment) ? object.key.firstSegment : nil
+            guard
+                let key = set.map({ name in (try? ObjectKey(name)).flatMap(object.key.relative) }) ?? object.key,
+                key.isReference
+            else { continue }
+            totals[Orphan.Place(set: set, test: key.firstSegment), default: (0, 0)].objects += 1
+            totals[Orphan.Place(set: set, test: key.firstSegment), default: (0, 0)].bytes += object.size
+        }
+        return totals.filter { !local.testFiles.contains($0.key.test) }
+            .map { Orphan(test: $0.key.test, objects: $0.value.objects, bytes: $0.value.bytes, set: $0.key.set) }
+            .sorted { ($0.set ?? "", $0.test) < ($1.set ?? "", $1.test) }
     }
 }

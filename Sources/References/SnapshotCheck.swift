@@ -24,6 +24,12 @@ public struct SnapshotCheck: Sendable {
     /// The commit CI's renderings are kept under as candidates (a CI test stage's head); the
     /// review page then gives each failed snapshot's `pipeline refs accept` command.
     public var candidatesCommit: String?
+    /// The render environment's set they are kept in (nil: the shared set).
+    public var candidatesEnvironment: String?
+    /// The options of the accept command for this run's candidates; nil when none are kept.
+    var acceptOptions: String? {
+        candidatesCommit.map { CandidateArchive.acceptOptions(commit: $0, environment: candidatesEnvironment) }
+    }
     /// Where this run renders, worked out when asked (it runs `swift --version`).
     public var renderedOn: (@Sendable () async -> RenderEnvironment)?
     /// Which set a reference (`<Test>/<file>`) comes from and where it was rendered, as the
@@ -134,7 +140,7 @@ public struct SnapshotCheck: Sendable {
         findings.entries.sort { $0.key < $1.key }
         let html = ReviewPage.html(
             title: "Snapshot review", subtitle: "\(display(package)) — \(report.summaryLine)",
-            entries: findings.entries, accept: candidatesCommit.map { " --commit \($0)" })
+            entries: findings.entries, accept: acceptOptions)
         do {
             try FileManager.default.createDirectory(
                 at: page.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -162,11 +168,8 @@ public struct SnapshotCheck: Sendable {
             report.brief(
                 name,
                 [differs(entry)] + (entry.rendering.map { [$0] } ?? []) + [review]
-                    + (candidatesCommit.map {
-                        [
-                            "accept CI's rendering: "
-                                + ReviewPage.acceptCommand(test: entry.test, options: " --commit \($0)")
-                        ]
+                    + (acceptOptions.map {
+                        ["accept CI's rendering: " + ReviewPage.acceptCommand(test: entry.test, options: $0)]
                     } ?? []))
         }
     }

@@ -49,6 +49,8 @@ public struct TransferReport: Sendable, Encodable {
     public var neverAccepted: [String] = []
     /// The merged commit those renderings were kept under.
     public var candidatesCommit: String?
+    /// The render environment's set the transfer worked in; nil (absent in JSON) for the shared set.
+    public var environment: String?
     /// A pull along a fallback chain: how many files (copied or identical) each set gave, by the
     /// set's name (`shared` for the shared set), and which set each file came from. Nil otherwise.
     public var sets: [String: Int]?
@@ -63,6 +65,11 @@ public struct PrunedPush: Sendable, Equatable, Encodable {
     public let test: String
     public let commit: String
     public let reason: String
+    /// The render environment's set it was kept in; nil (absent in JSON) for the shared set.
+    public var set: String? = nil
+
+    /// The test, after its set's name when it is in one: `linux/ProfileTests`.
+    public var place: String { self.set.map { "\($0)/\(test)" } ?? test }
 }
 
 /// A test with references in develop and no test file in the checkout.
@@ -70,6 +77,17 @@ public struct Orphan: Sendable, Equatable, Encodable {
     public let test: String
     public let objects: Int
     public let bytes: Int64
+    /// The render environment's set holding them; nil (absent in JSON) for the shared set.
+    public var set: String? = nil
+
+    /// The test, after its set's name when it is in one: `linux/ProfileTests`.
+    public var place: String { self.set.map { "\($0)/\(test)" } ?? test }
+
+    /// A test in a set.
+    struct Place: Hashable {
+        var set: String?
+        var test: String
+    }
 }
 
 extension TransferReport {
@@ -113,7 +131,10 @@ extension TransferReport {
         list(
             "failed in the merged commit's CI run, and never accepted (develop keeps their old references)",
             neverAccepted.map { test in
-                candidatesCommit.map { "\(test): pipeline refs accept \(test) --commit \($0)" } ?? test
+                candidatesCommit.map {
+                    "\(test): pipeline refs accept \(test)"
+                        + CandidateArchive.acceptOptions(commit: $0, environment: environment)
+                } ?? test
             })
         list("failed", failures)
         return lines

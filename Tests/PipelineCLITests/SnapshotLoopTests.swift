@@ -548,6 +548,45 @@ struct SnapshotLoopTests {
             #expect(
                 !FileManager.default.fileExists(atPath: store.appendingPathComponent("BadgeViewTests/other").path))
         }
+        try await changeTheViewInTwoEnvironments(repo, other: other)
+    }
+
+    /// A branch changes the view; CI in `linux` (which renders its layouts otherwise too) and in
+    /// `other` each fail, keep their renderings in their own set, and each is accepted there; one
+    /// merge job, in linux, promotes both sets; each environment's CI then passes, and neither set
+    /// holds the other's files.
+    func changeTheViewInTwoEnvironments(_ repo: Repository, other: [String: String]) async throws {
+        let linux = ["PIPELINE_ENVIRONMENT": "linux", "EXAMPLE_RENDER_ENVIRONMENT": "linux"]
+        try repo.git("checkout", "-q", "-b", "feature/brand")
+        try repo.changeTheView()
+        try repo.commitAll("brand colour")
+        let head = try Git.run(["rev-parse", "HEAD"], in: repo.root)
+        for (name, environment) in [("linux", linux), ("other", other)] {
+            try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+            let failing = try repo.pipeline(["run", "pull-request"], environment: environment)
+            #expect(failing.status == 1, "\(name): \(failing.stdout)\(failing.stderr)")
+            #expect(
+                failing.stderr.contains("--commit \(head) --environment \(name)"),
+                "the accept command names the set: \(failing.stderr)")
+            let accepted = try repo.pipeline(["refs", "accept", "--all", "--commit", head, "--environment", name])
+            #expect(accepted.status == 0, "\(name): \(accepted.stderr)")
+        }
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge brand", "feature/brand")
+        let merged = try repo.pipeline(["run", "post-merge", "--json"], environment: linux)
+        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+        let stages = try repo.json(merged)["stages"] as? [[String: Any]] ?? []
+        let promoted = (stages.last?["transfers"] as? [[String: Any]] ?? []).map { $0["environment"] as? String }
+        #expect(promoted == ["linux", "other"], "one merge job promotes both sets: \(stages.last ?? [:])")
+        for (name, environment) in [("linux", linux), ("other", other)] {
+            try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+            #expect(try repo.pipeline(["refs", "pull"], environment: environment).status == 0)
+            let layout = String(
+                decoding: repo.references()["BadgeViewTests/testBadgeLayout.1.txt"] ?? Data(), as: UTF8.self)
+            #expect(layout.contains("rendered in: \(name)"), "\(name)'s own layout, no other's: \(layout)")
+            let passed = try repo.pipeline(["test", "--shards", "2"], environment: environment)
+            #expect(passed.status == 0, "\(name) passes after the merge: \(passed.stdout)\(passed.stderr)")
+        }
     }
 
     @Test("a merge whose branch's CI renderings were never accepted does not promote silently: exit 8, naming them")

@@ -101,6 +101,92 @@ struct EnvironmentSetTests {
             read("windows/LoginTests/login.1.png") == "windows-login" && read("linux/LoginTests/login.1.png") != nil)
     }
 
+    @Test("one merge job promotes each environment's push through that set's own record; no set gets another's")
+    func promoteEverySet() async throws {
+        let fixture = try await TransferFixture.seeded("environment-promote")
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        let (linux, other) = (fixture.transfers.inSet("linux"), fixture.transfers.inSet("other"))
+        _ = try await fixture.branchAndMerge("view") { head in
+            try fixture.draw("linux-v2")
+            _ = try await linux.push(tests: ["LoginTests"], to: [.feature], commit: head, prune: false, dryRun: false)
+            try fixture.draw("other-v2")
+            _ = try await other.push(tests: ["LoginTests"], to: [.feature], commit: head, prune: false, dryRun: false)
+        }
+        let changes = try ChangeDetector(repositoryPath: fixture.root.path).changes(.merge(head: "HEAD"))
+        // The merge job runs in linux: its own set first, then every other set feature holds.
+        let reports = try await linux.promoteEverySet(
+            tests: nil, changes: changes, history: try fixture.history(), force: false, prune: false, dryRun: false)
+        #expect(reports.map(\.environment) == ["linux", "other"], "the shared set promoted nothing: left out")
+        #expect(reports.allSatisfy { $0.copied == ["LoginTests/login.1.png"] }, "\(reports)")
+        #expect(fixture.read("store/develop/linux/LoginTests/login.1.png") == "linux-v2")
+        #expect(fixture.read("store/develop/other/LoginTests/login.1.png") == "other-v2")
+        #expect(fixture.read("store/develop/LoginTests/login.1.png") == "v1", "the shared set is untouched")
+        for set in ["linux", "other"] {
+            #expect(
+                FileManager.default.fileExists(
+                    atPath: fixture.file("store/develop/\(set)/.promotions/LoginTests.json").path),
+                "each set keeps its own promotion record")
+        }
+        let again = try await fixture.transfers.promoteEverySet(
+            tests: nil, changes: changes, history: try fixture.history(), force: false, prune: false, dryRun: false)
+        #expect(again.count == 1 && again[0].environment == nil && again[0].copied.isEmpty, "a re-run copies nothing")
+    }
+
+    @Test("refs accept takes the candidates from the one set that kept them, unless the environment was named")
+    func acceptFindsTheSet() async throws {
+        let fixture = try await TransferFixture.seeded("environment-accept")
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        let head = try fixture.sha()
+        // Linux CI has pushed its set before, and keeps its renderings of a failed run there.
+        try fixture.draw("linux-v1")
+        _ = try await fixture.transfers.inSet("linux").push(
+            tests: ["LoginTests"], to: [.feature], commit: head, prune: false, dryRun: false)
+        fixture.clock.advance(60)
+        let artifacts = fixture.file(".build/artifacts")
+        try Scratch.write("linux-ci", to: artifacts.appendingPathComponent("LoginTests/login.1.png"))
+        let lines = await fixture.transfers.inSet("linux").keepCandidates(
+            artifacts: artifacts, commit: head, passed: false,
+            renderedOn: { RenderEnvironment(os: "Linux", arch: "x86_64") }, environment: [:])
+        #expect(lines.first?.hasSuffix("--commit \(head) --environment linux") == true, "\(lines)")
+        let request = AcceptRequest(tests: [], all: true, commit: head, run: nil, force: false, dryRun: false)
+        var named = ReferenceStores(
+            settings: fixture.transfers.stores.settings, base: fixture.root, origin: "the test",
+            environment: ["PIPELINE_ENVIRONMENT": "laptop"])
+        try await named.resolveEnvironment()
+        await #expect(throws: ReferenceError.self, "a named set is the one looked in") {
+            try await ReferenceTransfers(stores: named, testPattern: "*Tests")
+                .acceptInCandidatesSet(request, history: try fixture.history())
+        }
+        let outcome = try await fixture.transfers.acceptInCandidatesSet(request, history: try fixture.history())
+        #expect(outcome.environment == "linux" && outcome.tests == ["LoginTests"])
+        #expect(fixture.read("store/feature/linux/LoginTests/login.1.png") == "linux-ci")
+        #expect(fixture.read("store/feature/LoginTests/login.1.png") == "v1", "the shared set is untouched")
+    }
+
+    @Test("orphans and prune see every set, including one nobody names; prune never deletes a latest copy")
+    func maintenance() async throws {
+        let fixture = try TransferFixture("environment-maintenance")
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        let commit = try fixture.sha()
+        try fixture.draw("linux-v1")
+        let linux = fixture.transfers.inSet("linux")
+        _ = try await linux.push(tests: ["LoginTests"], to: [.feature], commit: commit, prune: false, dryRun: false)
+        for key in ["GoneTests/a.png", "windows/GoneTests/a.png", "windows/LoginTests/login.1.png"] {
+            try Scratch.write("x", to: fixture.file("store/feature/" + key))
+        }
+        #expect(try await fixture.transfers.stores.environmentSets(.feature) == ["linux", "windows"])
+        let orphans = try await fixture.transfers.orphans(in: .feature)
+        #expect(orphans.map(\.place) == ["GoneTests", "windows/GoneTests"], "\(orphans)")
+        fixture.clock.advance(31 * 86_400)
+        let pruned = try await fixture.transfers.prunePushes(
+            olderThan: .seconds(30 * 86_400), history: nil, dryRun: false)
+        #expect(pruned.map(\.place) == ["linux/LoginTests"], "\(pruned)")
+        #expect(try await PushArchive(feature: try linux.stores.folder(.feature)).allCommits().isEmpty)
+        for key in ["linux/LoginTests/login.1.png", "windows/LoginTests/login.1.png", "windows/GoneTests/a.png"] {
+            #expect(fixture.read("store/feature/" + key) != nil, "\(key): a latest copy stays")
+        }
+    }
+
     @Test("refs report compares one environment's set with another's")
     func reportAgainst() async throws {
         let fixture = try EnvironmentFixture("environment-report")

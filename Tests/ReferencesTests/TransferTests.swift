@@ -146,7 +146,7 @@ struct TransferTests {
         }
         let refused = try await fixture.promote(dryRun: false)
         #expect(refused.neverAccepted == ["LoginTests"] && refused.candidatesCommit == head)
-        #expect(throws: ReferenceError.neverAccepted(tests: ["LoginTests"], commit: head)) {
+        #expect(throws: ReferenceError.neverAccepted(tests: ["LoginTests"], commit: head, environment: nil)) {
             try TransferReport.requireComplete([refused])
         }
 
