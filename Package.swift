@@ -30,7 +30,7 @@ let package = Package(
         .target(
             name: "PipelineCLI",
             dependencies: [
-                "PipelineSpec", "Pipelines", "References",
+                "PipelineSpec", "Pipelines", "References", "XcodeResults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -44,7 +44,7 @@ let package = Package(
             dependencies: [
                 "PipelineSpec", "References", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
                 "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact", "ChildProcesses",
-                "ReadTracing",
+                "ReadTracing", "XcodeResults",
             ]
         ),
         // References: the stores a spec names; pull, push, promotion, retention and accepting CI's
@@ -82,6 +82,9 @@ let package = Package(
         .target(name: "GitChanges", dependencies: ["CLibgit2", "CLibgit2Loader"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["ChildProcesses"]),
+        // Xcode's outputs (xcresult tests JSON, xcodebuild's console, test enumerations) read into
+        // TestSharding's report; nothing here runs Xcode.
+        .target(name: "XcodeResults", dependencies: ["TestSharding", "ChildProcesses"]),
         // Every process the tool starts: spawned in its own process group, output and errors to
         // files, run to its end with a timeout (SIGTERM, then SIGKILL), all ended on an interrupt.
         .target(name: "ChildProcesses"),
@@ -148,6 +151,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
+        .testTarget(
+            name: "XcodeResultsTests", dependencies: ["XcodeResults", "TestSharding"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CoverageTests", dependencies: ["Coverage", "ChildProcesses", "TestSupport"]),
         .testTarget(
             name: "ReadTracingTests", dependencies: ["ReadTracing", "ChildProcesses", "TestSharding", "TestSupport"]),

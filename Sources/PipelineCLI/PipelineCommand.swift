@@ -20,7 +20,7 @@ struct PipelineCommand: AsyncParsableCommand {
         version: "pipeline \(Version.number)",
         subcommands: [
             ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self,
-            PlanCommand.self, ReportCommand.self, CoverageCommand.self,
+            PlanCommand.self, ImportCommand.self, ReportCommand.self, CoverageCommand.self,
             TimingsCommand.self, QuarantineCommand.self, RefsCommand.self, VersionCommand.self,
         ]
     )

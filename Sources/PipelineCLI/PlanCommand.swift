@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Pipelines
+import XcodeResults
 
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,6 +21,7 @@ struct PlanCommand: AsyncParsableCommand {
     enum Format: String, ExpressibleByArgument, CaseIterable {
         case json
         case githubMatrix = "github-matrix"
+        case xcodebuild
     }
 
     @OptionGroup var global: GlobalOptions
@@ -27,8 +29,27 @@ struct PlanCommand: AsyncParsableCommand {
     @Option(help: "How many CI machines share the suite.")
     var nodes: Int
 
-    @Option(help: "json (a list of nodes) or github-matrix (one line for $GITHUB_OUTPUT).")
+    @Option(
+        help: """
+            json (a list of nodes), github-matrix (one line for $GITHUB_OUTPUT), or xcodebuild (each node's \
+            -only-testing arguments, from --tests).
+            """)
     var format: Format = .json
+
+    @Option(
+        help: ArgumentHelp(
+            "xcodebuild: the tests to split, from 'xcodebuild -enumerate-tests -test-enumeration-format json' "
+                + "or an xcresult tests JSON.", valueName: "file"))
+    var tests: String?
+
+    @Option(help: ArgumentHelp("xcodebuild: keep each test alone, or each class whole.", valueName: "test|class"))
+    var by = XcodeSplit.test
+
+    @Option(help: ArgumentHelp("xcodebuild: print only node I's arguments, one per line.", valueName: "I"))
+    var node: Int?
+
+    @Flag(help: "xcodebuild: only the tests the last imported run left not passing.")
+    var failed = false
 
     @Option(help: ArgumentHelp("The package whose tests are split.", valueName: "path"))
     var packagePath = "."
@@ -37,14 +58,19 @@ struct PlanCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...256).contains(nodes) else { throw ValidationError("--nodes must be between 1 and 256") }
+        guard (format == .xcodebuild) == (tests != nil) else {
+            throw ValidationError("--format xcodebuild takes the tests to split from --tests FILE, and only it does")
+        }
+        if let node, !(1...nodes).contains(node) { throw ValidationError("--node must be between 1 and --nodes") }
     }
 
     func run() async throws {
+        if let tests { return try await xcodebuild(tests) }
         let plan = try await shared.settings(global).matrix(package: global.resolve(packagePath), nodes: nodes)
         switch (plan, format) {
         case (.batches(let batches), _):
             try Console.json(batches)
-        case (.nodes(let entries), .json):
+        case (.nodes(let entries), .json), (.nodes(let entries), .xcodebuild):
             try Console.json(entries)
         case (.nodes(let entries), .githubMatrix):
             let encoder = JSONEncoder()
@@ -53,4 +79,16 @@ struct PlanCommand: AsyncParsableCommand {
             Console.out(String(decoding: try encoder.encode(["include": include]), as: UTF8.self))
         }
     }
+
+    private func xcodebuild(_ tests: String) async throws {
+        let request = TestRequest(
+            package: global.resolve(packagePath), shared: shared.settings(global), cores: global.availableCores
+        ) { FileHandle.standardError.write(Data($0.utf8)) }
+        let plan = try await TestFlow(request).xcodePlan(
+            testsAt: tests == "-" ? tests : global.resolve(tests).path, nodes: nodes, by: by, failedOnly: failed)
+        guard let node else { return try Console.json(plan) }
+        plan[node - 1].arguments.forEach(Console.out)
+    }
 }
+
+extension XcodeSplit: ExpressibleByArgument {}

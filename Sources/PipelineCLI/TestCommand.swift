@@ -133,32 +133,6 @@ struct TestCommand: AsyncParsableCommand {
         try await request.useSpecStores()
         if list { request.mode = .list } else if plan || dryRun { request.mode = .plan }
         Interrupts.install()
-        try print(try await request.perform())
-    }
-
-    private func print(_ result: TestOutcome) throws {
-        switch result {
-        case .nothingToRun(let reason):
-            Console.out(reason)
-        case .listed(let names):
-            names.forEach(Console.out)
-        case .planned(let shards, let description):
-            json ? try Console.json(shards) : Console.out(description)
-        case .hunted(let hunt):
-            json ? try Console.json(hunt) : Console.out(hunt.render())
-            if !hunt.passed { throw QuietExit(status: .testsFailed) }
-        case .ran(let report, let findings, let coverage, let storeFailure):
-            guard let report else {
-                Console.error("Node \(options.node) ran no batch: the other nodes ran every one of them.")
-                if let storeFailure { throw storeFailure }
-                return
-            }
-            findings.render().forEach(Console.error)
-            json ? try Console.json(report) : Console.out(report.render())
-            if let coverage { Console.error(coverage.text()) }
-            if let storeFailure { throw storeFailure }
-            if !report.passed { throw QuietExit(status: .testsFailed) }
-            if let shortfall = coverage?.shortfall { throw shortfall }
-        }
+        try await request.perform().emit(json: json, node: options.node)
     }
 }

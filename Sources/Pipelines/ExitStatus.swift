@@ -6,6 +6,7 @@ import ReferenceStore
 import References
 import SharedRun
 import TestSharding
+import XcodeResults
 
 /// The process exit codes, documented in the README. Scripts may rely on them; they never change meaning.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
@@ -53,6 +54,8 @@ extension ExitStatus {
             if case .unreadable = error { (.storage, "\(error)") } else { (.usage, "\(error)") }
         case let error as SpecError:
             if case .unknownPipeline = error { (.usage, "\(error)") } else { (.spec, "\(error)") }
+        case let error as XcodeResultsError:
+            if case .noTests = error { (.noTests, "\(error)") } else { (.spec, "\(error)") }
         case let error as CoverageError:
             switch error {
             case .unwritable, .badPattern: (.usage, "\(error)")

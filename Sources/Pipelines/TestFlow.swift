@@ -210,7 +210,7 @@ public struct TestFlow: Sendable {
     }
 
     /// The quarantine given or named, or the one of the repository around the package.
-    private func quarantine() throws -> Quarantine? {
+    func quarantine() throws -> Quarantine? {
         if let quarantine = request.quarantine { return quarantine }
         guard let file = request.quarantineFile else { return try QuarantineLoader.find(from: request.package) }
         return try QuarantineLoader.load(file.url, displayPath: file.display)

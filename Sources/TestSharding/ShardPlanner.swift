@@ -86,6 +86,22 @@ public struct ShardPlanner: Sendable {
         }
     }
 
+    /// `count` parts of `tests` for CI machines that each run theirs in one go (xcodebuild's
+    /// `-only-testing`), balanced by the estimates, the tests of one `group` kept in one part
+    /// (each test alone, or each class whole for xcodebuild's own parallel testing). Every test is
+    /// in exactly one part; a part may be empty when there are fewer groups than parts.
+    public func partition(_ tests: [TestID], into count: Int, keepingTogether group: (TestID) -> String)
+        -> [(tests: [TestID], seconds: Double)]
+    {
+        let estimates = estimates(for: tests)
+        let units = Dictionary(grouping: Set(tests), by: group).map { name, members in
+            Unit(name: name, tests: members.sorted(), seconds: members.reduce(0) { $0 + estimates[$1]! })
+        }
+        return Self.balance(units, into: max(1, count)).map { part in
+            (part.flatMap(\.tests).sorted(), part.reduce(0) { $0 + $1.seconds })
+        }
+    }
+
     /// What is placed whole: a single test, or a suite of short tests kept together (so its
     /// per-suite set-up runs once) when the suite is small against one bin's share of the work.
     struct Unit {

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import PipelineSpec
+import Pipelines
+import XcodeResults
+
+/// `pipeline import xcresult|xcodebuild-log FILE`: a run Xcode made, reported as `pipeline test`
+/// reports its own.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract:
+            "Report a test run Xcode made: its timings, flaky tests, quarantine and JUnit, as 'pipeline test' does.",
+        discussion: """
+            xcresult FILE: 'xcrun xcresulttool get test-results tests' JSON (Xcode 16 or later; on macOS also an \
+            .xcresult bundle). xcodebuild-log FILE|-: xcodebuild's console output, serial or parallel, XCTest and \
+            Swift Testing. The report is pipeline test's: the durations folded into the timings (which then plan \
+            'pipeline plan --format xcodebuild'), a failure followed by a passing repetition flaky, \
+            pipelines/quarantine.yml applied, --junit, --json, the last run kept for 'plan --failed', GitHub's \
+            annotations and step summary; exit 1 when tests failed. See docs/xcode.md.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("What the file holds: xcresult or xcodebuild-log.", valueName: "kind"))
+    var kind: XcodeInput.Kind
+
+    @Argument(help: ArgumentHelp("The file, or - for standard input.", valueName: "file"))
+    var file: String
+
+    @Option(
+        help: ArgumentHelp("The checkout: where the timings, the last run and the quarantine are.", valueName: "path"))
+    var packagePath = "."
+
+    @OptionGroup var shared: SharedRunOptions
+
+    @Option(help: ArgumentHelp("Whether a flaky test fails the run: fail or pass.", valueName: "fail|pass"))
+    var flaky = FlakyPolicy.fail
+
+    @Option(
+        name: .customLong("quarantine"),
+        help: ArgumentHelp(
+            "The quarantine file (default: pipelines/quarantine.yml around the checkout).", valueName: "path"))
+    var quarantineFile: String?
+
+    @Flag(help: "Leave the recorded durations as they are.")
+    var noUpdateTimings = false
+
+    @Option(help: ArgumentHelp("Write one JUnit XML report of the run here.", valueName: "path"))
+    var junit: String?
+
+    @Flag(help: "Print the report as JSON (see docs/json.md).")
+    var json = false
+
+    func run() async throws {
+        var request = TestRequest(
+            package: global.resolve(packagePath), shared: shared.settings(global), cores: global.availableCores
+        ) { FileHandle.standardError.write(Data($0.utf8)) }
+        request.flaky = flaky
+        request.quarantineFile = quarantineFile.map { (global.resolve($0), $0) }
+        request.updatesTimings = !noUpdateTimings
+        request.junit = junit.map(global.resolve)
+        request.title = "pipeline import \(kind.rawValue)"
+        let path = file == "-" ? file : global.resolve(file).path
+        try await TestFlow(request).importRun(kind, at: path).emit(json: json, node: .whole)
+    }
+}
+
+extension XcodeInput.Kind: ExpressibleByArgument {}

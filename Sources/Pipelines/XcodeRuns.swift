@@ -1,0 +1,57 @@
+import Foundation
+import References
+import SharedRun
+import TestSharding
+import XcodeResults
+
+extension TestFlow {
+    /// `pipeline import`: a run Xcode made, read from its results, taken through the end of the one
+    /// test flow as `pipeline test`'s own runs are: target-less names given theirs from the
+    /// timings, the quarantine applied, flaky tests named, the JUnit file, the last run kept for
+    /// `--failed`, the durations folded into the timings, and the CI's report.
+    public func importRun(_ kind: XcodeInput.Kind, at path: String) async throws -> TestOutcome {
+        try await importRun(try await XcodeInput.run(kind, at: path))
+    }
+
+    /// The same, for a run already read.
+    public func importRun(_ run: XcodeRun) async throws -> TestOutcome {
+        let place = try timingsFolder()
+        let recorded = try await place.timings.load()
+        var report = run.resolved(among: Set(recorded.tests.keys)).report(flakyFails: request.flaky == .fail)
+        var session = try TestSession(
+            settings: BuildSettings(
+                packagePath: request.package, configuration: request.configuration.rawValue, extraArguments: [],
+                skipBuild: true),
+            options: request.runOptions(), timings: place, updatesTimings: request.updatesTimings,
+            snapshots: snapshotCheck(), junit: request.junit, quarantine: try quarantine(), coverage: nil,
+            interactive: request.interactive, write: request.write)
+        session.keptInRun = request.shared.keptInRun
+        session.flakeThreshold = request.flakeThreshold
+        var findings = SnapshotFindings()
+        findings.notes = run.notes
+        let finished = try await session.finish(&report, findings: findings, planned: recorded)
+        CIReport.publish(finished.0, coverage: nil, title: request.title, environment: request.shared.environment)
+        return .ran(finished.0, finished.1, coverage: nil, storeFailure: nil)
+    }
+
+    /// `pipeline plan --format xcodebuild`: `tests` split over `nodes` CI machines by the recorded
+    /// durations; with `failedOnly`, only those the last run here (or the CI run's kept copy) left
+    /// not passing.
+    public func xcodePlan(testsAt path: String, nodes: Int, by split: XcodeSplit, failedOnly: Bool) async throws
+        -> [XcodeNode]
+    {
+        let place = try timingsFolder()
+        var tests = try await XcodeInput.tests(at: path)
+        if failedOnly {
+            let (last, origin) = try await TestSession.lastRun(
+                package: request.package, place: place, run: request.shared.keptInRun, node: .whole)
+            let failing = Set(last.notPassed)
+            tests = tests.filter { failing.contains($0.key) }
+            guard !tests.isEmpty else {
+                throw XcodeResultsError.noTests(
+                    file: origin, reason: "the last run left none of the listed tests failing: nothing to run")
+            }
+        }
+        return XcodeNode.plan(tests, timings: try await place.timings.load(), nodes: nodes, by: split)
+    }
+}

@@ -1,0 +1,45 @@
+import TestSharding
+
+/// One CI machine's part of an Xcode test run: the `-only-testing:` arguments that give
+/// `xcodebuild test-without-building` its tests. Its JSON form is documented in docs/json.md.
+public struct XcodeNode: Codable, Sendable, Equatable {
+    /// `I/N`.
+    public var node: String
+    public var index: Int
+    public var count: Int
+    public var tests: Int
+    public var expectedSeconds: Double
+    /// `-only-testing:Target/Class/method()` each, or `-only-testing:Target/Class` with `--by class`.
+    public var arguments: [String]
+}
+
+/// How tests are kept together on a node.
+public enum XcodeSplit: String, Sendable, CaseIterable {
+    /// Each test on its own, balanced finest.
+    case test
+    /// Each class whole, for xcodebuild's own parallel testing, which hands out classes.
+    case `class`
+}
+
+extension XcodeNode {
+    /// The nodes of `tests`, balanced by the durations `timings` recorded (under the tests' keys,
+    /// whichever source recorded them): every test in exactly one node.
+    public static func plan(_ tests: [XcodeTestName], timings: Timings, nodes: Int, by split: XcodeSplit) -> [XcodeNode]
+    {
+        let named = Dictionary(tests.map { ($0.testID, $0) }, uniquingKeysWith: { first, _ in first })
+        let parts = ShardPlanner(timings: timings).partition(Array(named.keys), into: nodes) { test in
+            split == .class ? (named[test]?.suiteIdentifier ?? test.name) : test.name
+        }
+        return parts.enumerated().map { index, part in
+            let names = part.tests.compactMap { named[$0] }
+            let arguments =
+                split == .class
+                ? Set(names.map { $0.suiteIdentifier ?? $0.key }).sorted()
+                : names.map { $0.identifier ?? $0.key }
+            return XcodeNode(
+                node: "\(index + 1)/\(nodes)", index: index + 1, count: nodes, tests: names.count,
+                expectedSeconds: (part.seconds * 100).rounded() / 100,
+                arguments: arguments.map { "-only-testing:" + $0 })
+        }
+    }
+}

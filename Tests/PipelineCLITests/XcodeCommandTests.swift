@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// `pipeline import` and `pipeline plan --format xcodebuild` as an Xcode team runs them in CI,
+/// on outputs written the way xcodebuild writes them.
+@Suite("Xcode teams: import a run's results, plan the next one's nodes")
+struct XcodeCommandTests {
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-xcode-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let url = scratch.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url.path
+    }
+
+    func pipeline(_ arguments: String...) throws -> PipelineBinary.Result {
+        try PipelineBinary.run(arguments, in: scratch, environment: ["CI": "false"])
+    }
+
+    /// A serial log: LoginTests' two tests (one failing), ProfileTests' slow one, a restart after a crash.
+    static let log = """
+        Test Suite 'AppTests.xctest' started at 2026-11-24 10:00:00.000.
+        Test Case '-[AppTests.LoginTests testLogin]' started.
+        /Users/ci/App/Tests/LoginTests.swift:12: error: -[AppTests.LoginTests testLogin] : XCTAssertEqual failed: ("a") is not equal to ("b")
+        Test Case '-[AppTests.LoginTests testLogin]' failed (0.400 seconds).
+        Test Case '-[AppTests.LoginTests testLogout]' started.
+        Test Case '-[AppTests.LoginTests testLogout]' passed (0.300 seconds).
+        Test Case '-[AppTests.ProfileTests testAvatar]' started.
+        Test Case '-[AppTests.ProfileTests testAvatar]' passed (12.000 seconds).
+        Test Case '-[AppTests.ProfileTests testBio]' started.
+        Restarting after unexpected exit, crash, or test timeout in ProfileTests.testBio(); summary will include totals from previous launches.
+        Test Case '-[AppTests.ProfileTests testBio]' started.
+        Test Case '-[AppTests.ProfileTests testBio]' passed (5.000 seconds).
+        Test Case '-[AppTests.SearchTests testQuery]' started.
+        Test Case '-[AppTests.SearchTests testQuery]' passed (6.000 seconds).
+
+        """
+
+    static let enumeration = """
+        {"errors": [], "values": [{"testPlan": "App", "disabledTests": [], "enabledTests": [
+          {"identifier": "AppTests/LoginTests/testLogin()"}, {"identifier": "AppTests/LoginTests/testLogout()"},
+          {"identifier": "AppTests/ProfileTests/testAvatar()"}, {"identifier": "AppTests/ProfileTests/testBio()"},
+          {"identifier": "AppTests/SearchTests/testQuery()"}, {"identifier": "AppTests/SearchTests/testNew()"}]}]}
+        """
+
+    @Test("the flaky and quarantine rules give pipeline test's verdicts; exit 1 only when a test fails the run")
+    func verdicts() throws {
+        let log = try write("test.log", Self.log)
+        let failing = try pipeline("import", "xcodebuild-log", log, "--json")
+        #expect(failing.status == 1, "\(failing.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any])
+        let tests = Dictionary(
+            uniqueKeysWithValues: (report["tests"] as? [[String: Any]] ?? []).map { ($0["name"] as? String ?? "", $0) })
+        #expect(tests.count == 5)
+        #expect(tests["AppTests.LoginTests/testLogin"]?["status"] as? String == "failed")
+        #expect(
+            (tests["AppTests.LoginTests/testLogin"]?["message"] as? String)?.contains("LoginTests.swift:12") == true)
+        #expect(tests["AppTests.ProfileTests/testBio"]?["status"] as? String == "flaky", "a crash, then a pass")
+
+        let quarantine = scratch.appendingPathComponent("quarantine.yml").path
+        let add = try pipeline(
+            "quarantine", "add", "AppTests.LoginTests/testLogin", "--owner", "@ios", "--reason", "#7", "--file",
+            quarantine)
+        #expect(add.status == 0, "\(add.stderr)")
+        let flakyFails = try pipeline("import", "xcodebuild-log", log, "--quarantine", quarantine)
+        #expect(flakyFails.status == 1, "flaky still fails under the default policy: \(flakyFails.stdout)")
+        let passes = try pipeline("import", "xcodebuild-log", log, "--quarantine", quarantine, "--flaky", "pass")
+        #expect(passes.status == 0, "\(passes.stdout)\(passes.stderr)")
+        #expect(passes.stdout.contains("1 quarantined") || passes.stdout.contains("quarantined"), "\(passes.stdout)")
+        let junit = scratch.appendingPathComponent("junit.xml")
+        _ = try pipeline("import", "xcodebuild-log", log, "--junit", junit.path)
+        #expect(try String(contentsOf: junit, encoding: .utf8).contains(#"tests="5" failures="1""#))
+    }
+
+    @Test(
+        "the imported durations plan the nodes: every enumerated test once, the slow ones apart; --failed plans the rest"
+    )
+    func plan() throws {
+        _ = try pipeline("import", "xcodebuild-log", try write("test.log", Self.log))
+        let tests = try write("tests.json", Self.enumeration)
+        let planned = try pipeline("plan", "--nodes", "2", "--format", "xcodebuild", "--tests", tests)
+        #expect(planned.status == 0, "\(planned.stderr)")
+        let nodes = try #require(try JSONSerialization.jsonObject(with: Data(planned.stdout.utf8)) as? [[String: Any]])
+        let arguments = nodes.flatMap { $0["arguments"] as? [String] ?? [] }
+        #expect(arguments.count == 6 && Set(arguments).count == 6, "every test in exactly one node: \(arguments)")
+        #expect(arguments.contains("-only-testing:AppTests/SearchTests/testNew()"), "a test never timed is planned too")
+        let seconds = nodes.map { $0["expectedSeconds"] as? Double ?? 0 }
+        // 23.7 s recorded, and testNew, never timed, counts as its class's median (6 s): 17 s is the best
+        // any split of these durations can do.
+        #expect(seconds.max()! <= 17.01 && abs(seconds.reduce(0, +) - 29.7) < 0.05, "\(seconds)")
+        let node1 = try pipeline("plan", "--nodes", "2", "--format", "xcodebuild", "--tests", tests, "--node", "1")
+        #expect(node1.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("-only-testing:AppTests/") })
+        let byClass = try pipeline("plan", "--nodes", "2", "--format", "xcodebuild", "--tests", tests, "--by", "class")
+        #expect(byClass.stdout.contains("\"-only-testing:AppTests/ProfileTests\""), "\(byClass.stdout)")
+        let failed = try pipeline(
+            "plan", "--nodes", "1", "--format", "xcodebuild", "--tests", tests, "--failed", "--node", "1")
+        #expect(
+            failed.stdout
+                == "-only-testing:AppTests/LoginTests/testLogin()\n-only-testing:AppTests/ProfileTests/testBio()\n",
+            "the failed and the flaky, as pipeline test --failed takes them: \(failed.stdout)\(failed.stderr)")
+    }
+
+    @Test("bad input: one line naming the file, exit 3 for what is not a result, 7 for none; a plan needs --tests")
+    func badInput() throws {
+        let cut = try pipeline("import", "xcresult", try write("cut.json", "{\"testNodes\": [{\"nodeType\""))
+        #expect(cut.status == 3 && cut.stderr.hasPrefix("error: \(scratch.path)/cut.json: not JSON"), "\(cut.stderr)")
+        #expect(cut.stderr.split(separator: "\n").count == 1)
+        let none = try pipeline("import", "xcodebuild-log", try write("none.log", "** BUILD SUCCEEDED **\n"))
+        #expect(none.status == 7, "\(none.stderr)")
+        let empty = try pipeline(
+            "plan", "--nodes", "2", "--format", "xcodebuild", "--tests", try write("e.json", "{\"values\": []}"))
+        #expect(empty.status == 7, "\(empty.stderr)")
+        #expect(try pipeline("plan", "--nodes", "2", "--format", "xcodebuild").status == 2)
+        #expect(try pipeline("import", "junit", "x").status == 2)
+    }
+}
