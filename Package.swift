@@ -84,7 +84,7 @@ let package = Package(
         .target(name: "TestSharding", dependencies: ["ChildProcesses"]),
         // Xcode's outputs (xcresult tests JSON, xcodebuild's console, test enumerations) read into
         // TestSharding's report; nothing here runs Xcode.
-        .target(name: "XcodeResults", dependencies: ["TestSharding", "ChildProcesses"]),
+        .target(name: "XcodeResults", dependencies: ["TestSharding", "ChildProcesses", "SnapshotConventions"]),
         // Every process the tool starts: spawned in its own process group, output and errors to
         // files, run to its end with a timeout (SIGTERM, then SIGKILL), all ended on an interrupt.
         .target(name: "ChildProcesses"),

@@ -53,6 +53,27 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON (see docs/json.md).")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "swift-snapshot-testing's artifacts folder of the run (TEST_RUNNER_SNAPSHOT_ARTIFACTS): failed snapshots "
+                + "are paired with the checkout's references on the review page, and kept as CI's candidates.",
+            valueName: "folder"))
+    var artifacts: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "What 'xcrun xcresulttool export attachments' wrote (files and manifest.json): swift-snapshot-testing's "
+                + "'failure' attachments are the failed snapshots, as with --artifacts.", valueName: "folder"))
+    var attachments: String?
+
+    @OptionGroup var environmentOption: EnvironmentOption
+
+    func validate() throws {
+        if artifacts != nil, attachments != nil {
+            throw ValidationError("--artifacts and --attachments are two ways to give the failed snapshots: give one")
+        }
+    }
+
     func run() async throws {
         var request = TestRequest(
             package: global.resolve(packagePath), shared: shared.settings(global), cores: global.availableCores
@@ -62,8 +83,13 @@ struct ImportCommand: AsyncParsableCommand {
         request.updatesTimings = !noUpdateTimings
         request.junit = junit.map(global.resolve)
         request.title = "pipeline import \(kind.rawValue)"
+        request.environmentName = environmentOption.environment
+        try await request.useSpecStores()
+        let snapshots =
+            artifacts.map { XcodeSnapshots.artifacts(global.resolve($0)) }
+            ?? attachments.map { XcodeSnapshots.attachments(global.resolve($0)) }
         let path = file == "-" ? file : global.resolve(file).path
-        try await TestFlow(request).importRun(kind, at: path).emit(json: json, node: .whole)
+        try await TestFlow(request).importRun(kind, at: path, snapshots: snapshots).emit(json: json, node: .whole)
     }
 }
 

@@ -190,7 +190,7 @@ public struct TestFlow: Sendable {
 
     /// Keeps the failed snapshots' new values in feature when the check names a commit for them;
     /// the lines to show.
-    private func keepCandidates(_ check: SnapshotCheck, passed: Bool) async -> [String] {
+    func keepCandidates(_ check: SnapshotCheck, passed: Bool) async -> [String] {
         guard let commit = check.candidatesCommit, let stores = request.stores, let renderedOn = check.renderedOn else {
             return []
         }

@@ -7,31 +7,37 @@ import XcodeResults
 extension TestFlow {
     /// `pipeline import`: a run Xcode made, read from its results, taken through the end of the one
     /// test flow as `pipeline test`'s own runs are: target-less names given theirs from the
-    /// timings, the quarantine applied, flaky tests named, the JUnit file, the last run kept for
-    /// `--failed`, the durations folded into the timings, and the CI's report.
-    public func importRun(_ kind: XcodeInput.Kind, at path: String) async throws -> TestOutcome {
-        try await importRun(try await XcodeInput.run(kind, at: path))
-    }
-
-    /// The same, for a run already read.
-    public func importRun(_ run: XcodeRun) async throws -> TestOutcome {
+    /// timings, failed snapshots' new values (from `snapshots`) paired with their references on
+    /// the review page and kept as CI's candidates, the quarantine applied, flaky tests named, the
+    /// JUnit file, the last run kept for `--failed`, the durations folded into the timings, and
+    /// the CI's report.
+    public func importRun(_ kind: XcodeInput.Kind, at path: String, snapshots: XcodeSnapshots? = nil) async throws
+        -> TestOutcome
+    {
+        let run = try await XcodeInput.run(kind, at: path)
         let place = try timingsFolder()
         let recorded = try await place.timings.load()
         var report = run.resolved(among: Set(recorded.tests.keys)).report(flakyFails: request.flaky == .fail)
+        let check = snapshotCheck()
+        var findings = SnapshotFindings()
+        if let snapshots {
+            _ = try snapshots.copy(into: check.artifacts)
+            findings = check.check(&report, since: check.inventory())
+        }
+        findings.notes += run.notes
         var session = try TestSession(
             settings: BuildSettings(
                 packagePath: request.package, configuration: request.configuration.rawValue, extraArguments: [],
                 skipBuild: true),
             options: request.runOptions(), timings: place, updatesTimings: request.updatesTimings,
-            snapshots: snapshotCheck(), junit: request.junit, quarantine: try quarantine(), coverage: nil,
+            snapshots: check, junit: request.junit, quarantine: try quarantine(), coverage: nil,
             interactive: request.interactive, write: request.write)
         session.keptInRun = request.shared.keptInRun
         session.flakeThreshold = request.flakeThreshold
-        var findings = SnapshotFindings()
-        findings.notes = run.notes
-        let finished = try await session.finish(&report, findings: findings, planned: recorded)
-        CIReport.publish(finished.0, coverage: nil, title: request.title, environment: request.shared.environment)
-        return .ran(finished.0, finished.1, coverage: nil, storeFailure: nil)
+        (report, findings) = try await session.finish(&report, findings: findings, planned: recorded)
+        if snapshots != nil { findings.notes += await keepCandidates(check, passed: report.passed) }
+        CIReport.publish(report, coverage: nil, title: request.title, environment: request.shared.environment)
+        return .ran(report, findings, coverage: nil, storeFailure: nil)
     }
 
     /// `pipeline plan --format xcodebuild`: `tests` split over `nodes` CI machines by the recorded

@@ -14,6 +14,7 @@ struct XcodeCommandTests {
 
     func write(_ name: String, _ text: String) throws -> String {
         let url = scratch.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(text.utf8).write(to: url)
         return url.path
     }
@@ -103,6 +104,45 @@ struct XcodeCommandTests {
             failed.stdout
                 == "-only-testing:AppTests/LoginTests/testLogin()\n-only-testing:AppTests/ProfileTests/testBio()\n",
             "the failed and the flaky, as pipeline test --failed takes them: \(failed.stdout)\(failed.stderr)")
+    }
+
+    @Test("failed snapshots from the run's artifacts or its exported attachments are paired with their references")
+    func snapshots() throws {
+        _ = try write("Tests/AppTests/LoginTests.swift", "import XCTest\nfinal class LoginTests: XCTestCase {}\n")
+        _ = try write("Tests/AppTests/__Snapshots__/LoginTests/testLogin.1.txt", "Sign in\n")
+        let log = try write("test.log", Self.log)
+        let artifacts = scratch.appendingPathComponent("artifacts")
+        _ = try write("artifacts/LoginTests/testLogin.1.txt", "Log in\n")
+        let page = scratch.appendingPathComponent(".build/pipeline/snapshot-review.html")
+        let fromArtifacts = try pipeline("import", "xcodebuild-log", log, "--artifacts", artifacts.path, "--json")
+        #expect(fromArtifacts.status == 1)
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.contains("LoginTests/testLogin.1.txt") && html.contains("Log in") && html.contains("Sign in"))
+        try FileManager.default.removeItem(at: page)
+
+        _ = try write("exported/7F3A.txt", "Log in\n")
+        _ = try write("exported/9B1C.txt", "Sign in\n")
+        _ = try write(
+            "exported/manifest.json",
+            """
+            [{"testIdentifier": "AppTests/LoginTests/testLogin()", "attachments": [
+              {"exportedFileName": "9B1C.txt", "suggestedHumanReadableName": "reference_0_9B1C.txt", "isAssociatedWithFailure": true},
+              {"exportedFileName": "7F3A.txt", "suggestedHumanReadableName": "failure_0_7F3A.txt", "isAssociatedWithFailure": true}]}]
+            """)
+        let exported = scratch.appendingPathComponent("exported").path
+        let fromAttachments = try pipeline("import", "xcodebuild-log", log, "--attachments", exported)
+        #expect(fromAttachments.status == 1)
+        let paired = try String(contentsOf: page, encoding: .utf8)
+        #expect(
+            paired.contains("LoginTests/testLogin.1.txt") && paired.contains("Log in"), "the failure, not the reference"
+        )
+
+        _ = try write(
+            "exported/manifest.json",
+            #"[{"testIdentifier": "AppTests/LoginTests/testLogin()", "attachments": [{"exportedFileName": "../../etc/passwd", "suggestedHumanReadableName": "failure"}]}]"#
+        )
+        let evil = try pipeline("import", "xcodebuild-log", log, "--attachments", exported)
+        #expect(evil.status == 3 && evil.stderr.contains("is not a file name"), "\(evil.stderr)")
     }
 
     @Test("bad input: one line naming the file, exit 3 for what is not a result, 7 for none; a plan needs --tests")
