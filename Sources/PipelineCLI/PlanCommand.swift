@@ -51,6 +51,12 @@ struct PlanCommand: AsyncParsableCommand {
     @Flag(help: "xcodebuild: only the tests the last imported run left not passing.")
     var failed = false
 
+    @Option(
+        help: ArgumentHelp(
+            "xcodebuild: the .xctestrun build-for-testing wrote; each node's own copy (OnlyTestIdentifiers set) is "
+                + "written beside it, and --node prints its path.", valueName: "file"))
+    var xctestrun: String?
+
     @Option(help: ArgumentHelp("The package whose tests are split.", valueName: "path"))
     var packagePath = "."
 
@@ -85,8 +91,10 @@ struct PlanCommand: AsyncParsableCommand {
             package: global.resolve(packagePath), shared: shared.settings(global), cores: global.availableCores
         ) { FileHandle.standardError.write(Data($0.utf8)) }
         let plan = try await TestFlow(request).xcodePlan(
-            testsAt: tests == "-" ? tests : global.resolve(tests).path, nodes: nodes, by: by, failedOnly: failed)
+            testsAt: tests == "-" ? tests : global.resolve(tests).path, nodes: nodes, by: by, failedOnly: failed,
+            xctestrun: xctestrun.map(global.resolve))
         guard let node else { return try Console.json(plan) }
+        if let path = plan[node - 1].xctestrun { return Console.out(path) }
         plan[node - 1].arguments.forEach(Console.out)
     }
 }

@@ -42,10 +42,11 @@ extension TestFlow {
 
     /// `pipeline plan --format xcodebuild`: `tests` split over `nodes` CI machines by the recorded
     /// durations; with `failedOnly`, only those the last run here (or the CI run's kept copy) left
-    /// not passing.
-    public func xcodePlan(testsAt path: String, nodes: Int, by split: XcodeSplit, failedOnly: Bool) async throws
-        -> [XcodeNode]
-    {
+    /// not passing; with `xctestrun`, each node's own copy of it written beside it.
+    public func xcodePlan(
+        testsAt path: String, nodes: Int, by split: XcodeSplit, failedOnly: Bool, xctestrun: URL? = nil
+    ) async throws -> [XcodeNode] {
+        let run = try xctestrun.map(Xctestrun.init(contentsOf:))
         let place = try timingsFolder()
         var tests = try await XcodeInput.tests(at: path)
         if failedOnly {
@@ -58,6 +59,8 @@ extension TestFlow {
                     file: origin, reason: "the last run left none of the listed tests failing: nothing to run")
             }
         }
-        return XcodeNode.plan(tests, timings: try await place.timings.load(), nodes: nodes, by: split)
+        var plan = XcodeNode.plan(tests, timings: try await place.timings.load(), nodes: nodes, by: split)
+        if let run, let xctestrun { try run.write(&plan, into: xctestrun.deletingLastPathComponent()) }
+        return plan
     }
 }

@@ -11,6 +11,14 @@ public struct XcodeNode: Codable, Sendable, Equatable {
     public var expectedSeconds: Double
     /// `-only-testing:Target/Class/method()` each, or `-only-testing:Target/Class` with `--by class`.
     public var arguments: [String]
+    /// The node's own `.xctestrun` (`--xctestrun`): the given one with `OnlyTestIdentifiers` set.
+    public var xctestrun: String?
+    /// The node's tests.
+    public var members: [XcodeTestName] = []
+
+    enum CodingKeys: String, CodingKey {
+        case node, index, count, tests, expectedSeconds, arguments, xctestrun
+    }
 }
 
 /// How tests are kept together on a node.
@@ -39,7 +47,7 @@ extension XcodeNode {
             return XcodeNode(
                 node: "\(index + 1)/\(nodes)", index: index + 1, count: nodes, tests: names.count,
                 expectedSeconds: (part.seconds * 100).rounded() / 100,
-                arguments: arguments.map { "-only-testing:" + $0 })
+                arguments: arguments.map { "-only-testing:" + $0 }, members: names)
         }
     }
 }

@@ -98,6 +98,27 @@ struct XcodeCommandTests {
         #expect(node1.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("-only-testing:AppTests/") })
         let byClass = try pipeline("plan", "--nodes", "2", "--format", "xcodebuild", "--tests", tests, "--by", "class")
         #expect(byClass.stdout.contains("\"-only-testing:AppTests/ProfileTests\""), "\(byClass.stdout)")
+        // A node's own .xctestrun, for test-without-building without arguments.
+        let xctestrun = scratch.appendingPathComponent("DD/App.xctestrun")
+        try FileManager.default.createDirectory(
+            at: xctestrun.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let configuration: [String: Any] = [
+            "TestConfigurations": [["Name": "Default", "TestTargets": [["BlueprintName": "AppTests"]]]],
+            "__xctestrun_metadata__": ["FormatVersion": 2],
+        ]
+        try PropertyListSerialization.data(fromPropertyList: configuration, format: .xml, options: 0).write(
+            to: xctestrun)
+        let own = try pipeline(
+            "plan", "--nodes", "2", "--format", "xcodebuild", "--tests", tests, "--xctestrun", xctestrun.path, "--node",
+            "2")
+        #expect(
+            own.stdout == scratch.appendingPathComponent("DD/App-node-2-of-2.xctestrun").path + "\n", "\(own.stderr)")
+        let written = try PropertyListSerialization.propertyList(
+            from: try Data(contentsOf: URL(fileURLWithPath: String(own.stdout.dropLast()))), format: nil)
+        let only =
+            (((written as? [String: Any])?["TestConfigurations"] as? [[String: Any]])?.first?["TestTargets"]
+            as? [[String: Any]])?.first?["OnlyTestIdentifiers"] as? [String]
+        #expect(only?.isEmpty == false && only?.allSatisfy { !$0.hasPrefix("AppTests/") } == true, "\(only ?? [])")
         let failed = try pipeline(
             "plan", "--nodes", "1", "--format", "xcodebuild", "--tests", tests, "--failed", "--node", "1")
         #expect(

@@ -101,3 +101,41 @@ struct XcodeResultsTests {
         }
     }
 }
+
+@Suite("per-node .xctestrun files")
+struct XctestrunTests {
+    func plist(_ data: Data) throws -> [String: Any] {
+        try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+    }
+
+    @Test("format 1: the node's targets run only its tests, a target with none is left out, the rest kept")
+    func formatOne() throws {
+        let url = Fixture.root.appendingPathComponent("xctestrun/fake.xctestrun")
+        let run = try Xctestrun(contentsOf: url)
+        #expect(run.targets == ["Atomic Boy Tests", "AtomicBoyUITests"])
+        let data = try run.only([
+            XcodeTestName(target: "Atomic Boy Tests", suites: ["HappyNapperTests"], method: "testNap"),
+            XcodeTestName(target: "Atomic Boy Tests", suites: ["Outer", "Inner"], method: "f(_:)"),
+        ])
+        let root = try plist(data)
+        let target = try #require(root["Atomic Boy Tests"] as? [String: Any])
+        #expect(target["OnlyTestIdentifiers"] as? [String] == ["HappyNapperTests/testNap", "Outer/Inner/f(_:)"])
+        #expect((target["SkipTestIdentifiers"] as? [String])?.contains("GrumpyWorkerTests") == true)
+        #expect(root["AtomicBoyUITests"] == nil && root["__xctestrun_metadata__"] != nil)
+        #expect {
+            try run.only([XcodeTestName(target: "Nope", suites: ["A"], method: "testB")])
+        } throws: { "\($0)".contains("no test target named Nope") }
+    }
+
+    @Test("format 2: TestConfigurations' targets, by BlueprintName")
+    func formatTwo() throws {
+        let run = try Xctestrun(contentsOf: Fixture.root.appendingPathComponent("xctestrun/format-version-2.xctestrun"))
+        #expect(run.targets == ["TestAppUITests"])
+        let root = try plist(try run.only([XcodeTestName(identifier: "TestAppUITests/LaunchTests/testLaunch()")!]))
+        let targets = (root["TestConfigurations"] as? [[String: Any]])?.first?["TestTargets"] as? [[String: Any]]
+        #expect(targets?.first?["OnlyTestIdentifiers"] as? [String] == ["LaunchTests/testLaunch()"])
+        #expect(throws: XcodeResultsError.self) {
+            try Xctestrun(contentsOf: Fixture.root.appendingPathComponent("xctestplan/Fake.xctestplan"))
+        }
+    }
+}
