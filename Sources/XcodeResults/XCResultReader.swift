@@ -6,16 +6,12 @@ import TestSharding
 /// a `nodeIdentifier`, a `duration` written in the machine's locale (`"0,0011s"`, `"2s"`,
 /// `"1m 5s"`) and, in later versions, `durationInSeconds` and `nodeIdentifierURL`; read when
 /// present, never needed. Retries are `Repetition` children, parameterised cases `Arguments`
-/// children. Unknown node types are walked through, unknown fields ignored.
+/// children. Unknown node types are walked through, unknown fields ignored. The legacy object
+/// graph of earlier Xcode versions goes to `LegacyXCResultReader`.
 public enum XCResultReader {
     public static func read(_ data: Data, origin: String) throws(XcodeResultsError) -> XcodeRun {
         let root = try JSONInput.object(data, origin: origin)
-        if root["_type"] != nil {
-            throw .notReadable(
-                file: origin,
-                reason: "this is xcresulttool's legacy object graph (`get --legacy --format json`), which is "
-                    + "not read; give `xcrun xcresulttool get test-results tests --path R.xcresult` instead")
-        }
+        if root["_type"] != nil { return try LegacyXCResultReader.read(root, origin: origin) }
         guard let nodes = root["testNodes"] as? [Any] else {
             throw .notReadable(
                 file: origin,

@@ -79,6 +79,36 @@ struct XcodeResultsTests {
             "and passes under flaky: pass")
     }
 
+    @Test("the legacy object graph: test summaries read; the invocation record names the --id to ask for")
+    func legacy() throws {
+        func value(_ text: String, _ type: String = "String") -> String {
+            #"{"_type": {"_name": "\#(type)"}, "_value": "\#(text)"}"#
+        }
+        func array(_ items: [String]) -> String {
+            #"{"_type": {"_name": "Array"}, "_values": [\#(items.joined(separator: ","))]}"#
+        }
+        func test(_ identifier: String, _ status: String, _ seconds: String) -> String {
+            #"{"_type": {"_name": "ActionTestMetadata"}, "identifier": \#(value(identifier)), "testStatus": \#(value(status)), "duration": \#(value(seconds, "Double"))}"#
+        }
+        let group =
+            #"{"_type": {"_name": "ActionTestSummaryGroup"}, "name": \#(value("LoginTests")), "subtests": \#(array([test("LoginTests/testLogin()", "Failure", "0.5"), test("LoginTests/testLogout()", "Success", "0.25")]))}"#
+        let testable =
+            #"{"_type": {"_name": "ActionTestableSummary"}, "targetName": \#(value("AppTests")), "tests": \#(array([group, test("LoginTests/testLogin()", "Success", "0.4")]))}"#
+        let summaries =
+            #"{"_type": {"_name": "ActionTestPlanRunSummaries"}, "summaries": \#(array([#"{"_type": {"_name": "ActionTestPlanRunSummary"}, "testableSummaries": \#(array([testable]))}"#]))}"#
+        let report = try XCResultReader.read(Data(summaries.utf8), origin: "l.json").report(flakyFails: true)
+        let byName = Dictionary(uniqueKeysWithValues: report.tests.map { ($0.name, $0) })
+        #expect(
+            byName["AppTests.LoginTests/testLogin"]?.status == .flaky
+                && byName["AppTests.LoginTests/testLogin"]?.attempts == 2)
+        #expect(byName["AppTests.LoginTests/testLogout"]?.seconds == 0.25)
+        let record =
+            #"{"_type": {"_name": "ActionsInvocationRecord"}, "actions": \#(array([#"{"_type": {"_name": "ActionRecord"}, "actionResult": {"_type": {"_name": "ActionResult"}, "testsRef": {"_type": {"_name": "Reference"}, "id": \#(value("0~abc"))}}}"#]))}"#
+        #expect {
+            try XCResultReader.read(Data(record.utf8), origin: "r.json")
+        } throws: { "\($0)".contains("--id 0~abc") }
+    }
+
     @Test("bad input: one line naming the file and the JSON path; no test is its own error")
     func badXCResult() throws {
         let cases: [(String, String)] = [
@@ -86,7 +116,7 @@ struct XcodeResultsTests {
             ("{\"testNodes\": [", "not JSON"),
             ("[1, 2]", "$: a JSON array"),
             ("{\"issues\": {}}", "$.testNodes: missing"),
-            ("{\"_type\": {\"_name\": \"ActionsInvocationRecord\"}}", "legacy object graph"),
+            ("{\"_type\": {\"_name\": \"ActionsInvocationRecord\"}}", "the legacy invocation record holds no tests"),
         ]
         for (text, reason) in cases {
             #expect {
