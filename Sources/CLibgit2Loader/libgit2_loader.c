@@ -27,7 +27,13 @@
       (out, repo, one, two))                                                                       \
     X(int, git_object_peel, (git_object **peeled, const git_object *object, git_object_t type),    \
       (peeled, object, type))                                                                      \
+    X(const git_oid *, git_object_id, (const git_object *obj), (obj))                              \
     X(int, git_oid_equal, (const git_oid *a, const git_oid *b), (a, b))                            \
+    X(int, git_reference_iterator_glob_new, (git_reference_iterator **out, git_repository *repo, const char *glob), \
+      (out, repo, glob))                                                                           \
+    X(const char *, git_reference_name, (const git_reference *ref), (ref))                         \
+    X(int, git_reference_next, (git_reference **out, git_reference_iterator *iter), (out, iter))   \
+    X(int, git_reference_peel, (git_object **out, const git_reference *ref, git_object_t type), (out, ref, type)) \
     X(int, git_repository_head_unborn, (git_repository *repo), (repo))                             \
     X(int, git_repository_is_shallow, (git_repository *repo), (repo))                              \
     X(const char *, git_repository_path, (const git_repository *repo), (repo))                     \
@@ -52,6 +58,8 @@
     X(git_commit_free, (git_commit *commit), (commit))                                             \
     X(git_hashsig_free, (git_hashsig *sig), (sig))                                                 \
     X(git_object_free, (git_object *object), (object))                                             \
+    X(git_reference_free, (git_reference *ref), (ref))                                             \
+    X(git_reference_iterator_free, (git_reference_iterator *iter), (iter))                         \
     X(git_repository_free, (git_repository *repo), (repo))                                         \
     X(git_status_list_free, (git_status_list *list), (list))                                       \
     X(git_tree_entry_free, (git_tree_entry *entry), (entry))                                       \

@@ -52,6 +52,33 @@ public final class CommitHistory {
         return try LibGit2Runtime.check(result, "comparing the history of \(ancestor) and \(descendant)") == 1
     }
 
+    /// The references whose names match `glob` (`refs/remotes/*`, `refs/heads/*`) that point at a
+    /// commit, each with that commit's SHA, in name order.
+    public func branches(matching glob: String) throws(GitError) -> [(name: String, sha: String)] {
+        var iterator: OpaquePointer?
+        try LibGit2Runtime.check(
+            git_reference_iterator_glob_new(&iterator, repository.handle.pointer, glob),
+            "listing the references \(glob)")
+        guard let iterator else { return [] }
+        let owned = Owned(iterator, free: git_reference_iterator_free)
+        var found: [(name: String, sha: String)] = []
+        while true {
+            var reference: OpaquePointer?
+            let result = git_reference_next(&reference, owned.pointer)
+            if result == GIT_ITEROVER.rawValue { break }
+            try LibGit2Runtime.check(result, "listing the references \(glob)")
+            guard let reference else { break }
+            let branch = Owned(reference, free: git_reference_free)
+            let name = git_reference_name(branch.pointer).map { String(cString: $0) } ?? ""
+            var peeled: OpaquePointer?
+            // A reference that names no commit (a tag of a tree, a dangling symbolic one) is no branch.
+            guard git_reference_peel(&peeled, branch.pointer, GIT_OBJECT_COMMIT) == 0, let peeled else { continue }
+            let commit = Owned(peeled, free: git_object_free)
+            if let id = git_object_id(commit.pointer) { found.append((name, Commit.hex(id.pointee))) }
+        }
+        return found.sorted { $0.name < $1.name }
+    }
+
     /// The files below `folder` (a path from the repository's root) in `commit`'s tree: path below
     /// the folder → contents. Empty when the commit has no such folder; submodules are left out.
     public func files(in folder: String, at commit: String) throws(GitError) -> [String: [UInt8]] {

@@ -180,11 +180,23 @@ struct RefsCommand: AsyncParsableCommand {
             transform: duration("--older-than"))
         var olderThan: Duration?
 
+        @Option(
+            name: .customLong("keep-branch"),
+            help: ArgumentHelp(
+                "Also keep old pushes this branch holds (repeatable), beside every branch of the checkout not "
+                    + "merged into HEAD.", valueName: "rev"))
+        var keepBranches: [String] = []
+
+        @Flag(help: "Remove old pushes even when an open branch still holds them.")
+        var force = false
+
         func run() async throws {
-            let pruned = try await options.context().prune(olderThan: olderThan, dryRun: options.dryRun)
-            if options.json { return try Console.json(pruned) }
-            for push in pruned { Console.out("\(push.place) \(push.commit.prefix(12)): \(push.reason)") }
-            Console.out("\(options.dryRun ? "would remove" : "removed") \(pruned.count) kept push(es)")
+            let outcome = try await options.context().prune(
+                olderThan: olderThan, keeping: keepBranches, force: force, dryRun: options.dryRun)
+            for push in outcome.kept { Console.error("kept \(push.place) \(push.commit.prefix(12)): \(push.reason)") }
+            if options.json { return try Console.json(outcome.removed) }
+            for push in outcome.removed { Console.out("\(push.place) \(push.commit.prefix(12)): \(push.reason)") }
+            Console.out("\(options.dryRun ? "would remove" : "removed") \(outcome.removed.count) kept push(es)")
         }
     }
 

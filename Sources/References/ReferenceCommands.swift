@@ -77,9 +77,17 @@ extension ReferenceContext {
             history: history)
     }
 
-    /// `refs prune`: feature's kept pushes older than `age`, or already merged and promoted, removed.
-    public func prune(olderThan age: Duration?, dryRun: Bool) async throws -> [PrunedPush] {
-        try await transfers.prunePushes(olderThan: age, history: try? history(), dryRun: dryRun)
+    /// `refs prune`: feature's kept pushes older than `age`, or already merged and promoted,
+    /// removed; an old one an open branch of the checkout (or one of `branches`) holds is kept
+    /// unless `force`.
+    public func prune(olderThan age: Duration?, keeping branches: [String], force: Bool, dryRun: Bool) async throws
+        -> PruneOutcome
+    {
+        let history = branches.isEmpty ? try? self.history() : try self.history()
+        let guarding = RetentionGuard(
+            openBranches: try history.map { try RetentionGuard.openBranches(in: $0, named: branches) } ?? [],
+            head: try? history?.sha("HEAD"), force: force)
+        return try await transfers.prunePushes(olderThan: age, history: history, guarding: guarding, dryRun: dryRun)
     }
 
     /// `refs report`: one review page of `new` against `reference` (a store, or a folder when

@@ -3,25 +3,66 @@ import GitChanges
 import PipelineSpec
 import ReferenceStore
 
+/// What `refs prune` keeps however old: pushes whose commit an open branch still holds.
+public struct RetentionGuard: Sendable {
+    /// The branch tips that hold open work, by name: each branch the checkout knows (remote and
+    /// local) that is not merged into its HEAD, and each branch named for it.
+    public var openBranches: [(name: String, sha: String)] = []
+    /// The checkout's HEAD (the integration branch a scheduled job prunes from): what it holds is
+    /// merged, whichever open branch holds it too.
+    public var head: String?
+    /// Remove old pushes even so.
+    public var force = false
+
+    public init(openBranches: [(name: String, sha: String)] = [], head: String? = nil, force: Bool = false) {
+        (self.openBranches, self.head, self.force) = (openBranches, head, force)
+    }
+
+    /// The open branches of `history`'s checkout: its remote-tracking and local branches not
+    /// merged into HEAD, and `named` (revisions such as `origin/feature/login`) whatever they hold.
+    public static func openBranches(in history: CommitHistory, named: [String]) throws(GitError)
+        -> [(name: String, sha: String)]
+    {
+        let head = try? history.sha("HEAD")
+        var open: [(name: String, sha: String)] = []
+        for branch in try history.branches(matching: "refs/remotes/*") + history.branches(matching: "refs/heads/*") {
+            if let head, try history.isAncestor(branch.sha, of: head) == true { continue }
+            open.append(branch)
+        }
+        for name in named { open.append((name, try history.sha(name))) }
+        return open
+    }
+}
+
+/// What `refs prune` removed, and what it kept although old, with why.
+public struct PruneOutcome: Sendable {
+    public var removed: [PrunedPush] = []
+    public var kept: [PrunedPush] = []
+}
+
 extension ReferenceTransfers {
     /// `refs prune`: removes feature's kept pushes and CI's candidate runs that are older than `age`
     /// (when given), and the pushes a promotion already took in (their commit is an ancestor of the
     /// merge develop's record says last promoted the test; only with `history`), in every set. The
-    /// latest copies, in any set, are never touched.
-    public func prunePushes(olderThan age: Duration?, history: CommitHistory?, dryRun: Bool) async throws
-        -> [PrunedPush]
-    {
-        var pruned: [PrunedPush] = []
+    /// latest copies, in any set, are never touched; nor, unless `guarding.force`, an old push whose
+    /// commit an open branch holds (a pull request open for long still merges what it pushed).
+    public func prunePushes(
+        olderThan age: Duration?, history: CommitHistory?, guarding: RetentionGuard = RetentionGuard(), dryRun: Bool
+    ) async throws -> PruneOutcome {
+        var outcome = PruneOutcome()
         for name in try await everySet(.feature) {
-            pruned += try await inSet(name).prunePushesInSet(olderThan: age, history: history, dryRun: dryRun)
+            let part = try await inSet(name).prunePushesInSet(
+                olderThan: age, history: history, guarding: guarding, dryRun: dryRun)
+            outcome.removed += part.removed
+            outcome.kept += part.kept
         }
-        return pruned
+        return outcome
     }
 
     /// `refs prune` in the run's own set: its kept pushes, checked against its own promotion record.
-    private func prunePushesInSet(olderThan age: Duration?, history: CommitHistory?, dryRun: Bool) async throws
-        -> [PrunedPush]
-    {
+    private func prunePushesInSet(
+        olderThan age: Duration?, history: CommitHistory?, guarding: RetentionGuard, dryRun: Bool
+    ) async throws -> PruneOutcome {
         let set = stores.environmentName
         let now = self.now()
         let feature = try stores.folder(.feature)
@@ -30,21 +71,44 @@ extension ReferenceTransfers {
         let ledger = develop.map {
             PromotionLedger(develop: $0, feature: feature, lease: promotionLease, parallelism: 1, now: self.now)
         }
-        var pruned: [PrunedPush] = []
+        var outcome = PruneOutcome()
+        var holders: [String: String?] = [:]
+        /// The open branch holding `commit`, if any.
+        func holder(of commit: String) throws -> String? {
+            if let known = holders[commit] { return known }
+            var found: String?
+            if let history, try guarding.head.map({ try history.isAncestor(commit, of: $0) }) != true {
+                for branch in guarding.openBranches where try history.isAncestor(commit, of: branch.sha) == true {
+                    found = branch.name
+                    break
+                }
+            }
+            holders[commit] = found
+            return found
+        }
         for (test, commits) in try await archive.allCommits().sorted(by: { $0.key < $1.key }) {
             let promoted = try await ledger?.read(test).record.commit
             for commit in commits.sorted() {
                 var reason: String?
-                if let age, let record = try await archive.record(of: test, by: commit),
+                if let promoted, let history, try history.isAncestor(commit, of: promoted) == true {
+                    reason = "merged and promoted by \(promoted.prefix(12))"
+                } else if let age, let record = try await archive.record(of: test, by: commit),
                     let pushedAt = Timestamp.date(record.pushedAt), now.timeIntervalSince(pushedAt) >= age.seconds
                 {
+                    if !guarding.force, let branch = try holder(of: commit) {
+                        outcome.kept.append(
+                            PrunedPush(
+                                test: test, commit: commit,
+                                reason:
+                                    "pushed \(record.pushedAt), older than \(age.specText), but still on \(branch), "
+                                    + "not merged; --force removes it", set: set))
+                        continue
+                    }
                     reason = "pushed \(record.pushedAt), older than \(age.specText)"
-                } else if let promoted, let history, try history.isAncestor(commit, of: promoted) == true {
-                    reason = "merged and promoted by \(promoted.prefix(12))"
                 }
                 guard let reason else { continue }
                 if !dryRun { try await archive.remove(test, by: commit) }
-                pruned.append(PrunedPush(test: test, commit: commit, reason: reason, set: set))
+                outcome.removed.append(PrunedPush(test: test, commit: commit, reason: reason, set: set))
             }
         }
         if let age {
@@ -54,13 +118,13 @@ extension ReferenceTransfers {
                     continue
                 }
                 if !dryRun { try await candidates.remove(run) }
-                pruned.append(
+                outcome.removed.append(
                     PrunedPush(
                         test: "\(CandidateArchive.folder)/\(run.run)", commit: run.commit,
                         reason: "CI's candidates of \(run.createdAt), older than \(age.specText)", set: set))
             }
         }
-        return pruned
+        return outcome
     }
 
     /// Tests with references in develop (or `role`) whose test file is gone from the checkout, in

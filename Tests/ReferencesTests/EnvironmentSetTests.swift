@@ -179,7 +179,8 @@ struct EnvironmentSetTests {
         #expect(orphans.map(\.place) == ["GoneTests", "windows/GoneTests"], "\(orphans)")
         fixture.clock.advance(31 * 86_400)
         let pruned = try await fixture.transfers.prunePushes(
-            olderThan: .seconds(30 * 86_400), history: nil, dryRun: false)
+            olderThan: .seconds(30 * 86_400), history: nil, dryRun: false
+        ).removed
         #expect(pruned.map(\.place) == ["linux/LoginTests"], "\(pruned)")
         #expect(try await PushArchive(feature: try linux.stores.folder(.feature)).allCommits().isEmpty)
         for key in ["linux/LoginTests/login.1.png", "windows/LoginTests/login.1.png", "windows/GoneTests/a.png"] {

@@ -177,15 +177,50 @@ struct TransferTests {
         fixture.clock.advance(29 * 86_400)
         #expect(
             try await fixture.transfers.prunePushes(olderThan: .seconds(30 * 86_400), history: nil, dryRun: false)
-                .isEmpty)
+                .removed.isEmpty)
         fixture.clock.advance(2 * 86_400)
         let dry = try await fixture.transfers.prunePushes(olderThan: .seconds(30 * 86_400), history: nil, dryRun: true)
+            .removed
         #expect(dry.count == 2, "\(dry)")
         let pruned = try await fixture.transfers.prunePushes(
-            olderThan: .seconds(30 * 86_400), history: nil, dryRun: false)
+            olderThan: .seconds(30 * 86_400), history: nil, dryRun: false
+        ).removed
         #expect(pruned.map(\.commit) == [commit, commit])
         let archive = CandidateArchive(feature: try fixture.transfers.stores.folder(.feature))
         #expect(try await archive.runs(of: commit).isEmpty)
         #expect(fixture.read("store/feature/LoginTests/login.1.png") == "v1", "feature's latest copy stays")
+    }
+
+    @Test("prune --older-than keeps an old push an open branch still holds, says why, and --force removes it")
+    func pruneKeepsOpenBranches() async throws {
+        let fixture = try await TransferFixture.seeded("transfer-prune-open")
+        defer { try? FileManager.default.removeItem(at: fixture.root) }
+        let merged = try fixture.sha()
+        // A pull request open for long: its branch pushed, and is not merged into develop.
+        _ = try Scratch.git(fixture.root, "checkout", "-q", "-b", "feature/long")
+        try Scratch.write("// long\n", to: fixture.file("Sources/App/Long.swift"))
+        _ = try Scratch.git(fixture.root, "add", "-A")
+        _ = try Scratch.git(fixture.root, "commit", "-q", "-m", "long")
+        let open = try fixture.sha()
+        try await fixture.push("v2", to: [.feature], commit: open)
+        _ = try Scratch.git(fixture.root, "checkout", "-q", "develop")
+        fixture.clock.advance(31 * 86_400)
+        let history = try fixture.history()
+        let guarding = RetentionGuard(
+            openBranches: try RetentionGuard.openBranches(in: history, named: []), head: try fixture.sha())
+        #expect(guarding.openBranches.map(\.name) == ["refs/heads/feature/long"])
+        let outcome = try await fixture.transfers.prunePushes(
+            olderThan: .seconds(30 * 86_400), history: history, guarding: guarding, dryRun: false)
+        #expect(outcome.removed.map(\.commit) == [merged], "develop's own old push goes: it is merged")
+        #expect(outcome.kept.map(\.commit) == [open])
+        #expect(outcome.kept.first?.reason.contains("still on refs/heads/feature/long, not merged") == true)
+        #expect(
+            try await PushArchive(feature: try fixture.transfers.stores.folder(.feature)).allCommits()["LoginTests"]
+                == [open])
+        var forced = guarding
+        forced.force = true
+        let again = try await fixture.transfers.prunePushes(
+            olderThan: .seconds(30 * 86_400), history: history, guarding: forced, dryRun: false)
+        #expect(again.removed.map(\.commit) == [open] && again.kept.isEmpty)
     }
 }
