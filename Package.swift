@@ -84,6 +84,15 @@ let package = Package(
         .target(name: "TestSharding", dependencies: ["ChildProcesses"]),
         // Xcode's outputs (xcresult tests JSON, xcodebuild's console, test enumerations) read into
         // TestSharding's report; nothing here runs Xcode.
+        // Every reader of outside input as a function of bytes, for libFuzzer (scripts/fuzz.sh builds
+        // pipeline-fuzz with -sanitize=fuzzer,address) and for the corpus replayed in the tests.
+        .target(
+            name: "FuzzTargets",
+            dependencies: [
+                "PipelineSpec", "TestImpact", "ReferenceStore", "References", "TestSharding", "Coverage", "ImageDiff",
+                "XcodeResults",
+            ]),
+        .executableTarget(name: "pipeline-fuzz", dependencies: ["FuzzTargets"]),
         .target(name: "XcodeResults", dependencies: ["TestSharding", "ChildProcesses", "SnapshotConventions"]),
         // Every process the tool starts: spawned in its own process group, output and errors to
         // files, run to its end with a timeout (SIGTERM, then SIGKILL), all ended on an interrupt.
@@ -151,6 +160,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
+        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ReferenceStore"]),
         .testTarget(
             name: "XcodeResultsTests", dependencies: ["XcodeResults", "TestSharding"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CoverageTests", dependencies: ["Coverage", "ChildProcesses", "TestSupport"]),

@@ -296,73 +296,56 @@ struct ListingPage {
 }
 
 /// Reads ListObjectsV2 XML.
-final class ListingParser: NSObject, XMLParserDelegate {
-    private var page = ListingPage()
-    private var entry: ListingPage.Entry?
-    private var text = ""
-
+enum ListingParser {
     static func parse(_ data: Data) -> ListingPage {
-        let delegate = ListingParser()
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        _ = parser.parse()
-        return delegate.page
-    }
-
-    func parser(
-        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        text = ""
-        if name == "Contents" { entry = ListingPage.Entry() }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        switch name {
-        case "Key": entry?.key = text
-        case "Size": entry?.size = Int64(text) ?? 0
-        case "ETag": entry?.etag = S3Store.etag(text)
-        case "Contents":
-            if let entry { page.objects.append(entry) }
-            entry = nil
-        case "IsTruncated": page.isTruncated = text == "true"
-        case "NextContinuationToken": page.nextToken = text
-        default: break
+        var page = ListingPage()
+        var entry: ListingPage.Entry?
+        var text = ""
+        for event in S3XML.events(data) {
+            switch event {
+            case .start(let name):
+                text = ""
+                if name == "Contents" { entry = ListingPage.Entry() }
+            case .text(let string):
+                text += string
+            case .end(let name):
+                switch name {
+                case "Key": entry?.key = text
+                case "Size": entry?.size = Int64(text) ?? 0
+                case "ETag": entry?.etag = S3Store.etag(text)
+                case "Contents":
+                    if let entry { page.objects.append(entry) }
+                    entry = nil
+                case "IsTruncated": page.isTruncated = text == "true"
+                case "NextContinuationToken": page.nextToken = text
+                default: break
+                }
+            }
         }
+        return page
     }
 }
 
 /// Reads an S3 `<Error><Code>…</Code><Message>…</Message></Error>` body.
-final class ErrorParser: NSObject, XMLParserDelegate {
-    private var code: String?
-    private var message = ""
-    private var text = ""
-    private var sawError = false
-
+enum ErrorParser {
     static func parse(_ data: Data) -> (code: String, message: String)? {
-        guard !data.isEmpty else { return nil }
-        let delegate = ErrorParser()
-        let parser = XMLParser(data: data)
-        parser.delegate = delegate
-        _ = parser.parse()
-        guard delegate.sawError, let code = delegate.code else { return nil }
-        return (code, delegate.message)
-    }
-
-    func parser(
-        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-        attributes: [String: String] = [:]
-    ) {
-        text = ""
-        if name == "Error" { sawError = true }
-    }
-
-    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
-
-    func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
-        if name == "Code" { code = text }
-        if name == "Message" { message = text }
+        var code: String?
+        var message = ""
+        var text = ""
+        var sawError = false
+        for event in S3XML.events(data) {
+            switch event {
+            case .start(let name):
+                text = ""
+                if name == "Error" { sawError = true }
+            case .text(let string):
+                text += string
+            case .end(let name):
+                if name == "Code" { code = text }
+                if name == "Message" { message = text }
+            }
+        }
+        guard sawError, let code else { return nil }
+        return (code, message)
     }
 }

@@ -278,7 +278,7 @@ struct RefsCommandTests {
     func killed() async throws {
         let proxy = try FaultProxy(
             upstream: URL(string: RefsBackend.s3Endpoint!)!,
-            faults: Array(repeating: "delay=0.05", count: 400))
+            faults: Array(repeating: "delay=0.05", count: 3000))  // every request of the push and the promotion
         let references = try await RefsBackend.s3.references(endpoint: proxy.endpoint.absoluteString)
         let repo = try SnapshotRepository(references: references)
         try repo.write("Tests/AppTests/BigTests.swift", "// big\n")

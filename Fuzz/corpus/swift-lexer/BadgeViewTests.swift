@@ -1,0 +1,30 @@
+import ExampleKit
+import Foundation
+import SnapshotTesting
+import XCTest
+
+/// Snapshot tests of the badge "view", with swift-snapshot-testing: its rendering as a PNG (at
+/// the team's precision, 0.985), its layout as text lines, and its value dumped. References live
+/// in `__Snapshots__/BadgeViewTests/<test>.<n>.<ext>` beside this file.
+final class BadgeViewTests: XCTestCase {
+    func testBadgeImage() {
+        assertSnapshot(of: BadgeView(title: "Inbox", count: 3).render(), as: .png)
+    }
+
+    func testBadgeLayout() {
+        assertSnapshot(of: BadgeView(title: "Inbox", count: 7).layout + Switch.renderedIn, as: .lines)
+    }
+
+    func test_初期起動時_バッジが表示されていること() {
+        assertSnapshot(of: BadgeView(title: "受信箱", count: 0), as: .dump)
+    }
+
+    /// Misbehaves only when asked: records a reference in another test's folder
+    /// (`__Snapshots__/ThumbnailTests/`), which `pipeline` must catch.
+    func testRecordsElsewhereWhenAsked() throws {
+        guard Switch.isOn("EXAMPLE_RECORD_ELSEWHERE") else { return }
+        let elsewhere = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("__Snapshots__/ThumbnailTests").path
+        _ = verifySnapshot(of: "stray", as: .lines, record: .all, snapshotDirectory: elsewhere)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+@testable import FuzzTargets
+@testable import ReferenceStore
+
+/// Every committed seed and every input that once found a bug, through every reader it was kept
+/// for (scripts/fuzz.sh runs the same targets under libFuzzer and AddressSanitizer).
+@Suite("the fuzzing corpus replayed")
+struct FuzzCorpusTests {
+    static let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Fuzz/corpus").standardizedFileURL
+
+    @Test("every target has a seed corpus, and every seed goes through its target")
+    func replay() throws {
+        var replayed = 0
+        for (name, run) in FuzzTargets.all {
+            let folder = Self.corpus.appendingPathComponent(name)
+            let files = try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            #expect(!files.isEmpty, "\(name) has no seed")
+            for file in files {
+                run(try Data(contentsOf: file))
+                replayed += 1
+            }
+        }
+        #expect(replayed >= FuzzTargets.all.count)
+        let folders = try FileManager.default.contentsOfDirectory(atPath: Self.corpus.path).filter {
+            !$0.hasSuffix(".md")
+        }
+        #expect(Set(folders) == Set(FuzzTargets.all.map(\.name)), "a folder per target, a target per folder")
+    }
+
+    @Test("s3ErrorLeak: a malformed error body (found by fuzzing: libxml2's error path leaked) is read without libxml2")
+    func s3ErrorLeak() throws {
+        let input = try Data(contentsOf: Self.corpus.appendingPathComponent("s3-error/s3ErrorLeak.xml"))
+        #expect(ErrorParser.parse(input)?.code == "SignatureDoesNotMatch")
+    }
+
+    @Test(
+        "S3's XML: entities, CDATA, quoted '>' in attributes, namespace prefixes, self-closing tags; malformed input ends early"
+    )
+    func xml() {
+        let listing = Data(
+            """
+            <?xml version="1.0"?><!-- a comment --><s3:ListBucketResult xmlns:s3="x" note="a>b">\
+            <Contents><Key>Login &amp; Logout/a&#x2F;b&#47;&lt;c&gt;.png</Key><ETag>&quot;abc&quot;</ETag>\
+            <Size>12</Size><Owner/></Contents><Contents><Key><![CDATA[raw <key>]]></Key></Contents>\
+            <IsTruncated>true</IsTruncated><NextContinuationToken>t&bogus;</NextContinuationToken></s3:ListBucketResult>
+            """.utf8)
+        let page = ListingParser.parse(listing)
+        #expect(page.objects.map(\.key) == ["Login & Logout/a/b/<c>.png", "raw <key>"])
+        #expect(page.objects.first?.etag == "abc" && page.objects.first?.size == 12)
+        #expect(page.isTruncated && page.nextToken == "t&bogus;")
+        for cut in ["<Error><Code>X", "<Error", "<!-- never ends", "<![CDATA[", "<Error><Code a='>"] {
+            _ = ErrorParser.parse(Data(cut.utf8))
+            _ = ListingParser.parse(Data(cut.utf8))
+        }
+        #expect(
+            ErrorParser.parse(Data("<Error><Code>NoSuchKey</Code><Message>gone</Message></Error>".utf8))! == (
+                "NoSuchKey", "gone"
+            ))
+        #expect(ErrorParser.parse(Data()) == nil && ErrorParser.parse(Data("<html>".utf8)) == nil)
+    }
+}
