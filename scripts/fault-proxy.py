@@ -10,10 +10,15 @@ comma-separated list applied to successive requests, after which requests pass t
   drop      close the connection unanswered   delay=S   wait S seconds, then forward
   pass      forward unchanged
 With --evil-key, every listing answers with one object under that key (an unsafe key from a
-hostile store). Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
+hostile store). With --kms-etags, the store answers as an AWS bucket with SSE-KMS default
+encryption does: every ETag (headers, listings, copy results) is not the object's MD5 (a hash of
+its key and real ETag, so two objects of the same content differ), with
+`x-amz-server-side-encryption: aws:kms`; the client's If-Match is mapped back. Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
 forwarded unchanged, so the client's Signature V4 still verifies upstream.
 """
+import hashlib
 import http.client
+import re
 import signal
 import socket
 import sys
@@ -27,6 +32,24 @@ signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
 upstream = urllib.parse.urlsplit(sys.argv[1])
 faults = [f for f in sys.argv[2].split(",") if f] if len(sys.argv) > 2 else []
 evil_key = sys.argv[sys.argv.index("--evil-key") + 1] if "--evil-key" in sys.argv else None
+kms = "--kms-etags" in sys.argv
+real_etags = {}  # fake → real, for If-Match
+
+
+def fake_etag(key, real):
+    fake = hashlib.md5(f"kms:{key}:{real}".encode()).hexdigest()
+    with lock:
+        real_etags[fake] = real
+    return fake
+
+
+def fake_listing(body):
+    def contents(match):
+        block = match.group(0)
+        key = re.search(r"<Key>(.*?)</Key>", block, re.S)
+        return re.sub(r"<ETag>(?:&quot;|\")?([^<&\"]*)(?:&quot;|\")?</ETag>",
+                      lambda e: f"<ETag>&quot;{fake_etag(key.group(1) if key else '', e.group(1))}&quot;</ETag>", block)
+    return re.sub(r"<Contents>.*?</Contents>", contents, body.decode(errors="replace"), flags=re.S).encode()
 lock = threading.Lock()
 HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"}
 
@@ -96,6 +119,12 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(200, listing, [("Content-Type", "application/xml")])
         connection = http.client.HTTPConnection(upstream.hostname, upstream.port, timeout=60)
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP}
+        if kms:
+            for name in list(headers):
+                if name.lower() == "if-match":
+                    fake = headers[name].strip('"')
+                    with lock:
+                        headers[name] = f'"{real_etags.get(fake, fake)}"'
         connection.request(self.command, self.path, body=body if body or self.command in ("PUT", "POST") else None,
                            headers=headers)
         response = connection.getresponse()
@@ -104,8 +133,18 @@ class Handler(BaseHTTPRequestHandler):
         self.log(f"{response.status}" + (f" after {fault}" if fault != "pass" else ""))
         # A HEAD answer carries the object's length, with no body.
         length = response.getheader("Content-Length") if self.command == "HEAD" else None
-        self.answer(response.status, data, [(k, v) for k, v in response.getheaders()
-                                            if k.lower() not in HOP and k.lower() != "content-length"], length)
+        answer_headers = [(k, v) for k, v in response.getheaders()
+                          if k.lower() not in HOP and k.lower() != "content-length"]
+        if kms:
+            key = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path)
+            answer_headers = [(k, f'"{fake_etag(key, v.strip(chr(34)))}"' if k.lower() == "etag" else v)
+                              for k, v in answer_headers] + [("x-amz-server-side-encryption", "aws:kms")]
+            if self.command == "GET" and query.get("list-type") == ["2"]:
+                data = fake_listing(data)
+            elif self.command == "PUT" and b"<CopyObjectResult" in data:
+                data = re.sub(rb"<ETag>(?:&quot;|\")?([^<&\"]*)(?:&quot;|\")?</ETag>",
+                              lambda e: f"<ETag>&quot;{fake_etag(key, e.group(1).decode())}&quot;</ETag>".encode(), data)
+        self.answer(response.status, data, answer_headers, length)
 
     do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = handle_any
 

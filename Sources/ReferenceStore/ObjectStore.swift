@@ -5,8 +5,16 @@ public struct ObjectInfo: Hashable, Sendable {
     /// Relative to the store's root.
     public let key: ObjectKey
     public let size: Int64
-    /// The MD5 of the content, lowercase hex: S3's ETag of an object uploaded in one part.
+    /// The store's tag of this version of the object, for conditional writes (`If-Match`): the
+    /// content's MD5 on a folder store and for most S3 objects, but not for an S3 object uploaded
+    /// in parts or encrypted with SSE-KMS/SSE-C.
     public let etag: String
+    /// The MD5 of the content, lowercase hex: what comparisons of content use, whatever the tag.
+    public let md5: String
+
+    public init(key: ObjectKey, size: Int64, etag: String, md5: String? = nil) {
+        (self.key, self.size, self.etag, self.md5) = (key, size, etag, md5 ?? etag)
+    }
 }
 
 /// When a write may go ahead: the building block of coordination through a store alone.

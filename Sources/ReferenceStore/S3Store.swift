@@ -37,6 +37,8 @@ public struct S3Settings: Sendable {
 public struct S3Store: ObjectStore {
     public let settings: S3Settings
     private let client: CurlClient
+    /// Whether this bucket's ETags are its objects' MD5s, once a listing or an upload has said.
+    let digests = DigestTrust()
     /// Attempts per request, the first included.
     static let attempts = 5
 
@@ -60,7 +62,7 @@ public struct S3Store: ObjectStore {
             objects += page.objects
             token = page.next
         } while token != nil
-        return objects.sorted { $0.key < $1.key }
+        return try await withDigests(objects.sorted { $0.key < $1.key })
     }
 
     /// One request: the whole listing when it fits in a page of `limit`, else nil.
@@ -73,7 +75,7 @@ public struct S3Store: ObjectStore {
             token = page.next
             if objects.count > limit || (token != nil && objects.count >= limit) { return nil }
         } while token != nil
-        return objects.sorted { $0.key < $1.key }
+        return try await withDigests(objects.sorted { $0.key < $1.key })
     }
 
     /// One ListObjectsV2 request, and the token of the next page when there is one.
@@ -95,9 +97,10 @@ public struct S3Store: ObjectStore {
     public func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo? {
         do {
             let response = try await send("HEAD", key: key)
+            let etag = Self.etag(response.headers["etag"])
             return ObjectInfo(
-                key: key, size: Int64(response.headers["content-length"] ?? "") ?? 0,
-                etag: Self.etag(response.headers["etag"]))
+                key: key, size: Int64(response.headers["content-length"] ?? "") ?? 0, etag: etag,
+                md5: response.headers["x-amz-meta-\(Self.md5Metadata)"] ?? etag)
         } catch .notFound {
             return nil
         }
@@ -109,6 +112,7 @@ public struct S3Store: ObjectStore {
         for (name, value) in response.headers where name.hasPrefix("x-amz-meta-") {
             metadata[String(name.dropFirst("x-amz-meta-".count))] = value
         }
+        metadata[Self.md5Metadata] = nil  // the store's own, not what the upload was given
         return metadata
     }
 
@@ -116,9 +120,7 @@ public struct S3Store: ObjectStore {
         let temporary = file.deletingLastPathComponent().appendingPathComponent(".pipeline-tmp-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: temporary) }
         let response = try await send("GET", key: key, downloadTo: temporary)
-        let expected = Self.etag(response.headers["etag"])
-        // A single-part object's ETag is its MD5; a multipart one ("…-N") cannot be checked this way.
-        if !expected.contains("-") {
+        if let expected = Self.contentMD5(response.headers) {
             let actual = try Digest.hex(ofFile: temporary, .md5)
             guard actual == expected else {
                 throw .checksumMismatch(store: name, key: key.rawValue, expected: expected, actual: actual)
@@ -141,8 +143,9 @@ public struct S3Store: ObjectStore {
             [
                 ("x-amz-content-sha256", try Digest.hex(ofFile: file, .sha256)),
                 ("content-md5", Self.base64(hex: md5)),
-            ] + Self.metadataHeaders(metadata) + extraHeaders
-        _ = try await send("PUT", key: key, headers: headers, uploadFrom: file)
+            ] + Self.metadataHeaders(metadata.merging([Self.md5Metadata: md5]) { $1 }) + extraHeaders
+        let response = try await send("PUT", key: key, headers: headers, uploadFrom: file)
+        await digests.learn(etag: Self.etag(response.headers["etag"]), md5: md5, headers: response.headers)
     }
 
     public func copyStored(
@@ -154,6 +157,14 @@ public struct S3Store: ObjectStore {
             return try await copyThroughTemporaryFile(sourceKey, from: source, to: key, metadata: metadata)
         }
         let copySource = "/" + S3Encoding.path(other.settings.bucket) + "/" + S3Encoding.path(sourceKey.rawValue)
+        // The copy keeps its content's MD5 beside it, for a bucket whose ETags are not MD5s: the
+        // source's own, read from it there (its ETag elsewhere).
+        var metadata = metadata
+        if metadata[Self.md5Metadata] == nil, await digests.trusted != true,
+            let source = try await other.head(sourceKey)
+        {
+            metadata[Self.md5Metadata] = source.md5
+        }
         let headers =
             [("x-amz-copy-source", copySource), ("x-amz-metadata-directive", "REPLACE")]
             + Self.metadataHeaders(metadata)
@@ -232,6 +243,50 @@ public struct S3Store: ObjectStore {
 
     private static func metadataHeaders(_ metadata: [String: String]) -> [(String, String)] {
         metadata.sorted { $0.key < $1.key }.map { ("x-amz-meta-\($0.key)", $0.value) }
+    }
+
+    /// The user metadata every upload and copy of pipeline's keeps the content's MD5 in.
+    static let md5Metadata = "pipeline-md5"
+
+    /// The content's MD5 a GET or HEAD answer vouches for: the one kept in metadata, else an ETag
+    /// that is one (one part, not SSE-KMS or SSE-C); nil when nothing says.
+    static func contentMD5(_ headers: [String: String]) -> String? {
+        if let kept = headers["x-amz-meta-\(md5Metadata)"] { return kept }
+        let etag = etag(headers["etag"])
+        guard !etag.isEmpty, !etag.contains("-"), !DigestTrust.encryptedOtherwise(headers) else { return nil }
+        return etag
+    }
+
+    /// `objects` with their content's MD5: the ETag where the bucket's ETags are MD5s, else (and
+    /// for an object uploaded in parts) what the object's metadata keeps, else its content hashed.
+    func withDigests(_ objects: [ObjectInfo]) async throws(StoreError) -> [ObjectInfo] {
+        var trusted = await digests.trusted
+        if trusted == nil, let probe = objects.first(where: { !$0.etag.contains("-") }) {
+            let response = try await send("HEAD", key: probe.key)
+            trusted = await digests.learn(
+                etag: probe.etag, md5: response.headers["x-amz-meta-\(Self.md5Metadata)"], headers: response.headers)
+        }
+        let unsure = objects.indices.filter { trusted == false || objects[$0].etag.contains("-") }
+        guard !unsure.isEmpty else { return objects }
+        let found = try await StoreSync.concurrently(unsure, limit: 8) { index async throws(StoreError) in
+            try await self.contentMD5(of: objects[index].key)
+        }
+        var resolved = objects
+        for (index, md5) in zip(unsure, found) {
+            resolved[index] = ObjectInfo(
+                key: objects[index].key, size: objects[index].size, etag: objects[index].etag, md5: md5)
+        }
+        return resolved
+    }
+
+    /// An object's content MD5 when its ETag is not one: from its metadata, else by reading it.
+    private func contentMD5(of key: ObjectKey) async throws(StoreError) -> String {
+        let response = try await send("HEAD", key: key)
+        if let kept = response.headers["x-amz-meta-\(Self.md5Metadata)"] { return kept }
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-md5-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        _ = try await send("GET", key: key, downloadTo: scratch)
+        return try Digest.hex(ofFile: scratch, .md5)
     }
 
     static func etag(_ header: String?) -> String {
@@ -347,5 +402,32 @@ enum ErrorParser {
         }
         guard sawError, let code else { return nil }
         return (code, message)
+    }
+}
+
+/// What a bucket's ETags are, as learnt: its objects' MD5s (most buckets), or not (SSE-KMS or
+/// SSE-C default encryption, some S3-compatible servers), in which case contents are compared by
+/// the MD5 pipeline keeps in each object's metadata.
+actor DigestTrust {
+    private(set) var trusted: Bool?
+
+    /// Learns from an object whose ETag and (when known) MD5 an answer gave; returns what it knows.
+    @discardableResult
+    func learn(etag: String, md5: String?, headers: [String: String]) -> Bool? {
+        guard trusted != false, !etag.contains("-") else { return trusted }
+        if Self.encryptedOtherwise(headers) {
+            trusted = false
+        } else if let md5 {
+            trusted = md5 == etag
+        } else if trusted == nil {
+            trusted = true  // nothing says otherwise: the common case
+        }
+        return trusted
+    }
+
+    /// Whether the answer says the object is encrypted in a way that makes its ETag no MD5.
+    static func encryptedOtherwise(_ headers: [String: String]) -> Bool {
+        (headers["x-amz-server-side-encryption"] ?? "").hasPrefix("aws:kms")
+            || headers["x-amz-server-side-encryption-customer-algorithm"] != nil
     }
 }

@@ -163,7 +163,7 @@ public struct StoreSync: Sendable {
         for object in objects {
             guard let relative = root.map(object.key.relative) ?? object.key else { continue }
             let key = folder.map(relative.under) ?? relative
-            if key.isReference { result[key] = object.etag }
+            if key.isReference { result[key] = object.md5 }
         }
         return result
     }

@@ -70,7 +70,7 @@ public struct ReferenceTransfers: Sendable {
         let root = try ObjectKey(test).under(folder.prefix)
         var files: [String: String] = [:]
         for object in try await folder.store.list(under: root) {
-            if let name = object.key.relative(to: root) { files[name.rawValue] = object.etag }
+            if let name = object.key.relative(to: root) { files[name.rawValue] = object.md5 }
         }
         return files
     }

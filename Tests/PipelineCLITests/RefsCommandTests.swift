@@ -314,6 +314,36 @@ struct RefsCommandTests {
         #expect(final["identical"] as? Int == 40)
     }
 
+    @Test(
+        "a bucket whose ETags are not MD5s (SSE-KMS): pulls check what they read and copy nothing twice, a merge promotes only what its branch changed",
+        .enabled(if: RefsBackend.s3Endpoint != nil))
+    func kmsETags() async throws {
+        let proxy = try FaultProxy(upstream: URL(string: RefsBackend.s3Endpoint!)!, faults: [], kmsETags: true)
+        let repo = try SnapshotRepository(
+            references: try await RefsBackend.s3.references(endpoint: proxy.endpoint.absoluteString))
+        try repo.keepReferencesOutOfGit()
+        try repo.write("\(SnapshotRepository.snapshots)/LoginTests/test_logout.1.png", "logout v1")
+        let seeded = try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes")
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(SnapshotRepository.snapshots))
+        let pulled = try repo.report("refs", "pull")
+        #expect((pulled["copied"] as? [String])?.count == 3, "\(pulled)")
+        #expect(repo.read("\(SnapshotRepository.snapshots)/LoginTests/test_logout.1.png") == "logout v1")
+        let again = try repo.report("refs", "pull")
+        #expect((again["copied"] as? [String]) == [] && again["identical"] as? Int == 3, "\(again)")
+
+        try repo.git("checkout", "-q", "-b", "feature/login")
+        try repo.write("Tests/AppTests/LoginTests.swift", "// login v2\n")
+        try repo.write("\(SnapshotRepository.snapshots)/LoginTests/test_login.1.png", "login v2")
+        try repo.commitAll("login v2")
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge login", "feature/login")
+        let promoted = try repo.report("refs", "promote")
+        #expect(promoted["copied"] as? [String] == ["LoginTests/test_login.1.png"], "\(promoted)")
+        #expect(proxy.requests.contains { $0.hasPrefix("HEAD ") }, "digests read from the objects' metadata")
+    }
+
     @Test("a review stage writes the page for the changed tests as an artifact")
     func reviewStage() async throws {
         let repo = try SnapshotRepository(

@@ -9,13 +9,13 @@ public final class FaultProxy {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/fault-proxy.py")
 
-    public init(upstream: URL, faults: [String], evilKey: String? = nil) throws {
+    public init(upstream: URL, faults: [String], evilKey: String? = nil, kmsETags: Bool = false) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fault-proxy-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             ["python3", Self.script.path, upstream.absoluteString, faults.joined(separator: ",")]
-            + (evilKey.map { ["--evil-key", $0] } ?? [])
+            + (evilKey.map { ["--evil-key", $0] } ?? []) + (kmsETags ? ["--kms-etags"] : [])
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
