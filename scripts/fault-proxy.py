@@ -13,7 +13,9 @@ With --evil-key, every listing answers with one object under that key (an unsafe
 hostile store). With --kms-etags, the store answers as an AWS bucket with SSE-KMS default
 encryption does: every ETag (headers, listings, copy results) is not the object's MD5 (a hash of
 its key and real ETag, so two objects of the same content differ), with
-`x-amz-server-side-encryption: aws:kms`; the client's If-Match is mapped back. Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
+`x-amz-server-side-encryption: aws:kms`; the client's If-Match is mapped back. With
+--hold-after K, the requests after the K-th are held unanswered (logged "held"), so a client
+killed then has had exactly K requests carried out (scripts/bench-kill.sh). Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
 forwarded unchanged, so the client's Signature V4 still verifies upstream.
 """
 import hashlib
@@ -33,6 +35,8 @@ upstream = urllib.parse.urlsplit(sys.argv[1])
 faults = [f for f in sys.argv[2].split(",") if f] if len(sys.argv) > 2 else []
 evil_key = sys.argv[sys.argv.index("--evil-key") + 1] if "--evil-key" in sys.argv else None
 kms = "--kms-etags" in sys.argv
+hold_after = int(sys.argv[sys.argv.index("--hold-after") + 1]) if "--hold-after" in sys.argv else None
+arrived = 0
 real_etags = {}  # fake → real, for If-Match
 
 
@@ -95,7 +99,15 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def handle_any(self):
+        global arrived
         body = self.read_body()
+        with lock:
+            arrived += 1
+            number = arrived
+        if hold_after is not None and number > hold_after:
+            self.log("held")
+            while True:
+                time.sleep(1)
         fault = next_fault()
         canned = {"500": (500, "InternalError"), "slowdown": (503, "SlowDown"),
                   "429": (429, "TooManyRequests"), "403": (403, "AccessDenied")}

@@ -41,6 +41,7 @@ extension FolderStore: SharedStore {
             }
             try Self.rename(temporary, over: target)
         }
+        await KillPoints.passed("write \(key)")
         return etag
     }
 

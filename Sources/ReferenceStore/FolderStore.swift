@@ -58,7 +58,9 @@ public struct FolderStore: ObjectStore, FileBacked {
         let target = try writableFile(key)
         // Metadata first: an object that is present always has its own, even after a kill between the two.
         try writeMetadata(metadata, for: key)
+        await KillPoints.passed("metadata of \(key)")
         try Self.place(copyOf: file, at: target)
+        await KillPoints.passed("upload \(key)")
     }
 
     public func copyStored(
@@ -67,8 +69,10 @@ public struct FolderStore: ObjectStore, FileBacked {
     ) async throws(StoreError) {
         let target = try writableFile(key)
         try writeMetadata(metadata, for: key)
+        await KillPoints.passed("metadata of \(key)")
         // The download itself goes through a temporary file beside the target and a rename.
         try await source.download(sourceKey, to: target)
+        await KillPoints.passed("copy \(key)")
     }
 
     public func delete(_ key: ObjectKey) async throws(StoreError) {
@@ -78,6 +82,7 @@ public struct FolderStore: ObjectStore, FileBacked {
             } catch {
                 throw .io(path: url.path, reason: error.localizedDescription)
             }
+            await KillPoints.passed("delete \(url.lastPathComponent)")
         }
         // Leave no empty folders behind (the root itself stays).
         var folder = file(key).deletingLastPathComponent()

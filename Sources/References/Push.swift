@@ -65,20 +65,34 @@ extension ReferenceTransfers {
         let archive = PushArchive(feature: feature)
         let kept = StoreSync(from: source, to: try archive.pushed(by: commit), parallelism: parallelism)
         let plan = try await kept.plan(tests: tests)
+        let develop = stores.settings.address(of: .develop) == nil ? nil : try? stores.folder(.develop)
+        let pushedAt = Timestamp.string(now())
+        var records: [(test: String, record: PushRecord)] = []
+        for test in Set(tests).sorted() {
+            let files = try await Self.files(of: test, in: source)
+            var base = bases?[test]
+            if bases == nil, let develop { base = try? await Self.files(of: test, in: develop) }
+            records.append(
+                (test, PushRecord(commit: commit, pushedAt: pushedAt, files: files, develop: base, acceptedFrom: run)))
+        }
+        // The files first, then the record naming them: a push stopped between the two is absent
+        // (a record without its files would be promoted from half a push).
+        if Self.unsafeRecordFirst { for (test, record) in records { try await archive.save(record, of: test) } }
         let result = await kept.execute(plan, commit: commit, prune: true, metadata: metadata)
         if let failure = result.failures.first {
             throw StoreError.transport(
                 endpoint: feature.name, reason: "keeping the push of \(commit.prefix(12)): \(failure)")
         }
-        let develop = stores.settings.address(of: .develop) == nil ? nil : try? stores.folder(.develop)
-        let pushedAt = Timestamp.string(now())
-        for test in Set(tests).sorted() {
-            let files = try await Self.files(of: test, in: source)
-            var base = bases?[test]
-            if bases == nil, let develop { base = try? await Self.files(of: test, in: develop) }
-            try await archive.save(
-                PushRecord(commit: commit, pushedAt: pushedAt, files: files, develop: base, acceptedFrom: run), of: test
-            )
-        }
+        if !Self.unsafeRecordFirst { for (test, record) in records { try await archive.save(record, of: test) } }
+    }
+
+    /// Debug builds only, to show scripts/bench-kill.sh catches what it guards against:
+    /// `PIPELINE_TEST_UNSAFE=push-record-first` writes a push's record before its files.
+    static var unsafeRecordFirst: Bool {
+        #if DEBUG
+            ProcessInfo.processInfo.environment["PIPELINE_TEST_UNSAFE"] == "push-record-first"
+        #else
+            false
+        #endif
     }
 }

@@ -17,6 +17,9 @@ public struct PushArchive: Sendable {
 
     public static let pushesFolder = ".pushes"
     public static let recordsFolder = ".push-records"
+    /// Removals under way: a marker per push (`<test>/<commit>`) from before its record is deleted
+    /// until its last file is, so a removal stopped midway is finished by the next prune.
+    public static let removalsFolder = ".push-removals"
 
     public init(feature: StoreFolder) {
         self.feature = feature
@@ -72,12 +75,34 @@ public struct PushArchive: Sendable {
         try await shared.put(data, to: try recordKey(test, record.commit), condition: .always)
     }
 
-    /// Removes `commit`'s push of `test`: its files, then its record.
+    /// Removes `commit`'s push of `test`: a marker of the removal, its record (the push is then
+    /// absent: never read, never promoted), its files, and the marker. Stopped anywhere, no record
+    /// names a file its push lacks, and `unfinishedRemovals()` names what is left to finish.
     public func remove(_ test: String, by commit: String) async throws(StoreError) {
-        let pushed = try pushed(by: commit)
-        let folder = try ObjectKey(test).under(pushed.prefix)
-        for object in try await feature.store.list(under: folder) { try await feature.store.delete(object.key) }
+        guard let shared = feature.store as? any SharedStore else {
+            throw .transport(endpoint: feature.store.name, reason: "this kind of store cannot keep push records")
+        }
+        let marker = try removalKey(test, commit)
+        try await shared.put(Data(), to: marker, condition: .always)
         try await feature.store.delete(try recordKey(test, commit))
+        let folder = try ObjectKey(test).under(try pushed(by: commit).prefix)
+        for object in try await feature.store.list(under: folder) { try await feature.store.delete(object.key) }
+        try await feature.store.delete(marker)
+    }
+
+    /// The removals a stopped prune left unfinished: (test, commit) each.
+    public func unfinishedRemovals() async throws(StoreError) -> [(test: String, commit: String)] {
+        let folder = try ObjectKey(Self.removalsFolder).under(feature.prefix)
+        return try await feature.store.list(under: folder).compactMap { object in
+            guard let parts = object.key.relative(to: folder)?.rawValue.split(separator: "/"), parts.count == 2,
+                Self.isCommit(String(parts[1]))
+            else { return nil }
+            return (String(parts[0]), String(parts[1]))
+        }
+    }
+
+    private func removalKey(_ test: String, _ commit: String) throws(StoreError) -> ObjectKey {
+        try ObjectKey("\(Self.removalsFolder)/\(test)/\(commit)").under(feature.prefix)
     }
 
     /// Of the commits that pushed `test` (`allCommits()[test]`), the newest one `history` says `include` accepts; nil when

@@ -72,6 +72,12 @@ extension ReferenceTransfers {
             PromotionLedger(develop: $0, feature: feature, lease: promotionLease, parallelism: 1, now: self.now)
         }
         var outcome = PruneOutcome()
+        // A removal a stopped prune began is finished first.
+        for (test, commit) in try await archive.unfinishedRemovals() where !dryRun {
+            try await archive.remove(test, by: commit)
+            outcome.removed.append(
+                PrunedPush(test: test, commit: commit, reason: "its removal had been stopped midway", set: set))
+        }
         var holders: [String: String?] = [:]
         /// The open branch holding `commit`, if any.
         func holder(of commit: String) throws -> String? {

@@ -344,6 +344,67 @@ struct RefsCommandTests {
         #expect(proxy.requests.contains { $0.hasPrefix("HEAD ") }, "digests read from the objects' metadata")
     }
 
+    @Test(
+        "pruneKilledMidway: a prune killed after any of its writes leaves no record naming a file its push lacks, and the next one finishes it"
+    )
+    func pruneKilledMidway() async throws {
+        let repo = try SnapshotRepository(references: try await RefsBackend.folder.references())
+        try repo.keepReferencesOutOfGit()
+        try repo.git("checkout", "-q", "-b", "feature/x")
+        try repo.write("Tests/AppTests/LoginTests.swift", "// login v2\n")
+        try repo.write("\(SnapshotRepository.snapshots)/LoginTests/test_login.1.png", "login v2")
+        try repo.commitAll("login v2")
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge x", "feature/x")
+        #expect(try repo.pipeline("refs", "promote").status == 0)
+        let store = repo.root.appendingPathComponent("store")
+        let template = repo.root.appendingPathComponent("template")
+        try FileManager.default.copyItem(at: store, to: template)
+        func run(_ extra: [String: String]) throws -> Int32 {
+            try PipelineBinary.run(
+                ["refs", "prune"], in: repo.root, environment: RefsBackend.environment.merging(extra) { $1 }
+            ).status
+        }
+        /// Every record's files, present in its push with the content it names.
+        func wholeArchive() throws -> [String] {
+            let records = store.appendingPathComponent("feature/.push-records/LoginTests")
+            var problems: [String] = []
+            for file in (try? FileManager.default.contentsOfDirectory(atPath: records.path)) ?? [] {
+                let record =
+                    try JSONSerialization.jsonObject(
+                        with: try Data(contentsOf: records.appendingPathComponent(file))) as? [String: Any]
+                let commit = String(file.dropLast(".json".count))
+                for name in (record?["files"] as? [String: Any] ?? [:]).keys {
+                    let kept = store.appendingPathComponent("feature/.pushes/\(commit)/LoginTests/\(name)")
+                    if !FileManager.default.fileExists(atPath: kept.path) { problems.append("\(file) names \(name)") }
+                }
+            }
+            return problems
+        }
+        let count = repo.root.appendingPathComponent("writes.txt")
+        #expect(try run(["PIPELINE_TEST_COUNT_WRITES": count.path]) == 0)
+        let writes = try String(contentsOf: count, encoding: .utf8).split(separator: "\n").count
+        #expect(writes >= 4, "a marker, a record, files, the marker again: \(writes)")
+        for k in 1...writes {
+            try FileManager.default.removeItem(at: store)
+            try FileManager.default.copyItem(at: template, to: store)
+            #expect(try run(["PIPELINE_TEST_KILL_AFTER": String(k)]) != 0, "killed after write \(k)")
+            #expect(try wholeArchive().isEmpty, "killed after write \(k)")
+            #expect(try run([:]) == 0)
+            let feature = store.appendingPathComponent("feature")
+            // Objects, not folders: a folder emptied by a kill between a delete and its tidying holds nothing.
+            let left = (FileManager.default.subpaths(atPath: feature.path) ?? []).filter { path in
+                var folder: ObjCBool = false
+                return path.hasPrefix(".push")
+                    && FileManager.default.fileExists(
+                        atPath: feature.appendingPathComponent(path).path, isDirectory: &folder)
+                    && !folder.boolValue
+            }
+            #expect(left.isEmpty, "killed after write \(k), then finished: \(left)")
+        }
+    }
+
     @Test("a review stage writes the page for the changed tests as an artifact")
     func reviewStage() async throws {
         let repo = try SnapshotRepository(

@@ -1,0 +1,306 @@
+"""Driver of scripts/bench-kill.sh: every store write of an operation as a kill point.
+
+For each operation that writes to a store (push, promote, prune), on the folder store and on
+moto: run it once to count its writes (K: the folder store's file operations, counted by the
+debug build's kill points; moto's requests, counted by the fault proxy), then for every k in 1..K
+run it again from the same start, killed (SIGKILL) right after write k, check what a kill may
+leave, re-run it, and check the end state. Prints one line per operation and store, and
+"N operations × K kill points: all consistent", or what was not, and exits 1.
+"""
+import hashlib, json, os, shutil, signal, subprocess, sys, time, uuid
+
+pipeline, work, moto = sys.argv[1], sys.argv[2], (sys.argv[3] if len(sys.argv) > 3 else "")
+proxy_script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fault-proxy.py")
+env = dict(os.environ, AWS_ACCESS_KEY_ID="kill", AWS_SECRET_ACCESS_KEY="kill-secret", AWS_PROFILE="",
+           CI="false", PIPELINE_PROMOTION_LEASE="1", AWS_DEFAULT_REGION="us-east-1")
+for name in ("PIPELINE_TEST_KILL_AFTER", "PIPELINE_TEST_COUNT_WRITES"):
+    env.pop(name, None)
+repo = os.path.join(work, "repo")
+snapshots = os.path.join(repo, "Tests/AppTests/__Snapshots__/LoginTests")
+files = [f"test_{i}.1.png" for i in range(3)]
+base_refs = {name: f"base {name}" for name in files}
+branch_refs = dict(base_refs, **{files[0]: "branch 0", files[1]: "branch 1"})
+violations = []
+
+
+def git(*args):
+    return subprocess.run(["git", "-C", repo, "-c", "user.name=K", "-c", "user.email=k@k", *args],
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def write_refs(contents):
+    shutil.rmtree(snapshots, ignore_errors=True)
+    os.makedirs(snapshots)
+    for name, text in contents.items():
+        with open(os.path.join(snapshots, name), "w") as f:
+            f.write(text)
+
+
+def md5(data):
+    return hashlib.md5(data).hexdigest()
+
+
+class Folder:
+    kind = "folder"
+
+    def __init__(self, root):
+        self.root = root
+
+    def args(self):
+        return ["--feature", f"{self.root}/feature", "--develop", f"{self.root}/develop"]
+
+    def clone(self):
+        other = Folder(os.path.join(work, f"store-{uuid.uuid4().hex[:8]}"))
+        if os.path.exists(self.root):
+            shutil.copytree(self.root, other.root)
+        return other
+
+    def objects(self):
+        found = {}
+        for folder, dirs, names in os.walk(self.root):
+            dirs[:] = [d for d in dirs if d != ".pipeline-metadata"]
+            for name in names:
+                if name.startswith(".pipeline-tmp-"):
+                    continue
+                path = os.path.join(folder, name)
+                found[os.path.relpath(path, self.root)] = open(path, "rb").read()
+        return found
+
+
+class Moto:
+    kind = "moto"
+
+    def __init__(self, prefix):
+        import boto3
+        self.s3 = boto3.client("s3", endpoint_url=moto, aws_access_key_id="kill", aws_secret_access_key="kill-secret",
+                               region_name="us-east-1")
+        self.prefix = prefix
+
+    def args(self):
+        return ["--feature", f"s3://kill/{self.prefix}/feature", "--develop", f"s3://kill/{self.prefix}/develop"]
+
+    def clone(self):
+        other = Moto(f"run-{uuid.uuid4().hex[:8]}")
+        for key in self.keys():
+            self.s3.copy_object(Bucket="kill", Key=f"{other.prefix}/{key}", MetadataDirective="COPY",
+                                CopySource={"Bucket": "kill", "Key": f"{self.prefix}/{key}"})
+        return other
+
+    def keys(self):
+        keys, token = [], None
+        while True:
+            extra = {"ContinuationToken": token} if token else {}
+            page = self.s3.list_objects_v2(Bucket="kill", Prefix=f"{self.prefix}/", **extra)
+            keys += [item["Key"][len(self.prefix) + 1:] for item in page.get("Contents", [])]
+            if not page.get("IsTruncated"):
+                return keys
+            token = page["NextContinuationToken"]
+
+    def objects(self):
+        return {key: self.s3.get_object(Bucket="kill", Key=f"{self.prefix}/{key}")["Body"].read() for key in self.keys()}
+
+
+class Proxy:
+    """The fault proxy in front of moto: counts requests, or holds every one after the K-th."""
+
+    def __init__(self, hold_after=None):
+        self.log = os.path.join(work, f"proxy-{uuid.uuid4().hex[:8]}.log")
+        extra = ["--hold-after", str(hold_after)] if hold_after is not None else []
+        self.process = subprocess.Popen([sys.executable, proxy_script, moto, "", *extra],
+                                        stdout=open(self.log, "w"), stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            lines = open(self.log).read().splitlines()
+            if lines and lines[0].startswith("port "):
+                self.endpoint = f"http://127.0.0.1:{lines[0].split()[1]}"
+                return
+            time.sleep(0.02)
+        sys.exit("kill: the fault proxy did not start")
+
+    def lines(self):
+        return open(self.log).read().splitlines()[1:]
+
+    def stop(self):
+        self.process.kill()
+        self.process.wait()
+
+
+def run(store, arguments, extra_env=None, check=True):
+    result = subprocess.run([pipeline, "-C", repo, *arguments, *store.args()], env=dict(env, **(extra_env or {})),
+                            capture_output=True, text=True)
+    if check and result.returncode != 0:
+        sys.exit(f"kill: pipeline {' '.join(arguments)} failed ({result.returncode}): {result.stderr.strip()}")
+    return result
+
+
+def start(store, arguments, extra_env):
+    return subprocess.Popen([pipeline, "-C", repo, *arguments, *store.args()], env=dict(env, **extra_env),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def archive_whole(store):
+    """No push record names a file its push lacks (or holds otherwise)."""
+    objects = store.objects()
+    problems = []
+    for key, data in objects.items():
+        parts = key.split("/")
+        if len(parts) == 4 and parts[0] == "feature" and parts[1] == ".push-records":
+            record = json.loads(data)
+            commit = parts[3][:-len(".json")]
+            for name, digest in record["files"].items():
+                kept = objects.get(f"feature/.pushes/{commit}/{parts[2]}/{name}")
+                if kept is None or md5(kept) != digest:
+                    problems.append(f"{key} names {name}, which its push " + ("lacks" if kept is None else "holds otherwise"))
+    return problems
+
+
+def files_of(store, role):
+    objects = store.objects()
+    return {key.split("/")[-1]: data.decode() for key, data in objects.items()
+            if key.startswith(f"{role}/LoginTests/") and key.count("/") == 2}
+
+
+# Each operation: where the checkout is, what it runs, and what the end state must be.
+def end_push(store):
+    problems = archive_whole(store)
+    if files_of(store, "feature") != branch_refs:
+        problems.append(f"feature holds {files_of(store, 'feature')}")
+    if not any(k.startswith(f"feature/.push-records/LoginTests/{branch}") for k in store.objects()):
+        problems.append("the branch's push has no record")
+    return problems
+
+
+def end_promote(store):
+    problems = archive_whole(store)
+    if files_of(store, "develop") != branch_refs:
+        problems.append(f"develop holds {files_of(store, 'develop')}")
+    return problems
+
+
+def end_prune(store):
+    problems = archive_whole(store)
+    left = [k for k in store.objects() if k.startswith("feature/.push-records/") or k.startswith("feature/.pushes/")]
+    if left:
+        problems.append(f"merged and promoted pushes left: {left}")
+    if files_of(store, "feature") != branch_refs:
+        problems.append("feature's latest copy changed")
+    return problems
+
+
+def after_kill(store, operation, direct):
+    """What a kill may leave: pushes whole or absent; a pull of develop whole (old, new, or said half written)."""
+    problems = archive_whole(store)
+    if operation == "promote":
+        pulled = run(store, ["refs", "pull", "LoginTests", "--json"], direct, check=False)
+        local = {name: open(os.path.join(snapshots, name)).read() for name in os.listdir(snapshots)} \
+            if os.path.isdir(snapshots) else {}
+        notes = json.loads(pulled.stdout).get("notes", []) if pulled.returncode == 0 and pulled.stdout else []
+        if pulled.returncode != 0:
+            problems.append(f"pull failed after the kill: {pulled.stderr.strip()}")
+        elif local not in (base_refs, branch_refs) and not notes:
+            problems.append(f"pull returned a half-written test folder and said nothing: {local}")
+    return problems
+
+
+operations = [
+    ("push", lambda: (git("checkout", "-q", "feature/x"), write_refs(branch_refs)), ["refs", "push", "LoginTests"], end_push),
+    ("promote", lambda: (git("checkout", "-q", "develop"), write_refs(base_refs)), ["refs", "promote"], end_promote),
+    ("prune", lambda: git("checkout", "-q", "develop"), ["refs", "prune"], end_prune),
+]
+
+
+def history():
+    shutil.rmtree(repo, ignore_errors=True)
+    os.makedirs(os.path.join(repo, "pipelines"))
+    git("init", "-q", "-b", "develop")
+    with open(os.path.join(repo, "pipelines/post-merge.yml"), "w") as f:
+        f.write("name: post-merge\ndescription: Kill points.\nreferences:\n  feature: store/feature\n"
+                "  develop: store/develop\nstages:\n  - promote:\n      from: feature\n      to: develop\n")
+    with open(os.path.join(repo, ".gitignore"), "w") as f:
+        f.write("__Snapshots__/\nstore/\n")
+    os.makedirs(os.path.join(repo, "Tests/AppTests"), exist_ok=True)
+    with open(os.path.join(repo, "Tests/AppTests/LoginTests.swift"), "w") as f:
+        f.write("// base\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "base")
+    git("checkout", "-q", "-b", "feature/x")
+    with open(os.path.join(repo, "View.swift"), "w") as f:
+        f.write("// a view change\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "view")
+    branch = git("rev-parse", "HEAD")
+    git("checkout", "-q", "develop")
+    git("merge", "-q", "--no-ff", "-m", "merge view", "feature/x")
+    return branch
+
+
+branch = history()
+total_points, total_operations = 0, 0
+started = time.time()
+for kind in ["folder"] + (["moto"] if moto else []):
+    if kind == "moto":
+        import boto3
+        boto3.client("s3", endpoint_url=moto, aws_access_key_id="kill", aws_secret_access_key="kill-secret",
+                     region_name="us-east-1").create_bucket(Bucket="kill")
+    template = Folder(os.path.join(work, "template")) if kind == "folder" else Moto("template")
+    direct = {} if kind == "folder" else {"AWS_ENDPOINT_URL_S3": moto}
+    # The start: develop holds the base, pushed and promoted from the base commit.
+    git("checkout", "-q", "develop~1")
+    write_refs(base_refs)
+    run(template, ["refs", "push", "LoginTests"], direct)
+    run(template, ["refs", "promote", "LoginTests", "--force", "--yes"], direct)
+    for name, checkout, arguments, end in operations:
+        checkout()
+        # K: the writes of one uninterrupted run.
+        counted = template.clone()
+        if kind == "folder":
+            count_file = os.path.join(work, f"count-{uuid.uuid4().hex[:8]}")
+            run(counted, arguments, {"PIPELINE_TEST_COUNT_WRITES": count_file})
+            points = len(open(count_file).read().splitlines()) if os.path.exists(count_file) else 0
+        else:
+            proxy = Proxy()
+            run(counted, arguments, {"AWS_ENDPOINT_URL_S3": proxy.endpoint})
+            points = len(proxy.lines())
+            proxy.stop()
+        problems = end(counted)
+        if problems:
+            violations.append(f"{kind} {name}, uninterrupted: {'; '.join(problems)}")
+        killed_runs = 0
+        for k in range(1, points + 1):
+            store = template.clone()
+            checkout()
+            if kind == "folder":
+                job = start(store, arguments, {"PIPELINE_TEST_KILL_AFTER": str(k)})
+                job.wait()
+            else:
+                proxy = Proxy(hold_after=k)
+                job = start(store, arguments, {"AWS_ENDPOINT_URL_S3": proxy.endpoint})
+                while job.poll() is None and not any(line.endswith("-> held") for line in proxy.lines()):
+                    time.sleep(0.01)
+                if job.poll() is None:
+                    job.send_signal(signal.SIGKILL)
+                job.wait()
+                proxy.stop()
+            if job.returncode == -signal.SIGKILL:
+                killed_runs += 1
+            problems = after_kill(store, name, direct)
+            checkout()
+            rerun = run(store, arguments, direct, check=False)
+            if rerun.returncode != 0:
+                problems.append(f"the re-run failed ({rerun.returncode}): {rerun.stderr.strip()}")
+            else:
+                problems += end(store)
+            if problems:
+                violations.append(f"{kind} {name}, killed after write {k} of {points}: {'; '.join(problems)}")
+        # The next operation starts where this one ends.
+        checkout()
+        run(template, arguments, direct)
+        total_points += points
+        total_operations += 1
+        print(f"{kind:6s} {name:8s} {points:3d} kill points, {killed_runs} killed mid-run, "
+              f"{sum(1 for v in violations if v.startswith(f'{kind} {name},'))} inconsistent", flush=True)
+
+print(f"{total_operations} operations × {total_points} kill points in all ({time.time() - started:.0f} s): "
+      + ("all consistent" if not violations else f"{len(violations)} inconsistent"))
+for violation in violations:
+    print(f"  {violation}", file=sys.stderr)
+sys.exit(1 if violations else 0)
