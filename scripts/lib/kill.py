@@ -46,8 +46,8 @@ class Folder:
     def __init__(self, root):
         self.root = root
 
-    def args(self):
-        return ["--feature", f"{self.root}/feature", "--develop", f"{self.root}/develop"]
+    def spec(self):
+        return f"  feature: {self.root}/feature\n  develop: {self.root}/develop\n"
 
     def clone(self):
         other = Folder(os.path.join(work, f"store-{uuid.uuid4().hex[:8]}"))
@@ -76,8 +76,8 @@ class Moto:
                                region_name="us-east-1")
         self.prefix = prefix
 
-    def args(self):
-        return ["--feature", f"s3://kill/{self.prefix}/feature", "--develop", f"s3://kill/{self.prefix}/develop"]
+    def spec(self):
+        return f"  feature: s3://kill/{self.prefix}/feature\n  develop: s3://kill/{self.prefix}/develop\n"
 
     def clone(self):
         other = Moto(f"run-{uuid.uuid4().hex[:8]}")
@@ -124,16 +124,25 @@ class Proxy:
         self.process.wait()
 
 
-def run(store, arguments, extra_env=None, check=True):
-    result = subprocess.run([pipeline, "-C", repo, *arguments, *store.args()], env=dict(env, **(extra_env or {})),
+def use(store):
+    """The spec names `store`'s feature and develop (pipeline import reads them only there)."""
+    with open(os.path.join(repo, "pipelines/post-merge.yml"), "w") as f:
+        f.write("name: post-merge\ndescription: Kill points.\nreferences:\n" + store.spec()
+                + "stages:\n  - promote:\n      from: feature\n      to: develop\n")
+
+
+def run(store, arguments, extra_env=None, check=True, ok=(0,)):
+    use(store)
+    result = subprocess.run([pipeline, "-C", repo, *arguments], env=dict(env, **(extra_env or {})),
                             capture_output=True, text=True)
-    if check and result.returncode != 0:
+    if check and result.returncode not in ok:
         sys.exit(f"kill: pipeline {' '.join(arguments)} failed ({result.returncode}): {result.stderr.strip()}")
     return result
 
 
 def start(store, arguments, extra_env):
-    return subprocess.Popen([pipeline, "-C", repo, *arguments, *store.args()], env=dict(env, **extra_env),
+    use(store)
+    return subprocess.Popen([pipeline, "-C", repo, *arguments], env=dict(env, **extra_env),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -150,6 +159,27 @@ def archive_whole(store):
                 kept = objects.get(f"feature/.pushes/{commit}/{parts[2]}/{name}")
                 if kept is None or md5(kept) != digest:
                     problems.append(f"{key} names {name}, which its push " + ("lacks" if kept is None else "holds otherwise"))
+    return problems
+
+
+def candidates_whole(store):
+    """Every kept run's record names tests whose renderings its run holds; timings kept in the
+    store are whole JSON."""
+    objects = store.objects()
+    problems = []
+    for key, data in objects.items():
+        if key.endswith(".json") and ("timings" in key or "pipeline-runs" in key):
+            try:
+                json.loads(data)
+            except ValueError:
+                problems.append(f"{key} is not whole JSON")
+    for key, data in objects.items():
+        parts = key.split("/")
+        if len(parts) == 4 and parts[:2] == ["feature", ".candidates"] and parts[3].endswith(".json"):
+            run_name = parts[3][:-len(".json")]
+            for test in json.loads(data)["tests"]:
+                if not any(k.startswith(f"feature/.candidates/{parts[2]}/{run_name}/{test}/") for k in objects):
+                    problems.append(f"{key} names {test}, whose renderings its run lacks")
     return problems
 
 
@@ -186,9 +216,32 @@ def end_prune(store):
     return problems
 
 
+def end_candidates(store):
+    problems = archive_whole(store) + candidates_whole(store)
+    if not any(k.endswith("pipeline-timings.json") for k in store.objects()):
+        problems.append("the run's timings were not folded into the store")
+    if not any(k.startswith(f"feature/.candidates/{branch}/") and k.endswith(".json") for k in store.objects()):
+        problems.append("no run of the branch's commit was kept")
+    return problems
+
+
+accepted_refs = dict(branch_refs, **{files[0]: "ci render"})
+
+
+def end_accept(store):
+    problems = archive_whole(store) + candidates_whole(store)
+    if files_of(store, "feature") != accepted_refs:
+        problems.append(f"feature holds {files_of(store, 'feature')}")
+    records = [k for k in store.objects() if k.startswith(f"feature/.push-records/LoginTests/{branch}")]
+    if not records or "acceptedFrom" not in json.loads(store.objects()[records[0]]):
+        problems.append("the accepted push has no record naming its run")
+    return problems
+
+
 def after_kill(store, operation, direct):
-    """What a kill may leave: pushes whole or absent; a pull of develop whole (old, new, or said half written)."""
-    problems = archive_whole(store)
+    """What a kill may leave: pushes and kept runs whole or absent; a pull of develop whole (old, new,
+    or said half written)."""
+    problems = archive_whole(store) + candidates_whole(store)
     if operation == "promote":
         pulled = run(store, ["refs", "pull", "LoginTests", "--json"], direct, check=False)
         local = {name: open(os.path.join(snapshots, name)).read() for name in os.listdir(snapshots)} \
@@ -201,10 +254,22 @@ def after_kill(store, operation, direct):
     return problems
 
 
+log = os.path.join(work, "xcodebuild.log")
+artifacts = os.path.join(work, "artifacts")
+ci = {"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "1"}
+# Each: name, where the checkout is, the command, its exit codes that are not failures, extra
+# variables, and the end state it must reach.
 operations = [
-    ("push", lambda: (git("checkout", "-q", "feature/x"), write_refs(branch_refs)), ["refs", "push", "LoginTests"], end_push),
-    ("promote", lambda: (git("checkout", "-q", "develop"), write_refs(base_refs)), ["refs", "promote"], end_promote),
-    ("prune", lambda: git("checkout", "-q", "develop"), ["refs", "prune"], end_prune),
+    ("push", lambda: (git("checkout", "-q", "feature/x"), write_refs(branch_refs)), ["refs", "push", "LoginTests"],
+     (0,), {}, end_push),
+    ("promote", lambda: (git("checkout", "-q", "develop"), write_refs(base_refs)), ["refs", "promote"], (0,), {},
+     end_promote),
+    ("prune", lambda: git("checkout", "-q", "develop"), ["refs", "prune"], (0,), {}, end_prune),
+    # CI's candidates, kept by an import of a failed run with its snapshot artifacts (exit 1: a test failed).
+    ("candidates", lambda: (git("checkout", "-q", "feature/x"), write_refs(branch_refs)),
+     ["import", "xcodebuild-log", log, "--artifacts", artifacts, "--timings", "feature"], (1,), ci, end_candidates),
+    ("accept", lambda: git("checkout", "-q", "feature/x"), ["refs", "accept", "--all", "--commit", "BRANCH"], (0,), {},
+     end_accept),
 ]
 
 
@@ -234,6 +299,15 @@ def history():
 
 
 branch = history()
+with open(log, "w") as f:
+    f.write("Test Case '-[AppTests.LoginTests test_0]' started.\n"
+            "/ci/LoginTests.swift:3: error: -[AppTests.LoginTests test_0] : failed - Snapshot does not match reference.\n"
+            "Test Case '-[AppTests.LoginTests test_0]' failed (0.100 seconds).\n")
+os.makedirs(os.path.join(artifacts, "LoginTests"), exist_ok=True)
+with open(os.path.join(artifacts, "LoginTests", files[0]), "w") as f:
+    f.write("ci render")
+operations = [(n, c, [branch if a == "BRANCH" else a for a in args], ok, extra, end)
+              for n, c, args, ok, extra, end in operations]
 total_points, total_operations = 0, 0
 started = time.time()
 for kind in ["folder"] + (["moto"] if moto else []):
@@ -248,17 +322,17 @@ for kind in ["folder"] + (["moto"] if moto else []):
     write_refs(base_refs)
     run(template, ["refs", "push", "LoginTests"], direct)
     run(template, ["refs", "promote", "LoginTests", "--force", "--yes"], direct)
-    for name, checkout, arguments, end in operations:
+    for name, checkout, arguments, ok, extra, end in operations:
         checkout()
         # K: the writes of one uninterrupted run.
         counted = template.clone()
         if kind == "folder":
             count_file = os.path.join(work, f"count-{uuid.uuid4().hex[:8]}")
-            run(counted, arguments, {"PIPELINE_TEST_COUNT_WRITES": count_file})
+            run(counted, arguments, dict(extra, PIPELINE_TEST_COUNT_WRITES=count_file), ok=ok)
             points = len(open(count_file).read().splitlines()) if os.path.exists(count_file) else 0
         else:
             proxy = Proxy()
-            run(counted, arguments, {"AWS_ENDPOINT_URL_S3": proxy.endpoint})
+            run(counted, arguments, dict(extra, AWS_ENDPOINT_URL_S3=proxy.endpoint), ok=ok)
             points = len(proxy.lines())
             proxy.stop()
         problems = end(counted)
@@ -269,11 +343,11 @@ for kind in ["folder"] + (["moto"] if moto else []):
             store = template.clone()
             checkout()
             if kind == "folder":
-                job = start(store, arguments, {"PIPELINE_TEST_KILL_AFTER": str(k)})
+                job = start(store, arguments, dict(extra, PIPELINE_TEST_KILL_AFTER=str(k)))
                 job.wait()
             else:
                 proxy = Proxy(hold_after=k)
-                job = start(store, arguments, {"AWS_ENDPOINT_URL_S3": proxy.endpoint})
+                job = start(store, arguments, dict(extra, AWS_ENDPOINT_URL_S3=proxy.endpoint))
                 while job.poll() is None and not any(line.endswith("-> held") for line in proxy.lines()):
                     time.sleep(0.01)
                 if job.poll() is None:
@@ -284,8 +358,8 @@ for kind in ["folder"] + (["moto"] if moto else []):
                 killed_runs += 1
             problems = after_kill(store, name, direct)
             checkout()
-            rerun = run(store, arguments, direct, check=False)
-            if rerun.returncode != 0:
+            rerun = run(store, arguments, dict(extra, **direct), check=False)
+            if rerun.returncode not in ok:
                 problems.append(f"the re-run failed ({rerun.returncode}): {rerun.stderr.strip()}")
             else:
                 problems += end(store)
@@ -293,7 +367,7 @@ for kind in ["folder"] + (["moto"] if moto else []):
                 violations.append(f"{kind} {name}, killed after write {k} of {points}: {'; '.join(problems)}")
         # The next operation starts where this one ends.
         checkout()
-        run(template, arguments, direct)
+        run(template, arguments, dict(extra, **direct), ok=ok)
         total_points += points
         total_operations += 1
         print(f"{kind:6s} {name:8s} {points:3d} kill points, {killed_runs} killed mid-run, "
