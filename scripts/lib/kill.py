@@ -254,6 +254,24 @@ def after_kill(store, operation, direct):
     return problems
 
 
+package = os.path.join(repo, "Pkg")
+direct_env = {}  # the variables that reach the store directly (moto's endpoint), for the end checks
+
+
+def end_queue(store):
+    """The shared run's report: every test exactly once (pipeline report fails otherwise)."""
+    problems = archive_whole(store) + candidates_whole(store)
+    report = run(store, ["report", "--queue", "kill-run", "--timings", "feature", "--package-path", package, "--json"],
+                 direct_env, check=False)
+    if report.returncode != 0:
+        problems.append(f"the run's report failed ({report.returncode}): {report.stderr.strip()[:300]}")
+    else:
+        summary = json.loads(report.stdout)["summary"]
+        if (summary["total"], summary["passed"], summary["duplicated"], summary["missing"]) != (4, 4, 0, 0):
+            problems.append(f"the run's report: {summary}")
+    return problems
+
+
 log = os.path.join(work, "xcodebuild.log")
 artifacts = os.path.join(work, "artifacts")
 ci = {"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "1"}
@@ -270,6 +288,10 @@ operations = [
      ["import", "xcodebuild-log", log, "--artifacts", artifacts, "--timings", "feature"], (1,), ci, end_candidates),
     ("accept", lambda: git("checkout", "-q", "feature/x"), ["refs", "accept", "--all", "--commit", "BRANCH"], (0,), {},
      end_accept),
+    # A node of a shared run: the plan pinned, its claims, its batches' results and its report, the timings.
+    ("queue", lambda: git("checkout", "-q", "develop"),
+     ["test", "--package-path", package, "--skip-build", "--queue", "kill-run", "--timings", "feature", "--node", "1/1"],
+     (0,), {}, end_queue),
 ]
 
 
@@ -281,7 +303,7 @@ def history():
         f.write("name: post-merge\ndescription: Kill points.\nreferences:\n  feature: store/feature\n"
                 "  develop: store/develop\nstages:\n  - promote:\n      from: feature\n      to: develop\n")
     with open(os.path.join(repo, ".gitignore"), "w") as f:
-        f.write("__Snapshots__/\nstore/\n")
+        f.write("__Snapshots__/\nstore/\nPkg/\n")
     os.makedirs(os.path.join(repo, "Tests/AppTests"), exist_ok=True)
     with open(os.path.join(repo, "Tests/AppTests/LoginTests.swift"), "w") as f:
         f.write("// base\n")
@@ -299,6 +321,14 @@ def history():
 
 
 branch = history()
+os.makedirs(os.path.join(package, "Tests/KillTests"))
+with open(os.path.join(package, "Package.swift"), "w") as f:
+    f.write('// swift-tools-version:5.9\nimport PackageDescription\nlet package = Package(name: "Kill", '
+            'targets: [.testTarget(name: "KillTests")])\n')
+with open(os.path.join(package, "Tests/KillTests/KillTests.swift"), "w") as f:
+    f.write("import XCTest\nfinal class KillTests: XCTestCase {\n"
+            + "".join(f"    func test{i}() {{ XCTAssertEqual({i}, {i}) }}\n" for i in range(4)) + "}\n")
+subprocess.run(["swift", "build", "--build-tests", "--package-path", package], check=True, capture_output=True)
 with open(log, "w") as f:
     f.write("Test Case '-[AppTests.LoginTests test_0]' started.\n"
             "/ci/LoginTests.swift:3: error: -[AppTests.LoginTests test_0] : failed - Snapshot does not match reference.\n"
@@ -317,6 +347,7 @@ for kind in ["folder"] + (["moto"] if moto else []):
                      region_name="us-east-1").create_bucket(Bucket="kill")
     template = Folder(os.path.join(work, "template")) if kind == "folder" else Moto("template")
     direct = {} if kind == "folder" else {"AWS_ENDPOINT_URL_S3": moto}
+    direct_env = direct
     # The start: develop holds the base, pushed and promoted from the base commit.
     git("checkout", "-q", "develop~1")
     write_refs(base_refs)
