@@ -61,7 +61,8 @@ struct ChildProcessTests {
         }
         let pid = try #require(grandchild)
         process.kill()
-        #expect(await process.wait() == .signalled(SIGKILL))
+        let ended = await process.wait()
+        #expect(ended == .signalled(SIGKILL), "\(ended)")
         var gone = false
         for _ in 0..<100 where !gone {
             gone = kill(pid, 0) != 0
