@@ -20,6 +20,9 @@ snapshots = os.path.join(repo, "Tests/AppTests/__Snapshots__/LoginTests")
 files = [f"test_{i}.1.png" for i in range(3)]
 base_refs = {name: f"base {name}" for name in files}
 branch_refs = dict(base_refs, **{files[0]: "branch 0", files[1]: "branch 1"})
+# A second branch, merged after the first, changes two files, one of them the first's.
+y_refs = dict(base_refs, **{files[1]: "y 1", files[2]: "y 2"})
+final_refs = {files[0]: "branch 0", files[1]: "y 1", files[2]: "y 2"}
 violations = []
 
 
@@ -200,8 +203,10 @@ def end_push(store):
 
 
 def end_promote(store):
+    """After the first merge's promotion (killed and re-run) and the second's: the latest merge's
+    version of every file."""
     problems = archive_whole(store)
-    if files_of(store, "develop") != branch_refs:
+    if files_of(store, "develop") != final_refs:
         problems.append(f"develop holds {files_of(store, 'develop')}")
     return problems
 
@@ -211,7 +216,7 @@ def end_prune(store):
     left = [k for k in store.objects() if k.startswith("feature/.push-records/") or k.startswith("feature/.pushes/")]
     if left:
         problems.append(f"merged and promoted pushes left: {left}")
-    if files_of(store, "feature") != branch_refs:
+    if files_of(store, "feature") != y_refs:
         problems.append("feature's latest copy changed")
     return problems
 
@@ -225,7 +230,7 @@ def end_candidates(store):
     return problems
 
 
-accepted_refs = dict(branch_refs, **{files[0]: "ci render"})
+accepted_refs = dict(final_refs, **{files[0]: "ci render"})
 
 
 def end_accept(store):
@@ -280,8 +285,9 @@ ci = {"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "7", "GITHUB_RUN_
 operations = [
     ("push", lambda: (git("checkout", "-q", "feature/x"), write_refs(branch_refs)), ["refs", "push", "LoginTests"],
      (0,), {}, end_push),
-    ("promote", lambda: (git("checkout", "-q", "develop"), write_refs(base_refs)), ["refs", "promote"], (0,), {},
-     end_promote),
+    # The first merge's promotion; after it (or its kill), the second merge's runs, then the first's again.
+    ("promote", lambda: (git("checkout", "-q", "develop"), write_refs(base_refs)),
+     ["refs", "promote", "--base", "M1^1", "--head", "M1"], (0,), {}, end_promote),
     ("prune", lambda: git("checkout", "-q", "develop"), ["refs", "prune"], (0,), {}, end_prune),
     # CI's candidates, kept by an import of a failed run with its snapshot artifacts (exit 1: a test failed).
     ("candidates", lambda: (git("checkout", "-q", "feature/x"), write_refs(branch_refs)),
@@ -296,6 +302,7 @@ operations = [
 
 
 def history():
+    """base ─ x (feature/x) ─ M1 = merge x ─ M2 = merge y, y (feature/y) cut from base."""
     shutil.rmtree(repo, ignore_errors=True)
     os.makedirs(os.path.join(repo, "pipelines"))
     git("init", "-q", "-b", "develop")
@@ -316,11 +323,21 @@ def history():
     git("commit", "-q", "-m", "view")
     branch = git("rev-parse", "HEAD")
     git("checkout", "-q", "develop")
+    base = git("rev-parse", "HEAD")
+    git("checkout", "-q", "-b", "feature/y")
+    with open(os.path.join(repo, "Other.swift"), "w") as f:
+        f.write("// another view change\n")
+    git("add", "-A")
+    git("commit", "-q", "-m", "other view")
+    git("checkout", "-q", "develop")
     git("merge", "-q", "--no-ff", "-m", "merge view", "feature/x")
-    return branch
+    first = git("rev-parse", "HEAD")
+    git("merge", "-q", "--no-ff", "-m", "merge other view", "feature/y")
+    return branch, base, first, git("rev-parse", "HEAD")
 
 
-branch = history()
+branch, base, first_merge, second_merge = history()
+second_promotion = ["refs", "promote", "--base", f"{second_merge}^1", "--head", second_merge]
 os.makedirs(os.path.join(package, "Tests/KillTests"))
 with open(os.path.join(package, "Package.swift"), "w") as f:
     f.write('// swift-tools-version:5.9\nimport PackageDescription\nlet package = Package(name: "Kill", '
@@ -336,8 +353,8 @@ with open(log, "w") as f:
 os.makedirs(os.path.join(artifacts, "LoginTests"), exist_ok=True)
 with open(os.path.join(artifacts, "LoginTests", files[0]), "w") as f:
     f.write("ci render")
-operations = [(n, c, [branch if a == "BRANCH" else a for a in args], ok, extra, end)
-              for n, c, args, ok, extra, end in operations]
+names = {"BRANCH": branch, "M1": first_merge, "M1^1": f"{first_merge}^1"}
+operations = [(n, c, [names.get(a, a) for a in args], ok, extra, end) for n, c, args, ok, extra, end in operations]
 total_points, total_operations = 0, 0
 started = time.time()
 for kind in ["folder"] + (["moto"] if moto else []):
@@ -349,7 +366,7 @@ for kind in ["folder"] + (["moto"] if moto else []):
     direct = {} if kind == "folder" else {"AWS_ENDPOINT_URL_S3": moto}
     direct_env = direct
     # The start: develop holds the base, pushed and promoted from the base commit.
-    git("checkout", "-q", "develop~1")
+    git("checkout", "-q", base)
     write_refs(base_refs)
     run(template, ["refs", "push", "LoginTests"], direct)
     run(template, ["refs", "promote", "LoginTests", "--force", "--yes"], direct)
@@ -366,6 +383,8 @@ for kind in ["folder"] + (["moto"] if moto else []):
             run(counted, arguments, dict(extra, AWS_ENDPOINT_URL_S3=proxy.endpoint), ok=ok)
             points = len(proxy.lines())
             proxy.stop()
+        if name == "promote":
+            run(counted, second_promotion, direct)
         problems = end(counted)
         if problems:
             violations.append(f"{kind} {name}, uninterrupted: {'; '.join(problems)}")
@@ -388,6 +407,10 @@ for kind in ["folder"] + (["moto"] if moto else []):
             if job.returncode == -signal.SIGKILL:
                 killed_runs += 1
             problems = after_kill(store, name, direct)
+            if name == "promote":
+                race = run(store, second_promotion, direct, check=False)
+                if race.returncode != 0:
+                    problems.append(f"the second merge's promotion failed ({race.returncode}): {race.stderr.strip()}")
             checkout()
             rerun = run(store, arguments, dict(extra, **direct), check=False)
             if rerun.returncode not in ok:
@@ -399,6 +422,12 @@ for kind in ["folder"] + (["moto"] if moto else []):
         # The next operation starts where this one ends.
         checkout()
         run(template, arguments, dict(extra, **direct), ok=ok)
+        if name == "push":  # the second branch pushes too
+            git("checkout", "-q", "feature/y")
+            write_refs(y_refs)
+            run(template, ["refs", "push", "LoginTests"], direct)
+        if name == "promote":
+            run(template, second_promotion, direct)
         total_points += points
         total_operations += 1
         print(f"{kind:6s} {name:8s} {points:3d} kill points, {killed_runs} killed mid-run, "
