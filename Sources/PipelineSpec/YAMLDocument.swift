@@ -46,6 +46,12 @@ public enum YAMLDocument {
                     "file is \(ByteCount(text.utf8.count)); a pipeline spec may be at most \(ByteCount(maximumSize))")
         }
         let lines = SourceLines(text)
+        // Refused before libyaml composes the document: an alias used as a mapping key makes Yams
+        // hash the whole aliased tree, exponential in the anchors' nesting (fuzzing found a spec
+        // that hung; FuzzCorpusTests.specAliasKeyHang).
+        if let anchor = lines.firstAnchor() {
+            throw Diagnostic(file: file, location: anchor, message: anchorsRefused(lines.word(at: anchor)))
+        }
         let root: Yams.Node?
         do {
             root = try Parser(yaml: text).singleRoot()
@@ -110,10 +116,7 @@ public enum YAMLDocument {
         private func refuseProperties(at location: SourceLocation) throws(Diagnostic) {
             switch lines.scalar(at: location) {
             case "&":
-                throw fail(
-                    location,
-                    "anchors (\(lines.word(at: location))) and aliases are not supported "
-                        + "in pipeline specs; write the value out")
+                throw fail(location, anchorsRefused(lines.word(at: location)))
             case "!":
                 throw fail(
                     location,
@@ -178,6 +181,11 @@ public enum YAMLDocument {
 }
 
 /// The text split into lines, for the few questions the YAML parser does not answer.
+/// Why a spec may not hold an anchor (`&a`) or an alias.
+func anchorsRefused(_ anchor: String) -> String {
+    "anchors (\(anchor)) and aliases are not supported in pipeline specs; write the value out"
+}
+
 struct SourceLines {
     private let lines: [Substring]
 
@@ -199,6 +207,40 @@ struct SourceLines {
         guard let line = line(location.line) else { return "" }
         let rest = line.unicodeScalars.dropFirst(location.column - 1).prefix { $0 != " " && $0 != "\t" }
         return String(String.UnicodeScalarView(rest))
+    }
+
+    /// The first anchor (`&name` where a node starts: at a line's start, after `- `, `: `, `? `,
+    /// `[`, `{` or `,`), outside quotes and comments; nil when there is none. A `&` inside a plain
+    /// scalar (`fish &chips`) is text.
+    func firstAnchor() -> SourceLocation? {
+        for (index, line) in lines.enumerated() {
+            let scalars = Array(line.unicodeScalars)
+            var quote: Unicode.Scalar?
+            var previous: Unicode.Scalar?  // the last non-space scalar before this one
+            var spaced = true  // whether a space (or the line's start) comes right before
+            for (column, scalar) in scalars.enumerated() {
+                if let open = quote {
+                    if scalar == open { quote = nil }
+                    continue
+                }
+                if scalar == "#" && spaced { break }  // a comment
+                // Where a node starts: the line's start, or after `[`, `{`, `,`, or `- `, `: `, `? `.
+                let nodeStart =
+                    previous == nil || "[{,".unicodeScalars.contains(previous!)
+                    || (spaced && (previous == ":" || previous == "-" || previous == "?"))
+                if nodeStart && (scalar == "\"" || scalar == "'") {
+                    quote = scalar
+                } else if nodeStart && scalar == "&" {
+                    let next = column + 1 < scalars.count ? scalars[column + 1] : " "
+                    if next != " ", next != "\t", !",[]{}".unicodeScalars.contains(next) {
+                        return SourceLocation(line: index + 1, column: column + 1)
+                    }
+                }
+                if scalar != " " && scalar != "\t" { previous = scalar }
+                spaced = scalar == " " || scalar == "\t"
+            }
+        }
+        return nil
     }
 
     func hasTabIndentation(atLine number: Int) -> Bool {

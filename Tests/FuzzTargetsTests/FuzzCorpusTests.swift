@@ -1,4 +1,5 @@
 import Foundation
+import PipelineSpec
 import Testing
 
 @testable import FuzzTargets
@@ -34,6 +35,30 @@ struct FuzzCorpusTests {
     func s3ErrorLeak() throws {
         let input = try Data(contentsOf: Self.corpus.appendingPathComponent("s3-error/s3ErrorLeak.xml"))
         #expect(ErrorParser.parse(input)?.code == "SignatureDoesNotMatch")
+    }
+
+    @Test(
+        "specAliasKeyHang: an alias as a mapping key (found by fuzzing: Yams hashed the whole aliased tree) is refused before YAML is composed"
+    )
+    func specAliasKeyHang() throws {
+        let input = String(
+            decoding: try Data(contentsOf: Self.corpus.appendingPathComponent("spec/specAliasKeyHang.yml")),
+            as: UTF8.self)
+        #expect {
+            try SpecLoader.parse(input, file: "hang.yml", fileStem: "hang")
+        } throws: { "\($0)".contains("hang.yml:2:4: anchors (&a) and aliases are not supported") }
+        // A `&` that starts no node is text; quoted, it is text too.
+        let plain = "name: p\ndescription: fish &chips, 'salt & vinegar'\nstages: [\"&x\"]\n"
+        do {
+            _ = try SpecLoader.parse(plain, file: "p.yml", fileStem: "p")
+        } catch {
+            #expect(!"\(error)".contains("anchors"), "\(error)")
+        }
+        for anchored in ["a: &x 1\n", "- &x 1\n", "a: [1, &x 2]\n", "&x a: 1\n", "a: {b: &x 1}\n"] {
+            #expect {
+                try SpecLoader.parse(anchored, file: "a.yml", fileStem: "a")
+            } throws: { "\($0)".contains("anchors (&x") }
+        }
     }
 
     @Test(
