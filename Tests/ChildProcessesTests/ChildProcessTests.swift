@@ -49,7 +49,9 @@ struct ChildProcessTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let pidFile = file("grandchild.pid")
         let process = try await ChildProcess.start(
-            ["sh", "-c", "sleep 30 & echo $! > \(pidFile.path); wait"],
+            // Long enough to outlast a starved test pool (blocking tests can hold its threads for
+            // half a minute on a 2-core machine): the kill, not the sleep, must end it.
+            ["sh", "-c", "sleep 600 & echo $! > \(pidFile.path); wait"],
             environment: ProcessInfo.processInfo.environment,
             log: file("group.log"))
         var grandchild: pid_t?
