@@ -160,7 +160,8 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
-        .testTarget(name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ReferenceStore", "PipelineSpec"]),
+        .testTarget(
+            name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ReferenceStore", "PipelineSpec", "Coverage"]),
         .testTarget(
             name: "XcodeResultsTests", dependencies: ["XcodeResults", "TestSharding"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CoverageTests", dependencies: ["Coverage", "ChildProcesses", "TestSupport"]),

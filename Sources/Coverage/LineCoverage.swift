@@ -122,6 +122,13 @@ public struct LineCoverage: Sendable, Equatable {
             guard fields.count == 2, let number = UInt64(fields[0]) else { throw bad("not a \(record) record") }
             return (number, String(fields[1]))
         }
+        /// A line number that fits: lcov's are written as text, and text can say anything.
+        func lineNumber(_ value: UInt64, _ bad: (String) -> CoverageError) throws(CoverageError) -> Int {
+            guard let line = Int(exactly: value), line <= Int(Int32.max) else {
+                throw bad("line number \(value) is out of range")
+            }
+            return line
+        }
         /// Changes the file whose record is open (taken out meanwhile, so its tables are not copied).
         func update(_ bad: (String) -> CoverageError, _ change: (inout FileCoverage) -> Void) throws(CoverageError) {
             guard var file = current.take() else { throw bad("a line outside a file's record (SF: … end_of_record)") }
@@ -143,10 +150,12 @@ public struct LineCoverage: Sendable, Equatable {
             } else if line.hasPrefix("DA:") {
                 let (at, count) = try pair(line.dropFirst(3), "DA:line,count", bad)
                 guard let count = UInt64(count) else { throw bad("not a DA:line,count record") }
-                try update(bad) { $0.lines[Int(at), default: 0] &+= count }
+                let line = try lineNumber(at, bad)
+                try update(bad) { $0.lines[line, default: 0] &+= count }
             } else if line.hasPrefix("FN:") {
                 let (at, name) = try pair(line.dropFirst(3), "FN:line,name", bad)
-                try update(bad) { $0.functions[name] = (Int(at), $0.functions[name]?.count ?? 0) }
+                let line = try lineNumber(at, bad)
+                try update(bad) { $0.functions[name] = (line, $0.functions[name]?.count ?? 0) }
             } else if line.hasPrefix("FNDA:") {
                 let (count, name) = try pair(line.dropFirst(5), "FNDA:count,name", bad)
                 try update(bad) {

@@ -1,3 +1,4 @@
+import Coverage
 import Foundation
 import PipelineSpec
 import Testing
@@ -58,6 +59,21 @@ struct FuzzCorpusTests {
             #expect {
                 try SpecLoader.parse(anchored, file: "a.yml", fileStem: "a")
             } throws: { "\($0)".contains("anchors (&x") }
+        }
+    }
+
+    @Test(
+        "lcovLineOverflow: a line number past Int's range (found by fuzzing: a trap) is an error naming the file and line"
+    )
+    func lcovLineOverflow() throws {
+        let input = String(
+            decoding: try Data(contentsOf: Self.corpus.appendingPathComponent("lcov/lcovLineOverflow.info")),
+            as: UTF8.self)
+        #expect {
+            try LineCoverage.parse(lcov: input, name: "fuzz.info")
+        } throws: { "\($0)".contains("fuzz.info:3") && "\($0)".contains("out of range") }
+        #expect(throws: CoverageError.self) {
+            try LineCoverage.parse(lcov: "SF:a.swift\nDA:99999999999999999999,1\nend_of_record\n", name: "x")
         }
     }
 
