@@ -3,6 +3,8 @@
 # the toolchain's own (-sanitize=fuzzer,address): each target starts from its committed seed corpus
 # (Fuzz/corpus/<target>/, never written) and keeps what it finds in .build/fuzz/corpus/<target>/.
 # Usage: scripts/fuzz.sh [SECONDS] [TARGET…]   (default: 60 seconds shared by every target)
+# PIPELINE_FUZZ_SEED=N fixes libFuzzer's seed (scripts/test.sh does, so a run of the same code
+# mutates the same way); without it, each run explores anew.
 # Prints per target: executions, the edges covered at the start and at the end, and what it found;
 # exits 1 when any target crashed, hung (> 1 s on one input), ran out of memory or tripped
 # AddressSanitizer, the input kept in .build/fuzz/crashes/<target>/ (replay it with
@@ -31,7 +33,8 @@ for target in "${targets[@]}"; do
     log="$build/$target.log"
     status=0
     PIPELINE_FUZZ_TARGET="$target" "$bin" "$work" "Fuzz/corpus/$target" -max_total_time="$per" -timeout=1 \
-        -rss_limit_mb=2048 -artifact_prefix="$crashes/" -print_final_stats=1 >"$log" 2>&1 || status=$?
+        -rss_limit_mb=2048 -artifact_prefix="$crashes/" -print_final_stats=1 \
+        ${PIPELINE_FUZZ_SEED:+-seed="$PIPELINE_FUZZ_SEED"} >"$log" 2>&1 || status=$?
     python3 - "$target" "$log" "$status" <<'PY' || failed=1
 import re, sys
 target, log, status = sys.argv[1], sys.argv[2], int(sys.argv[3])

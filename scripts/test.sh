@@ -43,4 +43,4 @@ PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$later"
 
 # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed corpus
 # and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer).
-scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-76}"
+PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-76}"
