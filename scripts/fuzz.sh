@@ -42,11 +42,15 @@ text = open(log, errors="replace").read()
 start = re.search(r"INITED cov: (\d+)", text)
 ends = re.findall(r"cov: (\d+)", text)
 runs = re.search(r"stat::number_of_executed_units: (\d+)", text)
-found = re.findall(r"(ERROR: AddressSanitizer[^\n]*|ERROR: libFuzzer: [^\n]*|Fatal error[^\n]*|SUMMARY: [^\n]*)", text)
+# What libFuzzer and the sanitizers report, at a line's start (inputs and dictionary entries it
+# prints may hold any text, "Fatal error" included); a Swift trap is named by its own line.
+found = re.findall(r"^(?:==\d+== ?)?((?:ERROR|WARNING): (?:AddressSanitizer|LeakSanitizer|libFuzzer)[^\n]*)", text, re.M)
+trap = re.findall(r"^[^\n#\"]*?(Fatal error: [^\n]*)", text, re.M)
+failed = status != 0 or bool(found)
 print(f"{target}: {int(runs.group(1)) if runs else 0} executions, edges {start.group(1) if start else '?'} → "
-      f"{ends[-1] if ends else '?'}, " + ("nothing found" if status == 0 and not found else
-      "FOUND: " + (found[0] if found else f"exit {status}") + f" (log: {log})"))
-sys.exit(0 if status == 0 and not found else 1)
+      f"{ends[-1] if ends else '?'}, " + ("nothing found" if not failed else
+      "FOUND: " + (trap[0] if trap and status else found[0] if found else f"exit {status}") + f" (log: {log})"))
+sys.exit(1 if failed else 0)
 PY
 done
 if ((failed)); then
