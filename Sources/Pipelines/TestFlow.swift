@@ -70,15 +70,8 @@ public struct TestFlow: Sendable {
                 ? CIEnvironment(request.shared.environment).runID.map {
                     try place.queue(run: $0, node: request.node)
                 } : nil)
-        var session = try TestSession(
-            settings: BuildSettings(
-                packagePath: request.package, configuration: request.configuration.rawValue,
-                extraArguments: request.buildArguments, skipBuild: request.skipBuild),
-            options: options, timings: place, updatesTimings: request.updatesTimings, snapshots: snapshotCheck(),
-            junit: request.junit, quarantine: try quarantine(), coverage: coverage, interactive: request.interactive,
-            write: request.write)
-        session.keptInRun = keptInRun
-        session.flakeThreshold = request.flakeThreshold
+        let session = try session(
+            options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage)
         if !request.skipBuild {
             request.write("Building the tests of \(request.package.path) (\(request.configuration.rawValue))…\n")
         }
@@ -148,6 +141,24 @@ public struct TestFlow: Sendable {
         selection.reasons.forEach { request.write($0 + "\n") }
         guard let filters = selection.filters else { return [] }
         return filters.isEmpty ? nil : filters
+    }
+
+    /// The session of the request's suite, its timings kept at `timings` (and the node's report in
+    /// the CI run `keptInRun`'s folder there).
+    func session(
+        options: TestRunOptions, timings: SharedFolder, keptInRun: String?, snapshots: SnapshotCheck,
+        coverage: CoverageSettings?
+    ) throws -> TestSession {
+        var session = try TestSession(
+            settings: BuildSettings(
+                packagePath: request.package, configuration: request.configuration.rawValue,
+                extraArguments: request.buildArguments, skipBuild: request.skipBuild),
+            options: options, timings: timings, updatesTimings: request.updatesTimings, snapshots: snapshots,
+            junit: request.junit, quarantine: try quarantine(), coverage: coverage, interactive: request.interactive,
+            write: request.write)
+        session.keptInRun = keptInRun
+        session.flakeThreshold = request.flakeThreshold
+        return session
     }
 
     /// Where the timings (and a shared run's queue) are: through the spec's stores when known.

@@ -25,15 +25,10 @@ extension TestFlow {
             findings = check.check(&report, since: check.inventory())
         }
         findings.notes += run.notes
-        var session = try TestSession(
-            settings: BuildSettings(
-                packagePath: request.package, configuration: request.configuration.rawValue, extraArguments: [],
-                skipBuild: true),
-            options: request.runOptions(), timings: place, updatesTimings: request.updatesTimings,
-            snapshots: check, junit: request.junit, quarantine: try quarantine(), coverage: nil,
-            interactive: request.interactive, write: request.write)
-        session.keptInRun = request.shared.keptInRun
-        session.flakeThreshold = request.flakeThreshold
+        // The session only finishes the run Xcode made: it builds and runs nothing.
+        let session = try session(
+            options: request.runOptions(), timings: place, keptInRun: request.shared.keptInRun, snapshots: check,
+            coverage: nil)
         (report, findings) = try await session.finish(&report, findings: findings, planned: recorded)
         if snapshots != nil { findings.notes += await keepCandidates(check, passed: report.passed) }
         CIReport.publish(report, coverage: nil, title: request.title, environment: request.shared.environment)

@@ -37,8 +37,8 @@ public struct S3Settings: Sendable {
 public struct S3Store: ObjectStore {
     public let settings: S3Settings
     private let client: CurlClient
-    /// Whether this bucket's ETags are its objects' MD5s, once a listing or an upload has said.
-    let digests = DigestTrust()
+    /// This bucket, as what it has learnt of its ETags is kept under (`DigestTrust`).
+    var bucketID: String { "\(settings.endpoint.absoluteString) \(settings.bucket)" }
     /// Attempts per request, the first included.
     static let attempts = 5
 
@@ -145,7 +145,8 @@ public struct S3Store: ObjectStore {
                 ("content-md5", Self.base64(hex: md5)),
             ] + Self.metadataHeaders(metadata.merging([Self.md5Metadata: md5]) { $1 }) + extraHeaders
         let response = try await send("PUT", key: key, headers: headers, uploadFrom: file)
-        await digests.learn(etag: Self.etag(response.headers["etag"]), md5: md5, headers: response.headers)
+        await DigestTrust.shared.learn(
+            bucketID, etag: Self.etag(response.headers["etag"]), md5: md5, headers: response.headers)
     }
 
     public func copyStored(
@@ -160,7 +161,7 @@ public struct S3Store: ObjectStore {
         // The copy keeps its content's MD5 beside it, for a bucket whose ETags are not MD5s: the
         // source's own, read from it there (its ETag elsewhere).
         var metadata = metadata
-        if metadata[Self.md5Metadata] == nil, await digests.trusted != true,
+        if metadata[Self.md5Metadata] == nil, await DigestTrust.shared.trusted(bucketID) != true,
             let source = try await other.head(sourceKey)
         {
             metadata[Self.md5Metadata] = source.md5
@@ -260,11 +261,12 @@ public struct S3Store: ObjectStore {
     /// `objects` with their content's MD5: the ETag where the bucket's ETags are MD5s, else (and
     /// for an object uploaded in parts) what the object's metadata keeps, else its content hashed.
     func withDigests(_ objects: [ObjectInfo]) async throws(StoreError) -> [ObjectInfo] {
-        var trusted = await digests.trusted
+        var trusted = await DigestTrust.shared.trusted(bucketID)
         if trusted == nil, let probe = objects.first(where: { !$0.etag.contains("-") }) {
             let response = try await send("HEAD", key: probe.key)
-            trusted = await digests.learn(
-                etag: probe.etag, md5: response.headers["x-amz-meta-\(Self.md5Metadata)"], headers: response.headers)
+            trusted = await DigestTrust.shared.learn(
+                bucketID, etag: probe.etag, md5: response.headers["x-amz-meta-\(Self.md5Metadata)"],
+                headers: response.headers)
         }
         let unsure = objects.indices.filter { trusted == false || objects[$0].etag.contains("-") }
         guard !unsure.isEmpty else { return objects }
@@ -405,24 +407,28 @@ enum ErrorParser {
     }
 }
 
-/// What a bucket's ETags are, as learnt: its objects' MD5s (most buckets), or not (SSE-KMS or
+/// What each bucket's ETags are, as learnt: its objects' MD5s (most buckets), or not (SSE-KMS or
 /// SSE-C default encryption, some S3-compatible servers), in which case contents are compared by
-/// the MD5 pipeline keeps in each object's metadata.
+/// the MD5 pipeline keeps in each object's metadata. One per process, shared by every `S3Store`
+/// of a bucket, so a bucket is looked at once however often a command opens it.
 actor DigestTrust {
-    private(set) var trusted: Bool?
+    static let shared = DigestTrust()
+    private var known: [String: Bool] = [:]
+
+    func trusted(_ bucket: String) -> Bool? { known[bucket] }
 
     /// Learns from an object whose ETag and (when known) MD5 an answer gave; returns what it knows.
     @discardableResult
-    func learn(etag: String, md5: String?, headers: [String: String]) -> Bool? {
-        guard trusted != false, !etag.contains("-") else { return trusted }
+    func learn(_ bucket: String, etag: String, md5: String?, headers: [String: String]) -> Bool? {
+        guard known[bucket] != false, !etag.contains("-") else { return known[bucket] }
         if Self.encryptedOtherwise(headers) {
-            trusted = false
+            known[bucket] = false
         } else if let md5 {
-            trusted = md5 == etag
-        } else if trusted == nil {
-            trusted = true  // nothing says otherwise: the common case
+            known[bucket] = md5 == etag
+        } else if known[bucket] == nil {
+            known[bucket] = true  // nothing says otherwise: the common case
         }
-        return trusted
+        return known[bucket]
     }
 
     /// Whether the answer says the object is encrypted in a way that makes its ETag no MD5.

@@ -68,11 +68,15 @@ public struct ReferenceStores: Sendable {
     /// The render environments' sets `role`'s store holds, found in one listing of it, by name:
     /// those a spec names and those only the store knows (another team's, an older template's).
     public func environmentSets(_ role: StoreRole) async throws -> [String] {
+        ObjectKey.environmentSets(among: try await everyObject(role).map(\.key))
+    }
+
+    /// Every object of `role`'s store, every set's, keyed relative to the store's prefix.
+    func everyObject(_ role: StoreRole) async throws -> [(key: ObjectKey, size: Int64)] {
         let shared = try sharedFolder(role)
-        let keys = try await shared.store.list(under: shared.prefix).map { object in
-            shared.prefix.flatMap { object.key.relative(to: $0) } ?? object.key
+        return try await shared.store.list(under: shared.prefix).map { object in
+            (shared.prefix.flatMap { object.key.relative(to: $0) } ?? object.key, object.size)
         }
-        return ObjectKey.environmentSets(among: keys)
     }
 
     /// The store and prefix of `feature` or `develop`: the run's environment's set in it when

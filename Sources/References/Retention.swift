@@ -136,11 +136,8 @@ extension ReferenceTransfers {
     /// Tests with references in develop (or `role`) whose test file is gone from the checkout, in
     /// every set: the shared one and each environment's, found in one listing of the store.
     public func orphans(in role: StoreRole = .develop) async throws -> [Orphan] {
-        let location = try stores.sharedFolder(role)
         let local = stores.local(testPattern: testPattern)
-        let objects = try await location.store.list(under: location.prefix).map { object in
-            (key: location.prefix.flatMap { object.key.relative(to: $0) } ?? object.key, size: object.size)
-        }
+        let objects = try await stores.everyObject(role)
         let sets = Set(ObjectKey.environmentSets(among: objects.map(\.key)))
         var totals: [Orphan.Place: (objects: Int, bytes: Int64)] = [:]
         for object in objects {
