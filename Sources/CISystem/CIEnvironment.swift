@@ -96,10 +96,35 @@ public struct CIEnvironment: Sendable {
         {
             return (head, "the merge request's head (CI_MERGE_REQUEST_SOURCE_BRANCH_SHA); " + merge)
         }
+        for (variable, ci) in [
+            ("SYSTEM_PULLREQUEST_SOURCECOMMITID", "Azure Pipelines"), ("TRAVIS_PULL_REQUEST_SHA", "Travis CI"),
+        ] {
+            if let head = variables[variable], Self.isCommitID(head), head != checkedOut, parents.count == 2 {
+                return (head, "the pull request's head (\(variable), \(ci)); " + merge)
+            }
+        }
         if buildsSyntheticMerges, parents.count == 2 {
             return (parents[1], "the pull request's head, the second parent of its merge commit; " + merge)
         }
         return nil
+    }
+
+    /// The branch a pull request's run will merge into (`develop`), as the CI names it: GitHub's
+    /// `GITHUB_BASE_REF`, GitLab's `CI_MERGE_REQUEST_TARGET_BRANCH_NAME`, Bitrise's
+    /// `BITRISEIO_GIT_BRANCH_DEST`, Azure's `SYSTEM_PULLREQUEST_TARGETBRANCH` (`refs/heads/` left
+    /// out), Jenkins' `CHANGE_TARGET`, Travis' `TRAVIS_BRANCH` on a pull request; nil elsewhere.
+    public var targetBranch: String? {
+        guard isCI else { return nil }
+        var names = [
+            "GITHUB_BASE_REF", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME", "BITRISEIO_GIT_BRANCH_DEST",
+            "SYSTEM_PULLREQUEST_TARGETBRANCH", "CHANGE_TARGET",
+        ]
+        if let pullRequest = variables["TRAVIS_PULL_REQUEST"], pullRequest != "false" { names.append("TRAVIS_BRANCH") }
+        guard var name = names.lazy.compactMap({ self.variables[$0] }).first(where: { !$0.isEmpty }) else {
+            return nil
+        }
+        if name.hasPrefix("refs/heads/") { name.removeFirst("refs/heads/".count) }
+        return name
     }
 
     /// `pull_request.head.sha` in GitHub's event file of a pull-request event; nil elsewhere or when it cannot be read.

@@ -3,7 +3,7 @@ import CLibgit2
 /// Questions about a repository's history that reference promotion asks: which commit a revision
 /// is, where a merged branch was cut, and whether one commit came before another.
 public final class CommitHistory {
-    private let repository: Repository
+    let repository: Repository
 
     public init(repositoryPath: String) throws(GitError) {
         repository = try Repository(discoveringFrom: repositoryPath)

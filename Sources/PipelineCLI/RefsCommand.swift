@@ -129,7 +129,10 @@ struct RefsCommand: AsyncParsableCommand {
                 CI, after a merge: 'pipeline refs promote' finds the tests the merge changed and copies to \
                 develop, file by file, what the merged branch itself pushed of them (feature keeps every \
                 push under its commit), recording the merge commit. What a later merge promoted is never \
-                overwritten. References committed in git are promoted from the merge commit itself: \
+                overwritten. A squash or rebase merge is matched to its branch by what the branch changed \
+                (kept in feature with its pushes and CI's runs); a test the merge touched whose references \
+                do not reach develop fails the command (exit 10), naming the fix. \
+                References committed in git are promoted from the merge commit itself: \
                 the files the merge changed in git. A test feature holds no push record of (pushed by an older pipeline or a \
                 script) is promoted from feature's latest copy, and if a merge promoted develop's copy \
                 after the branch was cut, it stops; --force overwrites.
@@ -153,10 +156,17 @@ struct RefsCommand: AsyncParsableCommand {
         var yes = false
         @Flag(help: "Also delete what develop has of these tests and feature no longer does.")
         var prune = false
+        @Option(
+            name: .customLong("branch-head"),
+            help: ArgumentHelp(
+                "The merged branch's last commit, when a squash or rebase merge cannot be matched to its branch.",
+                valueName: "rev"))
+        var branchHead: String?
 
         func run() async throws {
             let reports = try await options.context().promote(
-                tests: tests, changes: changeOptions.query, force: force, prune: prune, dryRun: options.dryRun
+                tests: tests, changes: changeOptions.query, force: force, prune: prune, dryRun: options.dryRun,
+                branchHead: branchHead
             ) { question in try Confirmation.ask(question, yes: yes) }
             try options.finish(reports)
         }

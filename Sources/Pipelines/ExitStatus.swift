@@ -32,6 +32,10 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Coverage could not be measured (the toolchain lacks llvm-profdata or llvm-cov, a profile tool
     /// failed, a node's coverage is missing) or is below the pipeline's `min-lines`.
     case coverage = 9
+    /// A merge's promotion left develop stale: a test the merged change touched did not get its
+    /// references into develop (a new snapshot test nothing was pushed or accepted for, a squash or
+    /// rebase whose branch could not be told). Each test is named with the command that fixes it.
+    case stale = 10
     /// A bug in pipeline itself.
     case internalError = 70
     /// Stopped by Ctrl-C or SIGTERM.
@@ -83,6 +87,7 @@ extension ExitStatus {
         case .noReferences, .incomplete, .noCandidates: .storage
         case .developChanged, .candidateRefused, .neverAccepted: .conflict
         case .recordingFailed: .testsFailed
+        case .developStale: .stale
         }
     }
 }

@@ -234,9 +234,12 @@ struct StageContext {
             settings: runner.spec.references ?? ReferenceSettings(), base: runner.base, origin: runner.origin)
         try await stores.resolveEnvironment(named: runner.environmentName)
         let write = runner.write
-        return ReferenceTransfers(stores: stores, testPattern: runner.spec.changes.tests) { action, done, total in
+        var transfers = ReferenceTransfers(stores: stores, testPattern: runner.spec.changes.tests) {
+            action, done, total in
             if done == total { write("    \(action): \(done)/\(total) objects\n") }
         }
+        transfers.integrationBranch = runner.spec.changes.base
+        return transfers
     }
 
     /// A path of the spec, absolute: relative to the folder holding `pipelines/`.

@@ -199,7 +199,10 @@ extension ReferenceTransfers {
     ) async -> [String] {
         guard stores.settings.address(of: .feature) != nil else { return [] }
         do {
-            let archive = CandidateArchive(feature: try stores.folder(.feature), now: now)
+            let feature = try stores.folder(.feature)
+            // What the branch changed, so a squash or rebase merge of it finds these runs and its pushes.
+            let branch = await keepBranchChange(of: commit, in: feature).map { ["note: \($0)"] } ?? []
+            let archive = CandidateArchive(feature: feature, now: now)
             let ciRun = CIEnvironment(environment).runLabel
             let run = CandidateArchive.runName(at: now(), ciRun: ciRun, part: part)
             guard
@@ -208,9 +211,9 @@ extension ReferenceTransfers {
                     parallelism: parallelism)
             else {
                 if passed { try await archive.notePassingRun(commit: commit, run: run, ciRun: ciRun, node: part) }
-                return []
+                return branch
             }
-            return [
+            return branch + [
                 "CI's renderings of \(kept.tests.count) test(s) kept in \(archive.place(of: commit))\(run)/; "
                     + "to accept them: pipeline refs accept \(kept.tests.joined(separator: " "))"
                     + CandidateArchive.acceptOptions(commit: commit, environment: stores.environmentName)

@@ -69,6 +69,6 @@ extension TransferReport {
     /// Whether the transfer copied or deleted (in a dry run: would), or has a conflict or failure to report.
     var didSomething: Bool {
         !copied.isEmpty || !deleted.isEmpty || !conflicts.isEmpty || !notOverwritten.isEmpty
-            || !neverAccepted.isEmpty || !failures.isEmpty
+            || !neverAccepted.isEmpty || !failures.isEmpty || !notPromoted.isEmpty
     }
 }

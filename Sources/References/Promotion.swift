@@ -27,39 +27,43 @@ actor ObjectCounter {
 
 extension ReferenceTransfers {
     /// Where each of `tests` comes from in `feature` for the comparison `changes`: the push of the
-    /// newest commit it brought in (an ancestor of the head, not of the base), grouped by commit;
-    /// tests never pushed with a record (feature's latest copy, as before records were kept); and
-    /// tests whose pushes all come from other commits.
-    func pushSources(of tests: [String], in feature: StoreFolder, changes: ChangeSet, history: CommitHistory)
-        async throws -> (pushed: [String: [String]], unrecorded: [String], notPushed: [String])
-    {
+    /// newest commit it merged (`merged`: by ancestry, or a squash or rebase found through the
+    /// branch changes kept), grouped by commit; tests never pushed with a record (feature's latest
+    /// copy, as before records were kept); and tests whose pushes all come from other commits.
+    func pushSources(
+        of tests: [String], in feature: StoreFolder, changes: ChangeSet, history: CommitHistory,
+        merged given: MergedCommits? = nil
+    ) async throws -> (pushed: [String: [String]], unrecorded: [String], notPushed: [String]) {
+        let merged: MergedCommits
+        if let given {
+            merged = given
+        } else {
+            merged = try await mergedCommits(changes, history: history, feature: feature)
+        }
         let archive = PushArchive(feature: feature)
         let recorded = try await archive.allCommits()  // one listing for every test
         var pushed: [String: [String]] = [:]
         var unrecorded: [String] = []
         var notPushed: [String] = []
-        var known: [String: Bool] = [:]
         for test in Set(tests).sorted() {
             guard let commits = recorded[test], !commits.isEmpty else {
                 unrecorded.append(test)
                 continue
             }
             let commit = try await archive.newestPush(of: test, among: commits, history: history) { commit in
-                if let answer = known[commit] { return answer }
-                let answer = try Self.isBroughtIn(commit, by: changes, history: history)
-                known[commit] = answer
-                return answer
+                try merged.match(commit) != nil
             }
             if let commit { pushed[commit, default: []].append(test) } else { notPushed.append(test) }
         }
         return (pushed, unrecorded, notPushed)
     }
 
-    /// Whether the comparison `changes` brought `commit` in: an ancestor of its head, not of its base.
-    static func isBroughtIn(_ commit: String, by changes: ChangeSet, history: CommitHistory) throws -> Bool {
-        guard try history.isAncestor(commit, of: changes.head) == true else { return false }
-        guard let base = changes.base else { return true }
-        return try history.isAncestor(commit, of: base) != true
+    /// The commits `changes` merged, as `feature`'s kept branch changes and a named branch head tell.
+    func mergedCommits(_ changes: ChangeSet, history: CommitHistory, feature: StoreFolder?) async throws
+        -> MergedCommits
+    {
+        try await MergedCommits.resolve(
+            changes, history: history, feature: feature, branchHead: mergedBranchHead, parallelism: parallelism)
     }
 
     /// The tests whose references a comparison changed: those whose test file or reference folder
@@ -74,7 +78,15 @@ extension ReferenceTransfers {
             return (changes.promotable, [])
         }
         let source = try stores.folder(from)
-        let destination = try stores.folder(to)
+        return try await changedTests(
+            changes, history: history, from: source, to: try stores.folder(to),
+            merged: try await mergedCommits(changes, history: history, feature: source))
+    }
+
+    func changedTests(
+        _ changes: ChangeSet, history: CommitHistory, from source: StoreFolder, to destination: StoreFolder,
+        merged: MergedCommits
+    ) async throws -> (all: [String], pushed: [String]) {
         let candidates = try await StoreSync(from: source, to: destination, parallelism: parallelism).plan(tests: nil)
             .copies
             .filter { !changes.promotable.contains($0.firstSegment) }
@@ -82,23 +94,14 @@ extension ReferenceTransfers {
             try await source.store.metadata(of: key.under(source.prefix))[StoreSync.commitMetadata]
         }
         var pushed: Set<String> = []
-        var known: [String: Bool] = [:]
         for (key, commit) in zip(candidates, commits) {
             guard let commit, !pushed.contains(key.firstSegment) else { continue }
-            if known[commit] == nil {
-                let inHead = try history.isAncestor(commit, of: changes.head) == true
-                let inBase = try changes.base.map { try history.isAncestor(commit, of: $0) } ?? false
-                known[commit] = inHead && inBase == false
-            }
-            if known[commit] == true { pushed.insert(key.firstSegment) }
+            if try merged.match(commit) != nil { pushed.insert(key.firstSegment) }
         }
         // Pushes kept with a record: the latest copy may be another branch's by now.
         for (test, commits) in try await PushArchive(feature: source).allCommits()
         where !changes.promotable.contains(test) && !pushed.contains(test) {
-            for commit in commits {
-                if known[commit] == nil { known[commit] = try Self.isBroughtIn(commit, by: changes, history: history) }
-                if known[commit] == true { pushed.insert(test) }
-            }
+            if try commits.contains(where: { try merged.match($0) != nil }) { pushed.insert(test) }
         }
         return (Set(changes.promotable).union(pushed).sorted(), pushed.sorted())
     }
@@ -120,32 +123,33 @@ extension ReferenceTransfers {
         from: StoreRole = .feature, to: StoreRole = .develop,
         force: Bool, prune: Bool, dryRun: Bool, changed: (all: [String], pushed: [String])? = nil
     ) async throws -> TransferReport {
+        let source = try stores.folder(from)
+        let destination = try stores.folder(to)
+        let merged = try await mergedCommits(changes, history: history, feature: source)
         var pushed: [String] = []
         var tests = named ?? []
         if named == nil {
-            let found: (all: [String], pushed: [String])
             if let changed {
-                found = changed
+                (tests, pushed) = (changed.all, changed.pushed)
             } else {
-                found = try await changedTests(changes, history: history, from: from, to: to)
+                (tests, pushed) = try await changedTests(
+                    changes, history: history, from: source, to: destination, merged: merged)
             }
-            (tests, pushed) = (found.all, found.pushed)
         }
         tests = Set(tests).sorted()
-        let source = try stores.folder(from)
-        let destination = try stores.folder(to)
         var report = TransferReport(
             action: "promote", from: source.name, to: destination.name, tests: tests,
             commit: changes.head, dryRun: dryRun)
         report.pushed = pushed
         report.environment = stores.environmentName
-        let unaccepted = try await neverAccepted(changes, history: history, among: named)
+        let unaccepted = try await neverAccepted(changes, history: history, among: named, merged: merged)
         (report.neverAccepted, report.candidatesCommit) = (unaccepted?.tests ?? [], unaccepted?.commit)
         guard !tests.isEmpty else { return report }
         let committed = try CommittedReferences.find(
             tests, changes: changes, history: history, local: stores.local(testPattern: testPattern))
         let sources = try await pushSources(
-            of: tests.filter { committed.tests[$0] == nil }, in: source, changes: changes, history: history)
+            of: tests.filter { committed.tests[$0] == nil }, in: source, changes: changes, history: history,
+            merged: merged)
         for test in sources.notPushed {
             report.skipped[test] = "changed by this merge, but no references were pushed from its commits"
         }
@@ -162,8 +166,10 @@ extension ReferenceTransfers {
         let archive = PushArchive(feature: source)
         for (commit, group) in sources.pushed.sorted(by: { $0.key < $1.key }) {
             var changed: [String: (changed: [String], removed: [String])] = [:]
+            let how = try merged.match(commit)?.rawValue
             for test in group {
                 report.pushCommits[test] = commit
+                report.pushMatches[test] = how
                 changed[test] = try await archive.record(of: test, by: commit)?.changes
             }
             units.append(
@@ -199,6 +205,11 @@ extension ReferenceTransfers {
         if !report.conflicts.isEmpty, !force, !dryRun { throw ReferenceError.developChanged(report.conflicts) }
         // An accepted rendering is a push of the merged commit: promoted, not "never accepted".
         report.neverAccepted.removeAll { report.pushCommits[$0] != nil }
+        if named == nil {
+            report.notPromoted = try await notPromoted(
+                report, changes: changes, merged: merged, notPushed: sources.notPushed, committed: committed,
+                develop: destination, history: history)
+        }
         for unit in units {
             report.identical += unit.plan.identical.count
             report.stale += unit.plan.stale.map(\.rawValue)
@@ -229,21 +240,25 @@ extension ReferenceTransfers {
         return report
     }
 
-    /// The tests the merged commit's last CI run failed and kept new renderings of (among `tests`
-    /// when named), with that commit; nil without a feature store that keeps candidates. The merged
-    /// commit is the branch head a merge brought in (its second parent), or the compared head.
-    /// Whether they were accepted is the caller's to say: an accepted one is a push of that commit.
-    func neverAccepted(_ changes: ChangeSet, history: CommitHistory, among tests: [String]?) async throws
-        -> (tests: [String], commit: String)?
-    {
+    /// The tests a merged branch head's last CI run failed and kept new renderings of (among
+    /// `tests` when named), with that head; nil without a feature store that keeps candidates.
+    /// The heads: the branch a merge commit brings in (its second parent), else the compared head,
+    /// and those a squash or rebase was matched to (`merged`). Whether they were accepted is the
+    /// caller's to say: an accepted one is a push of that commit.
+    func neverAccepted(
+        _ changes: ChangeSet, history: CommitHistory, among tests: [String]?, merged: MergedCommits? = nil
+    ) async throws -> (tests: [String], commit: String)? {
         guard stores.settings.address(of: .feature) != nil else { return nil }
         let parents = try history.parents(of: changes.head)
-        let merged = changes.comparison == "merge" && parents.count > 1 ? parents[1] : changes.head
-        let runs = try await CandidateArchive(feature: try stores.folder(.feature)).runs(of: merged)
-        let last = Set(CandidateRun.latest(runs).flatMap(\.tests)).sorted()
-        guard !last.isEmpty else { return nil }
-        let failed = tests.map { named in last.filter(named.contains) } ?? last
-        return failed.isEmpty ? nil : (failed, merged)
+        let first = changes.comparison == "merge" && parents.count > 1 ? parents[1] : changes.head
+        let heads = [first] + (merged?.heads.keys.sorted() ?? []).filter { $0 != first }
+        let archive = CandidateArchive(feature: try stores.folder(.feature))
+        for head in heads {
+            let last = Set(CandidateRun.latest(try await archive.runs(of: head)).flatMap(\.tests)).sorted()
+            let failed = tests.map { named in last.filter(named.contains) } ?? last
+            if !failed.isEmpty { return (failed, head) }
+        }
+        return nil
     }
 
     /// The promotion of `changes`' tests from `folder`: the files each test added or changed

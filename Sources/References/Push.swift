@@ -49,6 +49,9 @@ extension ReferenceTransfers {
             if role == .feature, let commit, !dryRun, reports.last?.failures.isEmpty == true {
                 try await keep(
                     tests, from: source, pushedBy: commit, in: destination, metadata: metadata, acceptedFrom: run)
+                if let note = await keepBranchChange(of: commit, in: destination) {
+                    reports[reports.count - 1].notes.append(note)
+                }
             }
         }
         return reports

@@ -11,10 +11,13 @@ extension ReferenceContext {
     /// environment's set the branch pushed to (a report each). With `force`, a
     /// conflict with a later merge is overwritten after `confirm` agrees; with `force` and named
     /// tests, the checkout's references go to feature and develop, after `confirm` agrees.
+    /// `branchHead` names the merged branch's head when the merge cannot be matched to it.
     public func promote(
         tests: [String], changes query: ChangeQuery, force: Bool, prune: Bool, dryRun: Bool,
-        confirm: (String) throws -> Void
+        branchHead: String? = nil, confirm: (String) throws -> Void
     ) async throws -> [TransferReport] {
+        var transfers = transfers
+        transfers.mergedBranchHead = branchHead
         if force, !tests.isEmpty {
             let preview = try await transfers.push(
                 tests: tests, to: [.feature, .develop], commit: headCommit, prune: prune, dryRun: true)
@@ -186,6 +189,8 @@ extension TransferReport {
         {
             throw .neverAccepted(tests: report.neverAccepted, commit: commit, environment: report.environment)
         }
+        let stale = reports.filter { !$0.dryRun }.flatMap(\.notPromoted)
+        if !stale.isEmpty { throw .developStale(stale) }
         let failed = reports.map(\.failures.count).reduce(0, +)
         if failed > 0 {
             throw .incomplete(

@@ -96,8 +96,10 @@ public struct ReferenceContext: Sendable {
         var stores = ReferenceStores(settings: source.references(overrides), base: source.base, origin: source.origin)
         try await stores.resolveEnvironment(named: environment)
         changeSettings = source.changes(testPattern: testPattern)
-        transfers = ReferenceTransfers(
+        var transfers = ReferenceTransfers(
             stores: stores, testPattern: changeSettings.tests, parallelism: parallelism, progress: progress)
+        transfers.integrationBranch = changeSettings.base
+        self.transfers = transfers
         self.checkout = checkout
     }
 

@@ -22,6 +22,8 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     /// The merged commit's last CI run kept new renderings of these tests, and nobody accepted
     /// them: develop keeps the old references, which that run showed failing.
     case neverAccepted(tests: [String], commit: String, environment: String?)
+    /// A merge's promotion left tests it touched without their references in develop.
+    case developStale([NotPromoted])
 
     public var description: String {
         switch self {
@@ -36,6 +38,9 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
                 + "its renderings were never accepted, so develop keeps references that fail; accept them "
                 + "('pipeline refs accept \(tests.joined(separator: " "))"
                 + CandidateArchive.acceptOptions(commit: commit, environment: environment) + "') and promote again"
+        case .developStale(let tests):
+            "develop is stale: the merge touched \(tests.count) test(s) whose references did not reach it "
+                + "(first: \(tests[0])); fix each as said and promote again"
         case .developChanged(let conflicts):
             "\(conflicts.count) reference(s) in develop changed after this branch was cut "
                 + "(first: \(conflicts[0])); re-run with --force to overwrite them"

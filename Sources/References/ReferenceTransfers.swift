@@ -41,6 +41,12 @@ public struct ReferenceTransfers: Sendable {
     /// The time records are written with, leases run by and ages are measured against: the
     /// system's, or a test's.
     public var now: @Sendable () -> Date = { Date() }
+    /// The branch pull requests merge into, when the spec names it (`changes.base`): where a
+    /// branch's change is counted from, before the remote's default branch and the usual names.
+    public var integrationBranch: String?
+    /// The merged branch's head when a person names it (`refs promote --branch-head`): its commits
+    /// count as merged, whatever the merge style.
+    public var mergedBranchHead: String?
 
     /// These transfers in `name`'s set (nil: the shared set) instead of the run's own.
     public func inSet(_ name: String?) -> ReferenceTransfers {

@@ -42,6 +42,12 @@ public struct TransferReport: Sendable, Encodable {
     public var notOverwritten: [PromotionConflict] = []
     /// For each test taken from feature's pushes, the commit whose push was taken.
     public var pushCommits: [String: String] = [:]
+    /// For each test taken from feature's pushes, how the merge was found to bring that push's
+    /// commit in: `ancestry`, `squash`, `rebase` or `named` (`MergeMatch`).
+    public var pushMatches: [String: String] = [:]
+    /// Tests the merged change touched whose references did not reach develop, each with the
+    /// command that fixes it: any makes the promotion fail (develop would be stale).
+    public var notPromoted: [NotPromoted] = []
     /// Tests whose references are committed in git: promoted from the merge commit itself.
     public var committed: [String] = []
     /// Tests the merged commit's last CI run failed and kept new renderings of, which nobody
@@ -58,6 +64,16 @@ public struct TransferReport: Sendable, Encodable {
     /// What the command could not guarantee, one line each.
     public var notes: [String] = []
     public var failures: [String] = []
+}
+
+/// A test the merged change touched whose references did not reach develop: why, and the
+/// command that fixes it.
+public struct NotPromoted: Sendable, Equatable, Encodable, CustomStringConvertible {
+    public let test: String
+    public let reason: String
+    public let fix: String
+
+    public var description: String { "\(test): \(reason); fix: \(fix)" }
 }
 
 /// A push of feature's archive that `refs prune` removed (or, in a dry run, would remove).
@@ -135,6 +151,14 @@ extension TransferReport {
                     "\(test): pipeline refs accept \(test)"
                         + CandidateArchive.acceptOptions(commit: $0, environment: environment)
                 } ?? test
+            })
+        list(
+            "not promoted, so develop would be stale (the command fails)",
+            notPromoted.map { "\($0.test): \($0.reason)\n      fix: \($0.fix)" })
+        list(
+            "found after a squash or rebase (the branch's commits are not in the merged history)",
+            pushMatches.filter { $0.value != MergeMatch.ancestry.rawValue }.sorted { $0.key < $1.key }.map {
+                "\($0.key): the push of \(pushCommits[$0.key]?.prefix(12) ?? "?"), matched by \($0.value)"
             })
         list("failed", failures)
         return lines

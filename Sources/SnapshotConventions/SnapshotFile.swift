@@ -65,3 +65,18 @@ extension Character {
         }
     }
 }
+
+/// What a test file's source says about its snapshots.
+public enum SnapshotTestSource {
+    /// Whether a test file's text asserts snapshots that keep reference files: it calls
+    /// swift-snapshot-testing's `assertSnapshot(s)`/`verifySnapshot`, or a helper of the team's
+    /// named like them (`assertViewSnapshot(`), or imports `SnapshotTesting`. Inline snapshots
+    /// (`assertInlineSnapshot`) keep no files and do not count.
+    public static func keepsReferences(_ text: String) -> Bool {
+        if text.contains("import SnapshotTesting") { return true }
+        let calls =
+            text.components(separatedBy: "Snapshot(").count + text.components(separatedBy: "Snapshots(").count - 2
+        let inline = text.components(separatedBy: "InlineSnapshot(").count - 1
+        return calls > inline
+    }
+}

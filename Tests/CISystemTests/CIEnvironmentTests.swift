@@ -90,3 +90,27 @@ import Testing
         #expect(CIEnvironment(["PIPELINE_BRANCH_HEAD": "main"]).branchHead(of: merge, parents: []) == nil)
     }
 }
+
+@Suite struct TargetBranchTests {
+    @Test func eachCIsTargetBranch() {
+        #expect(CIEnvironment(["CI": "true", "GITHUB_BASE_REF": "develop"]).targetBranch == "develop")
+        #expect(
+            CIEnvironment(["CI": "true", "SYSTEM_PULLREQUEST_TARGETBRANCH": "refs/heads/main"]).targetBranch == "main")
+        #expect(
+            CIEnvironment(["CI": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "false"]).targetBranch == nil)
+        #expect(
+            CIEnvironment(["CI": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "12"]).targetBranch == "main")
+        #expect(CIEnvironment(["GITHUB_BASE_REF": "develop"]).targetBranch == nil, "outside CI")
+    }
+
+    @Test func azureAndTravisNameThePullRequestsHead() {
+        let merge = String(repeating: "a", count: 40)
+        let head = String(repeating: "c", count: 40)
+        let parents = [String(repeating: "b", count: 40), String(repeating: "d", count: 40)]
+        let azure = CIEnvironment(["CI": "true", "TF_BUILD": "True", "SYSTEM_PULLREQUEST_SOURCECOMMITID": head])
+        #expect(azure.branchHead(of: merge, parents: parents)?.commit == head)
+        #expect(azure.branchHead(of: merge, parents: [parents[0]]) == nil, "not a merge commit: no synthetic merge")
+        let travis = CIEnvironment(["CI": "true", "TRAVIS_PULL_REQUEST_SHA": head])
+        #expect(travis.branchHead(of: merge, parents: parents)?.why.contains("Travis") == true)
+    }
+}

@@ -20,7 +20,7 @@ struct AcceptCommandTests {
     }
 
     /// Develop holds LoginTests' and ProfileTests' references, kept only in storage (or in git too).
-    private func repository(_ backend: RefsBackend, committed: Bool = false) async throws -> SnapshotRepository {
+    func repository(_ backend: RefsBackend, committed: Bool = false) async throws -> SnapshotRepository {
         let repo = try SnapshotRepository(references: try await backend.references())
         if !committed { try repo.keepReferencesOutOfGit() }
         #expect(try repo.pipeline("refs", "push", "LoginTests", "ProfileTests").status == 0)
@@ -30,7 +30,7 @@ struct AcceptCommandTests {
 
     /// What a CI run's test stage does after failed snapshots: keeps `artifacts` (`<Test>/<file>` →
     /// content; none for a run that passed) as the candidates of the checkout's HEAD.
-    private func ciRun(
+    func ciRun(
         _ repo: SnapshotRepository, artifacts: [String: String], part: String? = nil,
         environment: [String: String] = ["GITHUB_RUN_ID": "77"]
     ) async throws -> [String] {
@@ -47,7 +47,7 @@ struct AcceptCommandTests {
             environment: environment, part: part)
     }
 
-    private func branch(_ name: String, in repo: SnapshotRepository) throws {
+    func branch(_ name: String, in repo: SnapshotRepository) throws {
         try repo.git("checkout", "-q", "develop")
         try repo.git("checkout", "-q", "-b", name)
         try repo.write("Sources/App/View.swift", "// \(name)\n")

@@ -1,0 +1,163 @@
+import Foundation
+import References
+import TestSupport
+import Testing
+
+/// Every merge style, never silent: after a squash or a rebase merge (the branch's commits not in
+/// develop's history), the branch's pushes and accepted renderings are found by what the branch
+/// changed, and a merge whose touched tests do not get their references into develop fails,
+/// naming each with its fix.
+@Suite("merge styles: squash, rebase, new snapshot tests, never a stale develop with exit 0", .serialized)
+struct MergeStyleTests {
+    static let login = AcceptCommandTests.login
+    let accept = AcceptCommandTests()
+
+    /// Develop moves on (another merge), then `branch` is squash-merged onto it and deleted, as
+    /// GitHub's squash button does: one new single-parent commit whose change is the branch's.
+    private func squash(_ branch: String, in repo: SnapshotRepository) throws -> String {
+        try repo.git("reset", "-q", "--hard")
+        try repo.git("checkout", "-q", "develop")
+        try repo.write("Sources/App/Unrelated.swift", "// another merge\n")
+        try repo.commitAll("develop moves on")
+        try repo.git("merge", "-q", "--squash", branch)
+        try repo.git("commit", "-q", "-m", "\(branch) (#12)")
+        try repo.git("branch", "-q", "-D", branch)
+        return try repo.sha()
+    }
+
+    private func json(_ result: PipelineBinary.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
+    }
+
+    @Test(
+        "squash merge: the rendering accepted on the branch's first commit reaches develop; a re-run copies nothing",
+        arguments: RefsBackend.available)
+    func squashAccepted(backend: RefsBackend) async throws {
+        let repo = try await accept.repository(backend)
+        try accept.branch("view-s", in: repo)
+        let first = try repo.sha()
+        _ = try await accept.ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci"])
+        #expect(try repo.pipeline("refs", "accept", "LoginTests").status == 0)
+        // A review fix in another file, whose CI run passes on the accepted references.
+        try repo.write("Sources/App/Fix.swift", "// review fix\n")
+        try repo.commitAll("review fix")
+        _ = try await accept.ciRun(repo, artifacts: [:])
+
+        let merge = try squash("view-s", in: repo)
+        let result = try repo.pipeline("refs", "promote", "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let promoted = try json(result)
+        #expect(promoted["tests"] as? [String] == ["LoginTests"])
+        #expect(promoted["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect((promoted["pushCommits"] as? [String: String])?["LoginTests"] == first)
+        #expect((promoted["pushMatches"] as? [String: String])?["LoginTests"] == "squash")
+        #expect(promoted["commit"] as? String == merge)
+        let human = try repo.pipeline("refs", "promote", "--dry-run")
+        #expect(
+            human.stdout.contains("LoginTests: the push of \(first.prefix(12)), matched by squash"), "\(human.stdout)")
+        #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
+        #expect(repo.read(Self.login) == "login ci", "develop holds what CI rendered on the branch")
+        let again = try repo.report("refs", "promote")
+        #expect((again["copied"] as? [String])?.isEmpty == true)
+    }
+
+    @Test("squash merge of a branch whose CI renderings nobody accepted: exit 8, naming the branch's commit")
+    func squashNeverAccepted() async throws {
+        let repo = try await accept.repository(.folder)
+        try accept.branch("view-u", in: repo)
+        let head = try repo.sha()
+        _ = try await accept.ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci"])
+        _ = try squash("view-u", in: repo)
+        let result = try repo.pipeline("refs", "promote", "--json")
+        #expect(result.status == 8, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("pipeline refs accept LoginTests --commit \(head)"), "\(result.stderr)")
+        #expect(try json(result)["neverAccepted"] as? [String] == ["LoginTests"])
+    }
+
+    @Test(
+        "rebase merge onto a develop that moved on: the push of the branch's head is found",
+        arguments: RefsBackend.available)
+    func rebase(backend: RefsBackend) async throws {
+        let repo = try await accept.repository(backend)
+        try accept.branch("view-r", in: repo)
+        try repo.write("Sources/App/Second.swift", "// second commit\n")
+        try repo.commitAll("second")
+        let head = try repo.sha()
+        _ = try await accept.ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login rebased"])
+        #expect(try repo.pipeline("refs", "accept", "LoginTests").status == 0)
+
+        try repo.git("checkout", "-q", "develop")
+        try repo.write("Sources/App/Unrelated.swift", "// another merge\n")
+        try repo.commitAll("develop moves on")
+        try repo.git("checkout", "-q", "view-r")
+        try repo.git("rebase", "-q", "develop")
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--ff-only", "view-r")
+        #expect(try repo.sha() != head, "the rebase gave the branch's commits new ids")
+
+        let promoted = try repo.report("refs", "promote")
+        #expect(promoted["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect((promoted["pushMatches"] as? [String: String])?["LoginTests"] == "rebase")
+        #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
+        #expect(repo.read(Self.login) == "login rebased")
+    }
+
+    @Test("a new snapshot test merged with no references: exit 10 naming it and the fix; after the fix, exit 0")
+    func newTestWithoutReferences() async throws {
+        let repo = try await accept.repository(.folder)
+        let farewell = "Tests/AppTests/FarewellTests.swift"
+        try repo.git("checkout", "-q", "-b", "farewell")
+        try repo.write(
+            farewell,
+            "import SnapshotTesting\nimport XCTest\n\nfinal class FarewellTests: XCTestCase {\n"
+                + "    func test_bye() { assertSnapshot(of: \"bye\", as: .lines) }\n}\n")
+        try repo.commitAll("a new snapshot test")
+        _ = try squash("farewell", in: repo)
+
+        let result = try repo.pipeline("refs", "promote", "--json")
+        #expect(result.status == 10, "\(result.stdout)\(result.stderr)")
+        let stale = try #require(try json(result)["notPromoted"] as? [[String: String]])
+        #expect(stale.map { $0["test"] } == ["FarewellTests"])
+        #expect(stale.first?["fix"]?.contains("pipeline refs record FarewellTests --push") == true)
+        #expect(
+            result.stderr.contains("develop is stale") && result.stderr.contains("FarewellTests"), "\(result.stderr)")
+        let human = try repo.pipeline("refs", "promote")
+        #expect(human.status == 10)
+        #expect(human.stdout.contains("not promoted, so develop would be stale"), "\(human.stdout)")
+
+        // The fix: references recorded on the merged commit and pushed, then promote again.
+        try repo.write("\(repo.snapshots)/FarewellTests/test_bye.1.txt", "bye")
+        #expect(try repo.pipeline("refs", "push", "FarewellTests").status == 0)
+        let fixed = try repo.report("refs", "promote")
+        #expect(fixed["copied"] as? [String] == ["FarewellTests/test_bye.1.txt"])
+        #expect((fixed["notPromoted"] as? [Any])?.isEmpty ?? true)
+    }
+
+    @Test(
+        "a squash whose branch cannot be told (no change of it kept): exit 10 with --branch-head as the fix, which works"
+    )
+    func unknownBranch() async throws {
+        let repo = try await accept.repository(.folder)
+        try repo.git("checkout", "-q", "-b", "old-push")
+        try repo.write("Tests/AppTests/LoginTests.swift", "// login changed\n")
+        try repo.write(Self.login, "login pushed")
+        try repo.commitAll("login changed")
+        let head = try repo.sha()
+        #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
+        // As a push by an older pipeline, or from a clone with no integration branch: no branch change kept.
+        let changes = repo.root.appendingPathComponent("store/feature/.changes")
+        #expect(FileManager.default.fileExists(atPath: changes.appendingPathComponent("\(head).json").path))
+        try FileManager.default.removeItem(at: changes)
+        _ = try squash("old-push", in: repo)
+
+        let result = try repo.pipeline("refs", "promote", "--json")
+        #expect(result.status == 10, "\(result.stdout)\(result.stderr)")
+        let stale = try #require(try json(result)["notPromoted"] as? [[String: String]])
+        #expect(stale.map { $0["test"] } == ["LoginTests"])
+        #expect(stale.first?["fix"]?.contains("--branch-head") == true)
+
+        let named = try repo.report("refs", "promote", "--branch-head", head)
+        #expect(named["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect((named["pushMatches"] as? [String: String])?["LoginTests"] == "named")
+    }
+}
