@@ -108,7 +108,7 @@ public enum ReviewPage {
         }
         if let note = entry.note { html += "<p>\(escape(note))</p>\n" }
         if let rendering = entry.rendering { html += "<p class=\"rendering\">\(escape(rendering))</p>\n" }
-        if let accept, entry.status == .failed, entry.hasNewValue {
+        if let accept, entry.status == .failed || entry.status == .new, entry.hasNewValue {
             let id = anchor(for: entry.key) + "-accept"
             html +=
                 "<div class=\"accept\"><input type=\"checkbox\" class=\"pick\" value=\"\(escape(entry.test))\" "

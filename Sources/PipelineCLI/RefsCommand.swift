@@ -116,7 +116,10 @@ struct RefsCommand: AsyncParsableCommand {
                 return try TransferReport.requireComplete(outcome.reports)
             }
             Console.out(
-                "CI's run \(outcome.run) of \(outcome.commit.prefix(12)): \(outcome.tests.joined(separator: ", "))")
+                "CI's run \(outcome.run) of \(outcome.commit.prefix(12)): \(outcome.tests.joined(separator: ", "))"
+                    + (outcome.pushedAs.map {
+                        " (a synthetic merge commit: pushed as the branch's commit \($0.prefix(12)), its parent)"
+                    } ?? ""))
             try options.finish(outcome.reports)
         }
     }

@@ -85,7 +85,7 @@ extension ExitStatus {
         case .notConfigured: .spec
         case .notATest, .needsConfirmation: .usage
         case .noReferences, .incomplete, .noCandidates: .storage
-        case .developChanged, .candidateRefused, .neverAccepted: .conflict
+        case .developChanged, .candidateRefused, .neverAccepted, .notOnBranch: .conflict
         case .recordingFailed: .testsFailed
         case .developStale: .stale
         }

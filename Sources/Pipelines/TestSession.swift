@@ -3,6 +3,7 @@ import Foundation
 import PipelineSpec
 import References
 import SharedRun
+import SnapshotConventions
 import TestSharding
 
 /// One suite's session in the one test flow (`TestFlow`): what it adds to a `SuiteRun`: swift-snapshot-testing's
@@ -101,8 +102,36 @@ public struct TestSession: Sendable {
                 + "\n")
         let before = snapshots.begin()
         var report = try await execute(prepared)
+        try await renderNewTests(of: report, prepared)
         let findings = snapshots.check(&report, since: before)
         return try await finish(&report, findings: findings, planned: prepared.timings)
+    }
+
+    /// In CI, after the verdict: the tests that failed on a missing reference (new snapshot tests)
+    /// run once more with `SNAPSHOT_TESTING_RECORD=missing`, and what they record is moved out of
+    /// the checkout into the artifacts, so CI keeps it as a candidate to accept. Their verdict stays
+    /// the first run's: failed.
+    func renderNewTests(of report: TestReport, _ prepared: SuiteRun.Prepared) async throws {
+        guard snapshots.rendersNewTests else { return }
+        let names = Set(snapshots.missingReferences(in: report))
+        let tests = prepared.tests.filter { names.contains($0.name) }
+        guard !tests.isEmpty else { return }
+        write(
+            "Rendering \(tests.count) new snapshot test\(tests.count == 1 ? "" : "s") for CI's candidates "
+                + "(\(SnapshotSwitches.record)=missing; the verdict stays failed)\n")
+        var options = suite.options
+        options.environment[SnapshotSwitches.record] = SnapshotSwitches.RecordMode.missing.rawValue
+        options.retries = 0
+        let render = SuiteRun(settings: suite.settings, options: options)
+        let subset = prepared.only(tests, shards: max(1, min(tests.count, options.shards)))
+        let start = snapshots.inventory()
+        let progress = RunProgress(
+            total: subset.plannedTests, shards: subset.shards.count, expectedSeconds: subset.expectedSeconds,
+            interactive: false
+        ) { _ in }
+        _ = try await render.run(subset, progress: progress, statusInterval: statusInterval, part: "render-new")
+        let kept = snapshots.keepRendered(since: start)
+        write("  kept \(kept) rendering\(kept == 1 ? "" : "s") of new snapshot tests\n")
     }
 
     /// A flake hunt: the selected tests run `times` times, each run in fresh processes, as many runs

@@ -9,6 +9,9 @@ public struct AcceptRequest: Sendable {
     public var all: Bool
     /// The commit CI rendered at (full SHA).
     public var commit: String
+    /// The branch commit the push is recorded under when it is not `commit`: a CI's synthetic
+    /// merge commit's parent on the branch. Nil: `commit` itself.
+    public var pushAs: String?
     /// The run; nil takes the latest run that kept candidates.
     public var run: String?
     /// Accept although the test passed since, or feature's references changed after the run.
@@ -30,6 +33,8 @@ public struct AcceptOutcome: Sendable, Encodable {
     public let commit: String
     public let run: String
     public let tests: [String]
+    /// The branch commit the push was recorded under, when not `commit` (a synthetic merge's parent).
+    public var pushedAs: String?
     /// Tests accepted with `--force` although they would have been refused, with the reason.
     public var overridden: [String: String] = [:]
     public var reports: [TransferReport] = []
@@ -66,6 +71,8 @@ extension ReferenceTransfers {
         }
         var outcome = AcceptOutcome(commit: request.commit, run: chosen.run, tests: tests)
         outcome.environment = stores.environmentName
+        outcome.pushedAs = request.pushAs
+        let branch = request.pushAs ?? request.commit
         let pushes = PushArchive(feature: feature)
         let pushed = try await pushes.allCommits()  // one listing for every test
         for (test, reason) in try await refusals(of: tests, from: chosen, among: runs, pushes: pushes, pushed) {
@@ -78,18 +85,18 @@ extension ReferenceTransfers {
         let staged = StoreFolder(store: FolderStore(root: scratch, keepsMetadata: false))
         for test in tests {
             for base in try await branchReferences(
-                of: test, at: request.commit, history: history, pushes: pushes, pushed[test] ?? [])
+                of: test, at: branch, history: history, pushes: pushes, pushed[test] ?? [])
             {
-                try await copy(test, from: base, to: staged, commit: request.commit)
+                try await copy(test, from: base, to: staged, commit: branch)
             }
             let candidates = try archive.candidates(of: request.commit, run: source[test]?.run ?? chosen.run)
-            try await copy(test, from: candidates, to: staged, commit: request.commit)
+            try await copy(test, from: candidates, to: staged, commit: branch)
         }
         outcome.reports = try await push(
-            tests: tests, from: staged, to: [.feature], commit: request.commit, prune: false, dryRun: request.dryRun,
+            tests: tests, from: staged, to: [.feature], commit: branch, prune: false, dryRun: request.dryRun,
             renderedOn: chosen.environment.flatMap(RenderEnvironment.init(metadata:)), acceptedFrom: chosen.run)
         if let history {
-            let committed = try committedInGit(tests, at: request.commit, history: history)
+            let committed = try committedInGit(tests, at: branch, history: history)
             for part in group {
                 let tests = committed.filter { source[$0]?.run == part.run }
                 guard !tests.isEmpty else { continue }

@@ -75,9 +75,25 @@ extension ReferenceContext {
         } else {
             throw RequestError("outside a git repository, --commit takes the full SHA CI rendered at")
         }
-        return try await transfers.acceptInCandidatesSet(
-            AcceptRequest(tests: tests, all: all, commit: sha, run: run, force: force, dryRun: dryRun),
-            history: history)
+        var request = AcceptRequest(tests: tests, all: all, commit: sha, run: run, force: force, dryRun: dryRun)
+        if let history { request.pushAs = try Self.branchCommit(standingFor: sha, history: history) }
+        return try await transfers.acceptInCandidatesSet(request, history: history)
+    }
+
+    /// The commit a push accepted from `commit`'s candidates is recorded under: none (nil) when
+    /// HEAD's history holds `commit`; its parent on the branch when `commit` is a CI's synthetic
+    /// merge of the branch (a merge commit one of whose parents HEAD's history holds, the branch
+    /// side first). Otherwise refused: a push under a commit the branch does not contain is never merged.
+    static func branchCommit(standingFor commit: String, history: CommitHistory) throws -> String? {
+        let head = try history.sha("HEAD")
+        guard try history.isAncestor(commit, of: head) != true else { return nil }
+        let parents = try history.parents(of: commit)
+        if parents.count > 1,
+            let parent = try parents.reversed().first(where: { try history.isAncestor($0, of: head) == true })
+        {
+            return parent
+        }
+        throw ReferenceError.notOnBranch(commit: commit, head: head)
     }
 
     /// `refs prune`: feature's kept pushes older than `age`, or already merged and promoted,

@@ -22,6 +22,9 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     /// The merged commit's last CI run kept new renderings of these tests, and nobody accepted
     /// them: develop keeps the old references, which that run showed failing.
     case neverAccepted(tests: [String], commit: String, environment: String?)
+    /// `refs accept --commit` names a commit HEAD's history does not hold, and no parent of it
+    /// that the history holds: a push under it would never be merged.
+    case notOnBranch(commit: String, head: String)
     /// A merge's promotion left tests it touched without their references in develop.
     case developStale([NotPromoted])
 
@@ -38,6 +41,10 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
                 + "its renderings were never accepted, so develop keeps references that fail; accept them "
                 + "('pipeline refs accept \(tests.joined(separator: " "))"
                 + CandidateArchive.acceptOptions(commit: commit, environment: environment) + "') and promote again"
+        case .notOnBranch(let commit, let head):
+            "\(commit.prefix(12)) is not in the history of HEAD (\(head.prefix(12))), nor is any parent of it: "
+                + "a push recorded under it would never be merged; check out the branch CI ran (or pass "
+                + "--commit with the branch's commit CI rendered at)"
         case .developStale(let tests):
             "develop is stale: the merge touched \(tests.count) test(s) whose references did not reach it "
                 + "(first: \(tests[0])); fix each as said and promote again"

@@ -61,6 +61,42 @@ public struct SnapshotCheck: Sendable {
     /// Whether a reference written during the run fails it: in CI, unless recording was forced.
     public var writesFail: Bool { forcedMode == nil && CIEnvironment(inherited).isCI }
 
+    /// Whether a CI run renders its new snapshot tests once more after its verdict, to keep their
+    /// renderings as candidates: in CI with a feature store, where a missing reference records nothing.
+    public var rendersNewTests: Bool { candidatesCommit != nil && forcedMode == nil && mode == .never }
+
+    /// The tests that failed on a missing reference.
+    public func missingReferences(in report: TestReport) -> [String] {
+        report.tests.filter { record in
+            record.status != .passed && record.status != .skipped
+                && SnapshotMessages.kinds(in: record.output ?? record.message ?? "").contains(.missingReference)
+        }.map(\.name)
+    }
+
+    /// Moves the references a render pass recorded since `before` into the artifacts folder, as
+    /// the library lays out a failed snapshot's new value (`<TestFile>/<file>`), so the checkout is
+    /// as it was and CI keeps them as candidates: a new test's rendering is never a reference, and
+    /// never passes. Returns how many were moved; one not in the library's layout is removed.
+    public func keepRendered(since before: ReferenceInventory) -> Int {
+        var moved = 0
+        for path in ReferenceInventory.scan(package).written(since: before) {
+            let url = URL(fileURLWithPath: path)
+            defer { try? FileManager.default.removeItem(at: url) }
+            guard before.files[path] == nil, let file = SnapshotFile(referenceAt: url) else { continue }
+            let target = artifacts.appendingPathComponent(file.key)
+            do {
+                try FileManager.default.createDirectory(
+                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: url, to: target)
+                moved += 1
+            } catch {
+                continue
+            }
+        }
+        return moved
+    }
+
     /// Empties the artifacts folder and takes the inventory of references: right before the tests run.
     public func begin() -> ReferenceInventory {
         try? FileManager.default.removeItem(at: artifacts)
@@ -122,9 +158,10 @@ public struct SnapshotCheck: Sendable {
         }
         let failedTests = report.tests.filter { $0.status != .passed && $0.status != .skipped }
         findings.entries += artifacts(of: failedTests, mentions: mentions, report: report)
+        let rendered = Set(findings.entries.filter { $0.status == .new }.compactMap(\.testName))
         for record in failedTests
         where SnapshotMessages.kinds(in: record.output ?? record.message ?? "").contains(.missingReference)
-            && mode == .never
+            && mode == .never && !rendered.contains(record.name)
         {
             findings.entries.append(missing(record, report: &report))
         }
@@ -156,6 +193,11 @@ public struct SnapshotCheck: Sendable {
                 record.status != .passed
             else { continue }
             let review = "review: \(page.path)#\(ReviewPage.anchor(for: entry.key))"
+            if entry.status == .new {
+                report.explain(name, (entry.message ?? "new snapshot test") + "\n" + review)
+                report.brief(name, [entry.message ?? "new snapshot test", review])
+                continue
+            }
             guard entry.status == .failed else {
                 if !(record.message ?? "").contains(page.path) {
                     report.explain(name, Self.headline(record.message ?? "failed") + " — " + review)
@@ -243,11 +285,18 @@ public struct SnapshotCheck: Sendable {
             let named = owner.flatMap { mentions[$0] }?.first { $0.hasSuffix("/__Snapshots__/\(file.key)") }
             let expected = named.map(URL.init(fileURLWithPath:)) ?? local.path(of: file.testFile, file: file.fileName)
             let reference = expected.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
+            let record = owner.flatMap { name in report.tests.first { $0.name == name } }
+            let isNew =
+                reference == nil
+                && SnapshotMessages.kinds(in: record?.output ?? record?.message ?? "").contains(.missingReference)
             var entry = ReviewEntry.comparing(
-                key: file.key, status: .failed, reference: reference, new: url, comparer: ImageComparer())
+                key: file.key, status: isNew ? .new : .failed, reference: reference, new: url,
+                comparer: ImageComparer())
             entry.testName = owner
-            entry.message = owner.flatMap { name in report.tests.first { $0.name == name }?.message }.map(Self.headline)
-            if reference == nil {
+            entry.message = record?.message.map(Self.headline)
+            if isNew {
+                entry.message = Self.newTestMessage(file.testFile, accept: acceptOptions)
+            } else if reference == nil {
                 let place = expected.map { display($0) } ?? "the checkout (no test file \(file.testFile).swift)"
                 entry.note = [
                     entry.note, "no reference at \(place): is it kept in another layout (a custom snapshotDirectory)?",
@@ -269,13 +318,24 @@ public struct SnapshotCheck: Sendable {
         let name = SnapshotFile.sanitize(record.test)
         let message =
             "missing reference: no \(name).* in \(folder.map(display) ?? "__Snapshots__/\(testFile)") "
-            + "(\(SnapshotSwitches.record)=never in CI records none); pull the references first, "
-            + "or record them with 'pipeline refs record \(testFile)'"
+            + "(\(SnapshotSwitches.record)=never in CI records none); pull the references first, or, for a new "
+            + "test, record them and push them: 'pipeline refs record \(testFile) --push'"
         report.explain(record.name, message)
         var entry = ReviewEntry(key: "\(testFile)/\(name).*", status: .missing)
         entry.testName = record.name
         entry.message = message
         return entry
+    }
+
+    /// What a new snapshot test's failure says in CI: no reference yet, CI's rendering kept, and
+    /// the command that accepts it (or, where CI keeps no candidates, the one that records it).
+    static func newTestMessage(_ testFile: String, accept: String?) -> String {
+        guard let accept else {
+            return "new snapshot test: no reference yet; record it and push it: "
+                + "'pipeline refs record \(testFile) --push'"
+        }
+        return "new snapshot test: no reference yet; CI's rendering is kept as a candidate (never as a reference, "
+            + "never passing); accept it: '" + ReviewPage.acceptCommand(test: testFile, options: accept) + "'"
     }
 
     /// A failure message's first paragraph (the library goes on with paths and the whole diff,

@@ -160,4 +160,47 @@ struct MergeStyleTests {
         #expect(named["copied"] as? [String] == ["LoginTests/test_login.1.png"])
         #expect((named["pushMatches"] as? [String: String])?["LoginTests"] == "named")
     }
+
+    @Test(
+        "a CI that names no branch head keeps candidates under its synthetic merge: accept maps it to the branch's parent, or refuses (exit 8) a commit the branch does not hold"
+    )
+    func syntheticMergeAccept() async throws {
+        let repo = try await accept.repository(.folder)
+        try accept.branch("view-m", in: repo)
+        let branchHead = try repo.sha()
+        try repo.git("checkout", "-q", "--detach", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "Merge view-m into develop (the CI's checkout)", "view-m")
+        let synthetic = try repo.sha()
+        _ = try await accept.ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login synthetic"])
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("checkout", "-q", "-b", "elsewhere")
+        try repo.write("Sources/App/Else.swift", "// elsewhere\n")
+        try repo.commitAll("another branch")
+        let elsewhere = try repo.sha()
+        _ = try await accept.ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login elsewhere"])
+        try repo.git("checkout", "-q", "view-m")
+
+        let refused = try repo.pipeline("refs", "accept", "LoginTests", "--commit", elsewhere)
+        #expect(refused.status == 8, "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains(String(elsewhere.prefix(12)))
+                && refused.stderr.contains(String(branchHead.prefix(12))),
+            "\(refused.stderr)")
+        let records = repo.root.appendingPathComponent("store/feature/\(PushArchive.recordsFolder)/LoginTests")
+        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("\(elsewhere).json").path))
+
+        let mapped = try repo.pipeline("refs", "accept", "LoginTests", "--commit", synthetic)
+        #expect(mapped.status == 0, "\(mapped.stderr)")
+        #expect(mapped.stdout.contains("pushed as the branch's commit \(branchHead.prefix(12))"), "\(mapped.stdout)")
+        #expect(FileManager.default.fileExists(atPath: records.appendingPathComponent("\(branchHead).json").path))
+        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("\(synthetic).json").path))
+
+        // The real merge brings in the branch head, and with it the accepted rendering.
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge view-m", "view-m")
+        let promoted = try repo.report("refs", "promote")
+        #expect(promoted["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+        #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
+        #expect(repo.read(Self.login) == "login synthetic")
+    }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// The snapshot loop when the branch is squash-merged and adds a snapshot test, on the real
+/// swift-snapshot-testing: CI renders the new test and keeps the rendering, the reviewer accepts
+/// everything CI rendered, and the squash's post-merge job promotes it all.
+extension SnapshotLoopTests {
+    static let farewell = """
+        import SnapshotTesting
+        import XCTest
+
+        final class FarewellTests: XCTestCase {
+            func testFarewell() {
+                assertSnapshot(of: "Goodbye, see you \\(2 * 3) times", as: .lines)
+            }
+        }
+
+        """
+
+    @Test(
+        "squash merge with a new snapshot test: CI keeps the new test's rendering (never as a reference), the reviewer accepts it with the view's, the squash's post-merge run promotes all of it",
+        arguments: RefsBackend.available)
+    func squashWithNewTest(backend: RefsBackend) async throws {
+        let repo = try Self.recordedWithPullRequests(try await backend.references())
+        try repo.git("checkout", "-q", "-b", "feature/farewell")
+        try repo.changeTheView()
+        try repo.commitAll("brand colour")
+        try repo.write("Tests/ExampleKitTests/FarewellTests.swift", Self.farewell)
+        try repo.commitAll("a farewell snapshot test")
+        let head = try Git.run(["rev-parse", "HEAD"], in: repo.root)
+
+        let failing = try repo.pipeline("run", "pull-request")
+        #expect(failing.status == 1, "\(failing.stderr)")
+        #expect(failing.stderr.contains("Rendering 1 new snapshot test for CI's candidates"), "\(failing.stderr)")
+        #expect(
+            failing.stderr.contains(
+                "to accept them: pipeline refs accept BadgeSnapshotTests BadgeViewTests FarewellTests --commit \(head)"),
+            "\(failing.stderr)")
+        #expect(
+            failing.stderr.contains("new snapshot test: no reference yet; CI's rendering is kept as a candidate"),
+            "\(failing.stderr)")
+        #expect(
+            repo.read("\(Self.snapshots)/FarewellTests/testFarewell.1.txt") == nil, "never a reference in the checkout")
+        let html = try String(
+            contentsOf: repo.root.appendingPathComponent(".build/pipeline/snapshot-review.html"), encoding: .utf8)
+        #expect(html.contains("<span class=\"status new\">new</span>"))
+        #expect(html.contains(">pipeline refs accept FarewellTests --commit \(head)</pre>"))
+
+        #expect(try repo.pipeline("refs", "accept", "--all").status == 0)
+        let green = try repo.pipeline("run", "pull-request")
+        #expect(green.status == 0, "the same commit passes with CI's renderings: \(green.stdout)\(green.stderr)")
+        let rendered = repo.references()
+        #expect(
+            rendered["FarewellTests/testFarewell.1.txt"].map { String(decoding: $0, as: UTF8.self) }
+                == "Goodbye, see you 6 times")
+
+        // Develop moves on, then the branch is squash-merged and deleted.
+        try repo.git("checkout", "-q", "develop")
+        try repo.write("README.md", "develop moved on\n")
+        try repo.commitAll("another merge")
+        try repo.git("merge", "-q", "--squash", "feature/farewell")
+        try repo.git("commit", "-q", "-m", "Farewell (#7)")
+        try repo.git("branch", "-q", "-D", "feature/farewell")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        let merged = try repo.json(try repo.pipeline("run", "post-merge", "--json"))
+        let stages = merged["stages"] as? [[String: Any]] ?? []
+        #expect(stages.map { $0["status"] as? String } == ["passed", "passed", "passed"], "\(merged)")
+        let promotion = (stages.last?["transfers"] as? [[String: Any]])?.first ?? [:]
+        #expect(
+            (promotion["copied"] as? [String])?.contains("FarewellTests/testFarewell.1.txt") == true, "\(promotion)")
+        #expect((promotion["pushMatches"] as? [String: String])?.values.allSatisfy { $0 == "squash" } == true)
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.references() == rendered, "develop holds what CI rendered, the new test's too")
+    }
+}
