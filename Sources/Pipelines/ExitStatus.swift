@@ -84,7 +84,7 @@ extension ExitStatus {
         switch error {
         case .notConfigured: .spec
         case .notATest, .needsConfirmation: .usage
-        case .noReferences, .incomplete, .noCandidates: .storage
+        case .noReferences, .incomplete, .noCandidates, .noStore: .storage
         case .developChanged, .candidateRefused, .neverAccepted, .notOnBranch: .conflict
         case .recordingFailed: .testsFailed
         case .developStale: .stale

@@ -126,7 +126,7 @@ extension ReferenceStores {
         case .file(let path):
             return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
         case .store(let role):
-            return try SharedFolder(try folder(role))
+            return try SharedFolder(try folder(role, creating: true))
         case .s3(let bucket, let prefix):
             return try SharedFolder(try open(.s3(bucket: bucket, prefix: prefix)))
         }

@@ -124,7 +124,9 @@ extension ReferenceTransfers {
         force: Bool, prune: Bool, dryRun: Bool, changed: (all: [String], pushed: [String])? = nil
     ) async throws -> TransferReport {
         let source = try stores.folder(from)
-        let destination = try stores.folder(to)
+        // Named tests may start develop; a merge's promotion reads develop, which must exist.
+        let created = named == nil || dryRun ? nil : stores.missingFolder(to)
+        let destination = try stores.folder(to, creating: named != nil)
         let merged = try await mergedCommits(changes, history: history, feature: source)
         var pushed: [String] = []
         var tests = named ?? []
@@ -142,6 +144,7 @@ extension ReferenceTransfers {
             commit: changes.head, dryRun: dryRun)
         report.pushed = pushed
         report.environment = stores.environmentName
+        if let created { report.notes.append("created the \(to.rawValue) store at \(created)") }
         let unaccepted = try await neverAccepted(changes, history: history, among: named, merged: merged)
         (report.neverAccepted, report.candidatesCommit) = (unaccepted?.tests ?? [], unaccepted?.commit)
         guard !tests.isEmpty else { return report }

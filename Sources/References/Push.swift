@@ -38,7 +38,8 @@ extension ReferenceTransfers {
         let metadata = renderedOn.map { [StoreSync.renderedOnMetadata: $0.metadataValue] } ?? [:]
         var reports: [TransferReport] = []
         for role in roles {
-            let destination = try stores.folder(role)
+            let created = dryRun ? nil : stores.missingFolder(role)
+            let destination = try stores.folder(role, creating: true)
             let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
             let plan = try await sync.plan(tests: tests)
             let report = TransferReport(
@@ -46,6 +47,9 @@ extension ReferenceTransfers {
                 tests: Set(tests).sorted(), commit: commit, dryRun: dryRun)
             reports.append(
                 await carryOut(plan, with: sync, report: report, commit: commit, prune: prune, metadata: metadata))
+            if let created, reports[reports.count - 1].failures.isEmpty {
+                reports[reports.count - 1].notes.append("created the \(role.rawValue) store at \(created)")
+            }
             if role == .feature, let commit, !dryRun, reports.last?.failures.isEmpty == true {
                 try await keep(
                     tests, from: source, pushedBy: commit, in: destination, metadata: metadata, acceptedFrom: run)

@@ -25,6 +25,8 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     /// `refs accept --commit` names a commit HEAD's history does not hold, and no parent of it
     /// that the history holds: a push under it would never be merged.
     case notOnBranch(commit: String, head: String)
+    /// A folder store a command reads does not exist: a mistyped path would read as an empty store.
+    case noStore(role: String, path: String, origin: String)
     /// A merge's promotion left tests it touched without their references in develop.
     case developStale([NotPromoted])
 
@@ -45,6 +47,11 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
             "\(commit.prefix(12)) is not in the history of HEAD (\(head.prefix(12))), nor is any parent of it: "
                 + "a push recorded under it would never be merged; check out the branch CI ran (or pass "
                 + "--commit with the branch's commit CI rendered at)"
+        case .noStore(let role, let path, let origin):
+            "the \(role) store \(path) does not exist (references.\(role), \(origin)); check the path. "
+                + (role == "develop"
+                    ? "To start develop, 'pipeline refs promote TEST… --force --yes' creates it"
+                    : "The first 'pipeline refs push' (or 'refs record --push') creates it")
         case .developStale(let tests):
             "develop is stale: the merge touched \(tests.count) test(s) whose references did not reach it "
                 + "(first: \(tests[0])); fix each as said and promote again"

@@ -81,8 +81,10 @@ public struct ReferenceStores: Sendable {
 
     /// The store and prefix of `feature` or `develop`: the run's environment's set in it when
     /// there is one (`<prefix>/<environment>`).
-    public func folder(_ role: StoreRole) throws -> StoreFolder {
-        let shared = try sharedFolder(role)
+    /// A folder store that does not exist is refused (a mistyped path reads as an empty store)
+    /// unless the caller is a write that creates it (`creating`).
+    public func folder(_ role: StoreRole, creating: Bool = false) throws -> StoreFolder {
+        let shared = try sharedFolder(role, creating: creating)
         guard let environmentName else {
             guard !environmentPending else {
                 throw ReferenceError.notConfigured(
@@ -94,13 +96,26 @@ public struct ReferenceStores: Sendable {
     }
 
     /// The shared set of `role`: the store's prefix itself.
-    public func sharedFolder(_ role: StoreRole) throws -> StoreFolder {
+    public func sharedFolder(_ role: StoreRole, creating: Bool = false) throws -> StoreFolder {
         guard let location = settings.address(of: role) else {
             throw ReferenceError.notConfigured(
                 "references.\(role.rawValue) is not set (\(origin)); "
                     + "give it a folder or s3://bucket/prefix, or pass --\(role.rawValue)")
         }
+        if !creating, let path = missingFolder(role) {
+            throw ReferenceError.noStore(role: role.rawValue, path: path, origin: origin)
+        }
         return try open(location)
+    }
+
+    /// The path of `role`'s store when it is a folder that does not exist; nil otherwise (an S3
+    /// store's bucket is checked by the server: a missing one is its NoSuchBucket).
+    public func missingFolder(_ role: StoreRole) -> String? {
+        guard case .folder(let path)? = settings.address(of: role) else { return nil }
+        let url = URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) && isFolder.boolValue
+            ? nil : url.path
     }
 
     /// The sets a pull of `role` takes files from, first first: the run's own environment's, then

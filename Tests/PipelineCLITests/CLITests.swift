@@ -134,6 +134,10 @@ struct CLITests {
     @Test("run --dry-run prints the plan, with what the commits changed, and writes nothing")
     func dryRun() throws {
         let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
+        for store in [".pipeline/storage/feature", ".pipeline/storage/develop"] {
+            try FileManager.default.createDirectory(
+                at: workspace.root.appendingPathComponent(store), withIntermediateDirectories: true)
+        }
         let before = workspace.listing()
         let result = try workspace.run("run", "post-merge", "--dry-run")
         #expect(result.status == 0)

@@ -203,4 +203,25 @@ struct MergeStyleTests {
         #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
         #expect(repo.read(Self.login) == "login synthetic")
     }
+
+    @Test(
+        "a mistyped folder store is an error naming its path for every read; the first push creates feature, saying so")
+    func mistypedStore() async throws {
+        let repo = try await accept.repository(.folder)
+        let typo = ["--develop", "store/devlop"]
+        for command in [["refs", "pull"], ["refs", "promote"], ["refs", "orphans"], ["refs", "report", "--all"]] {
+            let result = try PipelineBinary.run(command + typo, in: repo.root, environment: RefsBackend.environment)
+            #expect(result.status == 5, "\(command): \(result.stdout)\(result.stderr)")
+            #expect(
+                result.stderr.contains("the develop store \(repo.root.path)/store/devlop does not exist"),
+                "\(command): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: repo.root.appendingPathComponent("store/devlop").path))
+
+        let pushed = try repo.pipeline("refs", "push", "LoginTests", "--feature", "store/new-feature")
+        #expect(pushed.status == 0, "\(pushed.stderr)")
+        #expect(
+            pushed.stdout.contains("created the feature store at \(repo.root.path)/store/new-feature"),
+            "\(pushed.stdout)")
+    }
 }

@@ -127,6 +127,10 @@ struct PipelineRunTests {
         let quiet = try SnapshotRepository(references: try await RefsBackend.folder.references())
         try quiet.write("README.md", "notes\n")
         try quiet.commitAll("notes")
+        for store in ["store/feature", "store/develop"] {
+            try FileManager.default.createDirectory(
+                at: quiet.root.appendingPathComponent(store), withIntermediateDirectories: true)
+        }
         let skipped = try quiet.pipeline("run", "post-merge")
         #expect(skipped.status == 0, "\(skipped.stderr)")
         #expect(

@@ -357,6 +357,8 @@ struct RefsCommandTests {
         #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
         try repo.git("checkout", "-q", "develop")
         try repo.git("merge", "-q", "--no-ff", "-m", "merge x", "feature/x")
+        try FileManager.default.createDirectory(
+            at: repo.root.appendingPathComponent("store/develop"), withIntermediateDirectories: true)
         #expect(try repo.pipeline("refs", "promote").status == 0)
         let store = repo.root.appendingPathComponent("store")
         let template = repo.root.appendingPathComponent("template")

@@ -81,6 +81,10 @@ struct StageSkippingTests {
         let root = try Scratch.folder("nothing")
         defer { try? FileManager.default.removeItem(at: root) }
         let commits = try gitInit(root)
+        for store in ["storage/feature", "storage/develop"] {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(store), withIntermediateDirectories: true)
+        }
         var context = StageContext(runner: runner([], root: root, changes: try changeSet(commits: commits)))
         let review = try await ReviewExecutor(stage: ReviewStage(output: "review.html")).run(in: &context)
         #expect(review.status == .skipped)

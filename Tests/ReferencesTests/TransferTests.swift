@@ -35,6 +35,11 @@ struct TransferFixture {
         _ = try Scratch.git(root, "init", "-q", "-b", "develop")
         _ = try Scratch.git(root, "add", "-A")
         _ = try Scratch.git(root, "commit", "-q", "-m", "app")
+        // The team's stores exist (a folder store that does not is refused by every read).
+        for store in ["store/feature", "store/develop"] {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(store), withIntermediateDirectories: true)
+        }
         let stores = ReferenceStores(
             settings: ReferenceSettings(
                 feature: .folder(path: "store/feature"), develop: .folder(path: "store/develop")),
