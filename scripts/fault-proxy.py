@@ -15,7 +15,9 @@ encryption does: every ETag (headers, listings, copy results) is not the object'
 its key and real ETag, so two objects of the same content differ), with
 `x-amz-server-side-encryption: aws:kms`; the client's If-Match is mapped back. With
 --hold-after K, the requests after the K-th are held unanswered (logged "held"), so a client
-killed then has had exactly K requests carried out (scripts/bench-kill.sh). Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
+killed then has had exactly K requests carried out (scripts/bench-kill.sh). With --read-only
+PREFIX, every write (PUT, POST, DELETE) of a key starting with PREFIX answers 403 AccessDenied
+(logged "read-only"), as a bucket policy granting that prefix read access only does. Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
 forwarded unchanged, so the client's Signature V4 still verifies upstream.
 """
 import hashlib
@@ -36,6 +38,7 @@ faults = [f for f in sys.argv[2].split(",") if f] if len(sys.argv) > 2 else []
 evil_key = sys.argv[sys.argv.index("--evil-key") + 1] if "--evil-key" in sys.argv else None
 kms = "--kms-etags" in sys.argv
 hold_after = int(sys.argv[sys.argv.index("--hold-after") + 1]) if "--hold-after" in sys.argv else None
+read_only = sys.argv[sys.argv.index("--read-only") + 1] if "--read-only" in sys.argv else None
 arrived = 0
 real_etags = {}  # fake → real, for If-Match
 
@@ -108,6 +111,11 @@ class Handler(BaseHTTPRequestHandler):
             self.log("held")
             while True:
                 time.sleep(1)
+        key = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path).split("/", 2)[2:]
+        if read_only is not None and self.command in ("PUT", "POST", "DELETE") and key \
+                and key[0].startswith(read_only):
+            self.log("read-only")
+            return self.answer(403, error_body("AccessDenied", "this prefix is read-only for the job"))
         fault = next_fault()
         canned = {"500": (500, "InternalError"), "slowdown": (503, "SlowDown"),
                   "429": (429, "TooManyRequests"), "403": (403, "AccessDenied")}

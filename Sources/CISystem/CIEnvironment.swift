@@ -109,6 +109,27 @@ public struct CIEnvironment: Sendable {
         return nil
     }
 
+    /// Whether this is a pull request's (or merge request's) run, as the CI says: GitHub's
+    /// `pull_request` events, GitLab's `CI_MERGE_REQUEST_IID`, Bitrise's `BITRISE_PULL_REQUEST`,
+    /// Jenkins' `CHANGE_ID`, Azure's `SYSTEM_PULLREQUEST_PULLREQUESTID`, Buildkite's and Travis'
+    /// `…_PULL_REQUEST` other than `false`, CircleCI's `CIRCLE_PULL_REQUEST`; or
+    /// `PIPELINE_PULL_REQUEST=1` for any other CI.
+    public var isPullRequest: Bool {
+        guard isCI else { return false }
+        if variables["PIPELINE_PULL_REQUEST"] == "1" { return true }
+        if variables["GITHUB_EVENT_NAME"]?.hasPrefix("pull_request") == true { return true }
+        for name in [
+            "CI_MERGE_REQUEST_IID", "BITRISE_PULL_REQUEST", "CHANGE_ID", "SYSTEM_PULLREQUEST_PULLREQUESTID",
+            "CIRCLE_PULL_REQUEST",
+        ] where !(variables[name] ?? "").isEmpty {
+            return true
+        }
+        return ["BUILDKITE_PULL_REQUEST", "TRAVIS_PULL_REQUEST"].contains { name in
+            guard let value = variables[name] else { return false }
+            return !value.isEmpty && value != "false"
+        }
+    }
+
     /// The branch a pull request's run will merge into (`develop`), as the CI names it: GitHub's
     /// `GITHUB_BASE_REF`, GitLab's `CI_MERGE_REQUEST_TARGET_BRANCH_NAME`, Bitrise's
     /// `BITRISEIO_GIT_BRANCH_DEST`, Azure's `SYSTEM_PULLREQUEST_TARGETBRANCH` (`refs/heads/` left

@@ -96,7 +96,7 @@ public struct SharedRunSettings: Sendable {
     /// or with a queue the batches they would claim.
     public func matrix(package: URL, nodes: Int) async throws -> MatrixPlan {
         let place = try folder(package: package)
-        let recorded = try await place.timings.load()
+        let recorded = try await place.plannedTimings.load()
         let tests = recorded.tests.keys.sorted().map { TestID($0, framework: .xctest) }
         let planner = ShardPlanner(timings: recorded)
         if let run = try runID() {
@@ -126,7 +126,11 @@ extension ReferenceStores {
         case .file(let path):
             return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
         case .store(let role):
-            return try SharedFolder(try folder(role, creating: true))
+            // A pull request's job writes feature only: its run goes there, planned from develop's timings.
+            guard role == .develop, CIEnvironment(environment).isPullRequest, settings.address(of: .feature) != nil
+            else { return try SharedFolder(try folder(role, creating: true)) }
+            return try SharedFolder(try folder(.feature, creating: true)).planning(
+                from: try SharedFolder(try folder(.develop, creating: true)))
         case .s3(let bucket, let prefix):
             return try SharedFolder(try open(.s3(bucket: bucket, prefix: prefix)))
         }

@@ -103,7 +103,7 @@ struct TestExecutor: StageExecutor {
         var options = flow.request.runOptions()
         options.filters += selection?.filters ?? []
         let place = try flow.timingsFolder()
-        let timings = try await place.timings.load()
+        let timings = try await place.plannedTimings.load()
         let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
         let selected = (try? options.select(tests)) ?? []
         var notes = selection?.reasons ?? []

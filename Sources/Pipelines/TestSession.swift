@@ -58,7 +58,11 @@ public struct TestSession: Sendable {
     /// that match no test of the suite.
     public func prepare(pinningTo queue: WorkQueue? = nil) async throws -> SuiteRun.Prepared {
         let recorded =
-            if let queue { try await queue.pinned(timings.timings) } else { try await timings.timings.load() }
+            if let queue {
+                try await queue.pinned(timings.plannedTimings)
+            } else {
+                try await timings.plannedTimings.load()
+            }
         let prepared = try await suite.prepare(timings: recorded)
         try coverage?.clearProfiles()
         quarantine?.warnings(among: prepared.discovered.map(\.name)).forEach { write($0 + "\n") }

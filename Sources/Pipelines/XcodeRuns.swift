@@ -16,7 +16,7 @@ extension TestFlow {
     {
         let run = try await XcodeInput.run(kind, at: path)
         let place = try timingsFolder()
-        let recorded = try await place.timings.load()
+        let recorded = try await place.plannedTimings.load()
         var report = run.resolved(among: Set(recorded.tests.keys)).report(flakyFails: request.flaky == .fail)
         let check = snapshotCheck()
         var findings = SnapshotFindings()
@@ -54,7 +54,7 @@ extension TestFlow {
                     file: origin, reason: "the last run left none of the listed tests failing: nothing to run")
             }
         }
-        var plan = XcodeNode.plan(tests, timings: try await place.timings.load(), nodes: nodes, by: split)
+        var plan = XcodeNode.plan(tests, timings: try await place.plannedTimings.load(), nodes: nodes, by: split)
         if let run, let xctestrun { try run.write(&plan, into: xctestrun.deletingLastPathComponent()) }
         return plan
     }

@@ -9,6 +9,10 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
     /// The folder the queues go under: `<prefix>/pipeline-runs/<run>/`.
     public let prefix: ObjectKey?
     public let timingsKey: ObjectKey
+    /// Where the durations a plan reads and the impact map are kept when this folder only writes:
+    /// a pull request's job plans from develop's and writes its run (queue, timings, reports) to
+    /// feature. Nil: this folder's own.
+    public private(set) var baseline: (store: any SharedStore, prefix: ObjectKey?)?
 
     /// A store's prefix: the timings are `<prefix>/pipeline-timings.json`.
     public init(store: any SharedStore, prefix: ObjectKey?) throws(StoreError) {
@@ -33,6 +37,21 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
     }
 
     public var timings: StoredTimings { StoredTimings(store: store, key: timingsKey) }
+
+    /// This folder for a run's writes, planning from `baseline`'s timings and impact map.
+    public func planning(from baseline: SharedFolder) -> SharedFolder {
+        var folder = self
+        folder.baseline = (baseline.store, baseline.prefix)
+        return folder
+    }
+
+    /// The timings a plan reads: the baseline's, else this folder's own.
+    public var plannedTimings: StoredTimings {
+        guard let baseline, let folder = try? SharedFolder(store: baseline.store, prefix: baseline.prefix) else {
+            return timings
+        }
+        return folder.timings
+    }
 
     public func queue(run: String, node: Node) throws(StoreError) -> WorkQueue {
         try WorkQueue(store: store, prefix: prefix, run: run, node: node)
@@ -126,11 +145,17 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
     /// The impact map's bytes kept beside the timings, with where they were read; nil when none
     /// was recorded there. Reading them is TestImpact's.
     public func impact() async throws -> (data: Data, name: String)? {
+        if let baseline { return try await SharedFolder(store: baseline.store, prefix: baseline.prefix).impact() }
         let key = try impactKey
         guard let (data, _) = try await store.get(key) else { return nil }
         return (data, "\(store.name)/\(key.rawValue)")
     }
 
     /// Where the timings are, for messages and the dry run.
-    public var description: String { "\(store.name)/\(timingsKey.rawValue)" }
+    public var description: String {
+        guard let baseline, let folder = try? SharedFolder(store: baseline.store, prefix: baseline.prefix) else {
+            return "\(store.name)/\(timingsKey.rawValue)"
+        }
+        return "\(store.name)/\(timingsKey.rawValue) (planned from \(folder))"
+    }
 }

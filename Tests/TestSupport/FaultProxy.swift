@@ -9,13 +9,16 @@ public final class FaultProxy {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/fault-proxy.py")
 
-    public init(upstream: URL, faults: [String], evilKey: String? = nil, kmsETags: Bool = false) throws {
+    public init(
+        upstream: URL, faults: [String], evilKey: String? = nil, kmsETags: Bool = false, readOnly: String? = nil
+    ) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fault-proxy-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             ["python3", Self.script.path, upstream.absoluteString, faults.joined(separator: ",")]
             + (evilKey.map { ["--evil-key", $0] } ?? []) + (kmsETags ? ["--kms-etags"] : [])
+            + (readOnly.map { ["--read-only", $0] } ?? [])
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
