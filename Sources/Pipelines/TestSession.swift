@@ -1,5 +1,6 @@
 import Coverage
 import Foundation
+import GitChanges
 import PipelineSpec
 import References
 import SharedRun
@@ -184,8 +185,12 @@ public struct TestSession: Sendable {
         await snapshots.compareEnvironments(&findings)
         snapshots.publish(&findings, report: &report)
         applyQuarantine(&report)
+        // Flakiness is flipping on the same code: outcomes are kept with the commit tested, and the
+        // failures the change explains (renderings awaiting review, new tests) are left out.
+        let commit = try? CommitHistory(repositoryPath: suite.settings.packagePath.path).sha("HEAD")
+        let explained = findings.explainedFailures(reviewable: snapshots.candidatesCommit != nil)
         var history = planned
-        history.add(report)
+        history.add(report, commit: commit, explained: explained)
         findings.notes += flakeNotes(history)
         if let junit { try JUnitReport.write(report, to: junit) }
         do {
@@ -202,7 +207,9 @@ public struct TestSession: Sendable {
         }
         if updatesTimings, !storeFailed {
             let measured = report
-            if try await timings.timings.fold({ $0.add(measured) }) == .lastWriterWins {
+            if try await timings.timings.fold({ $0.add(measured, commit: commit, explained: explained) })
+                == .lastWriterWins
+            {
                 findings.notes.append(
                     "\(timings) was written without a version check (the store has none), "
                         + "so an update another machine made meanwhile may be lost")
@@ -238,7 +245,8 @@ public struct TestSession: Sendable {
         let quarantined = quarantine?.matcher()
         return history.flaky(threshold: flakeThreshold).filter { quarantined?($0.name) == nil }.map { name, history in
             let rate = "\(Int((history.flakeRate * 100).rounded())) % of its last \(history.runs) runs"
-            return "flaky: \(name) was flaky or failed in \(rate); to quarantine it: "
+            let what = history.flips == nil ? "was flaky or failed in" : "failed and passed on the same code in"
+            return "flaky: \(name) \(what) \(rate); to quarantine it: "
                 + "pipeline quarantine add '\(name.replacingOccurrences(of: "'", with: "'\\''"))' --owner <who> "
                 + "--reason 'flaky in \(rate)' --days 14"
         }

@@ -381,6 +381,16 @@ public struct SnapshotFindings: Sendable {
 
     public init() {}
 
+    /// The failed tests their change explains, which are no evidence of flakiness: a new test
+    /// without a reference, and, where CI kept the new rendering for review (`reviewable`), a
+    /// snapshot that differs from its reference.
+    public func explainedFailures(reviewable: Bool) -> Set<String> {
+        Set(
+            entries.filter { entry in
+                entry.status == .new || entry.status == .missing || (reviewable && entry.status == .failed)
+            }.compactMap(\.testName))
+    }
+
     /// Adds a later part's findings (a batch of a shared run); an entry already there is kept once.
     public mutating func add(_ other: SnapshotFindings) {
         let keys = Set(entries.map(\.key))

@@ -27,10 +27,22 @@ public struct Timings: Codable, Equatable, Sendable {
         public var runs: Int
         public var flaky: Double
         public var failed: Double
+        /// The share of runs where the test flipped on the same code: flaky within the run, or
+        /// ending otherwise than the run before it on the same commit. Nil in files written before
+        /// commits were kept.
+        public var flips: Double?
+        /// The latest run's commit (12 hex digits) and outcome, `<commit>:passed` or `<commit>:failed`.
+        public var last: String?
 
-        /// Flaky or failing now and then: the share of recent runs it did not plainly pass, unless
-        /// it failed every time (a breakage, not flakiness).
-        public var flakeRate: Double { failed >= 1 ? flaky : flaky + failed }
+        public init(runs: Int, flaky: Double, failed: Double, flips: Double? = nil, last: String? = nil) {
+            (self.runs, self.flaky, self.failed, self.flips, self.last) = (runs, flaky, failed, flips, last)
+        }
+
+        /// Flaky: the share of recent runs it flipped on the same code. A test that failed on some
+        /// commits and passed on others changed with the code: that is not flakiness. Older
+        /// files, which kept no commits: the share it did not plainly pass, unless it failed every
+        /// time (a breakage).
+        public var flakeRate: Double { flips ?? (failed >= 1 ? flaky : flaky + failed) }
     }
 
     /// How many runs a test's history remembers.
@@ -56,14 +68,26 @@ public struct Timings: Codable, Equatable, Sendable {
     }
 
     /// Adds a run's measurements: the duration of each test that ran to an end (passed, failed or
-    /// flaky), the outcome of each test with a recorded duration, and the per-test overhead.
-    public mutating func add(_ report: TestReport) {
+    /// flaky), the outcome of each test with a recorded duration, and the per-test overhead. With
+    /// the run's `commit`, a test that ends otherwise than its last run on the same commit flipped
+    /// (without one, flips are not kept: the share of runs it did not plainly pass stands for them).
+    /// The outcomes of `explained` tests are left out: failures the change itself explains (a
+    /// snapshot whose new rendering awaits review, a new test without a reference) are not flakiness.
+    public mutating func add(_ report: TestReport, commit: String? = nil, explained: Set<String> = []) {
+        let code = commit.map { String($0.prefix(12)) }
         for test in report.tests {
             if [.passed, .failed, .flaky].contains(test.status) {
                 add(TestID(test.name, framework: test.framework), seconds: test.seconds)
             }
-            guard test.status != .skipped, test.status != .missing, var entry = tests[test.name] else { continue }
-            let run = History(runs: 1, flaky: test.status == .flaky ? 1 : 0, failed: test.status.isFailure ? 1 : 0)
+            guard test.status != .skipped, test.status != .missing, !explained.contains(test.name),
+                var entry = tests[test.name]
+            else { continue }
+            let outcome = code.map { "\($0):\(test.status.isFailure ? "failed" : "passed")" }
+            var flipped = test.status == .flaky
+            if let code, let last = entry.history?.last, last.hasPrefix(code + ":"), last != outcome { flipped = true }
+            let run = History(
+                runs: 1, flaky: test.status == .flaky ? 1 : 0, failed: test.status.isFailure ? 1 : 0,
+                flips: code == nil ? nil : flipped ? 1 : 0, last: outcome)
             entry.history = Self.fold(entry.history, run)
             tests[test.name] = entry
         }
@@ -92,6 +116,9 @@ public struct Timings: Codable, Equatable, Sendable {
             var merged = Self.fold(tests[name], entry)
             merged.history =
                 other.tests[name]?.history.map { Self.fold(tests[name]?.history, $0) } ?? tests[name]?.history
+            // Either order gives the same file: the later-sorting of the two last outcomes.
+            merged.history?.last = [tests[name]?.history?.last, other.tests[name]?.history?.last].compactMap { $0 }
+                .max()
             tests[name] = merged
         }
         if let overhead = other.overheadPerTest { overheadPerTest = Self.fold(overheadPerTest, overhead) }
@@ -109,10 +136,16 @@ public struct Timings: Codable, Equatable, Sendable {
     private static func fold(_ old: History?, _ new: History) -> History {
         guard let old else { return new }
         let runs = Double(old.runs + new.runs)
+        // A file that kept no commits knew flips only as flakiness within a run.
+        let oldFlips = old.flips ?? (new.flips == nil ? nil : old.flaky)
+        let newFlips = new.flips ?? (old.flips == nil ? nil : new.flaky)
+        var flips: Double?
+        if let oldFlips, let newFlips { flips = (oldFlips * Double(old.runs) + newFlips * Double(new.runs)) / runs }
         return History(
             runs: min(old.runs + new.runs, historyWindow),
             flaky: (old.flaky * Double(old.runs) + new.flaky * Double(new.runs)) / runs,
-            failed: (old.failed * Double(old.runs) + new.failed * Double(new.runs)) / runs)
+            failed: (old.failed * Double(old.runs) + new.failed * Double(new.runs)) / runs,
+            flips: flips, last: new.last ?? old.last)
     }
 
     /// Reads a timings file; a missing file is an empty record, an unreadable one an error.
@@ -138,7 +171,8 @@ public struct Timings: Codable, Equatable, Sendable {
         }
         guard
             timings.tests.values.compactMap(\.history).allSatisfy({ history in
-                history.runs > 0 && [history.flaky, history.failed].allSatisfy { (0...1).contains($0) }
+                history.runs > 0
+                    && [history.flaky, history.failed, history.flips ?? 0].allSatisfy { (0...1).contains($0) }
             })
         else {
             throw .unreadableTimings(path: origin, reason: "a test's history has shares outside 0…1 or no runs")

@@ -69,6 +69,37 @@ final class FlakinessTests: XCTestCase {
         XCTAssertTrue(merged.passed, "the batches of a shared run keep their marks when merged")
     }
 
+    func testFlakinessIsFlippingOnTheSameCode() throws {
+        var timings = Timings()
+        let commits = (0..<10).map { String(repeating: "\($0)", count: 40) }
+        for (index, commit) in commits.enumerated() {
+            // a breaks on some commits and is fixed on the next (changed with the code, never flaky);
+            // b fails on every commit's first run and passes on its second (flipping on the same code);
+            // c fails on every commit's first run, explained by its change (a rendering awaiting review).
+            timings.add(
+                report([index % 2 == 0 ? .failed : .passed, .failed, .failed]), commit: commit, explained: [c.name])
+            timings.add(report([index % 2 == 0 ? .failed : .passed, .passed, .passed]), commit: commit)
+        }
+        XCTAssertEqual(
+            timings.tests[a.name]?.history?.flips, 0, "failing on one commit, passing on the next is no flip")
+        XCTAssertEqual(timings.tests[b.name]?.history?.flips ?? 0, 0.5, accuracy: 1e-9)
+        XCTAssertEqual(timings.tests[c.name]?.history?.flips, 0, "an explained failure leaves no history")
+        XCTAssertEqual(timings.tests[c.name]?.history?.runs, 10, "only the runs that passed are counted")
+        XCTAssertEqual(timings.flaky(threshold: 0.1).map(\.name), [b.name])
+        XCTAssertEqual(timings.tests[b.name]?.history?.last, "\(commits[9].prefix(12)):passed")
+
+        // A file written before commits were kept: its in-run flakiness counts as flips from then on.
+        var old = Timings()
+        for run in 0..<6 { old.add(report([.passed, .failed, .passed], retried: run % 2 == 0 ? [2] : [])) }
+        XCTAssertNil(old.tests[c.name]?.history?.flips)
+        XCTAssertEqual(old.flaky(threshold: 0.1).map(\.name), [c.name])
+        old.add(report([.passed, .failed, .passed]), commit: commits[0])
+        XCTAssertEqual(old.tests[c.name]?.history?.flips ?? 0, 3.0 / 7.0, accuracy: 1e-9)
+        XCTAssertEqual(old.tests[b.name]?.history?.flips, 0, "failing every run is a breakage")
+        let decoded = try Timings.decode(try old.encoded(), origin: "x")
+        XCTAssertEqual(decoded, old)
+    }
+
     func testHistoryKeepsRecentOutcomesAndNamesTheFlakyTests() throws {
         var timings = Timings()
         for run in 0..<10 {
