@@ -8,6 +8,8 @@ comma-separated list applied to successive requests, after which requests pass t
   500       answer 500 InternalError          slowdown  answer 503 SlowDown
   429       answer 429 TooManyRequests        403       answer 403 AccessDenied (not retried)
   drop      close the connection unanswered   delay=S   wait S seconds, then forward
+  lost      forward, then close the connection without the answer (the server did it; the client
+            never hears)
   pass      forward unchanged
 With --evil-key, every listing answers with one object under that key (an unsafe key from a
 hostile store). With --kms-etags, the store answers as an AWS bucket with SSE-KMS default
@@ -150,6 +152,11 @@ class Handler(BaseHTTPRequestHandler):
         response = connection.getresponse()
         data = response.read()
         connection.close()
+        if fault == "lost":
+            self.log(f"lost {response.status}")
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+            return
         self.log(f"{response.status}" + (f" after {fault}" if fault != "pass" else ""))
         # A HEAD answer carries the object's length, with no body.
         length = response.getheader("Content-Length") if self.command == "HEAD" else None

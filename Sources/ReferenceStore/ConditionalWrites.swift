@@ -83,6 +83,10 @@ extension S3Store: SharedStore {
 
     /// `If-None-Match: *` or `If-Match: "etag"`. A 412, or a 409 ConditionalRequestConflict (a
     /// concurrent conditional write), is `preconditionFailed`; a 501 is `conditionalWritesUnsupported`.
+    ///
+    /// Each conditional write carries its own identity (`x-amz-meta-pipeline-write`): when a
+    /// write succeeded but its answer was lost, its retry meets its own object and a 412; one HEAD
+    /// then recognises the write as this one's, and it succeeded.
     @discardableResult
     public func put(_ data: Data, to key: ObjectKey, condition: WriteCondition) async throws(StoreError) -> String {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-put-\(UUID().uuidString)")
@@ -98,16 +102,24 @@ extension S3Store: SharedStore {
         case .ifAbsent: headers.append(("if-none-match", "*"))
         case .ifMatch(let etag): headers.append(("if-match", "\"\(etag)\""))
         }
+        let identity = condition == .always ? [:] : [Self.writeMetadata: UUID().uuidString.lowercased()]
         do {
-            try await upload(scratch, to: key, metadata: [:], extraHeaders: headers)
+            try await upload(scratch, to: key, metadata: identity, extraHeaders: headers)
         } catch .service(_, _, let status, let code, let message)
             where status == 412 || code == "ConditionalRequestConflict"
         {
             _ = message
+            // A retry of a write the server carried out meets the write itself: that is success.
+            if let mine = identity[Self.writeMetadata], (try? await metadata(of: key))?[Self.writeMetadata] == mine {
+                return try Digest.hex(of: data, .md5)
+            }
             throw .preconditionFailed(store: name, key: key.rawValue)
         } catch .service(_, _, let status, let code, let message) where status == 501 {
             throw .conditionalWritesUnsupported(store: name, reason: "\(code)\(message.isEmpty ? "" : ": \(message)")")
         }
         return try Digest.hex(of: data, .md5)
     }
+
+    /// The metadata naming a conditional write, so its retry knows it.
+    static let writeMetadata = "pipeline-write"
 }

@@ -2,6 +2,7 @@ import Foundation
 import ReferenceStore
 import SharedRun
 import TestSharding
+import TestSupport
 import Testing
 
 /// The stores coordination runs on: the folder store always; moto's S3 (which honours
@@ -53,6 +54,29 @@ struct ConditionalWriteTests {
         #expect(String(decoding: stored.data, as: UTF8.self) == "c")
         #expect(stored.etag == second)
         #expect(try await store.get(try ObjectKey("runs/none.json")) == nil)
+    }
+
+    @Test(
+        "a conditional write whose answer was lost knows its own write on the retry; another's write is still refused",
+        .enabled(if: SharedStoreKind.motoEndpoint != nil, "needs moto (scripts/test.sh starts it)"))
+    func lostAnswer() async throws {
+        let upstream = try #require(SharedStoreKind.motoEndpoint)
+        let bucket = "l-\(UUID().uuidString.prefix(18).lowercased())"
+        let credentials = AWSCredentials(accessKey: "test", secret: "test")
+        try await S3Store(S3Settings(endpoint: upstream, bucket: bucket, credentials: credentials)).createBucket()
+        // The server carries out each write, then the answer is lost: the client retries.
+        let proxy = try FaultProxy(upstream: upstream, faults: ["lost", "pass", "pass", "lost"])
+        let store = try S3Store(S3Settings(endpoint: proxy.endpoint, bucket: bucket, credentials: credentials))
+        let key = try ObjectKey("runs/claim.json")
+        let first = try await store.put(Data("a".utf8), to: key, condition: .ifAbsent)
+        #expect(
+            proxy.requests.first?.hasPrefix("PUT /\(bucket)/runs/claim.json -> lost 200") == true, "\(proxy.requests)")
+        #expect(proxy.requests.contains { $0.contains("-> 412") }, "the retry met its own write: \(proxy.requests)")
+        _ = try await store.put(Data("b".utf8), to: key, condition: .ifMatch(etag: first))
+        #expect(String(decoding: try #require(try await store.get(key)).data, as: UTF8.self) == "b")
+        await #expect(throws: StoreError.preconditionFailed(store: store.name, key: key.rawValue)) {
+            try await store.put(Data("c".utf8), to: key, condition: .ifAbsent)
+        }
     }
 
     @Test("eight nodes folding their timings at once lose no update", arguments: SharedStoreKind.available)
