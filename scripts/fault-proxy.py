@@ -43,6 +43,7 @@ hold_after = int(sys.argv[sys.argv.index("--hold-after") + 1]) if "--hold-after"
 read_only = sys.argv[sys.argv.index("--read-only") + 1] if "--read-only" in sys.argv else None
 arrived = 0
 real_etags = {}  # fake → real, for If-Match
+log_lock = threading.Lock()
 
 
 def fake_etag(key, real):
@@ -80,7 +81,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def log(self, outcome):
-        print(f"{self.command} {self.path} -> {outcome}", flush=True)
+        with log_lock:  # one whole line per request, whichever threads answer at once
+            print(f"{self.command} {self.path} -> {outcome}", flush=True)
 
     def read_body(self):
         if self.headers.get("Transfer-Encoding", "").lower() == "chunked":

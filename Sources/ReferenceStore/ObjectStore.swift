@@ -60,6 +60,11 @@ public protocol ObjectStore: Sendable {
         _ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey,
         metadata: [String: String]) async throws(StoreError)
 
+    /// Copies an object of `source` to `key` here with the source's own metadata (the commit of
+    /// its push, where it was rendered, its content's MD5): on S3 one server-side request, with
+    /// no read of the source's metadata first.
+    func copyAsIs(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey) async throws(StoreError)
+
     func delete(_ key: ObjectKey) async throws(StoreError)
 }
 
@@ -84,6 +89,12 @@ protocol FileBacked {
 
 extension ObjectStore {
     public var keepsMetadata: Bool { true }
+
+    public func copyAsIs(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey)
+        async throws(StoreError)
+    {
+        try await copy(sourceKey, from: source, to: key, metadata: try await source.metadata(of: sourceKey))
+    }
 
     /// Copies an object of `source` (this store or another) to `key` here, with new metadata: an
     /// upload of its file when the source is a folder, otherwise the store's own copy. Where the

@@ -177,6 +177,26 @@ public struct S3Store: ObjectStore {
         }
     }
 
+    /// Same endpoint: S3's own copy keeping the source's metadata (`x-amz-metadata-directive`
+    /// left at COPY), one request; elsewhere through this machine with the source's metadata.
+    public func copyAsIs(_ sourceKey: ObjectKey, from source: any ObjectStore, to key: ObjectKey)
+        async throws(StoreError)
+    {
+        // A bucket whose ETags are not MD5s gets the content's MD5 kept by `copyStored`, which reads the source.
+        guard let other = source as? S3Store, other.settings.endpoint == settings.endpoint,
+            await DigestTrust.shared.trusted(other.bucketID) == true
+        else {
+            return try await copy(sourceKey, from: source, to: key, metadata: try await source.metadata(of: sourceKey))
+        }
+        let copySource = "/" + S3Encoding.path(other.settings.bucket) + "/" + S3Encoding.path(sourceKey.rawValue)
+        let response = try await send(
+            "PUT", key: key, headers: [("x-amz-copy-source", copySource)], errorKey: sourceKey)
+        if let error = ErrorParser.parse(response.body) {
+            throw .service(
+                store: name, key: key.rawValue, status: response.status, code: error.code, message: error.message)
+        }
+    }
+
     public func delete(_ key: ObjectKey) async throws(StoreError) {
         _ = try await send("DELETE", key: key)
     }

@@ -15,6 +15,13 @@ final class MergedCommits {
     /// The commits whose kept change matched, or the named head: the merged branches' heads as
     /// a push or CI saw them, whose CI runs say whether renderings were left unaccepted.
     private(set) var heads: [String: MergeMatch] = [:]
+    /// Each matched head's branch commits, as its kept change lists them.
+    private var branches: [String: Set<String>] = [:]
+    /// The heads no other head's branch holds: the merged branches' last commits that a push or a
+    /// CI run saw, whose last CI run says whether renderings were left unaccepted.
+    var tips: [String] {
+        heads.keys.filter { head in !branches.contains { $0.key != head && $0.value.contains(head) } }.sorted()
+    }
     private var ancestry: [String: Bool] = [:]
     private let namedHead: String?
 
@@ -64,6 +71,7 @@ final class MergedCommits {
             }
             guard let how else { continue }
             merged.heads[change.commit] = how
+            merged.branches[change.commit] = Set(change.commits.map(\.commit))
             for step in change.commits where merged.matched[step.commit] == nil { merged.matched[step.commit] = how }
             merged.matched[change.commit] = how
         }

@@ -246,7 +246,8 @@ extension ReferenceTransfers {
     /// The tests a merged branch head's last CI run failed and kept new renderings of (among
     /// `tests` when named), with that head; nil without a feature store that keeps candidates.
     /// The heads: the branch a merge commit brings in (its second parent), else the compared head,
-    /// and those a squash or rebase was matched to (`merged`). Whether they were accepted is the
+    /// and the last commits of the branches a squash or rebase was matched to (`merged`: a failure on
+    /// an earlier commit of the branch may have been fixed since). Whether they were accepted is the
     /// caller's to say: an accepted one is a push of that commit.
     func neverAccepted(
         _ changes: ChangeSet, history: CommitHistory, among tests: [String]?, merged: MergedCommits? = nil
@@ -254,7 +255,7 @@ extension ReferenceTransfers {
         guard stores.settings.address(of: .feature) != nil else { return nil }
         let parents = try history.parents(of: changes.head)
         let first = changes.comparison == "merge" && parents.count > 1 ? parents[1] : changes.head
-        let heads = [first] + (merged?.heads.keys.sorted() ?? []).filter { $0 != first }
+        let heads = [first] + (merged?.tips ?? []).filter { $0 != first }
         let archive = CandidateArchive(feature: try stores.folder(.feature))
         for head in heads {
             let last = Set(CandidateRun.latest(try await archive.runs(of: head)).flatMap(\.tests)).sorted()
@@ -351,8 +352,20 @@ extension ReferenceTransfers {
         history: CommitHistory, report: inout TransferReport
     ) async throws -> Set<ObjectKey> {
         guard !keys.isEmpty else { return [] }
-        let commits = try await StoreSync.concurrently(keys, limit: parallelism) { key async throws(StoreError) in
-            try await destination.store.metadata(of: key.under(destination.prefix))[StoreSync.commitMetadata]
+        // Develop's record names the merge that wrote each file (one read per test); an object it
+        // does not name (promoted before records were kept, or on a store without them) says so itself.
+        let tests = Set(keys.map(\.firstSegment)).sorted()
+        let ledger = PromotionLedger(
+            develop: destination, feature: destination, lease: promotionLease, parallelism: 1, now: now)
+        let records = try await StoreSync.concurrently(tests, limit: parallelism) { test async throws(StoreError) in
+            destination.store is any SharedStore ? try await ledger.read(test).record : nil
+        }
+        let recorded = Dictionary(uniqueKeysWithValues: zip(tests, records))
+        let commits = try await StoreSync.concurrently(keys, limit: parallelism) {
+            key async throws(StoreError) -> String? in
+            let name = String(key.rawValue.dropFirst(key.firstSegment.count + 1))
+            if let record = recorded[key.firstSegment], let commit = record?.files[name]?.commit { return commit }
+            return try await destination.store.metadata(of: key.under(destination.prefix))[StoreSync.commitMetadata]
         }
         var later: Set<ObjectKey> = []
         for (key, commit) in zip(keys, commits) {

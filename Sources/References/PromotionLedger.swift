@@ -190,10 +190,11 @@ struct PromotionLedger: Sendable {
         await StoreSync.bounded(work, limit: parallelism) { (item: Work) async throws(StoreError) in
             switch item {
             case .copy(let copy):
-                try await develop.store.copy(
+                // The push's own metadata goes with it (one request on S3); which merge wrote the
+                // file is this record's to say.
+                try await develop.store.copyAsIs(
                     try ObjectKey(copy.source), from: feature.store,
-                    to: try ObjectKey("\(test)/\(copy.name)").under(develop.prefix),
-                    metadata: [StoreSync.commitMetadata: plan.commit])
+                    to: try ObjectKey("\(test)/\(copy.name)").under(develop.prefix))
             case .delete(let name):
                 try await develop.store.delete(try ObjectKey("\(test)/\(name)").under(develop.prefix))
             }

@@ -25,6 +25,13 @@ struct MergeStyleTests {
         return try repo.sha()
     }
 
+    /// A promotion that must fail with exit 10: its result and the tests it names as not promoted.
+    private func notPromoted(_ repo: SnapshotRepository) throws -> (PipelineBinary.Result, [[String: String]]) {
+        let result = try repo.pipeline("refs", "promote", "--json")
+        #expect(result.status == 10, "\(result.stdout)\(result.stderr)")
+        return (result, try #require(try json(result)["notPromoted"] as? [[String: String]]))
+    }
+
     private func json(_ result: PipelineBinary.Result) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
     }
@@ -74,6 +81,20 @@ struct MergeStyleTests {
         #expect(try json(result)["neverAccepted"] as? [String] == ["LoginTests"])
     }
 
+    @Test("squash merge: a failure on the branch's first commit that a later commit fixed is no unaccepted rendering")
+    func squashFixedLater() async throws {
+        let repo = try await accept.repository(.folder)
+        try accept.branch("view-f", in: repo)
+        _ = try await accept.ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login broken"])
+        try repo.write("Sources/App/Fix.swift", "// the view as it was meant\n")
+        try repo.commitAll("the fix")
+        _ = try await accept.ciRun(repo, artifacts: [:])
+        _ = try squash("view-f", in: repo)
+        let result = try repo.pipeline("refs", "promote", "--json")
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect((try json(result)["neverAccepted"] as? [String])?.isEmpty ?? true)
+    }
+
     @Test(
         "rebase merge onto a develop that moved on: the push of the branch's head is found",
         arguments: RefsBackend.available)
@@ -102,6 +123,24 @@ struct MergeStyleTests {
         #expect(repo.read(Self.login) == "login rebased")
     }
 
+    @Test("a new snapshot test whose CI rendering was accepted, merged with a merge commit: promoted")
+    func newTestAcceptedMergeCommit() async throws {
+        let repo = try await accept.repository(.folder)
+        try repo.git("checkout", "-q", "-b", "farewell")
+        try repo.write(
+            "Tests/AppTests/FarewellTests.swift", "import SnapshotTesting\n// assertSnapshot(of: \"bye\", as: .lines)\n"
+        )
+        try repo.commitAll("a new snapshot test")
+        let lines = try await accept.ciRun(repo, artifacts: ["FarewellTests/test_bye.1.txt": "bye from CI"])
+        #expect(lines.contains { $0.contains("pipeline refs accept FarewellTests") }, "\(lines)")
+        #expect(try repo.pipeline("refs", "accept", "FarewellTests").status == 0)
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--no-ff", "-m", "merge farewell", "farewell")
+        let promoted = try repo.report("refs", "promote")
+        #expect(promoted["copied"] as? [String] == ["FarewellTests/test_bye.1.txt"])
+        #expect((promoted["pushMatches"] as? [String: String])?["FarewellTests"] == "ancestry")
+    }
+
     @Test("a new snapshot test merged with no references: exit 10 naming it and the fix; after the fix, exit 0")
     func newTestWithoutReferences() async throws {
         let repo = try await accept.repository(.folder)
@@ -114,9 +153,7 @@ struct MergeStyleTests {
         try repo.commitAll("a new snapshot test")
         _ = try squash("farewell", in: repo)
 
-        let result = try repo.pipeline("refs", "promote", "--json")
-        #expect(result.status == 10, "\(result.stdout)\(result.stderr)")
-        let stale = try #require(try json(result)["notPromoted"] as? [[String: String]])
+        let (result, stale) = try notPromoted(repo)
         #expect(stale.map { $0["test"] } == ["FarewellTests"])
         #expect(stale.first?["fix"]?.contains("pipeline refs record FarewellTests --push") == true)
         #expect(
@@ -150,9 +187,7 @@ struct MergeStyleTests {
         try FileManager.default.removeItem(at: changes)
         _ = try squash("old-push", in: repo)
 
-        let result = try repo.pipeline("refs", "promote", "--json")
-        #expect(result.status == 10, "\(result.stdout)\(result.stderr)")
-        let stale = try #require(try json(result)["notPromoted"] as? [[String: String]])
+        let (_, stale) = try notPromoted(repo)
         #expect(stale.map { $0["test"] } == ["LoginTests"])
         #expect(stale.first?["fix"]?.contains("--branch-head") == true)
 

@@ -50,6 +50,18 @@ extension SnapshotLoopTests {
         let green = try repo.pipeline("run", "pull-request")
         #expect(green.status == 0, "the same commit passes with CI's renderings: \(green.stdout)\(green.stderr)")
         let rendered = repo.references()
+        if backend == .folder {
+            // The runs' history (develop's timings): the failure the branch's change explained is none.
+            let timings = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: repo.root.appendingPathComponent("store/develop/pipeline-timings.json")))
+            let entry = ((timings as? [String: Any])?["tests"] as? [String: Any])?[
+                "ExampleKitTests.BadgeViewTests/testBadgeImage"]
+            let history = (entry as? [String: Any])?["history"] as? [String: Any]
+            #expect(
+                history?["failed"] as? Double == 0 && history?["flips"] as? Double == 0,
+                "a failure its change explained is no flaky history: \(history ?? [:])")
+            #expect(!green.stderr.contains("flaky:"), "\(green.stderr)")
+        }
         #expect(
             rendered["FarewellTests/testFarewell.1.txt"].map { String(decoding: $0, as: UTF8.self) }
                 == "Goodbye, see you 6 times")

@@ -1,6 +1,6 @@
 """Driver of scripts/bench-kill.sh: every store write of an operation as a kill point.
 
-For each operation that writes to a store (push, promote, prune), on the folder store and on
+For each operation that writes to a store (push, promote, prune, a squash merge's promotion, …), on the folder store and on
 moto: run it once to count its writes (K: the folder store's file operations, counted by the
 debug build's kill points; moto's requests, counted by the fault proxy), then for every k in 1..K
 run it again from the same start, killed (SIGKILL) right after write k, check what a kill may
@@ -23,12 +23,21 @@ branch_refs = dict(base_refs, **{files[0]: "branch 0", files[1]: "branch 1"})
 # A second branch, merged after the first, changes two files, one of them the first's.
 y_refs = dict(base_refs, **{files[1]: "y 1", files[2]: "y 2"})
 final_refs = {files[0]: "branch 0", files[1]: "y 1", files[2]: "y 2"}
+# A third branch, squash-merged last (its commit never in develop's history), changes one file.
+z_refs = dict(final_refs, **{files[0]: "z 0"})
 violations = []
 
 
 def git(*args):
     return subprocess.run(["git", "-C", repo, "-c", "user.name=K", "-c", "user.email=k@k", *args],
                           check=True, capture_output=True, text=True).stdout.strip()
+
+
+def commit_file(path, text, message):
+    with open(os.path.join(repo, path), "w") as f:
+        f.write(text)
+    git("add", "-A")
+    git("commit", "-q", "-m", message)
 
 
 def write_refs(contents):
@@ -211,6 +220,15 @@ def end_promote(store):
     return problems
 
 
+def end_squash(store):
+    """After the squash merge's promotion (killed and re-run): develop holds the squashed branch's
+    push, found by what the branch changed."""
+    problems = archive_whole(store)
+    if files_of(store, "develop") != z_refs:
+        problems.append(f"develop holds {files_of(store, 'develop')}")
+    return problems
+
+
 def end_prune(store):
     problems = archive_whole(store)
     left = [k for k in store.objects() if k.startswith("feature/.push-records/") or k.startswith("feature/.pushes/")]
@@ -247,14 +265,15 @@ def after_kill(store, operation, direct):
     """What a kill may leave: pushes and kept runs whole or absent; a pull of develop whole (old, new,
     or said half written)."""
     problems = archive_whole(store) + candidates_whole(store)
-    if operation == "promote":
+    if operation in ("promote", "squash"):
+        before, after = (base_refs, branch_refs) if operation == "promote" else (final_refs, z_refs)
         pulled = run(store, ["refs", "pull", "LoginTests", "--json"], direct, check=False)
         local = {name: open(os.path.join(snapshots, name)).read() for name in os.listdir(snapshots)} \
             if os.path.isdir(snapshots) else {}
         notes = json.loads(pulled.stdout).get("notes", []) if pulled.returncode == 0 and pulled.stdout else []
         if pulled.returncode != 0:
             problems.append(f"pull failed after the kill: {pulled.stderr.strip()}")
-        elif local not in (base_refs, branch_refs) and not notes:
+        elif local not in (before, after) and not notes:
             problems.append(f"pull returned a half-written test folder and said nothing: {local}")
     return problems
 
@@ -298,6 +317,9 @@ operations = [
     ("queue", lambda: git("checkout", "-q", "develop"),
      ["test", "--package-path", package, "--skip-build", "--queue", "kill-run", "--timings", "feature", "--node", "1/1"],
      (0,), {}, end_queue),
+    # A squash merge's promotion: the branch's push found by its kept change, not by ancestry.
+    ("squash", lambda: (git("checkout", "-q", "develop"), write_refs(final_refs)),
+     ["refs", "promote", "--base", "S^1", "--head", "S"], (0,), {}, end_squash),
 ]
 
 
@@ -317,26 +339,28 @@ def history():
     git("add", "-A")
     git("commit", "-q", "-m", "base")
     git("checkout", "-q", "-b", "feature/x")
-    with open(os.path.join(repo, "View.swift"), "w") as f:
-        f.write("// a view change\n")
-    git("add", "-A")
-    git("commit", "-q", "-m", "view")
+    commit_file("View.swift", "// a view change\n", "view")
     branch = git("rev-parse", "HEAD")
     git("checkout", "-q", "develop")
     base = git("rev-parse", "HEAD")
     git("checkout", "-q", "-b", "feature/y")
-    with open(os.path.join(repo, "Other.swift"), "w") as f:
-        f.write("// another view change\n")
-    git("add", "-A")
-    git("commit", "-q", "-m", "other view")
+    commit_file("Other.swift", "// another view change\n", "other view")
     git("checkout", "-q", "develop")
     git("merge", "-q", "--no-ff", "-m", "merge view", "feature/x")
     first = git("rev-parse", "HEAD")
     git("merge", "-q", "--no-ff", "-m", "merge other view", "feature/y")
-    return branch, base, first, git("rev-parse", "HEAD")
+    second = git("rev-parse", "HEAD")
+    # z, cut from the second merge, squash-merged after develop moved on.
+    git("checkout", "-q", "-b", "feature/z")
+    commit_file("Squash.swift", "// a view change, squash-merged\n", "squashed view")
+    git("checkout", "-q", "develop")
+    commit_file("Moved.swift", "// develop moves on\n", "develop moves on")
+    git("merge", "-q", "--squash", "feature/z")
+    git("commit", "-q", "-m", "squashed view (#3)")
+    return branch, base, first, second, git("rev-parse", "HEAD")
 
 
-branch, base, first_merge, second_merge = history()
+branch, base, first_merge, second_merge, squash_merge = history()
 second_promotion = ["refs", "promote", "--base", f"{second_merge}^1", "--head", second_merge]
 os.makedirs(os.path.join(package, "Tests/KillTests"))
 with open(os.path.join(package, "Package.swift"), "w") as f:
@@ -353,7 +377,8 @@ with open(log, "w") as f:
 os.makedirs(os.path.join(artifacts, "LoginTests"), exist_ok=True)
 with open(os.path.join(artifacts, "LoginTests", files[0]), "w") as f:
     f.write("ci render")
-names = {"BRANCH": branch, "M1": first_merge, "M1^1": f"{first_merge}^1"}
+names = {"BRANCH": branch, "M1": first_merge, "M1^1": f"{first_merge}^1", "S": squash_merge,
+         "S^1": f"{squash_merge}^1"}
 operations = [(n, c, [names.get(a, a) for a in args], ok, extra, end) for n, c, args, ok, extra, end in operations]
 total_points, total_operations = 0, 0
 started = time.time()
@@ -428,6 +453,10 @@ for kind in ["folder"] + (["moto"] if moto else []):
             run(template, ["refs", "push", "LoginTests"], direct)
         if name == "promote":
             run(template, second_promotion, direct)
+        if name == "queue":  # the squashed branch pushed before its merge
+            git("checkout", "-q", "feature/z")
+            write_refs(z_refs)
+            run(template, ["refs", "push", "LoginTests"], direct)
         total_points += points
         total_operations += 1
         print(f"{kind:6s} {name:8s} {points:3d} kill points, {killed_runs} killed mid-run, "
