@@ -42,6 +42,10 @@ public struct StoreSync: Sendable {
     public let destination: StoreFolder
     /// Requests in flight at once.
     public let parallelism: Int
+    /// The objects of the source's store, already listed under a prefix holding the source's (a
+    /// command that listed feature whole once): `plan` reads its source side from them instead
+    /// of listing again. Nil: `plan` lists.
+    public var listedSource: [ObjectInfo]?
 
     public init(from source: StoreFolder, to destination: StoreFolder, parallelism: Int = 16) {
         self.source = source
@@ -57,10 +61,14 @@ public struct StoreSync: Sendable {
     /// Compares both sides of each test's folder. `tests` are folder names (`SnapshotTests`);
     /// nil compares everything under both prefixes.
     public func plan(tests: [String]?) async throws(StoreError) -> SyncPlan {
+        let listed = listedSource.map { Self.relative($0, to: source.prefix, in: nil) }
         guard let tests else {
             let sides = try await Self.concurrently([source, destination], limit: 2) {
                 location async throws(StoreError) in
-                try await Self.objects(at: location, in: nil)
+                if location.store.name == source.store.name, location.prefix == source.prefix, let listed {
+                    return listed
+                }
+                return try await Self.objects(at: location, in: nil)
             }
             return Self.compare(wanted: sides[0], present: sides[1], tests: nil)
         }
@@ -69,6 +77,9 @@ public struct StoreSync: Sendable {
         // Each side is listed once when a single request holds it all, else once per test folder.
         let sides = try await Self.concurrently([source, destination], limit: 2) {
             [parallelism] location async throws(StoreError) in
+            if location.prefix == source.prefix, location.store.name == source.store.name, let listed {
+                return listed.filter { chosen.contains($0.key.firstSegment) }
+            }
             if folders.count > 1,
                 let whole = try await location.store.listIfSmall(under: location.prefix, atMost: Self.smallListing)
             {

@@ -9,9 +9,13 @@ extension ReferenceTransfers {
     /// The sets of `role`'s store, the run's own first, then each environment's set the store holds
     /// (by name), then the shared set (nil). Without environments: the shared set alone.
     public func everySet(_ role: StoreRole) async throws -> [String?] {
+        everySet(among: try await stores.environmentSets(role))
+    }
+
+    /// The sets in that order, of those `found` in the store.
+    private func everySet(among found: [String]) -> [String?] {
         let own = stores.environmentName
-        let found = try await stores.environmentSets(role).filter { $0 != own }
-        return [own] + found.map(Optional.some) + (own == nil ? [] : [nil])
+        return [own] + found.filter { $0 != own }.map(Optional.some) + (own == nil ? [] : [nil])
     }
 
     /// `promote` in every set of `from`, each from the branch's pushes in that set, through that
@@ -24,9 +28,13 @@ extension ReferenceTransfers {
         force: Bool, prune: Bool, dryRun: Bool, changed: (all: [String], pushed: [String])? = nil
     ) async throws -> [TransferReport] {
         var reports: [TransferReport] = []
-        for name in try await everySet(from) {
+        // Feature listed once: its sets, and each set's latest copies for the promotion's plans.
+        let listed = try await stores.listing(from)
+        for name in everySet(among: stores.environmentSets(from, among: listed)) {
             let own = name == stores.environmentName
-            let report = try await inSet(name).promote(
+            var promoting = inSet(name)
+            promoting.listedSource = listed
+            let report = try await promoting.promote(
                 tests: tests, changes: changes, history: history, from: from, to: to, force: force, prune: prune,
                 dryRun: dryRun, changed: own ? changed : nil)
             if own || report.didSomething { reports.append(report) }

@@ -87,7 +87,9 @@ extension ReferenceTransfers {
         _ changes: ChangeSet, history: CommitHistory, from source: StoreFolder, to destination: StoreFolder,
         merged: MergedCommits
     ) async throws -> (all: [String], pushed: [String]) {
-        let candidates = try await StoreSync(from: source, to: destination, parallelism: parallelism).plan(tests: nil)
+        var sync = StoreSync(from: source, to: destination, parallelism: parallelism)
+        sync.listedSource = listedSource
+        let candidates = try await sync.plan(tests: nil)
             .copies
             .filter { !changes.promotable.contains($0.firstSegment) }
         let commits = try await StoreSync.concurrently(candidates, limit: parallelism) { key async throws(StoreError) in
@@ -161,7 +163,8 @@ extension ReferenceTransfers {
         // or the merge commit's references committed in git (which git says it changed).
         var units: [PromotionUnit] = []
         if !sources.unrecorded.isEmpty {
-            let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
+            var sync = StoreSync(from: source, to: destination, parallelism: parallelism)
+            sync.listedSource = listedSource
             let plan = try await sync.plan(tests: sources.unrecorded)
             for test in plan.testsWithoutReferences { report.skipped[test] = "no references in \(source.name)" }
             units.append(PromotionUnit(sync: sync, plan: plan, recorded: false))

@@ -68,14 +68,27 @@ public struct ReferenceStores: Sendable {
     /// The render environments' sets `role`'s store holds, found in one listing of it, by name:
     /// those a spec names and those only the store knows (another team's, an older template's).
     public func environmentSets(_ role: StoreRole) async throws -> [String] {
-        ObjectKey.environmentSets(among: try await everyObject(role).map(\.key))
+        environmentSets(role, among: try await listing(role))
+    }
+
+    /// The sets among `objects`, `role`'s store listed whole (`listing(role)`).
+    func environmentSets(_ role: StoreRole, among objects: [ObjectInfo]) -> [String] {
+        let prefix = (try? sharedFolder(role, creating: true))?.prefix
+        return ObjectKey.environmentSets(
+            among: objects.map { object in prefix.flatMap { object.key.relative(to: $0) } ?? object.key })
+    }
+
+    /// Every object of `role`'s store, every set's, as listed (keys with the store's prefix).
+    func listing(_ role: StoreRole) async throws -> [ObjectInfo] {
+        let shared = try sharedFolder(role)
+        return try await shared.store.list(under: shared.prefix)
     }
 
     /// Every object of `role`'s store, every set's, keyed relative to the store's prefix.
     func everyObject(_ role: StoreRole) async throws -> [(key: ObjectKey, size: Int64)] {
-        let shared = try sharedFolder(role)
-        return try await shared.store.list(under: shared.prefix).map { object in
-            (shared.prefix.flatMap { object.key.relative(to: $0) } ?? object.key, object.size)
+        let prefix = try sharedFolder(role).prefix
+        return try await listing(role).map { object in
+            (prefix.flatMap { object.key.relative(to: $0) } ?? object.key, object.size)
         }
     }
 

@@ -47,6 +47,9 @@ public struct ReferenceTransfers: Sendable {
     /// The merged branch's head when a person names it (`refs promote --branch-head`): its commits
     /// count as merged, whatever the merge style.
     public var mergedBranchHead: String?
+    /// `from`'s store listed whole, when a command already listed it (`promoteEverySet`): plans
+    /// read their source side from it.
+    var listedSource: [ObjectInfo]?
 
     /// These transfers in `name`'s set (nil: the shared set) instead of the run's own.
     public func inSet(_ name: String?) -> ReferenceTransfers {
