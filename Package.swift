@@ -89,7 +89,8 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "PipelineSpec", "TestImpact", "ReferenceStore", "References", "TestSharding", "Coverage", "ImageDiff",
+                "PipelineSpec", "GitChanges", "TestImpact", "ReferenceStore", "References", "TestSharding", "Coverage",
+                "ImageDiff",
                 "XcodeResults",
             ]),
         .executableTarget(name: "pipeline-fuzz", dependencies: ["FuzzTargets"]),

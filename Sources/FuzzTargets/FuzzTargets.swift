@@ -5,6 +5,7 @@ import TestSharding
 import XcodeResults
 
 @testable import Coverage
+@testable import GitChanges
 @testable import ReferenceStore
 @testable import References
 @testable import TestImpact
@@ -46,6 +47,25 @@ public enum FuzzTargets {
         ("s3-listing", { _ = ListingParser.parse($0) }),
         ("s3-error", { _ = ErrorParser.parse($0) }),
         ("push-record", { _ = try? JSONDecoder().decode(PushRecord.self, from: $0) }),
+        (
+            "branch-change",
+            { data in
+                // A branch's kept change, matched against itself and its own commits as a merge would.
+                guard let change = try? JSONDecoder().decode(BranchChange.self, from: data) else { return }
+                _ = change.change.isContained(in: change.change)
+                for step in change.commits { _ = step.change.isContained(in: change.change) }
+            }
+        ),
+        (
+            "line-change",
+            { data in
+                // Two versions of a file, split at the first 0xFF byte (NUL makes a file binary).
+                let parts = data.split(separator: 0xFF, maxSplits: 1, omittingEmptySubsequences: false)
+                let change = ChangeIdentity.textChange(
+                    old: Array(parts.first ?? Data()), new: Array(parts.last ?? Data()))
+                _ = ChangeIdentity(files: ["f": change]).isContained(in: ChangeIdentity(files: ["f": change]))
+            }
+        ),
         ("promotion-ledger", { _ = try? JSONDecoder().decode(PromotionLedger.Record.self, from: $0) }),
         ("candidate-record", { _ = try? JSONDecoder().decode(CandidateRun.self, from: $0) }),
         ("impact-map", { _ = try? ImpactMap.decode($0, name: "fuzz") }),
