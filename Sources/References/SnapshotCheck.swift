@@ -158,12 +158,17 @@ public struct SnapshotCheck: Sendable {
         }
         let failedTests = report.tests.filter { $0.status != .passed && $0.status != .skipped }
         findings.entries += artifacts(of: failedTests, mentions: mentions, report: report)
-        let rendered = Set(findings.entries.filter { $0.status == .new }.compactMap(\.testName))
+        // A missing reference: one line naming the test and folder; where CI kept its rendering
+        // (a `new` card), that card carries the line and the command that accepts it.
         for record in failedTests
         where SnapshotMessages.kinds(in: record.output ?? record.message ?? "").contains(.missingReference)
-            && mode == .never && !rendered.contains(record.name)
+            && mode == .never
         {
-            findings.entries.append(missing(record, report: &report))
+            if let index = findings.entries.firstIndex(where: { $0.status == .new && $0.testName == record.name }) {
+                findings.entries[index].message = missing(record, report: &report, rendered: true).message
+            } else {
+                findings.entries.append(missing(record, report: &report, rendered: false))
+            }
         }
         return findings
     }
@@ -294,9 +299,7 @@ public struct SnapshotCheck: Sendable {
                 comparer: ImageComparer())
             entry.testName = owner
             entry.message = record?.message.map(Self.headline)
-            if isNew {
-                entry.message = Self.newTestMessage(file.testFile, accept: acceptOptions)
-            } else if reference == nil {
+            if reference == nil, !isNew {
                 let place = expected.map { display($0) } ?? "the checkout (no test file \(file.testFile).swift)"
                 entry.note = [
                     entry.note, "no reference at \(place): is it kept in another layout (a custom snapshotDirectory)?",
@@ -309,33 +312,29 @@ public struct SnapshotCheck: Sendable {
     }
 
     /// A missing reference, said in one line naming the test and the folder, as the test's message.
-    private func missing(_ record: TestReport.Entry, report: inout TestReport) -> ReviewEntry {
+    /// `rendered`: CI kept the test's rendering as a candidate (a new test), which the line offers.
+    private func missing(_ record: TestReport.Entry, report: inout TestReport, rendered: Bool) -> ReviewEntry {
         let named = SnapshotMessages.testFile(in: record.output ?? record.message ?? "")
         let testFile = named?.name ?? testFile(of: record.name, in: report) ?? record.suite
         let folder =
             named?.folder.map { $0.appendingPathComponent("__Snapshots__/\(testFile)") }
             ?? local.path(of: testFile, file: "").map { $0.deletingLastPathComponent() }
         let name = SnapshotFile.sanitize(record.test)
+        let accept =
+            rendered
+            ? acceptOptions.map {
+                "accept CI's rendering, kept as a candidate (never a reference here, never a pass): '"
+                    + ReviewPage.acceptCommand(test: testFile, options: $0) + "', or "
+            } : nil
         let message =
             "missing reference: no \(name).* in \(folder.map(display) ?? "__Snapshots__/\(testFile)") "
             + "(\(SnapshotSwitches.record)=never in CI records none); pull the references first, or, for a new "
-            + "test, record them and push them: 'pipeline refs record \(testFile) --push'"
+            + "test, " + (accept ?? "") + "record them and push them: 'pipeline refs record \(testFile) --push'"
         report.explain(record.name, message)
         var entry = ReviewEntry(key: "\(testFile)/\(name).*", status: .missing)
         entry.testName = record.name
         entry.message = message
         return entry
-    }
-
-    /// What a new snapshot test's failure says in CI: no reference yet, CI's rendering kept, and
-    /// the command that accepts it (or, where CI keeps no candidates, the one that records it).
-    static func newTestMessage(_ testFile: String, accept: String?) -> String {
-        guard let accept else {
-            return "new snapshot test: no reference yet; record it and push it: "
-                + "'pipeline refs record \(testFile) --push'"
-        }
-        return "new snapshot test: no reference yet; CI's rendering is kept as a candidate (never as a reference, "
-            + "never passing); accept it: '" + ReviewPage.acceptCommand(test: testFile, options: accept) + "'"
     }
 
     /// A failure message's first paragraph (the library goes on with paths and the whole diff,

@@ -37,7 +37,9 @@ extension SnapshotLoopTests {
                 "to accept them: pipeline refs accept BadgeSnapshotTests BadgeViewTests FarewellTests --commit \(head)"),
             "\(failing.stderr)")
         #expect(
-            failing.stderr.contains("new snapshot test: no reference yet; CI's rendering is kept as a candidate"),
+            failing.stderr.contains(
+                "for a new test, accept CI's rendering, kept as a candidate (never a reference here, never a pass): "
+                    + "'pipeline refs accept FarewellTests --commit \(head)'"),
             "\(failing.stderr)")
         #expect(
             repo.read("\(Self.snapshots)/FarewellTests/testFarewell.1.txt") == nil, "never a reference in the checkout")
