@@ -27,7 +27,7 @@ endpoint="$(scripts/s3-server.sh start 18080)"
 # s3api cannot write conditionally (it answers 501); the shared-run tests also need moto, which can.
 source scripts/lib/bench.sh
 start_moto 18090
-trap 'rm -f "$log"; scripts/s3-server.sh stop; kill $moto 2>/dev/null' EXIT
+trap 'rm -f "$log"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
 export PIPELINE_TEST_MOTO_ENDPOINT=http://127.0.0.1:18090
 if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"
