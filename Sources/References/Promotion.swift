@@ -200,10 +200,12 @@ extension ReferenceTransfers {
             }
         }
         let cut = try history.branchPoint(of: changes)
+        var records: [String: PromotionLedger.Known] = [:]
         for index in units.indices {
             let later = try await check(
                 units[index].plan.overwrites + (prune ? units[index].plan.stale : []), in: destination,
-                cut: units[index].recorded ? nil : cut, head: changes.head, history: history, report: &report)
+                cut: units[index].recorded ? nil : cut, head: changes.head, history: history, report: &report,
+                records: &records)
             units[index].plan.copies.removeAll(where: later.contains)
             units[index].plan.overwrites.removeAll(where: later.contains)
             units[index].plan.stale.removeAll(where: later.contains)
@@ -227,7 +229,7 @@ extension ReferenceTransfers {
         }
         do {
             try await promoteInOrder(
-                units, into: destination, merge: changes.head, history: history, prune: prune,
+                units, into: destination, merge: changes.head, history: history, prune: prune, known: records,
                 report: &report)
         } catch StoreError.conditionalWritesUnsupported(let store, _) {
             report.notes.append(
@@ -297,15 +299,19 @@ extension ReferenceTransfers {
 
     /// Carries the units' plans out test by test through develop's promotion record, so jobs
     /// promoting one test at once end in merge order and a stopped job's test is completed by the next.
+    /// `known`: the records `check` read; a test of which develop holds no file has none yet.
     private func promoteInOrder(
         _ units: [PromotionUnit], into destination: StoreFolder, merge: String,
-        history: CommitHistory, prune: Bool, report: inout TransferReport
+        history: CommitHistory, prune: Bool, known: [String: PromotionLedger.Known], report: inout TransferReport
     ) async throws {
         var work: [(test: String, copies: [PromotionLedger.Record.Copy], deletes: [String])] = []
+        var known = known
         for unit in units {
             let source = unit.sync.source
             let tests = Set(unit.plan.copies.map(\.firstSegment) + (prune ? unit.plan.stale.map(\.firstSegment) : []))
+            let held = Set((unit.plan.overwrites + unit.plan.identical + unit.plan.stale).map(\.firstSegment))
             for test in tests.sorted() {
+                if known[test] == nil, !held.contains(test) { known[test] = (PromotionLedger.Record(), nil) }
                 let copies = unit.plan.copies.filter { $0.firstSegment == test }.map { key in
                     PromotionLedger.Record.Copy(
                         name: String(key.rawValue.dropFirst(test.count + 1)), source: key.under(source.prefix).rawValue,
@@ -326,13 +332,14 @@ extension ReferenceTransfers {
         let progress = progress
         ledger.objectDone = { await progress("promote", await counter.next(), counter.total) }
         let promoting = ledger
+        let guesses = known
         // Four tests at a time, each with its own reading of the history (libgit2's handles have one owner).
         let repository = history.workTree
         let outcomes = try await StoreSync.concurrently(work, limit: 4) { item async throws(StoreError) in
             do {
                 return try await promoting.promote(
                     item.test, copies: item.copies, deletes: item.deletes, merge: merge,
-                    history: try CommitHistory(repositoryPath: repository))
+                    history: try CommitHistory(repositoryPath: repository), known: guesses[item.test])
             } catch let error as StoreError {
                 throw error
             } catch {
@@ -352,7 +359,7 @@ extension ReferenceTransfers {
     /// one a merge that is not an ancestor of it promoted (merged after the branch was cut) is a conflict.
     private func check(
         _ keys: [ObjectKey], in destination: StoreFolder, cut: String?, head: String,
-        history: CommitHistory, report: inout TransferReport
+        history: CommitHistory, report: inout TransferReport, records known: inout [String: PromotionLedger.Known]
     ) async throws -> Set<ObjectKey> {
         guard !keys.isEmpty else { return [] }
         // Develop's record names the merge that wrote each file (one read per test); an object it
@@ -361,9 +368,10 @@ extension ReferenceTransfers {
         let ledger = PromotionLedger(
             develop: destination, feature: destination, lease: promotionLease, parallelism: 1, now: now)
         let records = try await StoreSync.concurrently(tests, limit: parallelism) { test async throws(StoreError) in
-            destination.store is any SharedStore ? try await ledger.read(test).record : nil
+            destination.store is any SharedStore ? try await ledger.read(test) : nil
         }
-        let recorded = Dictionary(uniqueKeysWithValues: zip(tests, records))
+        for (test, record) in zip(tests, records) { known[test] = record }
+        let recorded = Dictionary(uniqueKeysWithValues: zip(tests, records.map { $0?.record }))
         let commits = try await StoreSync.concurrently(keys, limit: parallelism) {
             key async throws(StoreError) -> String? in
             let name = String(key.rawValue.dropFirst(key.firstSegment.count + 1))

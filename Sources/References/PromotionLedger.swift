@@ -76,7 +76,7 @@ struct PromotionLedger: Sendable {
         try ObjectKey("\(Self.markersFolder)/\(test)").under(develop.prefix)
     }
 
-    func read(_ test: String) async throws(StoreError) -> (record: Record, etag: String?) {
+    func read(_ test: String) async throws(StoreError) -> Known {
         guard let (data, etag) = try await shared.get(try recordKey(test)) else { return (Record(), nil) }
         guard let record = try? JSONDecoder().decode(Record.self, from: data) else {
             throw .io(path: try recordKey(test).rawValue, reason: "not a promotion record")
@@ -95,15 +95,23 @@ struct PromotionLedger: Sendable {
             data, to: try recordKey(test), condition: etag.map { .ifMatch(etag: $0) } ?? .ifAbsent)
     }
 
+    /// What a job already knows of one test's record: read earlier, or absent because develop has
+    /// no file of the test. The first claim is written over it; a conditional write that finds
+    /// the record changed since reads it again, so a stale guess costs a request, never safety.
+    typealias Known = (record: Record, etag: String?)
+
     /// Promotes `copies` (file name → source key in feature and MD5) and `deletes` of `test` as
     /// `merge`, in merge order with any other job promoting the test. Returns the files written and
     /// deleted, the ones left because a later merge wrote them, and failures.
     func promote(
-        _ test: String, copies: [Record.Copy], deletes: [String], merge: String, history: CommitHistory
+        _ test: String, copies: [Record.Copy], deletes: [String], merge: String, history: CommitHistory,
+        known: Known? = nil
     ) async throws -> Outcome {
         var outcome = Outcome()
+        var guess = known
         while true {
-            let (record, etag) = try await read(test)
+            let (record, etag) = if let guess { guess } else { try await read(test) }
+            guess = nil
             if let pending = record.pending {
                 if pending.commit != merge, now().timeIntervalSince1970 < pending.leaseUntil {
                     try await Task.sleep(for: .milliseconds(200))
