@@ -23,86 +23,114 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
+        // MARK: The command line
         // Entry point only: hands the arguments to PipelineCLI.
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
-        // Argument parsing and printing: each command parses, calls one entry point of Pipelines or
-        // References, and prints. It imports nothing below those two and the spec.
+        // Argument parsing and printing: each command parses, calls one entry point of Pipelines,
+        // TestRun or References, and prints; the lower libraries it imports lend it their value
+        // types (a node, the CI, Xcode's inputs) and the interrupt handler.
         .target(
             name: "PipelineCLI",
             dependencies: [
-                "PipelineSpec", "Pipelines", "References", "XcodeResults",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Pipelines", "TestRun", "References", "PipelineSpec", "PipelineCore", "XcodeResults", "TestSharding",
+                "CISystem", "ChildProcesses", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
-        .target(name: "PipelineSpec", dependencies: [.product(name: "Yams", package: "Yams")]),
-        // Pipelines: the runner with one executor per stage kind (serving the run and the dry run),
-        // the plan and stage descriptions, the one test flow every entry point hands its request to
-        // (`pipeline test`, the test stage, `refs record`) and its shared runs, and the errors' exit statuses.
+
+        // MARK: The flows
+        // Pipelines: the stage runner: one executor per stage kind (serving the run and the dry run),
+        // the plan and stage descriptions, the list of pipelines; a test stage is a TestRun request.
         .target(
             name: "Pipelines",
             dependencies: [
-                "PipelineSpec", "References", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
-                "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact", "ChildProcesses",
+                "PipelineSpec", "TestRun", "References", "GitChanges", "TestSharding", "Coverage", "ImageDiff",
+            ]
+        ),
+        // TestRun: the one test flow every entry point hands its request to (`pipeline test`, a test
+        // stage, `pipeline import`, `refs record`): the request, the session, shared runs across CI
+        // machines, impact runs, Xcode imports, coverage, the CI's report, the snapshot check and
+        // `refs record`'s recorder.
+        .target(
+            name: "TestRun",
+            dependencies: [
+                "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "SharedRun",
+                "ReferenceStore", "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
                 "ReadTracing", "XcodeResults",
             ]
         ),
         // References: the stores a spec names; pull, push, promotion, retention and accepting CI's
-        // candidates; what `refs record` checks before and after its run; and review (failed snapshots
-        // paired with their references, review pages).
+        // candidates; review (failed snapshots paired with their references, review pages).
         .target(
             name: "References",
             dependencies: [
-                "PipelineSpec", "GitChanges", "ReferenceStore", "TestSharding", "ImageDiff", "SnapshotConventions",
-                "CISystem", "TestImpact", "ChildProcesses",
+                "PipelineSpec", "PipelineCore", "GitChanges", "ReferenceStore", "ImageDiff", "SnapshotConventions",
+                "CISystem", "ChildProcesses",
             ]
         ),
+
+        // MARK: What the test flow stands on
+        // Test sharding: building, listing, planning by recorded durations, running shards, reports.
+        .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses"]),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
         // of batches claimed by conditional writes, the batches' reports, and the impact map's bytes.
-        .target(name: "SharedRun", dependencies: ["ReferenceStore", "TestSharding"]),
+        .target(name: "SharedRun", dependencies: ["PipelineCore", "ReferenceStore", "TestSharding"]),
         // Which tests a change can reach: the package's target graph (--affected), the impact map of
         // what each suite executed and read (its traced reads placed in the package) and the selection
         // by it (--impacted), and the one Swift lexer, which also reads the test declarations
         // `refs record` selects by.
         .target(
             name: "TestImpact",
-            dependencies: ["TestSharding", "Coverage", "GitChanges", "ChildProcesses", "ReadTracing"]
+            dependencies: ["PipelineCore", "TestSharding", "Coverage", "GitChanges", "ChildProcesses", "ReadTracing"]
         ),
+        // Coverage: the test processes' profiles merged with the toolchain's tools, and written as
+        // lcov, Cobertura and a JSON summary; lcov files of several nodes merged.
+        .target(name: "Coverage", dependencies: ["PipelineCore", "ChildProcesses"]),
         // The read tracer: a small C library, kept as source in the binary and built with the
         // toolchain's clang on first use, that LD_PRELOAD puts into a test process to write which
         // files it opens; and the traces read back by suite.
-        .target(name: "ReadTracing", dependencies: ["TestSharding", "ChildProcesses"]),
+        .target(name: "ReadTracing", dependencies: ["PipelineCore", "ChildProcesses"]),
+        // Xcode's outputs (xcresult tests JSON, xcodebuild's console, test enumerations) read into
+        // TestSharding's report; nothing here runs Xcode.
+        .target(
+            name: "XcodeResults",
+            dependencies: ["PipelineCore", "TestSharding", "ChildProcesses", "SnapshotConventions"]
+        ),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
+
+        // MARK: What both flows stand on
+        // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
+        .target(name: "PipelineSpec", dependencies: ["PipelineCore", .product(name: "Yams", package: "Yams")]),
+        // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
+        .target(name: "ReferenceStore", dependencies: ["PipelineCore", "CCurl", "CCrypto", "CCurlShims"]),
+        // libgit2 in process: revisions, the tree walk, renames, history questions, a change's identity.
+        .target(name: "GitChanges", dependencies: ["PipelineCore", "CLibgit2", "CLibgit2Loader"]),
+        // Image comparison for snapshot review: PNG decoding and encoding by libpng, match ratio, overlay, mask.
+        .target(name: "ImageDiff", dependencies: ["PipelineCore", "CPNG"]),
         // The CI system around a run, the one reader of its variables: whether this is CI, its name,
         // the run's id, where results are shown, and a pull request's branch head.
         .target(name: "CISystem"),
-        // libgit2 wrapper: revisions, merge bases, tree diffs.
-        .target(name: "GitChanges", dependencies: ["CLibgit2", "CLibgit2Loader"]),
-        // Test sharding: building, listing, planning by recorded durations, running shards, reports.
-        .target(name: "TestSharding", dependencies: ["ChildProcesses"]),
-        // Xcode's outputs (xcresult tests JSON, xcodebuild's console, test enumerations) read into
-        // TestSharding's report; nothing here runs Xcode.
+        // Every process the tool starts: spawned in its own process group, output and errors to
+        // files, run to its end with a timeout (SIGTERM, then SIGKILL), all ended on an interrupt.
+        .target(name: "ChildProcesses", dependencies: ["PipelineCore"]),
+        // The vocabulary every library shares, at the bottom: exit statuses and the errors that say
+        // theirs, JSON files written whole, a suite's files named by suite, a request's usage error.
+        .target(name: "PipelineCore"),
+
+        // MARK: Fuzzing
         // Every reader of outside input as a function of bytes, for libFuzzer (scripts/fuzz.sh builds
         // pipeline-fuzz with -sanitize=fuzzer,address) and for the corpus replayed in the tests.
         .target(
             name: "FuzzTargets",
             dependencies: [
                 "PipelineSpec", "GitChanges", "TestImpact", "ReferenceStore", "References", "TestSharding", "Coverage",
-                "ImageDiff",
-                "XcodeResults",
-            ]),
+                "ImageDiff", "XcodeResults",
+            ]
+        ),
         .executableTarget(name: "pipeline-fuzz", dependencies: ["FuzzTargets"]),
-        .target(name: "XcodeResults", dependencies: ["TestSharding", "ChildProcesses", "SnapshotConventions"]),
-        // Every process the tool starts: spawned in its own process group, output and errors to
-        // files, run to its end with a timeout (SIGTERM, then SIGKILL), all ended on an interrupt.
-        .target(name: "ChildProcesses"),
-        // Coverage: the test processes' profiles merged with the toolchain's tools, and written as
-        // lcov, Cobertura and a JSON summary; lcov files of several nodes merged.
-        .target(name: "Coverage", dependencies: ["TestSharding", "ChildProcesses"]),
-        // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
-        .target(name: "ReferenceStore", dependencies: ["CCurl", "CCrypto", "CCurlShims"]),
+
+        // MARK: C libraries
         // libgit2's headers (libgit2-dev, installed by scripts/setup.sh). On Linux CLibgit2Loader loads
         // the library when the first command that reads git needs it, so the headers come from the
         // system's include path and nothing links it; on macOS pkg-config finds Homebrew's and
@@ -134,14 +162,13 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        // Image comparison for snapshot review: PNG decoding and encoding by libpng, match ratio, overlay, mask.
-        .target(name: "ImageDiff", dependencies: ["CPNG"]),
         .systemLibrary(
             name: "CPNG",
             pkgConfig: "libpng",
             providers: [.apt(["libpng-dev"]), .brew(["libpng"])]
         ),
 
+        // MARK: The SwiftPM command plugin
         // Runs the pipeline tool in the package folder. It writes references, timings and reports
         // there, and reaches S3 stores over the network.
         .plugin(
@@ -156,6 +183,7 @@ let package = Package(
                 ]),
             dependencies: ["pipeline"]),
 
+        // MARK: Tests
         .testTarget(name: "PipelineSpecTests", dependencies: ["PipelineSpec"], resources: [.copy("Fixtures")]),
         // Helpers the test targets share: a seeded random generator, the fault-injecting S3 proxy.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -165,10 +193,11 @@ let package = Package(
             name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ReferenceStore", "PipelineSpec", "Coverage"]),
         .testTarget(
             name: "XcodeResultsTests", dependencies: ["XcodeResults", "TestSharding"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CoverageTests", dependencies: ["Coverage", "ChildProcesses", "TestSupport"]),
+        .testTarget(name: "CoverageTests", dependencies: ["Coverage", "ChildProcesses"]),
         .testTarget(
-            name: "ReadTracingTests", dependencies: ["ReadTracing", "ChildProcesses", "TestSharding", "TestSupport"]),
-        .testTarget(name: "TestImpactTests", dependencies: ["TestImpact", "TestSharding", "Coverage", "TestSupport"]),
+            name: "ReadTracingTests",
+            dependencies: ["ReadTracing", "ChildProcesses", "PipelineCore", "TestSharding", "TestSupport"]),
+        .testTarget(name: "TestImpactTests", dependencies: ["TestImpact", "TestSharding", "Coverage", "ReadTracing"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),
@@ -181,14 +210,17 @@ let package = Package(
         .testTarget(
             name: "ReferencesTests",
             dependencies: [
-                "References", "PipelineSpec", "ReferenceStore", "TestSharding", "GitChanges", "TestSupport",
+                "References", "PipelineCore", "PipelineSpec", "ReferenceStore", "GitChanges", "TestSupport",
             ]
         ),
         .testTarget(
+            name: "TestRunTests",
+            dependencies: ["TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSupport"]),
+        .testTarget(
             name: "PipelinesTests",
             dependencies: [
-                "Pipelines", "References", "PipelineSpec", "GitChanges", "TestSharding", "SharedRun", "ReferenceStore",
-                "TestSupport",
+                "Pipelines", "TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSharding",
+                "SharedRun", "ReferenceStore", "TestSupport",
             ]
         ),
         .testTarget(

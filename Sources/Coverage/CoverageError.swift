@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// Why coverage could not be measured or reported. Each says what to do about it in one line.
 public enum CoverageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The toolchain has no `tool` beside its `swift`.
@@ -49,5 +51,14 @@ enum Percent {
     static func text(_ percent: Double) -> String {
         let tenths = (percent * 10).rounded(.down) / 10
         return tenths == tenths.rounded() ? "\(Int(tenths)) %" : "\(tenths) %"
+    }
+}
+
+extension CoverageError: ExitCoded {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .unwritable, .badPattern: .usage
+        default: .coverage
+        }
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import PipelineCore
 
 /// A run's coverage, written as the files CI services read: `lcov.info`, `cobertura.xml` and
 /// `summary.json` (docs/json.md), plus a one-screen summary for people.
@@ -70,10 +70,8 @@ public struct CoverageReport: Sendable {
             try JSONFile.write(
                 JSONFile.encode(summary, what: "summary.json") + Data("\n".utf8),
                 to: folder.appendingPathComponent("summary.json"))
-        } catch .cannotWrite(let path, let reason) {
-            throw .unwritable(path: path, reason: reason)
         } catch {
-            throw .unwritable(path: folder.path, reason: "\(error)")
+            throw .unwritable(path: error.path, reason: error.reason)
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import PipelineCore
 
 /// What a test run measures coverage with, checked before any test runs: the toolchain's tools,
 /// the files to show, the folder the reports go to (writable), and where the test processes

@@ -1,6 +1,5 @@
 import ChildProcesses
 import Foundation
-import TestSharding
 
 /// The toolchain's profile tools, `llvm-profdata` and `llvm-cov`: those of the `swift` that builds
 /// the package. The ones first on PATH may be another LLVM's (Debian's), which rejects the

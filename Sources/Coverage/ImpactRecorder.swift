@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import PipelineCore
 
 /// What each suite of a run executed, from its per-suite profiles (`SuiteFiles`): what
 /// TestImpact's impact map keeps.

@@ -1,5 +1,6 @@
 import CLibgit2
 import CLibgit2Loader
+import PipelineCore
 
 /// Why git could not answer. Messages say what to do, not what libgit2 called it.
 public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -80,4 +81,8 @@ public enum LibGit2 {
         else { return "unknown" }
         return "\(major).\(minor).\(patch)"
     }
+}
+
+extension GitError: ExitCoded {
+    public var exitStatus: ExitStatus { .git }
 }

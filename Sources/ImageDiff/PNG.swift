@@ -1,5 +1,6 @@
 import CPNG
 import Foundation
+import PipelineCore
 
 /// An image in memory: 8-bit RGBA, rows top to bottom, `width * height * 4` bytes.
 public struct RGBAImage: Sendable, Equatable {
@@ -127,4 +128,8 @@ public enum PNG {
             }
         }
     }
+}
+
+extension ImageError: ExitCoded {
+    public var exitStatus: ExitStatus { .usage }
 }

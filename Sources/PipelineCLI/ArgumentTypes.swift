@@ -1,6 +1,7 @@
 import ArgumentParser
 import PipelineSpec
 import Pipelines
+import TestSharding
 
 // The spec's value types, read from the command line as the spec reads them.
 

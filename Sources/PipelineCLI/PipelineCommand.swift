@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Pipelines
+import References
 
 struct PipelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PipelineCore
 import PipelineSpec
 import Pipelines
 

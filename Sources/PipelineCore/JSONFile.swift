@@ -4,24 +4,24 @@ import Foundation
 /// decoding errors said in a line.
 public enum JSONFile {
     /// `value` with sorted keys, pretty-printed; `what` names it in errors.
-    public static func encode(_ value: some Encodable, what: String) throws(TestRunError) -> Data {
+    public static func encode(_ value: some Encodable, what: String) throws(FileError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             return try encoder.encode(value)
         } catch {
-            throw .cannotWrite(path: what, reason: error.localizedDescription)
+            throw FileError(path: what, reason: error.localizedDescription)
         }
     }
 
     /// Writes a file whole (its folder made first), through a temporary file, so a reader never sees half of it.
-    public static func write(_ data: Data, to url: URL) throws(TestRunError) {
+    public static func write(_ data: Data, to url: URL) throws(FileError) {
         do {
             try FileManager.default.createDirectory(
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: url, options: .atomic)
         } catch {
-            throw .cannotWrite(path: url.path, reason: error.localizedDescription)
+            throw FileError(path: url.path, reason: error.localizedDescription)
         }
     }
 
@@ -37,4 +37,17 @@ public enum JSONFile {
             return error.localizedDescription
         }
     }
+}
+
+/// A file that could not be written, with why.
+public struct FileError: Error, Equatable, CustomStringConvertible {
+    public let path: String
+    public let reason: String
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    public var description: String { "cannot write \(path): \(reason)" }
 }

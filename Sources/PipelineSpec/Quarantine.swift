@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// A day of the calendar, written `YYYY-MM-DD`: when a quarantine entry runs out.
 public struct CalendarDay: Sendable, Hashable, Comparable, CustomStringConvertible {
@@ -350,4 +351,10 @@ public enum QuarantineEditor {
         # Known-flaky tests: they still run, and their failures do not fail the run.
         # Every entry names its owner, a reason and the day it expires (see docs/quarantine.md).
         """
+}
+
+extension QuarantineEditor.Failure: ExitCoded {
+    public var exitStatus: ExitStatus {
+        if case .alreadyQuarantined = self { .usage } else { .spec }
+    }
 }

@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// Why a pipeline could not be found or read.
 public enum SpecError: Error, Sendable, CustomStringConvertible {
     /// The spec has problems; every one is listed.
@@ -32,5 +34,11 @@ public enum SpecError: Error, Sendable, CustomStringConvertible {
         case .noSpecs(let folder):
             return "\(folder)/ holds no .yml files; nothing to validate"
         }
+    }
+}
+
+extension SpecError: ExitCoded {
+    public var exitStatus: ExitStatus {
+        if case .unknownPipeline = self { .usage } else { .spec }
     }
 }

@@ -4,6 +4,7 @@ import GitChanges
 import ImageDiff
 import PipelineSpec
 import References
+import TestRun
 import TestSharding
 
 /// How one stage ended.
@@ -230,9 +231,9 @@ struct StageContext {
 
     /// The transfers over the spec's stores, the run's environment named.
     func transfers() async throws -> ReferenceTransfers {
-        var stores = ReferenceStores(
-            settings: runner.spec.references ?? ReferenceSettings(), base: runner.base, origin: runner.origin)
-        try await stores.resolveEnvironment(named: runner.environmentName)
+        let stores = try await ReferenceStores(
+            settings: runner.spec.references ?? ReferenceSettings(), base: runner.base, origin: runner.origin,
+            named: runner.environmentName)
         let write = runner.write
         var transfers = ReferenceTransfers(stores: stores, testPattern: runner.spec.changes.tests) {
             action, done, total in

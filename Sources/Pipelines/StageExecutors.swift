@@ -2,9 +2,6 @@ import Foundation
 import ImageDiff
 import PipelineSpec
 import References
-import SharedRun
-import SnapshotConventions
-import TestSharding
 
 /// `pull`: develop's references for every test into the checkout, then feature's for the changed tests.
 struct PullExecutor: StageExecutor {
@@ -121,9 +118,7 @@ struct PushExecutor: StageExecutor {
     /// Pushes under the compared head, or on a pull request's synthetic merge commit under the
     /// branch head the real merge brings in.
     private func push(_ tests: [String], in context: StageContext, dryRun: Bool) async throws -> [TransferReport] {
-        let commit = BranchCommit.key(
-            for: context.runner.changes.head, history: try? context.history(), ci: CIEnvironment()
-        ).commit
+        let commit = BranchCommit.key(for: context.runner.changes.head, history: try? context.history()).commit
         return try await context.transfers().push(
             tests: tests, to: [stage.to], commit: commit, prune: stage.prune, dryRun: dryRun)
     }

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import PipelineCore
 
 /// Traces the files a test process opens for reading: a small shared library (`TracerSource`)
 /// that `LD_PRELOAD` puts into the process, writing what it opens under the traced roots to one

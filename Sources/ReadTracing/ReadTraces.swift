@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import PipelineCore
 
 /// What one suite's processes read, from their trace files.
 public enum SuiteReads: Sendable, Equatable {

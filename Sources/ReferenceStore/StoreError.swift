@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// What reference storage can fail with. Each reads as one line naming the store, bucket, key or
 /// path concerned, and never holds a secret.
 public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -47,4 +49,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(endpoint) is plain HTTP and not on this machine; use https, or allow it with allow-http: true"
         }
     }
+}
+
+extension StoreError: ExitCoded {
+    public var exitStatus: ExitStatus { .storage }
 }

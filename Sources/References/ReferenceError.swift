@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// Why a reference command cannot go on. Each reads as one line.
 public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     /// The spec (or the flags) do not say where a store is.
@@ -54,10 +56,10 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
                     : "The first 'pipeline refs push' (or 'refs record --push') creates it")
         case .developStale(let tests):
             "develop is stale: the merge touched \(tests.count) test(s) whose references did not reach it "
-                + "(first: \(tests[0])); fix each as said and promote again"
+                + (tests.first.map { "(first: \($0)); " } ?? "") + "fix each as said and promote again"
         case .developChanged(let conflicts):
             "\(conflicts.count) reference(s) in develop changed after this branch was cut "
-                + "(first: \(conflicts[0])); re-run with --force to overwrite them"
+                + (conflicts.first.map { "(first: \($0)); " } ?? "") + "re-run with --force to overwrite them"
         case .incomplete(let failed, let total):
             "\(failed) of \(total) object(s) failed; the others were done, and re-running finishes the job"
         case .needsConfirmation(let what):
@@ -69,6 +71,19 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
                 ?? "CI kept no candidates for commit \(commit.prefix(12))") + " (looked in \(folder))"
         case .candidateRefused(let test, let reason):
             "not accepting \(test): \(reason); --force accepts it anyway"
+        }
+    }
+}
+
+extension ReferenceError: ExitCoded {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .notConfigured: .spec
+        case .notATest, .needsConfirmation: .usage
+        case .noReferences, .incomplete, .noCandidates, .noStore: .storage
+        case .developChanged, .candidateRefused, .neverAccepted, .notOnBranch: .conflict
+        case .recordingFailed: .testsFailed
+        case .developStale: .stale
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import ReferenceStore
 import TestSharding
 
@@ -294,4 +295,10 @@ private actor SeenClaims {
     func claim(etag: String) -> WorkQueue.Claim? { claims[etag] }
 
     func remember(_ claim: WorkQueue.Claim, etag: String) { claims[etag] = claim }
+}
+
+extension QueueError: ExitCoded {
+    public var exitStatus: ExitStatus {
+        if case .unreadable = self { .storage } else { .usage }
+    }
 }

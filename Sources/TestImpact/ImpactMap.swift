@@ -1,5 +1,6 @@
 import Coverage
 import Foundation
+import PipelineCore
 import TestSharding
 
 /// What each test suite executed, recorded from a run that keeps suites apart (one process and one

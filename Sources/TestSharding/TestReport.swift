@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// The outcome of a whole run: one record per listed test, and the check that each ran exactly once.
 /// Its JSON form (`pipeline test --json`) is documented in docs/json.md and keeps its field names.
@@ -221,12 +222,13 @@ public struct TestReport: Codable, Sendable {
 
     /// The report as `--json` prints it.
     public func encoded() throws(TestRunError) -> Data {
-        try JSONFile.encode(self, what: "report")
+        try TestRunError.writing { () throws(FileError) in try JSONFile.encode(self, what: "report") }
     }
 
     /// Writes the report as `--json` prints it, whole or not at all.
     public func save(_ url: URL) throws(TestRunError) {
-        try JSONFile.write(try encoded(), to: url)
+        let data = try encoded()
+        try TestRunError.writing { () throws(FileError) in try JSONFile.write(data, to: url) }
     }
 
     /// Fails a test for what a check after the run found (its message is put first); a problem of

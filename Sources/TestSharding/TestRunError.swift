@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import PipelineCore
 
 /// What can stop a test run before it produces results. Each reads as one line for a person.
 public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -53,6 +54,15 @@ public enum TestRunError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension TestRunError {
+    /// `write`, a file that cannot be written said as `cannotWrite`.
+    public static func writing<Output>(_ write: () throws(FileError) -> Output) throws(TestRunError) -> Output {
+        do {
+            return try write()
+        } catch {
+            throw .cannotWrite(path: error.path, reason: error.reason)
+        }
+    }
+
     /// `ChildProcess.run`, a process that cannot start said as `cannotStart`.
     public static func starting(
         _ arguments: [String], environment: [String: String], log: URL, timeout: Duration? = nil
@@ -61,6 +71,17 @@ extension TestRunError {
             return try await ChildProcess.run(arguments, environment: environment, log: log, timeout: timeout)
         } catch {
             throw .cannotStart(command: error.command, reason: error.reason)
+        }
+    }
+}
+
+extension TestRunError: ExitCoded {
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .buildFailed, .listingFailed, .cannotStart: .build
+        case .noTests, .noTestsMatched, .noTestProduct: .noTests
+        case .invalidFilter, .invalidNode, .invalidShards, .unreadableTimings, .unreadableReport, .cannotWrite: .usage
+        case .interrupted: .interrupted
         }
     }
 }

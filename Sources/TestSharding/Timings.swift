@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// Test durations recorded on earlier runs: the input that balances shards.
 ///
@@ -182,11 +183,12 @@ public struct Timings: Codable, Equatable, Sendable {
 
     /// The file's content: stable key order.
     public func encoded() throws(TestRunError) -> Data {
-        try JSONFile.encode(self, what: "timings")
+        try TestRunError.writing { () throws(FileError) in try JSONFile.encode(self, what: "timings") }
     }
 
     /// Writes the file whole, through a temporary file, so a reader never sees half of it.
     public func save(_ url: URL) throws(TestRunError) {
-        try JSONFile.write(try encoded(), to: url)
+        let data = try encoded()
+        try TestRunError.writing { () throws(FileError) in try JSONFile.write(data, to: url) }
     }
 }

@@ -1,3 +1,5 @@
+import PipelineCore
+
 /// Why an Xcode output could not be read. Each reads as one line naming the file, and the JSON
 /// path or line where that says more.
 public enum XcodeResultsError: Error, Equatable, CustomStringConvertible {
@@ -11,5 +13,11 @@ public enum XcodeResultsError: Error, Equatable, CustomStringConvertible {
         case .notReadable(let file, let reason): "\(file): \(reason)"
         case .noTests(let file, let reason): "\(file): \(reason)"
         }
+    }
+}
+
+extension XcodeResultsError: ExitCoded {
+    public var exitStatus: ExitStatus {
+        if case .noTests = self { .noTests } else { .spec }
     }
 }

@@ -38,7 +38,7 @@ struct AcceptCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (path, content) in artifacts { try Scratch.write(content, to: folder.appendingPathComponent(path)) }
         let source = try ReferenceSource.locate(from: repo.root, pipeline: nil)
-        let stores = ReferenceStores(
+        let stores = try await ReferenceStores(
             settings: source.references(ReferenceSettings()), base: source.base, origin: source.origin,
             environment: RefsBackend.environment)
         let transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")

@@ -1,8 +1,10 @@
 import Foundation
 import GitChanges
+import PipelineCore
 import PipelineSpec
 import ReferenceStore
 import SharedRun
+import TestRun
 import TestSharding
 import TestSupport
 import Testing
@@ -204,37 +206,6 @@ struct PipelinePlanTests {
     }
 }
 
-@Suite("a shared run's settings")
-struct SharedRunSettingsTests {
-    let folder = URL(fileURLWithPath: "/tmp")
-
-    @Test("--queue alone takes the CI's run id, in the CIs' order; none set is a usage error")
-    func runID() throws {
-        let ci = SharedRunSettings(
-            queue: SharedRunSettings.queueFromCI, workingDirectory: folder,
-            environment: ["BITRISE_BUILD_NUMBER": "7", "BITRISEIO_PIPELINE_ID": "p-1"])
-        #expect(try ci.runID() == "p-1")
-        #expect(try SharedRunSettings(queue: "run-9", workingDirectory: folder, environment: [:]).runID() == "run-9")
-        #expect(try SharedRunSettings(workingDirectory: folder, environment: ["GITHUB_RUN_ID": "1"]).runID() == nil)
-        #expect(throws: RequestError.self) {
-            try SharedRunSettings(queue: "ci", workingDirectory: folder, environment: [:]).runID()
-        }
-    }
-
-    @Test("a node's report is kept in the run's folder only when the timings are in a store")
-    func keptInRun() {
-        let environment = ["GITHUB_RUN_ID": "42"]
-        #expect(SharedRunSettings(workingDirectory: folder, environment: environment).keptInRun == nil)
-        #expect(
-            SharedRunSettings(timings: .file(path: "t.json"), workingDirectory: folder, environment: environment)
-                .keptInRun
-                == nil)
-        #expect(
-            SharedRunSettings(timings: .store(.develop), workingDirectory: folder, environment: environment).keptInRun
-                == "42")
-    }
-}
-
 @Suite("exit statuses")
 struct ExitStatusTests {
     @Test("exit codes are distinct")
@@ -254,6 +225,8 @@ struct ExitStatusTests {
         #expect(ExitStatus.classify(TestRunError.interrupted)?.status == .interrupted)
         #expect(ExitStatus.classify(RequestError("r"))?.status == .usage)
         #expect(ExitStatus.classify(RequestError("r"))?.message == "r")
+        #expect(ExitStatus.classify(FileError(path: "f", reason: "r"))?.status == .usage)
+        #expect(ExitStatus.classify(ReferenceError.developStale([]))?.status == .stale)
         #expect(ExitStatus.classify(CocoaError(.fileNoSuchFile)) == nil)
     }
 }

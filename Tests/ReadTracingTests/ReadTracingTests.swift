@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import PipelineCore
 import TestSharding
 import TestSupport
 import Testing

@@ -35,12 +35,11 @@ struct EnvironmentFixture {
     func transfers(environment: String?, fallback: [String] = [], variables: [String: String] = [:]) async throws
         -> ReferenceTransfers
     {
-        var stores = ReferenceStores(
+        let stores = try await ReferenceStores(
             settings: ReferenceSettings(
                 feature: .folder(path: "store/feature"), develop: .folder(path: "store/develop"),
                 environment: environment, fallback: fallback),
             base: root, origin: "the test", environment: variables)
-        try await stores.resolveEnvironment()
         return ReferenceTransfers(stores: stores, testPattern: "*Tests")
     }
 }
@@ -149,10 +148,9 @@ struct EnvironmentSetTests {
             renderedOn: { RenderEnvironment(os: "Linux", arch: "x86_64") }, environment: [:])
         #expect(lines.first?.hasSuffix("--commit \(head) --environment linux") == true, "\(lines)")
         let request = AcceptRequest(tests: [], all: true, commit: head, run: nil, force: false, dryRun: false)
-        var named = ReferenceStores(
+        let named = try await ReferenceStores(
             settings: fixture.transfers.stores.settings, base: fixture.root, origin: "the test",
             environment: ["PIPELINE_ENVIRONMENT": "laptop"])
-        try await named.resolveEnvironment()
         await #expect(throws: ReferenceError.self, "a named set is the one looked in") {
             try await ReferenceTransfers(stores: named, testPattern: "*Tests")
                 .acceptInCandidatesSet(request, history: try fixture.history())
@@ -217,17 +215,18 @@ struct EnvironmentSetTests {
             "\(String(describing: templated.stores.environmentName))")
         let variable = try await fixture.transfers(environment: "{os}", variables: ["PIPELINE_ENVIRONMENT": "ci-a"])
         #expect(variable.stores.environmentName == "ci-a")
-        var flagged = variable.stores
-        try await flagged.resolveEnvironment(named: "laptop")
+        let flagged = try await ReferenceStores(
+            settings: variable.stores.settings, base: fixture.root, origin: "the test",
+            environment: ["PIPELINE_ENVIRONMENT": "ci-a"], named: "laptop")
         #expect(flagged.environmentName == "laptop")
         await #expect(throws: ReferenceError.self) {
             _ = try await fixture.transfers(environment: nil, variables: ["PIPELINE_ENVIRONMENT": "../up"])
         }
-        // Configured but never resolved: the stores refuse rather than write to the shared set.
-        let unresolved = ReferenceStores(
-            settings: ReferenceSettings(develop: .folder(path: "store/develop"), environment: "linux"),
-            base: fixture.root,
-            origin: "the test", environment: [:])
-        #expect(throws: ReferenceError.self) { try unresolved.folder(.develop) }
+        // Opened for the shared sets alone: a role's own set is refused rather than taken to be the shared one.
+        let sharedOnly = ReferenceStores(
+            sharedSetsOf: ReferenceSettings(develop: .folder(path: "store/develop"), environment: "linux"),
+            base: fixture.root, origin: "the test", environment: [:])
+        #expect(throws: ReferenceError.self) { try sharedOnly.folder(.develop) }
+        #expect(sharedOnly.environmentName == nil)
     }
 }

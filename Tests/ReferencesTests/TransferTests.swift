@@ -40,8 +40,9 @@ struct TransferFixture {
             try FileManager.default.createDirectory(
                 at: root.appendingPathComponent(store), withIntermediateDirectories: true)
         }
+        // No render environment: the shared sets are the stores.
         let stores = ReferenceStores(
-            settings: ReferenceSettings(
+            sharedSetsOf: ReferenceSettings(
                 feature: .folder(path: "store/feature"), develop: .folder(path: "store/develop")),
             base: root, origin: "the test", environment: [:])
         var transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")

@@ -1,0 +1,81 @@
+import ArgumentParser
+import ChildProcesses
+import Foundation
+import Pipelines
+import References
+import TestRun
+
+extension RefsCommand {
+    struct Record: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "record",
+            abstract: "Re-record the named tests' references, show what changed, and optionally push them to feature.",
+            discussion: """
+                Developers, when a change to a view is meant to change its snapshots: instead of flipping \
+                record = true in the test code, 'pipeline refs record BadgeViewTests --push' runs exactly \
+                the tests of BadgeViewTests.swift with SNAPSHOT_TESTING_RECORD=all, prints each reference \
+                as new, changed, unchanged or removed (references no test asserts any more are deleted), \
+                writes a review page of old against new, and with --push uploads them to feature. If a test \
+                fails for another reason, or writes another test's reference, every reference is put back \
+                as it was and the command exits 1.
+                """
+        )
+
+        @OptionGroup var options: ReferenceOptions
+
+        @Argument(
+            help: ArgumentHelp("The test files whose references to record (such as BadgeViewTests).", valueName: "test")
+        )
+        var tests: [String]
+
+        @Flag(
+            help:
+                "Then upload the recorded references to feature (deleting what feature has of them and the checkout no longer does)."
+        )
+        var push = false
+
+        @Option(help: ArgumentHelp("The package whose tests run.", valueName: "path"))
+        var packagePath = "."
+
+        @Option(
+            help: ArgumentHelp("Kill a test running longer than this (e.g. 90s, 10m).", valueName: "duration"),
+            transform: duration("--timeout"))
+        var timeout = Duration.seconds(600)
+
+        @Option(
+            help: ArgumentHelp(
+                "Where the review page of old against new goes. Default: <package>/.build/pipeline/record-review.html.",
+                valueName: "path"))
+        var review: String?
+
+        func validate() throws {
+            guard timeout > .zero else {
+                throw ValidationError("--timeout must be a positive duration such as 90s or 10m")
+            }
+        }
+
+        func run() async throws {
+            let package = options.global.resolve(packagePath)
+            let context = try await options.context()
+            Interrupts.install()
+            let (report, pushed) = try await context.record(
+                tests, package: package, timeout: timeout, cores: options.global.availableCores,
+                review: review.map(options.global.resolve), push: push, dryRun: options.dryRun
+            ) { FileHandle.standardError.write(Data($0.utf8)) }
+            guard let pushed else {
+                return options.json ? try Console.json(report) : Console.out(report.render().joined(separator: "\n"))
+            }
+            guard options.json else {
+                Console.out(report.render().joined(separator: "\n"))
+                return try options.finish(pushed)
+            }
+            try Console.json(RecordAndPush(record: report, push: pushed))
+            try TransferReport.requireComplete(pushed)
+        }
+
+        struct RecordAndPush: Encodable {
+            let record: RecordReport
+            let push: [TransferReport]
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import ArgumentParser
+import Foundation
+import PipelineSpec
+import Pipelines
+import TestRun
+import XcodeResults
+
+/// `pipeline import xcresult|xcodebuild-log FILE`: a run Xcode made, reported as `pipeline test`
+/// reports its own.
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract:
+            "Report a test run Xcode made: its timings, flaky tests, quarantine and JUnit, as 'pipeline test' does.",
+        discussion: """
+            xcresult FILE: 'xcrun xcresulttool get test-results tests' JSON (Xcode 16 or later; on macOS also an \
+            .xcresult bundle). xcodebuild-log FILE|-: xcodebuild's console output, serial or parallel, XCTest and \
+            Swift Testing. The report is pipeline test's: the durations folded into the timings (which then plan \
+            'pipeline plan --format xcodebuild'), a failure followed by a passing repetition flaky, \
+            pipelines/quarantine.yml applied, --junit, --json, the last run kept for 'plan --failed', GitHub's \
+            annotations and step summary; exit 1 when tests failed. See docs/xcode.md.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("What the file holds: xcresult or xcodebuild-log.", valueName: "kind"))
+    var kind: XcodeInput.Kind
+
+    @Argument(help: ArgumentHelp("The file, or - for standard input.", valueName: "file"))
+    var file: String
+
+    @Option(
+        help: ArgumentHelp("The checkout: where the timings, the last run and the quarantine are.", valueName: "path"))
+    var packagePath = "."
+
+    @OptionGroup var shared: SharedRunOptions
+
+    @Option(help: ArgumentHelp("Whether a flaky test fails the run: fail or pass.", valueName: "fail|pass"))
+    var flaky = FlakyPolicy.fail
+
+    @Option(
+        name: .customLong("quarantine"),
+        help: ArgumentHelp(
+            "The quarantine file (default: pipelines/quarantine.yml around the checkout).", valueName: "path"))
+    var quarantineFile: String?
+
+    @Flag(help: "Leave the recorded durations as they are.")
+    var noUpdateTimings = false
+
+    @Option(help: ArgumentHelp("Write one JUnit XML report of the run here.", valueName: "path"))
+    var junit: String?
+
+    @Flag(help: "Print the report as JSON (see docs/json.md).")
+    var json = false
+
+    @Option(
+        help: ArgumentHelp(
+            "swift-snapshot-testing's artifacts folder of the run (TEST_RUNNER_SNAPSHOT_ARTIFACTS): failed snapshots "
+                + "are paired with the checkout's references on the review page, and kept as CI's candidates.",
+            valueName: "folder"))
+    var artifacts: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "What 'xcrun xcresulttool export attachments' wrote (files and manifest.json): swift-snapshot-testing's "
+                + "'failure' attachments are the failed snapshots, as with --artifacts.", valueName: "folder"))
+    var attachments: String?
+
+    @OptionGroup var environmentOption: EnvironmentOption
+
+    func validate() throws {
+        if artifacts != nil, attachments != nil {
+            throw ValidationError("--artifacts and --attachments are two ways to give the failed snapshots: give one")
+        }
+    }
+
+    func run() async throws {
+        let write: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        let shared = shared.settings(global)
+        let request = TestRequest(
+            package: global.resolve(packagePath), shared: shared, cores: global.availableCores,
+            limits: TestRequest.Limits(flaky: flaky), quarantineFile: quarantineFile.map { (global.resolve($0), $0) },
+            updatesTimings: !noUpdateTimings, junit: junit.map(global.resolve),
+            stores: try await SpecStores.locate(for: shared, environment: environmentOption.environment, write: write),
+            title: "pipeline import \(kind.rawValue)", write: write)
+        let snapshots =
+            artifacts.map { XcodeSnapshots.artifacts(global.resolve($0)) }
+            ?? attachments.map { XcodeSnapshots.attachments(global.resolve($0)) }
+        let path = file == "-" ? file : global.resolve(file).path
+        try await TestFlow(request).importRun(kind, at: path, snapshots: snapshots).emit(json: json, node: .whole)
+    }
+}
+
+extension XcodeInput.Kind: ExpressibleByArgument {}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import ChildProcesses
+import Foundation
+import PipelineSpec
+import Pipelines
+import TestRun
+
+struct TestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Run a Swift package's tests in balanced parallel shards.",
+        discussion: """
+            Builds the tests once, then runs the built test product directly in parallel processes, \
+            shards balanced by the durations recorded on earlier runs. A hung test is killed after \
+            --timeout, a crashing test is named and the rest of its shard still runs, failures are \
+            retried with --retries and reported flaky if they then pass. Every listed test must run \
+            exactly once. Exit status 1 when a test failed, 7 when no test was selected.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The package whose tests run.", valueName: "path"))
+    var packagePath = "."
+
+    @Option(name: [.customShort("c"), .long], help: "Build configuration: debug or release.")
+    var configuration = BuildConfiguration.debug
+
+    @Flag(help: "Use the test product already built.")
+    var skipBuild = false
+
+    @Option(
+        name: .customLong("Xbuild"), parsing: .unconditionalSingleValue,
+        help: ArgumentHelp(
+            "An extra argument for 'swift build' (repeat it: --Xbuild -Xswiftc --Xbuild -DCI).", valueName: "arg"))
+    var buildArguments: [String] = []
+
+    @OptionGroup var options: TestOptions
+
+    @OptionGroup var coverage: CoverageOptions
+
+    @OptionGroup var shared: SharedRunOptions
+
+    @OptionGroup var environmentOption: EnvironmentOption
+
+    @Flag(help: "Leave the recorded durations as they are (they still plan the shards).")
+    var noUpdateTimings = false
+
+    /// The flag's old name, kept for scripts: "record" now means recording references only.
+    @Flag(name: .customLong("no-record"), help: .hidden)
+    var noRecord = false
+
+    @Option(help: ArgumentHelp("Write one JUnit XML report of the whole run here.", valueName: "path"))
+    var junit: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Where the review page of failed snapshots goes (written when a snapshot failed). "
+                + "Default: <package>/.build/pipeline/snapshot-review.html.", valueName: "path"))
+    var review: String?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Run only the test targets the change can affect, through the package's target graph "
+                + "(the change: --base/--head/--merge-base, default the merge at HEAD)."))
+    var affected = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Run only the suites the change can reach, by the impact map kept beside the timings: the change from "
+                + "the map's commit (or --base) to the working tree. Says why each suite runs (docs/test-runner.md#impact)."
+        ))
+    var impacted = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "As --impacted, but when the store that keeps the impact map cannot be reached, run every test "
+                + "instead of stopping (exit 5)."))
+    var impactedOrAll = false
+
+    @Flag(
+        help: ArgumentHelp(
+            "Record what each suite executes (one process and coverage profile per suite) and, on Linux, which "
+                + "files it reads (PIPELINE_TRACE_READS=0 to not trace), and keep it beside the timings as the "
+                + "impact map --impacted reads; measures coverage too."))
+    var recordImpact = false
+
+    @Flag(help: "With --impacted: say which suites would run and why, print the plan, and stop.")
+    var dryRun = false
+
+    @OptionGroup var changeOptions: ChangeOptions
+
+    @Flag(help: "List the selected tests and stop.")
+    var list = false
+
+    @Flag(help: "Print the shard plan with expected durations and stop.")
+    var plan = false
+
+    @Flag(help: "Print the report as JSON (see docs/json.md); progress still goes to standard error.")
+    var json = false
+
+    func validate() throws {
+        try coverage.check(measured: coverage.coverage || recordImpact)
+        if impacted, impactedOrAll {
+            throw ValidationError("--impacted-or-all is --impacted with a fallback: give one")
+        }
+        if dryRun, !impacted, !impactedOrAll {
+            throw ValidationError("--dry-run goes with --impacted (use --plan for the shard plan)")
+        }
+        if impacted || impactedOrAll, affected {
+            throw ValidationError("--impacted and --affected are two ways to select: give one")
+        }
+        if impacted || impactedOrAll, recordImpact {
+            throw ValidationError("--record-impact runs every suite; it cannot take --impacted")
+        }
+    }
+
+    func run() async throws {
+        let write: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        let shared = shared.settings(global)
+        let selection: TestSelection =
+            affected ? .affected : impactedOrAll ? .impactedOrAll : impacted ? .impacted : .all
+        let request = TestRequest(
+            package: global.resolve(packagePath), shared: shared, cores: global.availableCores,
+            configuration: configuration, skipBuild: skipBuild, buildArguments: buildArguments,
+            mode: options.mode(else: list ? .list : plan || dryRun ? .plan : .run), limits: options.limits,
+            quarantineFile: options.quarantine(global), updatesTimings: !(noUpdateTimings || noRecord),
+            junit: junit.map(global.resolve), review: review.map(global.resolve),
+            coverage: coverage.request(global, measured: coverage.coverage || recordImpact), recordImpact: recordImpact,
+            selection: selection, changes: .query(changeOptions.query),
+            impactBase: selection.usesImpact ? changeOptions.base : nil,
+            stores: try await SpecStores.locate(for: shared, environment: environmentOption.environment, write: write),
+            write: write)
+        Interrupts.install()
+        try await request.perform().emit(json: json, node: options.node)
+    }
+}

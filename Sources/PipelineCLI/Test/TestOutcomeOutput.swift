@@ -1,0 +1,33 @@
+import Foundation
+import TestRun
+import TestSharding
+
+extension TestOutcome {
+    /// Prints the outcome as `pipeline test` does (the report on standard output, notes on standard
+    /// error) and ends with its exit status: 1 when tests failed.
+    func emit(json: Bool, node: Node) throws {
+        switch self {
+        case .nothingToRun(let reason):
+            Console.out(reason.message)
+        case .listed(let names):
+            names.forEach(Console.out)
+        case .planned(let shards, let description):
+            json ? try Console.json(shards) : Console.out(description)
+        case .hunted(let hunt):
+            json ? try Console.json(hunt) : Console.out(hunt.render())
+            if !hunt.passed { throw QuietExit(status: .testsFailed) }
+        case .ran(let report, let findings, let coverage, let storeFailure):
+            guard let report else {
+                Console.error("Node \(node) ran no batch: the other nodes ran every one of them.")
+                if let storeFailure { throw storeFailure }
+                return
+            }
+            findings.render().forEach(Console.error)
+            json ? try Console.json(report) : Console.out(report.render())
+            if let coverage { Console.error(coverage.text()) }
+            if let storeFailure { throw storeFailure }
+            if !report.passed { throw QuietExit(status: .testsFailed) }
+            if let shortfall = coverage?.shortfall { throw shortfall }
+        }
+    }
+}

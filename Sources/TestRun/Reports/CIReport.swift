@@ -1,0 +1,26 @@
+import CISystem
+import Coverage
+import Foundation
+import TestSharding
+
+/// Test results where the CI system shows them: on GitHub Actions (GITHUB_ACTIONS=true), an
+/// annotation per failing test on standard error and a Markdown summary in $GITHUB_STEP_SUMMARY,
+/// with the coverage totals when coverage was measured.
+public enum CIReport {
+    public static func publish(
+        _ report: TestReport, coverage: CoverageReport? = nil, title: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        guard let gitHub = CIEnvironment(environment).gitHub else { return }
+        for line in GitHubReport.annotations(report, workspace: gitHub.workspace) {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+        guard let path = gitHub.summary, let handle = FileHandle(forWritingAtPath: path) else {
+            return
+        }
+        handle.seekToEndOfFile()
+        handle.write(Data(GitHubReport.summary(report, title: title).utf8))
+        if let coverage { handle.write(Data(coverage.markdown().utf8)) }
+        handle.closeFile()
+    }
+}

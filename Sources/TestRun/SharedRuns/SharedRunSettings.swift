@@ -1,0 +1,183 @@
+import CISystem
+import Foundation
+import PipelineCore
+import PipelineSpec
+import References
+import SharedRun
+import TestSharding
+
+/// Where recorded durations are kept and which shared run a node joins, as `pipeline test`,
+/// `plan` and `report` are asked: timings kept in a store are shared by every CI machine, and a
+/// shared run's work queue lives beside them.
+public struct SharedRunSettings: Sendable {
+    /// Where the timings are kept; nil keeps them in the package's own file.
+    public var timings: TimingsAddress?
+    /// The pipeline whose stores `feature`/`develop` and the S3 settings come from (default: the
+    /// one pipeline that sets references).
+    public var pipeline: String?
+    /// The shared run: `--queue RUN`, or `ci` for the CI's run id; nil runs alone.
+    public var queue: String?
+    /// A file named in `timings` is relative to this folder, and the spec is looked for from it.
+    public var workingDirectory: URL
+    public var environment: [String: String]
+
+    /// `--queue` given without a run: the CI's run id.
+    public static let queueFromCI = "ci"
+
+    public init(
+        timings: TimingsAddress? = nil, pipeline: String? = nil, queue: String? = nil, workingDirectory: URL,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.timings = timings
+        self.pipeline = pipeline
+        self.queue = queue
+        self.workingDirectory = workingDirectory
+        self.environment = environment
+    }
+
+    /// Where the timings (and a shared run's queue) are, for `package`'s tests.
+    public func folder(package: URL) throws -> SharedFolder {
+        try Self.folder(timings, pipeline: pipeline, workingDirectory: workingDirectory, package: package)
+    }
+
+    /// `timings` opened: a file (relative to `workingDirectory`), a store of the spec (`pipeline`,
+    /// else the one that sets references) or an S3 prefix; the package's own file when nil.
+    static func folder(
+        _ timings: TimingsAddress?, pipeline: String?, workingDirectory: URL, package: URL
+    ) throws -> SharedFolder {
+        switch timings ?? .local {
+        case .local:
+            return try SharedFolder(file: SuiteRun.defaultTimings(of: package))
+        case .file(let path):
+            return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: workingDirectory).standardizedFileURL)
+        case let timings:
+            let source = try ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
+            return try ReferenceStores(
+                sharedSetsOf: source.spec?.references ?? ReferenceSettings(), base: source.base, origin: source.origin
+            ).shared(timings, package: package)
+        }
+    }
+
+    /// The CI run whose folder in the store keeps each node's report for `--failed`: the CI's run id
+    /// when the timings are kept in a store (not a file).
+    public var keptInRun: String? {
+        switch timings ?? .local {
+        case .local, .file: return nil
+        case .store, .s3: break
+        }
+        return CIEnvironment(environment).runID
+    }
+
+    /// The shared run's id: `--queue RUN`, or the CI's run id for `--queue` alone; nil without `--queue`.
+    public func runID() throws(RequestError) -> String? {
+        guard let queue else { return nil }
+        guard queue == Self.queueFromCI else { return queue }
+        guard let id = CIEnvironment(environment).runID else {
+            throw RequestError(
+                "--queue needs a run id: none of \(CIEnvironment.runVariables.joined(separator: ", ")) "
+                    + "is set here; pass --queue RUN, the same on every node of the run")
+        }
+        return id
+    }
+
+    /// `pipeline report --queue RUN`: every node's batches merged into one report, written as JUnit
+    /// to `junit` and published where the CI shows it.
+    public func mergedReport(package: URL, junit: URL?) async throws -> TestReport {
+        let place = try folder(package: package)
+        guard let run = try runID() else {
+            throw RequestError("name the shared run: --queue RUN (or --queue alone in CI)")
+        }
+        let report = try await place.queue(run: run, node: .whole).report()
+        if let junit { try JUnitReport.write(report, to: junit) }
+        CIReport.publish(report, title: "pipeline report (\(run))", environment: environment)
+        return report
+    }
+
+    /// `pipeline plan --nodes N`: how the recorded timings split the suite across `nodes` CI machines,
+    /// or with a queue the batches they would claim.
+    public func matrix(package: URL, nodes: Int) async throws -> MatrixPlan {
+        let place = try folder(package: package)
+        let recorded = try await place.plannedTimings.load()
+        let tests = recorded.tests.keys.sorted().map { TestID($0, framework: .xctest) }
+        let planner = ShardPlanner(timings: recorded)
+        if let run = try runID() {
+            let plan = QueuePlan(tests: tests, estimates: planner.estimates(for: tests), nodes: nodes)
+            return .batches(
+                MatrixPlan.Batches(
+                    queue: try place.queue(run: run, node: .whole).location, timings: place.description,
+                    batches: plan.batches))
+        }
+        return .nodes(
+            (1...nodes).map { index in
+                let part = planner.plan(tests, shards: 1, node: Node(index: index, count: nodes))
+                return MatrixPlan.Entry(
+                    node: "\(index)/\(nodes)", index: index, count: nodes,
+                    tests: part.reduce(0) { $0 + $1.tests.count },
+                    expectedSeconds: ((part.map(\.expectedSeconds).max() ?? 0) * 100).rounded() / 100)
+            })
+    }
+}
+
+extension ReferenceStores {
+    /// Where timings are kept and shared runs meet. A file is relative to `base`.
+    func shared(_ timings: TimingsAddress, package: URL) throws -> SharedFolder {
+        switch timings {
+        case .local:
+            return try SharedFolder(file: SuiteRun.defaultTimings(of: package))
+        case .file(let path):
+            return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
+        case .store(let role):
+            // A pull request's job writes feature only: its run goes there, planned from develop's timings.
+            guard role == .develop, CIEnvironment(environment).isPullRequest, settings.address(of: .feature) != nil
+            else { return try SharedFolder(try folder(role, creating: true)) }
+            return try SharedFolder(try folder(.feature, creating: true)).planning(
+                from: try SharedFolder(try folder(.develop, creating: true)))
+        case .s3(let bucket, let prefix):
+            return try SharedFolder(try open(.s3(bucket: bucket, prefix: prefix)))
+        }
+    }
+}
+
+/// The split of a suite across CI machines (`pipeline plan`). Its JSON forms are documented in docs/json.md.
+public enum MatrixPlan: Sendable {
+    /// A static split: each node's share.
+    case nodes([Entry])
+    /// A shared run's batches, claimed by the nodes in turn.
+    case batches(Batches)
+
+    public struct Entry: Sendable, Encodable {
+        public let node: String
+        public let index: Int
+        public let count: Int
+        public let tests: Int
+        public let expectedSeconds: Double
+    }
+
+    public struct Batches: Sendable, Encodable {
+        public let queue: String
+        public let timings: String
+        public let batches: [Shard]
+    }
+}
+
+extension SharedRunSettings {
+    /// `pipeline timings merge FILE… -o OUT`: the files merged into one; `timings` (a file, written
+    /// whole, or a store's timings, folded in by a conditional write) receives them. Returns how
+    /// many tests the merged files hold.
+    public func mergeTimings(_ files: [URL]) async throws -> Int {
+        var merged = Timings()
+        for url in files {
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw TestRunError.unreadableTimings(path: url.path, reason: "no such file")
+            }
+            merged.merge(try Timings.load(url))
+        }
+        if case .file(let path) = timings {
+            try merged.save(URL(fileURLWithPath: path, relativeTo: workingDirectory).standardizedFileURL)
+        } else {
+            let folded = merged
+            try await folder(package: workingDirectory).timings.fold { $0.merge(folded) }
+        }
+        return merged.tests.count
+    }
+}

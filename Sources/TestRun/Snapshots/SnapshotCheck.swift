@@ -1,0 +1,415 @@
+import CISystem
+import Foundation
+import ImageDiff
+import ReferenceStore
+import References
+import SnapshotConventions
+import TestSharding
+
+/// What a test run knows about swift-snapshot-testing: it sets the library's switches for the test
+/// processes (failed snapshots into an artifacts folder; in CI, `SNAPSHOT_TESTING_RECORD=never`
+/// unless the user chose a mode), and after the run pairs each failed snapshot with its reference,
+/// names missing references, fails the tests that wrote references in CI, and writes one review
+/// page of it all.
+public struct SnapshotCheck: Sendable {
+    public let package: URL
+    /// The checkout's references: where a test file's reference folder is.
+    public let local: LocalReferences
+    public let inherited: [String: String]
+    /// The record mode to force (`refs record` uses `all`); nil leaves the user's or CI's.
+    public let forcedMode: SnapshotSwitches.RecordMode?
+    /// Where the library writes failed snapshots: `<package>/.build/pipeline/snapshot-artifacts`.
+    public let artifacts: URL
+    /// Where the review page goes when a snapshot failed.
+    public let page: URL
+    /// The commit CI's renderings are kept under as candidates (a CI test stage's head); the
+    /// review page then gives each failed snapshot's `pipeline refs accept` command.
+    public var candidatesCommit: String?
+    /// The render environment's set they are kept in (nil: the shared set).
+    public var candidatesEnvironment: String?
+    /// The options of the accept command for this run's candidates; nil when none are kept.
+    var acceptOptions: String? {
+        candidatesCommit.map { CandidateArchive.acceptOptions(commit: $0, environment: candidatesEnvironment) }
+    }
+    /// Where this run renders, worked out when asked (it runs `swift --version`).
+    public var renderedOn: (@Sendable () async -> RenderEnvironment)?
+    /// Which set a reference (`<Test>/<file>`) comes from and where it was rendered, as the
+    /// stores say; nil when unknown.
+    public var referenceOrigin: (@Sendable (String) async -> ReferenceOrigin?)?
+
+    public init(
+        package: URL, local: LocalReferences, page: URL? = nil, forcedMode: SnapshotSwitches.RecordMode? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        self.package = package.standardizedFileURL
+        self.local = local
+        self.inherited = environment
+        self.forcedMode = forcedMode
+        let work = SuiteRun.workFolder(of: self.package)
+        artifacts = work.appendingPathComponent("snapshot-artifacts")
+        self.page = page ?? work.appendingPathComponent("snapshot-review.html")
+    }
+
+    /// The variables the test processes get.
+    public var environment: [String: String] {
+        SnapshotSwitches.environment(inherited: inherited, artifacts: artifacts, record: forcedMode)
+    }
+
+    public var mode: SnapshotSwitches.RecordMode {
+        SnapshotSwitches.effectiveMode(inherited: inherited, overrides: environment)
+    }
+
+    /// Whether a reference written during the run fails it: in CI, unless recording was forced.
+    public var writesFail: Bool { forcedMode == nil && CIEnvironment(inherited).isCI }
+
+    /// Whether a CI run renders its new snapshot tests once more after its verdict, to keep their
+    /// renderings as candidates: in CI with a feature store, where a missing reference records nothing.
+    public var rendersNewTests: Bool { candidatesCommit != nil && forcedMode == nil && mode == .never }
+
+    /// The tests that failed on a missing reference.
+    public func missingReferences(in report: TestReport) -> [String] {
+        report.tests.filter { record in
+            record.status != .passed && record.status != .skipped
+                && SnapshotMessages.kinds(in: record.output ?? record.message ?? "").contains(.missingReference)
+        }.map(\.name)
+    }
+
+    /// Moves the references a render pass recorded since `before` into the artifacts folder, as
+    /// the library lays out a failed snapshot's new value (`<TestFile>/<file>`), so the checkout is
+    /// as it was and CI keeps them as candidates: a new test's rendering is never a reference, and
+    /// never passes. Returns how many were moved; one not in the library's layout is removed.
+    public func keepRendered(since before: ReferenceInventory) -> Int {
+        var moved = 0
+        for path in ReferenceInventory.scan(package).written(since: before) {
+            let url = URL(fileURLWithPath: path)
+            defer { try? FileManager.default.removeItem(at: url) }
+            guard before.files[path] == nil, let file = SnapshotFile(referenceAt: url) else { continue }
+            let target = artifacts.appendingPathComponent(file.key)
+            do {
+                try FileManager.default.createDirectory(
+                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try? FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: url, to: target)
+                moved += 1
+            } catch {
+                continue
+            }
+        }
+        return moved
+    }
+
+    /// Empties the artifacts folder and takes the inventory of references: right before the tests run.
+    public func begin() -> ReferenceInventory {
+        try? FileManager.default.removeItem(at: artifacts)
+        try? FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        return inventory()
+    }
+
+    /// The references in the package now: taken before each part of a run that `check` reads.
+    public func inventory() -> ReferenceInventory {
+        ReferenceInventory.scan(package)
+    }
+
+    /// Reads what the run left, and writes the review page when there is anything to review.
+    public func finish(_ report: inout TestReport, since before: ReferenceInventory) -> SnapshotFindings {
+        var findings = check(&report, since: before)
+        publish(&findings, report: &report)
+        return findings
+    }
+
+    /// Reads what the tests left since `before`: fails the tests that wrote references where that
+    /// is not allowed, explains missing references, and pairs failed snapshots with their references.
+    public func check(_ report: inout TestReport, since before: ReferenceInventory) -> SnapshotFindings {
+        var findings = SnapshotFindings()
+        let mentions = Dictionary(
+            uniqueKeysWithValues: report.tests.map { record in
+                (
+                    record.name,
+                    Set(
+                        SnapshotMessages.files(in: (record.message ?? "") + "\n" + (record.output ?? "")).map(
+                            \.standardizedFileURL.path))
+                )
+            })
+        let written = ReferenceInventory.scan(package).written(since: before)
+        for path in written {
+            let url = URL(fileURLWithPath: path)
+            let file = SnapshotFile(referenceAt: url)
+            let writer = mentions.first { $0.value.contains(path) }?.key ?? file.flatMap { owner(of: $0, in: report) }
+            var entry = ReviewEntry.comparing(
+                key: file?.key ?? display(url), status: .written, reference: nil, new: url,
+                comparer: ImageComparer())
+            entry.testName = writer
+            guard writesFail else {
+                findings.recorded.append(display(url))
+                findings.entries.append(entry)
+                continue
+            }
+            var problem =
+                "wrote \(display(url)) during a CI run, where references are only read (\(SnapshotSwitches.record)="
+                + "\(mode.rawValue)); record it with 'pipeline refs record \(file?.testFile ?? "TEST")' and push it"
+            if file == nil {
+                problem =
+                    "wrote \(display(url)), which is not in swift-snapshot-testing's layout __Snapshots__/<TestFile>/<file>"
+            } else if let writer, let file, let ownFile = testFile(of: writer, in: report), ownFile != file.testFile {
+                problem = "wrote a reference for another test, \(display(url)) (\(writer) belongs to \(ownFile))"
+            }
+            entry.message = problem
+            findings.entries.append(entry)
+            report.fail(writer ?? "", because: (writer.map { "\($0): " } ?? "a test ") + problem)
+        }
+        let failedTests = report.tests.filter { $0.status != .passed && $0.status != .skipped }
+        findings.entries += artifacts(of: failedTests, mentions: mentions, report: report)
+        // A missing reference: one line naming the test and folder; where CI kept its rendering
+        // (a `new` card), that card carries the line and the command that accepts it.
+        for record in failedTests
+        where SnapshotMessages.kinds(in: record.output ?? record.message ?? "").contains(.missingReference)
+            && mode == .never
+        {
+            if let index = findings.entries.firstIndex(where: { $0.status == .new && $0.testName == record.name }) {
+                findings.entries[index].message = missing(record, report: &report, rendered: true).message
+            } else {
+                findings.entries.append(missing(record, report: &report, rendered: false))
+            }
+        }
+        return findings
+    }
+
+    /// Writes the review page of `findings` when there is anything to review; its path goes into
+    /// the report and into the messages of the tests it shows. A failed snapshot's test is shown in
+    /// the terminal in brief: what differs from which reference, the review card, and the accept
+    /// command when CI's renderings are kept; its whole message stays in the report.
+    public func publish(_ findings: inout SnapshotFindings, report: inout TestReport) {
+        guard !findings.entries.isEmpty else { return }
+        findings.entries.sort { $0.key < $1.key }
+        let html = ReviewPage.html(
+            title: "Snapshot review", subtitle: "\(display(package)) — \(report.summaryLine)",
+            entries: findings.entries, accept: acceptOptions)
+        do {
+            try FileManager.default.createDirectory(
+                at: page.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(html.utf8).write(to: page, options: .atomic)
+        } catch {
+            findings.notes.append("the review page could not be written to \(page.path): \(error.localizedDescription)")
+            return
+        }
+        findings.page = page
+        report.review = page.path
+        for entry in findings.entries {
+            guard let name = entry.testName, let record = report.tests.first(where: { $0.name == name }),
+                record.status != .passed
+            else { continue }
+            let review = "review: \(page.path)#\(ReviewPage.anchor(for: entry.key))"
+            if entry.status == .new {
+                report.explain(name, (entry.message ?? "new snapshot test") + "\n" + review)
+                report.brief(name, [entry.message ?? "new snapshot test", review])
+                continue
+            }
+            guard entry.status == .failed else {
+                if !(record.message ?? "").contains(page.path) {
+                    report.explain(name, Self.headline(record.message ?? "failed") + " — " + review)
+                }
+                continue
+            }
+            if !(record.message ?? "").contains(review) {
+                report.explain(name, (record.message.map { $0 + "\n" } ?? "") + review)
+            }
+            report.brief(
+                name,
+                [differs(entry)] + (entry.rendering.map { [$0] } ?? []) + [review]
+                    + (acceptOptions.map {
+                        ["accept CI's rendering: " + ReviewPage.acceptCommand(test: entry.test, options: $0)]
+                    } ?? []))
+        }
+    }
+
+    /// Notes on each failed snapshot's reference: with a render environment, the set it came from
+    /// (and whether that set is a fallback); and when it was rendered elsewhere than this run
+    /// renders, where: the difference may be the machine's, not the change's.
+    public func compareEnvironments(_ findings: inout SnapshotFindings) async {
+        guard let renderedOn, let lookup = referenceOrigin,
+            findings.entries.contains(where: { $0.status == .failed })
+        else { return }
+        let here = await renderedOn()
+        for index in findings.entries.indices where findings.entries[index].status == .failed {
+            guard let origin = await lookup(findings.entries[index].key) else { continue }
+            var notes = origin.note.map { [$0] } ?? []
+            if let reference = origin.renderedOn, !reference.rendersLike(here) {
+                notes.append("reference rendered on \(reference); this run: \(here)")
+            }
+            if !notes.isEmpty { findings.entries[index].rendering = notes.joined(separator: "; ") }
+        }
+    }
+
+    /// One line: the snapshot, the reference it was compared with, and how much differs.
+    private func differs(_ entry: ReviewEntry) -> String {
+        let file = String(entry.key.dropFirst(entry.test.count + 1))
+        let reference = local.path(of: entry.test, file: file).map(display) ?? entry.key
+        var what = "differs"
+        if let comparison = entry.comparison {
+            what =
+                "\(comparison.differingPixels) of \(comparison.comparedPixels) pixels differ "
+                + "(match \(String(format: "%.2f", comparison.matchRatio * 100)) %"
+                + (comparison.sameSize ? ")" : "; size \(comparison.reference) → \(comparison.new))")
+        } else if let diff = entry.textDiff {
+            let changed = diff.hunks().joined().filter { $0.kind != .same }.count
+            what = "\(changed) line(s) differ"
+        } else if entry.reference == nil {
+            what = "has no reference to compare with"
+        }
+        return "snapshot \(entry.key) \(what) — reference \(reference)"
+    }
+
+    /// The failed snapshots in the artifacts folder, each beside its reference.
+    private func artifacts(
+        of failed: [TestReport.Entry], mentions: [String: Set<String>],
+        report: TestReport
+    ) -> [ReviewEntry] {
+        var entries: [ReviewEntry] = []
+        let walker = FileManager.default.enumerator(
+            at: artifacts, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+        let root = artifacts.standardizedFileURL.path + "/"
+        while let url = walker?.nextObject() as? URL {
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue else {
+                continue
+            }
+            let path = url.standardizedFileURL.path
+            let relative = path.hasPrefix(root) ? String(path.dropFirst(root.count)) : url.lastPathComponent
+            let writer = mentions.first { $0.value.contains(path) }?.key
+            guard let file = SnapshotFile(relativePath: relative) else {
+                var entry = ReviewEntry(
+                    key: relative, status: .failed,
+                    note:
+                        "\(display(url)) is not in the artifacts layout <TestFile>/<file>; not paired with a reference")
+                entry.testName = writer
+                entries.append(entry)
+                continue
+            }
+            let owner = writer ?? owner(of: file, in: report)
+            guard owner.map({ name in failed.contains { $0.name == name } }) ?? true else { continue }
+            // The reference the library compared with: the path its message names, else the layout's place.
+            let named = owner.flatMap { mentions[$0] }?.first { $0.hasSuffix("/__Snapshots__/\(file.key)") }
+            let expected = named.map(URL.init(fileURLWithPath:)) ?? local.path(of: file.testFile, file: file.fileName)
+            let reference = expected.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
+            let record = owner.flatMap { name in report.tests.first { $0.name == name } }
+            let isNew =
+                reference == nil
+                && SnapshotMessages.kinds(in: record?.output ?? record?.message ?? "").contains(.missingReference)
+            var entry = ReviewEntry.comparing(
+                key: file.key, status: isNew ? .new : .failed, reference: reference, new: url,
+                comparer: ImageComparer())
+            entry.testName = owner
+            entry.message = record?.message.map(Self.headline)
+            if reference == nil, !isNew {
+                let place = expected.map { display($0) } ?? "the checkout (no test file \(file.testFile).swift)"
+                entry.note = [
+                    entry.note, "no reference at \(place): is it kept in another layout (a custom snapshotDirectory)?",
+                ]
+                .compactMap { $0 }.joined(separator: "; ")
+            }
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    /// A missing reference, said in one line naming the test and the folder, as the test's message.
+    /// `rendered`: CI kept the test's rendering as a candidate (a new test), which the line offers.
+    private func missing(_ record: TestReport.Entry, report: inout TestReport, rendered: Bool) -> ReviewEntry {
+        let named = SnapshotMessages.testFile(in: record.output ?? record.message ?? "")
+        let testFile = named?.name ?? testFile(of: record.name, in: report) ?? record.suite
+        let folder =
+            named?.folder.map { $0.appendingPathComponent("__Snapshots__/\(testFile)") }
+            ?? local.path(of: testFile, file: "").map { $0.deletingLastPathComponent() }
+        let name = SnapshotFile.sanitize(record.test)
+        let accept =
+            rendered
+            ? acceptOptions.map {
+                "accept CI's rendering, kept as a candidate (never a reference here, never a pass): '"
+                    + ReviewPage.acceptCommand(test: testFile, options: $0) + "', or "
+            } : nil
+        let message =
+            "missing reference: no \(name).* in \(folder.map(display) ?? "__Snapshots__/\(testFile)") "
+            + "(\(SnapshotSwitches.record)=never in CI records none); pull the references first, or, for a new "
+            + "test, " + (accept ?? "") + "record them and push them: 'pipeline refs record \(testFile) --push'"
+        report.explain(record.name, message)
+        var entry = ReviewEntry(key: "\(testFile)/\(name).*", status: .missing)
+        entry.testName = record.name
+        entry.message = message
+        return entry
+    }
+
+    /// A failure message's first paragraph (the library goes on with paths and the whole diff,
+    /// which the page shows better), at most three lines.
+    static func headline(_ message: String) -> String {
+        let lines = message.split(separator: "\n", omittingEmptySubsequences: false)
+        return lines.prefix { !$0.trimmingCharacters(in: .whitespaces).isEmpty }.prefix(3).joined(separator: "\n")
+    }
+
+    /// The test a reference file belongs to by its name: the test of that file (suite named after
+    /// it, or a free function) whose sanitised name the file starts with, when exactly one is.
+    func owner(of file: SnapshotFile, in report: TestReport) -> String? {
+        let candidates = report.tests.filter { SnapshotFile.sanitize($0.test) == file.testName }
+        let inFile = candidates.filter { testFile(of: $0.name, in: report) == file.testFile }
+        if inFile.count == 1 { return inFile[0].name }
+        return candidates.count == 1 ? candidates[0].name : nil
+    }
+
+    /// The test file a test's suite is named after (`ExampleKitTests.BadgeViewTests/testX` → `BadgeViewTests`).
+    private func testFile(of name: String, in report: TestReport) -> String? {
+        guard let record = report.tests.first(where: { $0.name == name }), record.suite.contains(".") else {
+            return nil
+        }
+        return record.suite.split(separator: ".").last.map { String($0.split(separator: "/").first ?? $0) }
+    }
+
+    /// A path relative to the checkout where it lies inside it.
+    func display(_ url: URL) -> String {
+        let path = url.standardizedFileURL.path
+        let root = local.checkout.path + "/"
+        return path.hasPrefix(root) ? String(path.dropFirst(root.count)) : path
+    }
+}
+
+/// What the snapshot check found after a run.
+public struct SnapshotFindings: Sendable {
+    /// Everything the review page shows.
+    public var entries: [ReviewEntry] = []
+    /// Written outside CI (the library's default, `missing`, records a missing reference): noted, not failed.
+    public var recorded: [String] = []
+    public var page: URL?
+    public var notes: [String] = []
+
+    public init() {}
+
+    /// The failed tests their change explains, which are no evidence of flakiness: a new test
+    /// without a reference, and, where CI kept the new rendering for review (`reviewable`), a
+    /// snapshot that differs from its reference.
+    public func explainedFailures(reviewable: Bool) -> Set<String> {
+        Set(
+            entries.filter { entry in
+                entry.status == .new || entry.status == .missing || (reviewable && entry.status == .failed)
+            }.compactMap(\.testName))
+    }
+
+    /// Adds a later part's findings (a batch of a shared run); an entry already there is kept once.
+    public mutating func add(_ other: SnapshotFindings) {
+        let keys = Set(entries.map(\.key))
+        entries += other.entries.filter { !keys.contains($0.key) }
+        recorded += other.recorded
+        notes += other.notes
+    }
+
+    /// Lines for people: what was recorded, and where the review is.
+    public func render() -> [String] {
+        var lines = notes
+        if !recorded.isEmpty {
+            lines.append(
+                "recorded \(recorded.count) missing reference(s) (run the tests again to compare with them): "
+                    + recorded.prefix(10).joined(separator: ", ") + (recorded.count > 10 ? ", …" : ""))
+        }
+        if let page {
+            lines.append("snapshot review (\(entries.count) entr\(entries.count == 1 ? "y" : "ies")): \(page.path)")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import References
+import TestSharding
+
+extension TestFlow {
+    /// `refs record`: the named test files' tests, and only those, run through the flow with
+    /// recording forced (no retries, no timings written); the recorder checks the names first and
+    /// says what changed after, putting every reference back if the run fails for another reason.
+    public func record(_ tests: [String], with recorder: ReferenceRecorder) async throws -> RecordReport {
+        let recording = try recorder.begin(tests)
+        var options = request.runOptions()
+        options.filters += recording.filters
+        options.retries = 0
+        do {
+            let session = try TestSession(
+                settings: BuildSettings(
+                    packagePath: request.package, configuration: request.configuration.rawValue,
+                    extraArguments: request.buildArguments, skipBuild: request.skipBuild),
+                options: options, updatesTimings: false, snapshots: recorder.check, junit: nil,
+                interactive: request.interactive, write: request.write)
+            if !request.skipBuild { request.write("Building the tests of \(request.package.path)…\n") }
+            let prepared = try await session.prepare()
+            request.write(
+                prepared.announcement(
+                    node: request.node, note: "snapshots: record mode \(recorder.check.mode.rawValue)")
+                    + "\n")
+            _ = session.snapshots.begin()
+            let report = try await session.execute(prepared)
+            return try recorder.finish(recording, report: report)
+        } catch let error as ReferenceError {
+            throw error
+        } catch {
+            recorder.abandon(recording)
+            throw error
+        }
+    }
+}
+
+extension ReferenceContext {
+    /// `refs record`: re-records `tests` in the package through the one test flow and, with
+    /// `push`, uploads them to feature.
+    public func record(
+        _ tests: [String], package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool, dryRun: Bool,
+        write: @escaping @Sendable (String) -> Void
+    ) async throws -> (record: RecordReport, push: [TransferReport]?) {
+        let request = TestRequest(
+            package: package, shared: SharedRunSettings(workingDirectory: checkout), cores: cores,
+            limits: TestRequest.Limits(timeout: timeout), write: write)
+        let recorder = ReferenceRecorder(
+            package: package, local: transfers.stores.local(testPattern: transfers.testPattern), page: review,
+            write: write)
+        let report = try await TestFlow(request).record(tests, with: recorder)
+        guard push else { return (report, nil) }
+        let pushed = try await transfers.push(
+            tests: tests, to: [.feature], commit: headCommit, prune: true, dryRun: dryRun)
+        return (report, pushed)
+    }
+}

@@ -1,0 +1,253 @@
+import CISystem
+import Coverage
+import Foundation
+import GitChanges
+import PipelineCore
+import PipelineSpec
+import ReferenceStore
+import References
+import SharedRun
+import TestImpact
+import TestSharding
+
+/// The one test flow. `pipeline test` and a pipeline's test stage hand it a request, and it
+/// alone wires a run: build, list, select, plan, run here or through the queue, the snapshot check
+/// (with the render environment, and CI's candidates whenever a feature store is known), coverage,
+/// the reports (JUnit, review page, the CI's own) and the timings. What differs between entry
+/// points differs only in the request.
+public struct TestFlow: Sendable {
+    public let request: TestRequest
+
+    public init(_ request: TestRequest) {
+        self.request = request
+    }
+
+    /// Builds, selects and runs (or lists, plans, hunts) as asked.
+    public func run() async throws -> TestOutcome {
+        let request = request
+        try checkCombinations()
+        let asked = request.recordImpact ? (request.coverage ?? CoverageRequest()) : request.coverage
+        let coverage = request.mode.runs ? try asked?.settings(package: request.package, node: request.node) : nil
+        var options = request.runOptions()
+        let reads =
+            request.recordImpact && coverage != nil ? try await ReadRecording.prepare(package: request.package) : nil
+        defer { reads?.remove() }
+        if let reads, let coverage {
+            options.suiteEnvironment = { suite in
+                coverage.suiteEnvironment(suite).merging(reads.environment(suite)) { $1 }
+            }
+        }
+        if request.selection == .affected {
+            guard let filters = try await affectedFilters() else {
+                return .nothingToRun(.noAffectedTarget)
+            }
+            options.filters += filters
+        }
+        var place = try timingsFolder()
+        // With the timings in a store, a CI run keeps each node's report there for --failed.
+        var keptInRun = request.shared.keptInRun
+        var impacted = request.selection.usesImpact
+        if request.selection == .impactedOrAll,
+            let (local, why) = await ImpactedTests.withoutStore(place, package: request.package)
+        {
+            request.write(why + "\n")
+            (place, keptInRun, impacted) = (local, nil, false)
+        }
+        if request.failedOnly {
+            let (last, origin) = try await TestSession.lastRun(
+                package: request.package, place: place, run: keptInRun, node: request.node)
+            guard !last.notPassed.isEmpty else {
+                return .nothingToRun(.nothingFailing(origin: origin, summary: last.summaryLine))
+            }
+            options.only = Set(last.notPassed)
+        }
+        let queue = try request.shared.runID().map { try workQueue($0, at: place) }
+        // A static split over shared timings needs every node to plan from the same ones: they are
+        // pinned in the CI run's folder.
+        let pin =
+            try queue
+            ?? (request.node.count > 1 && request.shared.timings != nil
+                ? CIEnvironment(request.shared.environment).runID.map {
+                    try place.queue(run: $0, node: request.node)
+                } : nil)
+        let session = try session(
+            options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage)
+        if !request.skipBuild {
+            request.write("Building the tests of \(request.package.path) (\(request.configuration.rawValue))…\n")
+        }
+        var prepared = try await session.prepare(pinningTo: pin)
+        if impacted {
+            guard let reached = try await session.impacted(prepared, base: request.impactBase) else {
+                return .nothingToRun(.noReachableTest)
+            }
+            prepared = reached
+        }
+        switch request.mode {
+        case .list:
+            return .listed(prepared.tests.map(\.name))
+        case .plan:
+            let shards = session.plan(prepared, queue: queue)
+            return .planned(shards, description: session.describe(shards, queue: queue))
+        case .hunt(let times, let untilFailure):
+            return .hunted(try await session.hunt(prepared, times: times, untilFailure: untilFailure))
+        case .run:
+            break
+        }
+        let ran: (report: TestReport?, findings: SnapshotFindings, storeFailure: (any Error)?)
+        if let queue {
+            let outcome = try await session.run(prepared, queue: queue)
+            ran = (outcome.report, outcome.findings, outcome.storeFailure)
+        } else {
+            let (report, findings) = try await session.run(prepared)
+            ran = (report, findings, nil)
+        }
+        guard let report = ran.report else {
+            return .ran(nil, ran.findings, coverage: nil, storeFailure: ran.storeFailure)
+        }
+        var findings = ran.findings
+        findings.notes += await keepCandidates(session.snapshots, passed: report.passed)
+        let measured = try await session.collectCoverage(of: report, product: prepared.product)
+        if let reads, let measured { try await session.recordImpact(from: measured, report: report, reads: reads) }
+        // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
+        let run = queue?.run ?? (request.node.count > 1 ? keptInRun : nil)
+        if let measured, let folder = measured.folder, let run {
+            try await place.saveCoverage(
+                folder.appendingPathComponent("coverage.profdata"), run: run, node: request.node)
+        }
+        let title = request.title + (request.node.count > 1 ? " (node \(request.node))" : "")
+        CIReport.publish(report, coverage: measured, title: title, environment: request.shared.environment)
+        return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
+    }
+
+    /// Options that cannot go together, said before anything is built.
+    private func checkCombinations() throws {
+        if request.recordImpact, request.node.count > 1 || request.shared.queue != nil {
+            throw RequestError(
+                "--record-impact records the whole suite on one machine; it cannot take --node or --queue")
+        }
+        if request.shared.queue != nil, request.failedOnly || request.isHunt {
+            throw RequestError(
+                "--\(request.failedOnly ? "failed" : "repeat") runs on one machine; it cannot join a --queue")
+        }
+    }
+
+    /// The filters of the test targets the change can affect; nil when it affects none, empty when
+    /// every target runs.
+    private func affectedFilters() async throws -> [String]? {
+        let selection = try await affectedSelection()
+        selection.reasons.forEach { request.write($0 + "\n") }
+        guard let filters = selection.filters else { return [] }
+        return filters.isEmpty ? nil : filters
+    }
+
+    /// The test targets the request's change can affect, and why.
+    func affectedSelection() async throws -> AffectedTests {
+        let changes = try (request.changes ?? .query(ChangeQuery())).changes(in: request.package)
+        return try await AffectedTests.select(
+            package: request.package, repository: try CommitHistory(repositoryPath: request.package.path).workTree,
+            changedPaths: changes.files.flatMap(\.touchedPaths))
+    }
+
+    /// The session of the request's suite, its timings kept at `timings` (and the node's report in
+    /// the CI run `keptInRun`'s folder there).
+    func session(
+        options: TestRunOptions, timings: SharedFolder, keptInRun: String?, snapshots: SnapshotCheck,
+        coverage: CoverageSettings?
+    ) throws -> TestSession {
+        var session = try TestSession(
+            settings: BuildSettings(
+                packagePath: request.package, configuration: request.configuration.rawValue,
+                extraArguments: request.buildArguments, skipBuild: request.skipBuild),
+            options: options, timings: timings, updatesTimings: request.updatesTimings, snapshots: snapshots,
+            junit: request.junit, quarantine: try quarantine(), coverage: coverage, interactive: request.interactive,
+            write: request.write)
+        session.keptInRun = keptInRun
+        session.flakeThreshold = request.flakeThreshold
+        return session
+    }
+
+    /// Where the timings (and a shared run's queue) are: through the spec's stores when known.
+    func timingsFolder() throws -> SharedFolder {
+        if let stores = request.stores {
+            return try stores.shared(request.shared.timings ?? .local, package: request.package)
+        }
+        return try request.shared.folder(package: request.package)
+    }
+
+    /// The snapshot check over the checkout's references, knowing where this run renders and
+    /// where the stores say each reference was rendered; in CI with a feature store (and unless
+    /// the request says not to), failed snapshots' new values are kept as candidates under the
+    /// branch's commit.
+    func snapshotCheck() -> SnapshotCheck {
+        let (package, environment) = (request.package, request.shared.environment)
+        let local =
+            request.stores?.local(testPattern: request.testPattern)
+            ?? LocalReferences.scan(package, isTest: NamePattern(request.testPattern).matches)
+        var check = SnapshotCheck(package: package, local: local, page: request.review, environment: environment)
+        check.renderedOn = { await RenderEnvironment.current(package: package, environment: environment) }
+        guard let stores = request.stores else { return check }
+        check.referenceOrigin = { await stores.origin(of: $0) }
+        if request.keepsCandidates, CIEnvironment(environment).isCI, stores.settings.address(of: .feature) != nil {
+            check.candidatesCommit = candidatesKey()
+            check.candidatesEnvironment = stores.environmentName
+        }
+        return check
+    }
+
+    /// The commit CI's candidates are kept under: the request's (or HEAD), resolved to the branch
+    /// head on a pull request's synthetic merge commit; nil outside a repository.
+    private func candidatesKey() -> String? {
+        let history = try? CommitHistory(repositoryPath: request.package.path)
+        guard let checkedOut = request.candidatesCommit ?? (try? history?.sha("HEAD")) else { return nil }
+        let key = BranchCommit.key(for: checkedOut, history: history, ci: CIEnvironment(request.shared.environment))
+        if let why = key.why { request.write("candidates: kept under \(key.commit.prefix(12)), \(why)\n") }
+        return key.commit
+    }
+
+    /// Keeps the failed snapshots' new values in feature when the check names a commit for them;
+    /// the lines to show.
+    func keepCandidates(_ check: SnapshotCheck, passed: Bool) async -> [String] {
+        guard let commit = check.candidatesCommit, let stores = request.stores, let renderedOn = check.renderedOn else {
+            return []
+        }
+        let transfers = ReferenceTransfers(stores: stores, testPattern: request.testPattern)
+        let node = request.node
+        return await transfers.keepCandidates(
+            artifacts: check.artifacts, commit: commit, passed: passed, renderedOn: renderedOn,
+            environment: check.inherited, part: node.count > 1 ? node.label : nil)
+    }
+
+    /// The work queue of `run` at `place`, with the request's leases.
+    private func workQueue(_ run: String, at place: SharedFolder) throws -> WorkQueue {
+        var queue = try place.queue(run: run, node: request.node)
+        queue.leaseMargin = request.queueLease.seconds
+        queue.clockSkew = request.clockSkew.seconds
+        return queue
+    }
+
+    /// The quarantine given or named, or the one of the repository around the package.
+    func quarantine() throws -> Quarantine? {
+        if let quarantine = request.quarantine { return quarantine }
+        guard let file = request.quarantineFile else { return try QuarantineLoader.find(from: request.package) }
+        return try QuarantineLoader.load(file.url, displayPath: file.display)
+    }
+}
+
+extension TestRequest {
+    /// Runs the request through the one test flow.
+    public func perform() async throws -> TestOutcome {
+        try await TestFlow(self).run()
+    }
+
+    var isHunt: Bool {
+        if case .hunt = mode { true } else { false }
+    }
+
+    /// The run's options for the test processes.
+    public func runOptions() -> TestRunOptions {
+        TestRunOptions(
+            shards: shards.resolved(cores: cores), node: node,
+            limits: RunLimits(timeout: timeout, outputLimit: Int(outputLimit.bytes)), retries: retries,
+            maxRetried: maxRetried, flakyFails: flaky == .fail, filters: filters, skips: skips)
+    }
+}

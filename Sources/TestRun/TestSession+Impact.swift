@@ -1,0 +1,148 @@
+import Coverage
+import Foundation
+import GitChanges
+import PipelineCore
+import ReadTracing
+import SharedRun
+import TestImpact
+import TestSharding
+
+extension ImpactedTests {
+    /// For `--impacted-or-all` (`select: impacted-or-all`), a run rather than a stop: when the
+    /// store keeping the impact map (and the timings) cannot be reached, the package's local
+    /// timings to plan from instead, and the line saying so; nil when the store answers (a map it
+    /// holds that cannot be read is the selection's to report).
+    static func withoutStore(_ place: SharedFolder, package: URL) async -> (SharedFolder, String)? {
+        do {
+            _ = try await place.impact()
+            return nil
+        } catch {
+            guard let local = try? SharedFolder(file: SuiteRun.defaultTimings(of: package)) else { return nil }
+            return (
+                local,
+                "impacted: every test runs, since the impact map's store cannot be reached (\(error)); "
+                    + "planned from the local timings, and nothing is written to the store"
+            )
+        }
+    }
+}
+
+extension TestSession {
+    /// `--impacted` (`select: impacted`): `prepared` cut down to the tests the change from the
+    /// map's commit (or `base`) can reach, each decision written; nil when none is reachable.
+    public func impacted(_ prepared: SuiteRun.Prepared, base: String?) async throws -> SuiteRun.Prepared? {
+        let settings = suite.settings
+        let selection = try await ImpactedTests.select(
+            package: settings.packagePath, configuration: settings.configuration,
+            buildArguments: settings.extraArguments, base: base,
+            stored: try await timings.impact(), place: timings.description, discovered: prepared.tests,
+            estimates: prepared.estimates)
+        selection.reasons.forEach { write($0 + "\n") }
+        guard let tests = selection.tests else { return prepared }
+        guard !tests.isEmpty else { return nil }
+        return prepared.only(tests, shards: suite.options.shards, node: suite.options.node)
+    }
+
+    /// `--record-impact` (`impact: record`): what each suite of this run executed, kept beside the
+    /// timings with the commit, package and configuration, and what each read (`reads`). A suite
+    /// whose process crashed or timed out left a partial profile: it stays out, so it runs as a new
+    /// suite until a clean recording.
+    public func recordImpact(from measured: CoverageReport, report: TestReport, reads: ReadRecording) async throws {
+        guard let coverage else { return }
+        let package = suite.settings.packagePath
+        let history = try CommitHistory(repositoryPath: package.path)
+        let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().path
+        let path = package.resolvingSymlinksInPath().path
+        var tests: [String: [String]] = [:]
+        var partial: Set<String> = []
+        for test in report.tests {
+            let suite = TestID(test.name, framework: .xctest).suite
+            if test.status == .crashed || test.status == .timedOut { partial.insert(suite) }
+            tests[suite, default: []].append(test.name)
+        }
+        for suite in partial { tests[suite] = nil }
+        var executed = try await coverage.impact(of: measured)
+        // The map keeps the commit's lines: a file edited but not committed keeps no function lines
+        // (it counts whole when selecting), since they may not be the commit's.
+        let relative = path == root ? "." : String(path.dropFirst(root.count + 1))
+        let prefix = relative == "." ? "" : relative + "/"
+        for file in try history.uncommittedChanges().flatMap(\.touchedPaths) where file.hasPrefix(prefix) {
+            for suite in executed.functions.keys {
+                executed.functions[suite]?[String(file.dropFirst(prefix.count))] = nil
+            }
+        }
+        var map = ImpactMap(
+            commit: try history.sha("HEAD"), package: relative,
+            configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
+            suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
+            functions: executed.functions.filter { !partial.contains($0.key) })
+        map.dependencies = executed.dependencies.filter { !partial.contains($0.key) }
+        try await reads.add(to: &map, package: path, repository: root)
+        try await timings.saveImpact(try map.encoded())
+        let traced = map.reads.map { reads in
+            let unknown = map.unknownReads?.count ?? 0
+            return ", reads traced for \(reads.count)" + (unknown > 0 ? " (\(unknown) unknown: cut short)" : "")
+        }
+        write(
+            "Impact map of \(map.suites.count) suites at \(map.commit.prefix(12))\(traced ?? "") kept beside \(timings)\n"
+        )
+        if let untraced = map.untraced { write("Reads were not traced: \(untraced)\n") }
+    }
+}
+
+/// The read tracing of an impact recording: the tracer (or why there is none) and the temporary
+/// folder its traces go to, outside the working tree, removed when the run ends (`remove`).
+public struct ReadRecording: Sendable {
+    let tracer: Result<ReadTracer, ReadTracer.Unavailable>
+    let folder: URL
+
+    /// Builds the tracer (or learns why it cannot) for the repository holding `package`.
+    public static func prepare(package: URL) async throws -> ReadRecording {
+        let root = URL(fileURLWithPath: try CommitHistory(repositoryPath: package.path).workTree)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-reads-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let environment = ProcessInfo.processInfo.environment
+        return ReadRecording(tracer: await ReadTracer.prepare(roots: [root], environment: environment), folder: folder)
+    }
+
+    /// The variables tracing a process of `suite`'s; none without a tracer.
+    @Sendable public func environment(_ suite: String) -> [String: String] {
+        guard case .success(let tracer) = tracer else { return [:] }
+        return tracer.environment(
+            tracing: folder.appendingPathComponent(SuiteFiles.name(of: suite, "")),
+            inherited: ProcessInfo.processInfo.environment)
+    }
+
+    /// Removes the traces, whatever became of the run.
+    public func remove() {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// Puts the suites' reads into `map` (or why there are none), with what the package's targets
+    /// say (`ImpactMap.keepTargets`).
+    func add(to map: inout ImpactMap, package: String, repository: String) async throws {
+        let scratch = folder.appendingPathComponent("swiftpm")
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let url = URL(fileURLWithPath: package)
+        let graph: PackageGraph
+        let manifest: PackageGraph.ManifestTargets
+        do {
+            graph = try await PackageGraph.describe(package: url, scratch: scratch)
+            manifest = try await PackageGraph.manifestTargets(package: url, scratch: scratch)
+        } catch {
+            map.untraced = "the package's targets could not be read to place its reads (\(error))"
+            return
+        }
+        map.keepTargets(of: graph, manifest: manifest)
+        if case .failure(let why) = tracer {
+            map.untraced = why.reason
+            return
+        }
+        let traced = TracedReads.relate(
+            ReadTraces.read(folder: folder), suites: Array(map.suites.keys), package: package,
+            repository: repository, graph: graph)
+        map.reads = traced.reads
+        map.unknownReads = traced.unknown
+    }
+}
