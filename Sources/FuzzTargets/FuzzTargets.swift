@@ -46,7 +46,7 @@ public enum FuzzTargets {
         ),
         ("s3-listing", { _ = ListingParser.parse($0) }),
         ("s3-error", { _ = ErrorParser.parse($0) }),
-        ("push-record", { _ = try? JSONDecoder().decode(PushRecord.self, from: $0) }),
+        ("push-record", { _ = try? JSONDecoder().decode(PushManifest.self, from: $0) }),
         (
             "branch-change",
             { data in
@@ -66,7 +66,7 @@ public enum FuzzTargets {
                 _ = ChangeIdentity(files: ["f": change]).isContained(in: ChangeIdentity(files: ["f": change]))
             }
         ),
-        ("promotion-ledger", { _ = try? JSONDecoder().decode(PromotionLedger.Record.self, from: $0) }),
+        ("promotion-ledger", { _ = try? JSONDecoder().decode(PromotionLedger.Entry.self, from: $0) }),
         ("candidate-record", { _ = try? JSONDecoder().decode(CandidateRun.self, from: $0) }),
         ("impact-map", { _ = try? ImpactMap.decode($0, name: "fuzz") }),
         ("timings", { _ = try? Timings.decode($0, origin: "fuzz") }),

@@ -7,7 +7,7 @@ public struct PipelineList: Sendable {
     public struct Entry: Sendable, Encodable {
         public let name: String
         public let file: String
-        public let plan: PipelinePlan?
+        public let plan: DryRun?
         public let problems: [String]
     }
 
@@ -26,7 +26,7 @@ public struct PipelineList: Sendable {
                 let spec = try SpecLoader.load(url, displayPath: file)
                 return Entry(
                     name: name, file: file,
-                    plan: PipelinePlan(spec: spec, file: file, availableCores: cores, dryRun: false),
+                    plan: DryRun(spec: spec, file: file, availableCores: cores, dryRun: false),
                     problems: [])
             } catch {
                 return Entry(name: name, file: file, plan: nil, problems: error.lines)

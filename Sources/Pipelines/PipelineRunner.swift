@@ -146,8 +146,8 @@ public struct PipelineRunner: Sendable {
     }
 
     /// The dry run: the plan with each stage's detail worked out, and nothing built, run or written.
-    public func dryRun() async -> PipelinePlan {
-        await detail(PipelinePlan(spec: spec, file: origin, availableCores: cores, dryRun: true, changeSet: changes))
+    public func dryRun() async -> DryRun {
+        await detail(DryRun(spec: spec, file: origin, availableCores: cores, dryRun: true, changeSet: changes))
     }
 
     /// Runs the stages after saying what changed; each test stage's results also go where the CI
@@ -186,7 +186,7 @@ public struct PipelineRunner: Sendable {
     /// The dry run's detail for each stage, worked out without building, running or writing:
     /// the test shards from the recorded durations, and the objects each transfer would move
     /// (read from the stores). A stage that cannot be worked out gets a note saying why.
-    public func detail(_ plan: PipelinePlan) async -> PipelinePlan {
+    public func detail(_ plan: DryRun) async -> DryRun {
         var plan = plan
         var context = StageContext(runner: self)
         for (index, stage) in spec.stages.enumerated() {
@@ -254,14 +254,14 @@ protocol StageExecutor: Sendable {
     /// One line saying what the stage does, for `pipeline list`, the plan and the run's headers.
     func summary(cores: Int) -> String
     /// The stage as the plan shows it before anything is worked out.
-    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan
+    func dryRun(_ spec: PipelineSpec, cores: Int) -> DryRun.StageDryRun
     func run(in context: inout StageContext) async throws -> StageOutcome
     /// Fills in what the stage would do, building, running and writing nothing.
-    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws
+    func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws
 }
 
 extension StageExecutor {
-    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {}
+    func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {}
 }
 
 extension Stage {
@@ -278,12 +278,12 @@ extension Stage {
     }
 }
 
-extension PipelinePlan.StagePlan {
+extension DryRun.StageDryRun {
     /// A stage that names a store (`pull`, `push`, `review`, `orphans`).
     init(_ kind: Stage.Kind, summary: String, store role: StoreRole, in spec: PipelineSpec) {
         self.init(
             kind: kind, summary: summary, test: nil, promote: nil,
-            store: PipelinePlan.StorePlan(
+            store: DryRun.StoreDryRun(
                 role: role.rawValue, location: spec.references?.address(of: role)?.description))
     }
 }

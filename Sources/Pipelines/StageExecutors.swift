@@ -12,15 +12,15 @@ struct PullExecutor: StageExecutor {
             + (stage.changedFrom.map { ", then \($0.rawValue)'s for the changed tests" } ?? "")
     }
 
-    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
-        PipelinePlan.StagePlan(.pull, summary: summary(cores: cores), store: stage.from, in: spec)
+    func dryRun(_ spec: PipelineSpec, cores: Int) -> DryRun.StageDryRun {
+        DryRun.StageDryRun(.pull, summary: summary(cores: cores), store: stage.from, in: spec)
     }
 
     func run(in context: inout StageContext) async throws -> StageOutcome {
         .transferred(.pull, try await transfer(in: &context, dryRun: false))
     }
 
-    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+    func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {
         plan.transfers = try await transfer(in: &context, dryRun: true)
     }
 
@@ -40,10 +40,10 @@ struct PromoteExecutor: StageExecutor {
         StageDescription(availableCores: cores).describe(stage)
     }
 
-    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
-        PipelinePlan.StagePlan(
+    func dryRun(_ spec: PipelineSpec, cores: Int) -> DryRun.StageDryRun {
+        DryRun.StageDryRun(
             kind: .promote, summary: summary(cores: cores), test: nil,
-            promote: PipelinePlan.PromotePlan(
+            promote: DryRun.PromoteDryRun(
                 from: stage.from.rawValue, to: stage.to.rawValue,
                 fromLocation: spec.references?.address(of: stage.from)?.description,
                 toLocation: spec.references?.address(of: stage.to)?.description, prune: stage.prune))
@@ -65,7 +65,7 @@ struct PromoteExecutor: StageExecutor {
         return .transferred(.promote, reports)
     }
 
-    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+    func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {
         guard let reports = try await promotion(in: &context, dryRun: true) else {
             plan.note = Self.nothingChanged + ": nothing to promote"
             return
@@ -95,8 +95,8 @@ struct PushExecutor: StageExecutor {
             + (stage.prune ? ", deleting files the checkout no longer has" : "")
     }
 
-    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
-        PipelinePlan.StagePlan(.push, summary: summary(cores: cores), store: stage.to, in: spec)
+    func dryRun(_ spec: PipelineSpec, cores: Int) -> DryRun.StageDryRun {
+        DryRun.StageDryRun(.push, summary: summary(cores: cores), store: stage.to, in: spec)
     }
 
     func run(in context: inout StageContext) async throws -> StageOutcome {
@@ -106,7 +106,7 @@ struct PushExecutor: StageExecutor {
         return .transferred(.push, try await push(tests, in: context, dryRun: false))
     }
 
-    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+    func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {
         let tests = try await changedTestsWithReferences(context)
         guard !tests.isEmpty else {
             plan.note = "no changed test has local references: nothing to push"
@@ -140,8 +140,8 @@ struct ReviewExecutor: StageExecutor {
             + "\(stage.reference.rawValue), in \(stage.output)"
     }
 
-    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
-        PipelinePlan.StagePlan(.review, summary: summary(cores: cores), store: stage.new, in: spec)
+    func dryRun(_ spec: PipelineSpec, cores: Int) -> DryRun.StageDryRun {
+        DryRun.StageDryRun(.review, summary: summary(cores: cores), store: stage.new, in: spec)
     }
 
     func run(in context: inout StageContext) async throws -> StageOutcome {
@@ -183,8 +183,8 @@ struct OrphansExecutor: StageExecutor {
             + (stage.fail ? " (they fail the pipeline)" : "")
     }
 
-    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
-        PipelinePlan.StagePlan(.orphans, summary: summary(cores: cores), store: stage.store, in: spec)
+    func dryRun(_ spec: PipelineSpec, cores: Int) -> DryRun.StageDryRun {
+        DryRun.StageDryRun(.orphans, summary: summary(cores: cores), store: stage.store, in: spec)
     }
 
     func run(in context: inout StageContext) async throws -> StageOutcome {

@@ -11,10 +11,10 @@ struct TestExecutor: StageExecutor {
         StageDescription(availableCores: cores).describe(stage)
     }
 
-    func plan(_ spec: PipelineSpec, cores: Int) -> PipelinePlan.StagePlan {
-        PipelinePlan.StagePlan(
+    func dryRun(_ spec: PipelineSpec, cores: Int) -> DryRun.StageDryRun {
+        DryRun.StageDryRun(
             kind: .test, summary: summary(cores: cores),
-            test: PipelinePlan.TestPlan(
+            test: DryRun.TestDryRun(
                 shards: stage.shards.description, shardCount: stage.shards.resolved(cores: cores),
                 timeoutSeconds: stage.timeout.seconds, retries: stage.retries, select: stage.select.rawValue,
                 flaky: stage.flaky.rawValue, package: stage.package, configuration: stage.configuration.rawValue,
@@ -82,11 +82,11 @@ struct TestExecutor: StageExecutor {
         }
     }
 
-    func detail(_ plan: inout PipelinePlan.StagePlan, in context: inout StageContext) async throws {
+    func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {
         let preview = try await TestFlow(try await request(context)).preview()
         if !preview.shards.isEmpty {
             plan.shards = preview.shards.map {
-                PipelinePlan.ShardPlan(
+                DryRun.ShardPlan(
                     index: $0.index, expectedSeconds: $0.expectedSeconds, tests: $0.tests.map(\.name))
             }
         }

@@ -13,7 +13,7 @@ public struct StoreFolder: Sendable {
 
 /// What promoting some tests' references would do: for each test, make the destination hold
 /// exactly what the source holds. Keys are relative to the locations' prefixes (`Test/image.png`).
-public struct SyncPlan: Equatable, Sendable {
+public struct SyncWork: Equatable, Sendable {
     /// Objects missing at the destination, or different there.
     public var copies: [ObjectKey] = []
     /// The copies that replace a different object at the destination.
@@ -60,7 +60,7 @@ public struct StoreSync: Sendable {
 
     /// Compares both sides of each test's folder. `tests` are folder names (`SnapshotTests`);
     /// nil compares everything under both prefixes.
-    public func plan(tests: [String]?) async throws(StoreError) -> SyncPlan {
+    public func plan(tests: [String]?) async throws(StoreError) -> SyncWork {
         let listed = listedSource.map { Self.relative($0, to: source.prefix, in: nil) }
         guard let tests else {
             let sides = try await Self.concurrently([source, destination], limit: 2) {
@@ -101,9 +101,9 @@ public struct StoreSync: Sendable {
     /// first and count too.
     static let smallListing = 2000
 
-    private static func compare(wanted: [ObjectKey: String], present: [ObjectKey: String], tests: [String]?) -> SyncPlan
+    private static func compare(wanted: [ObjectKey: String], present: [ObjectKey: String], tests: [String]?) -> SyncWork
     {
-        var plan = SyncPlan()
+        var plan = SyncWork()
         for (key, etag) in wanted.sorted(by: { $0.key < $1.key }) {
             switch present[key] {
             case etag: plan.identical.append(key)
@@ -123,7 +123,7 @@ public struct StoreSync: Sendable {
     /// Carries out a plan: copies, then (when `prune`) deletes the stale objects. Failures are
     /// collected, not fatal, so one bad object does not stop the rest; `progress` hears each one done.
     public func execute(
-        _ plan: SyncPlan, commit: String, prune: Bool, metadata: [String: String] = [:],
+        _ plan: SyncWork, commit: String, prune: Bool, metadata: [String: String] = [:],
         progress: @Sendable (Int, Int) async -> Void = { _, _ in }
     ) async -> PromotionResult {
         enum Work: Sendable {

@@ -27,7 +27,7 @@ public struct WorkQueue: Sendable {
         self.store = store
         self.run = run
         self.node = node
-        folder = try SharedFolder.runFolder(prefix: prefix, run: run)
+        folder = try TimingsPlace.runFolder(prefix: prefix, run: run)
     }
 
     /// The run's folder, for messages and the dry run.

@@ -31,7 +31,7 @@ extension TestFlow {
             coverage: nil)
         (report, findings) = try await session.finish(&report, findings: findings, planned: recorded)
         if snapshots != nil { findings.notes += await keepCandidates(check, passed: report.passed) }
-        CIReport.publish(report, coverage: nil, title: request.title, environment: request.shared.environment)
+        CIReport.publish(report, coverage: nil, title: request.title, variables: request.shared.variables)
         return .ran(report, findings, coverage: nil, storeFailure: nil)
     }
 

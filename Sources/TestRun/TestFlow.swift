@@ -67,7 +67,7 @@ public struct TestFlow: Sendable {
         let pin =
             try queue
             ?? (request.node.count > 1 && request.shared.timings != nil
-                ? CIEnvironment(request.shared.environment).runID.map {
+                ? CIEnvironment(request.shared.variables).runID.map {
                     try place.queue(run: $0, node: request.node)
                 } : nil)
         let session = try session(
@@ -115,7 +115,7 @@ public struct TestFlow: Sendable {
                 folder.appendingPathComponent("coverage.profdata"), run: run, node: request.node)
         }
         let title = request.title + (request.node.count > 1 ? " (node \(request.node))" : "")
-        CIReport.publish(report, coverage: measured, title: title, environment: request.shared.environment)
+        CIReport.publish(report, coverage: measured, title: title, variables: request.shared.variables)
         return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
     }
 
@@ -151,7 +151,7 @@ public struct TestFlow: Sendable {
     /// The session of the request's suite, its timings kept at `timings` (and the node's report in
     /// the CI run `keptInRun`'s folder there).
     func session(
-        options: TestRunOptions, timings: SharedFolder, keptInRun: String?, snapshots: SnapshotCheck,
+        options: TestRunOptions, timings: TimingsPlace, keptInRun: String?, snapshots: SnapshotCheck,
         coverage: CoverageSettings?
     ) throws -> TestSession {
         var session = try TestSession(
@@ -167,7 +167,7 @@ public struct TestFlow: Sendable {
     }
 
     /// Where the timings (and a shared run's queue) are: through the spec's stores when known.
-    func timingsFolder() throws -> SharedFolder {
+    func timingsFolder() throws -> TimingsPlace {
         if let stores = request.stores {
             return try stores.shared(request.shared.timings ?? .local, package: request.package)
         }
@@ -179,12 +179,12 @@ public struct TestFlow: Sendable {
     /// the request says not to), failed snapshots' new values are kept as candidates under the
     /// branch's commit.
     func snapshotCheck() -> SnapshotCheck {
-        let (package, environment) = (request.package, request.shared.environment)
+        let (package, environment) = (request.package, request.shared.variables)
         let local =
             request.stores?.local(testPattern: request.testPattern)
             ?? LocalReferences.scan(package, isTest: NamePattern(request.testPattern).matches)
-        var check = SnapshotCheck(package: package, local: local, page: request.review, environment: environment)
-        check.renderedOn = { await RenderEnvironment.current(package: package, environment: environment) }
+        var check = SnapshotCheck(package: package, local: local, page: request.review, variables: environment)
+        check.renderedOn = { await RenderEnvironment.current(package: package, variables: environment) }
         guard let stores = request.stores else { return check }
         check.referenceOrigin = { await stores.origin(of: $0) }
         if request.keepsCandidates, CIEnvironment(environment).isCI, stores.settings.address(of: .feature) != nil {
@@ -199,7 +199,7 @@ public struct TestFlow: Sendable {
     private func candidatesKey() -> String? {
         let history = try? CommitHistory(repositoryPath: request.package.path)
         guard let checkedOut = request.candidatesCommit ?? (try? history?.sha("HEAD")) else { return nil }
-        let key = BranchCommit.key(for: checkedOut, history: history, ci: CIEnvironment(request.shared.environment))
+        let key = BranchCommit.key(for: checkedOut, history: history, ci: CIEnvironment(request.shared.variables))
         if let why = key.why { request.write("candidates: kept under \(key.commit.prefix(12)), \(why)\n") }
         return key.commit
     }
@@ -214,11 +214,11 @@ public struct TestFlow: Sendable {
         let node = request.node
         return await transfers.keepCandidates(
             artifacts: check.artifacts, commit: commit, passed: passed, renderedOn: renderedOn,
-            environment: check.inherited, part: node.count > 1 ? node.label : nil)
+            variables: check.inherited, part: node.count > 1 ? node.label : nil)
     }
 
     /// The work queue of `run` at `place`, with the request's leases.
-    private func workQueue(_ run: String, at place: SharedFolder) throws -> WorkQueue {
+    private func workQueue(_ run: String, at place: TimingsPlace) throws -> WorkQueue {
         var queue = try place.queue(run: run, node: request.node)
         queue.leaseMargin = request.queueLease.seconds
         queue.clockSkew = request.clockSkew.seconds

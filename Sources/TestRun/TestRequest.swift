@@ -182,7 +182,7 @@ public struct SpecStores: Sendable {
             source = try ReferenceSource.locate(from: shared.workingDirectory, pipeline: shared.pipeline)
         } catch let error as RequestError {
             if case .store = shared.timings ?? .local { throw error }
-            if CIEnvironment(shared.environment).isCI {
+            if CIEnvironment(shared.variables).isCI {
                 write("note: \(error); failed snapshots' renderings are not kept for 'pipeline refs accept'\n")
             }
             return nil
@@ -190,7 +190,7 @@ public struct SpecStores: Sendable {
         guard let spec = source.spec else { return nil }
         let stores = try await ReferenceStores(
             settings: spec.references ?? ReferenceSettings(), base: source.base, origin: source.origin,
-            environment: shared.environment, named: environment)
+            variables: shared.variables, named: environment)
         return SpecStores(stores: stores, testPattern: spec.changes.tests)
     }
 }

@@ -12,12 +12,12 @@ extension ImpactedTests {
     /// store keeping the impact map (and the timings) cannot be reached, the package's local
     /// timings to plan from instead, and the line saying so; nil when the store answers (a map it
     /// holds that cannot be read is the selection's to report).
-    static func withoutStore(_ place: SharedFolder, package: URL) async -> (SharedFolder, String)? {
+    static func withoutStore(_ place: TimingsPlace, package: URL) async -> (TimingsPlace, String)? {
         do {
             _ = try await place.impact()
             return nil
         } catch {
-            guard let local = try? SharedFolder(file: SuiteRun.defaultTimings(of: package)) else { return nil }
+            guard let local = try? TimingsPlace(file: SuiteRun.defaultTimings(of: package)) else { return nil }
             return (
                 local,
                 "impacted: every test runs, since the impact map's store cannot be reached (\(error)); "

@@ -15,7 +15,7 @@ public struct TestSession: Sendable {
     public let suite: SuiteRun
     public let snapshots: SnapshotCheck
     /// Where the durations are read to plan, and folded back after the run when `updatesTimings` is on.
-    public let timings: SharedFolder
+    public let timings: TimingsPlace
     public let updatesTimings: Bool
     public let junit: URL?
     /// The known-flaky tests: they run, and their failures do not fail the run.
@@ -32,20 +32,20 @@ public struct TestSession: Sendable {
     public let write: @Sendable (String) -> Void
 
     public init(
-        settings: BuildSettings, options: TestRunOptions, timings: SharedFolder? = nil, updatesTimings: Bool = true,
+        settings: BuildSettings, options: TestRunOptions, timings: TimingsPlace? = nil, updatesTimings: Bool = true,
         snapshots: SnapshotCheck, junit: URL?, quarantine: Quarantine? = nil, coverage: CoverageSettings? = nil,
         interactive: Bool, write: @escaping @Sendable (String) -> Void
     ) throws {
         var options = options
         var settings = settings
-        options.environment.merge(snapshots.environment) { $1 }
+        options.environment.merge(snapshots.variables) { $1 }
         if let coverage {
             settings.coverage = true
             options.environment.merge(coverage.environment) { $1 }
         }
         suite = SuiteRun(settings: settings, options: options)
         self.coverage = coverage
-        self.timings = try timings ?? SharedFolder(file: SuiteRun.defaultTimings(of: settings.packagePath))
+        self.timings = try timings ?? TimingsPlace(file: SuiteRun.defaultTimings(of: settings.packagePath))
         self.updatesTimings = updatesTimings
         self.snapshots = snapshots
         self.junit = junit
@@ -255,7 +255,7 @@ public struct TestSession: Sendable {
     /// The report `--failed` starts from: the copy the CI run `run` keeps in `place` for this node
     /// when there is one, else the last run here. Returns it with where it was read.
     public static func lastRun(
-        package: URL, place: SharedFolder, run: String?,
+        package: URL, place: TimingsPlace, run: String?,
         node: Node
     ) async throws -> (report: TestReport, origin: String) {
         if let run, let report = try await place.lastRun(run: run, node: node) {

@@ -40,11 +40,11 @@ struct AcceptCommandTests {
         let source = try ReferenceSource.locate(from: repo.root, pipeline: nil)
         let stores = try await ReferenceStores(
             settings: source.references(ReferenceSettings()), base: source.base, origin: source.origin,
-            environment: RefsBackend.environment)
+            variables: RefsBackend.environment)
         let transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")
         return await transfers.keepCandidates(
             artifacts: folder, commit: try repo.sha(), passed: artifacts.isEmpty, renderedOn: { Self.ci },
-            environment: environment, part: part)
+            variables: environment, part: part)
     }
 
     func branch(_ name: String, in repo: SnapshotRepository) throws {
@@ -94,7 +94,7 @@ struct AcceptCommandTests {
                 "store/feature/\(PushArchive.recordsFolder)/LoginTests/\(commit).json")
             try FileManager.default.removeItem(at: record)
             #expect(try repo.pipeline("refs", "accept", "LoginTests").status == 0)
-            let written = try JSONDecoder().decode(PushRecord.self, from: Data(contentsOf: record))
+            let written = try JSONDecoder().decode(PushManifest.self, from: Data(contentsOf: record))
             #expect(written.acceptedFrom == accepted["run"] as? String)
         }
 

@@ -195,7 +195,7 @@ struct PipelinePlanTests {
                 .push(PushStage(to: .feature)), .orphans(OrphansStage(store: .develop)),
                 .review(ReviewStage(output: "r.html")),
             ])
-        let plan = PipelinePlan(spec: spec, file: "pipelines/p.yml", availableCores: 4, dryRun: false)
+        let plan = DryRun(spec: spec, file: "pipelines/p.yml", availableCores: 4, dryRun: false)
         #expect(plan.stages.map(\.kind) == [.pull, .test, .promote, .push, .orphans, .review])
         #expect(plan.stages[0].store?.location == "s3://team/develop")
         #expect(plan.stages[1].test?.shardCount == 4)

@@ -39,7 +39,7 @@ struct EnvironmentFixture {
             settings: ReferenceSettings(
                 feature: .folder(path: "store/feature"), develop: .folder(path: "store/develop"),
                 environment: environment, fallback: fallback),
-            base: root, origin: "the test", environment: variables)
+            base: root, origin: "the test", variables: variables)
         return ReferenceTransfers(stores: stores, testPattern: "*Tests")
     }
 }
@@ -145,12 +145,12 @@ struct EnvironmentSetTests {
         try Scratch.write("linux-ci", to: artifacts.appendingPathComponent("LoginTests/login.1.png"))
         let lines = await fixture.transfers.inSet("linux").keepCandidates(
             artifacts: artifacts, commit: head, passed: false,
-            renderedOn: { RenderEnvironment(os: "Linux", arch: "x86_64") }, environment: [:])
+            renderedOn: { RenderEnvironment(os: "Linux", arch: "x86_64") }, variables: [:])
         #expect(lines.first?.hasSuffix("--commit \(head) --environment linux") == true, "\(lines)")
         let request = AcceptRequest(tests: [], all: true, commit: head, run: nil, force: false, dryRun: false)
         let named = try await ReferenceStores(
             settings: fixture.transfers.stores.settings, base: fixture.root, origin: "the test",
-            environment: ["PIPELINE_ENVIRONMENT": "laptop"])
+            variables: ["PIPELINE_ENVIRONMENT": "laptop"])
         await #expect(throws: ReferenceError.self, "a named set is the one looked in") {
             try await ReferenceTransfers(stores: named, testPattern: "*Tests")
                 .acceptInCandidatesSet(request, history: try fixture.history())
@@ -217,7 +217,7 @@ struct EnvironmentSetTests {
         #expect(variable.stores.environmentName == "ci-a")
         let flagged = try await ReferenceStores(
             settings: variable.stores.settings, base: fixture.root, origin: "the test",
-            environment: ["PIPELINE_ENVIRONMENT": "ci-a"], named: "laptop")
+            variables: ["PIPELINE_ENVIRONMENT": "ci-a"], named: "laptop")
         #expect(flagged.environmentName == "laptop")
         await #expect(throws: ReferenceError.self) {
             _ = try await fixture.transfers(environment: nil, variables: ["PIPELINE_ENVIRONMENT": "../up"])
@@ -225,7 +225,7 @@ struct EnvironmentSetTests {
         // Opened for the shared sets alone: a role's own set is refused rather than taken to be the shared one.
         let sharedOnly = ReferenceStores(
             sharedSetsOf: ReferenceSettings(develop: .folder(path: "store/develop"), environment: "linux"),
-            base: fixture.root, origin: "the test", environment: [:])
+            base: fixture.root, origin: "the test", variables: [:])
         #expect(throws: ReferenceError.self) { try sharedOnly.folder(.develop) }
         #expect(sharedOnly.environmentName == nil)
     }

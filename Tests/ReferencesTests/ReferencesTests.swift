@@ -110,13 +110,13 @@ struct TransferReportTests {
 struct PushRecordTests {
     @Test("files added or changed against develop at the push, and files it removed")
     func changes() {
-        let record = PushRecord(
+        let record = PushManifest(
             commit: String(repeating: "a", count: 40), pushedAt: "2026-11-23T06:00:00Z",
             files: ["same.png": "1", "changed.png": "2", "new.png": "3"],
             develop: ["same.png": "1", "changed.png": "9", "gone.png": "4"])
         #expect(record.changes.changed == ["changed.png", "new.png"])
         #expect(record.changes.removed == ["gone.png"])
-        let unknownDevelop = PushRecord(commit: record.commit, pushedAt: "", files: ["a.png": "1"], develop: nil)
+        let unknownDevelop = PushManifest(commit: record.commit, pushedAt: "", files: ["a.png": "1"], develop: nil)
         #expect(unknownDevelop.changes.changed == ["a.png"])
         #expect(unknownDevelop.changes.removed.isEmpty)
     }
@@ -167,10 +167,10 @@ struct PromotionLedgerTests {
         }
 
         /// A source file in feature, as a copy of `name` in a plan.
-        func source(_ name: String, _ content: String) throws -> PromotionLedger.Record.Copy {
+        func source(_ name: String, _ content: String) throws -> PromotionLedger.Entry.Copy {
             let key = "src/\(UUID().uuidString)/\(name)"
             try Scratch.write(content, to: root.appendingPathComponent("feature/\(key)"))
-            return PromotionLedger.Record.Copy(
+            return PromotionLedger.Entry.Copy(
                 name: name, source: key, md5: try Digest.hex(of: Data(content.utf8), .md5))
         }
 
@@ -178,7 +178,7 @@ struct PromotionLedgerTests {
             try? String(contentsOf: root.appendingPathComponent("develop/T/\(name)"), encoding: .utf8)
         }
 
-        func write(_ record: PromotionLedger.Record) async throws {
+        func write(_ record: PromotionLedger.Entry) async throws {
             try await develop.put(
                 try JSONEncoder().encode(record), to: try ObjectKey(".promotions/T.json"), condition: .always)
         }
@@ -188,8 +188,8 @@ struct PromotionLedgerTests {
     func rollForward() async throws {
         let fixture = try Fixture()
         defer { try? FileManager.default.removeItem(at: fixture.root) }
-        var stopped = PromotionLedger.Record()
-        stopped.pending = PromotionLedger.Record.Pending(
+        var stopped = PromotionLedger.Entry()
+        stopped.pending = PromotionLedger.Entry.Pending(
             commit: fixture.m1, leaseUntil: Date().timeIntervalSince1970 - 1,
             copies: [try fixture.source("a.png", "a by m1"), try fixture.source("b.png", "b by m1")], deletes: [])
         try await fixture.write(stopped)
@@ -229,8 +229,8 @@ struct PromotionLedgerTests {
     func ownClaim() async throws {
         let fixture = try Fixture()
         defer { try? FileManager.default.removeItem(at: fixture.root) }
-        var claimed = PromotionLedger.Record()
-        claimed.pending = PromotionLedger.Record.Pending(
+        var claimed = PromotionLedger.Entry()
+        claimed.pending = PromotionLedger.Entry.Pending(
             commit: fixture.m1, leaseUntil: Date().timeIntervalSince1970 + 1,
             copies: [try fixture.source("a.png", "a by m1")], deletes: [])
         try await fixture.write(claimed)
@@ -286,8 +286,8 @@ struct RenderEnvironmentTests {
             #"{"object":{"pins":[{"package":"swift-snapshot-testing","state":{"version":"1.9.0"}}]},"version":1}"#.utf8
         ).write(to: resolved)
         #expect(RenderEnvironment.snapshotTestingVersion(package: folder) == "1.9.0")
-        #expect(await RenderEnvironment.current(package: folder, environment: ["CI": "false"]).ci == nil)
-        let here = await RenderEnvironment.current(package: folder, environment: ["CI": "true"])
+        #expect(await RenderEnvironment.current(package: folder, variables: ["CI": "false"]).ci == nil)
+        let here = await RenderEnvironment.current(package: folder, variables: ["CI": "true"])
         #expect(here.ci == "CI")
         #expect(here.swift?.first?.isNumber == true, "swift --version read through ChildProcess: \(here)")
         #expect(!RenderEnvironment.architecture().isEmpty)

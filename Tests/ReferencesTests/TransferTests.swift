@@ -44,7 +44,7 @@ struct TransferFixture {
         let stores = ReferenceStores(
             sharedSetsOf: ReferenceSettings(
                 feature: .folder(path: "store/feature"), develop: .folder(path: "store/develop")),
-            base: root, origin: "the test", environment: [:])
+            base: root, origin: "the test", variables: [:])
         var transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")
         transfers.now = clock.now
         self.transfers = transfers
@@ -147,7 +147,7 @@ struct TransferTests {
             head = branchHead
             let lines = await fixture.transfers.keepCandidates(
                 artifacts: artifacts, commit: branchHead, passed: false, renderedOn: { ci },
-                environment: ["GITHUB_RUN_ID": "5"])
+                variables: ["GITHUB_RUN_ID": "5"])
             #expect(lines.first?.contains("--commit \(branchHead)") == true, "\(lines)")
         }
         let refused = try await fixture.promote(dryRun: false)
@@ -179,7 +179,7 @@ struct TransferTests {
         try Scratch.write("ci", to: artifacts.appendingPathComponent("LoginTests/login.1.png"))
         _ = await fixture.transfers.keepCandidates(
             artifacts: artifacts, commit: commit, passed: false,
-            renderedOn: { RenderEnvironment(os: "Linux", arch: "x86_64") }, environment: [:])
+            renderedOn: { RenderEnvironment(os: "Linux", arch: "x86_64") }, variables: [:])
         fixture.clock.advance(29 * 86_400)
         #expect(
             try await fixture.transfers.prunePushes(olderThan: .seconds(30 * 86_400), history: nil, dryRun: false)

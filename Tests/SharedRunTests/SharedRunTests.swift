@@ -81,7 +81,7 @@ struct ConditionalWriteTests {
 
     @Test("eight nodes folding their timings at once lose no update", arguments: SharedStoreKind.available)
     func concurrentTimings(kind: SharedStoreKind) async throws {
-        let place = try SharedFolder(store: try await kind.make(), prefix: try ObjectKey("team"))
+        let place = try TimingsPlace(store: try await kind.make(), prefix: try ObjectKey("team"))
         #expect(place.timingsKey.rawValue == "team/pipeline-timings.json")
         let timings = place.timings
         try await withThrowingTaskGroup(of: StoredTimings.Fold.self) { group in
@@ -122,7 +122,7 @@ struct ConditionalWriteTests {
         #expect(name == store.name)
         #expect(reason.contains("NotImplemented"), "\(reason)")
         // Timings are still kept there, the last writer winning, and the caller is told so.
-        let timings = try SharedFolder(store: store, prefix: nil).timings
+        let timings = try TimingsPlace(store: store, prefix: nil).timings
         #expect(try await timings.fold { $0.add(TestID("Kit.T/a", framework: .xctest), seconds: 2) } == .lastWriterWins)
         #expect(try await timings.load()[TestID("Kit.T/a", framework: .xctest)] == 2)
     }

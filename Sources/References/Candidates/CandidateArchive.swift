@@ -195,7 +195,7 @@ extension ReferenceTransfers {
     /// Returns the lines to show; a store that cannot be written is a warning, not a failed stage.
     public func keepCandidates(
         artifacts: URL, commit: String, passed: Bool, renderedOn: () async -> RenderEnvironment,
-        environment: [String: String], part: String? = nil
+        variables: [String: String], part: String? = nil
     ) async -> [String] {
         guard stores.settings.address(of: .feature) != nil else { return [] }
         do {
@@ -203,7 +203,7 @@ extension ReferenceTransfers {
             // What the branch changed, so a squash or rebase merge of it finds these runs and its pushes.
             let branch = await keepBranchChange(of: commit, in: feature).map { ["note: \($0)"] } ?? []
             let archive = CandidateArchive(feature: feature, now: now)
-            let ciRun = CIEnvironment(environment).runLabel
+            let ciRun = CIEnvironment(variables).runLabel
             let run = CandidateArchive.runName(at: now(), ciRun: ciRun, part: part)
             guard
                 let kept = try await archive.keep(

@@ -113,7 +113,7 @@ extension ReferenceTransfers {
             let parents = try history.parents(of: head)
             let synthetic = head != commit && parents.count == 2 && parents[1] == commit
             let integration = BranchChange.integration(
-                syntheticMerge: synthetic ? parents : nil, ci: CIEnvironment(stores.environment),
+                syntheticMerge: synthetic ? parents : nil, ci: CIEnvironment(stores.variables),
                 specBase: integrationBranch)
             for revision in integration where (try? history.isAncestor(commit, of: revision)) == true { return nil }
             guard let change = try BranchChange.make(commit: commit, integration: integration, history: history) else {

@@ -32,7 +32,7 @@ struct PromotionLedger: Sendable {
     static let markersFolder = ".promoting"
 
     /// What develop's record says of one test.
-    struct Record: Codable, Sendable, Equatable {
+    struct Entry: Codable, Sendable, Equatable {
         struct File: Codable, Sendable, Equatable {
             var md5: String
             /// The merge that wrote it.
@@ -77,15 +77,15 @@ struct PromotionLedger: Sendable {
     }
 
     func read(_ test: String) async throws(StoreError) -> Known {
-        guard let (data, etag) = try await shared.get(try recordKey(test)) else { return (Record(), nil) }
-        guard let record = try? JSONDecoder().decode(Record.self, from: data) else {
+        guard let (data, etag) = try await shared.get(try recordKey(test)) else { return (Entry(), nil) }
+        guard let record = try? JSONDecoder().decode(Entry.self, from: data) else {
             throw .io(path: try recordKey(test).rawValue, reason: "not a promotion record")
         }
         return (record, etag)
     }
 
     /// Writes `record` if the one read (`etag`, nil when there was none) is still there.
-    private func write(_ record: Record, of test: String, over etag: String?) async throws(StoreError) -> String {
+    private func write(_ record: Entry, of test: String, over etag: String?) async throws(StoreError) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(record) else {
@@ -98,13 +98,13 @@ struct PromotionLedger: Sendable {
     /// What a job already knows of one test's record: read earlier, or absent because develop has
     /// no file of the test. The first claim is written over it; a conditional write that finds
     /// the record changed since reads it again, so a stale guess costs a request, never safety.
-    typealias Known = (record: Record, etag: String?)
+    typealias Known = (record: Entry, etag: String?)
 
     /// Promotes `copies` (file name → source key in feature and MD5) and `deletes` of `test` as
     /// `merge`, in merge order with any other job promoting the test. Returns the files written and
     /// deleted, the ones left because a later merge wrote them, and failures.
     func promote(
-        _ test: String, copies: [Record.Copy], deletes: [String], merge: String, history: CommitHistory,
+        _ test: String, copies: [Entry.Copy], deletes: [String], merge: String, history: CommitHistory,
         known: Known? = nil
     ) async throws -> Outcome {
         var outcome = Outcome()
@@ -137,7 +137,7 @@ struct PromotionLedger: Sendable {
                 later.insert(name)
                 outcome.notOverwritten.append(PromotionConflict(key: "\(test)/\(name)", commit: file.commit))
             }
-            let plan = Record.Pending(
+            let plan = Entry.Pending(
                 commit: merge, leaseUntil: now().timeIntervalSince1970 + lease.seconds,
                 copies: copies.filter { !later.contains($0.name) }, deletes: deletes.filter { !later.contains($0) })
             if plan.copies.isEmpty, plan.deletes.isEmpty { return outcome }
@@ -153,7 +153,7 @@ struct PromotionLedger: Sendable {
     }
 
     /// Writes the claim; nil when another job's write came first.
-    private func claiming(_ record: Record, of test: String, over etag: String?) async throws(StoreError) -> String? {
+    private func claiming(_ record: Entry, of test: String, over etag: String?) async throws(StoreError) -> String? {
         do {
             return try await write(record, of: test, over: etag)
         } catch .preconditionFailed {
@@ -162,7 +162,7 @@ struct PromotionLedger: Sendable {
     }
 
     /// Completes `plan`; nil when another job completed it first.
-    private func completing(_ plan: Record.Pending, of test: String, record: Record, etag: String?)
+    private func completing(_ plan: Entry.Pending, of test: String, record: Entry, etag: String?)
         async throws(StoreError) -> Outcome?
     {
         do {
@@ -182,13 +182,13 @@ struct PromotionLedger: Sendable {
 
     /// Carries out a claimed plan and writes the record without it, over the claim (`etag`). The
     /// record is left claimed when a copy fails, for a re-run to complete.
-    private func complete(_ plan: Record.Pending, of test: String, record: Record, etag: String?)
+    private func complete(_ plan: Entry.Pending, of test: String, record: Entry, etag: String?)
         async throws(StoreError) -> Outcome
     {
         let marker = try markerKey(test)
         _ = try? await shared.put(Data(plan.commit.utf8), to: marker, condition: .always)
         enum Work: Sendable {
-            case copy(Record.Copy)
+            case copy(Entry.Copy)
             case delete(String)
         }
         let work = plan.copies.map(Work.copy) + plan.deletes.map(Work.delete)
@@ -217,7 +217,7 @@ struct PromotionLedger: Sendable {
         }
         guard outcome.failures.isEmpty else { return outcome }
         var done = record
-        for copy in plan.copies { done.files[copy.name] = Record.File(md5: copy.md5, commit: plan.commit) }
+        for copy in plan.copies { done.files[copy.name] = Entry.File(md5: copy.md5, commit: plan.commit) }
         for name in plan.deletes { done.files[name] = nil }
         done.commit = plan.commit
         done.pending = nil

@@ -8,7 +8,7 @@ import ReferenceStore
 /// merges after the branch was cut.
 struct PromotionUnit {
     var sync: StoreSync
-    var plan: SyncPlan
+    var plan: SyncWork
     var recorded: Bool
 }
 
@@ -304,16 +304,16 @@ extension ReferenceTransfers {
         _ units: [PromotionUnit], into destination: StoreFolder, merge: String,
         history: CommitHistory, prune: Bool, known: [String: PromotionLedger.Known], report: inout TransferReport
     ) async throws {
-        var work: [(test: String, copies: [PromotionLedger.Record.Copy], deletes: [String])] = []
+        var work: [(test: String, copies: [PromotionLedger.Entry.Copy], deletes: [String])] = []
         var known = known
         for unit in units {
             let source = unit.sync.source
             let tests = Set(unit.plan.copies.map(\.firstSegment) + (prune ? unit.plan.stale.map(\.firstSegment) : []))
             let held = Set((unit.plan.overwrites + unit.plan.identical + unit.plan.stale).map(\.firstSegment))
             for test in tests.sorted() {
-                if known[test] == nil, !held.contains(test) { known[test] = (PromotionLedger.Record(), nil) }
+                if known[test] == nil, !held.contains(test) { known[test] = (PromotionLedger.Entry(), nil) }
                 let copies = unit.plan.copies.filter { $0.firstSegment == test }.map { key in
-                    PromotionLedger.Record.Copy(
+                    PromotionLedger.Entry.Copy(
                         name: String(key.rawValue.dropFirst(test.count + 1)), source: key.under(source.prefix).rawValue,
                         md5: unit.plan.sourceETags[key] ?? "")
                 }

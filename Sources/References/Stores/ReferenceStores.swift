@@ -11,7 +11,8 @@ public struct ReferenceStores: Sendable {
     public let base: URL
     /// Where `settings` came from, for messages: `pipelines/post-merge.yml`, or why there is no spec.
     public let origin: String
-    public let environment: [String: String]
+    /// The process's variables (`PIPELINE_ENVIRONMENT`, the CI's), read for the run's environment.
+    public let variables: [String: String]
     /// The run's render environment's set (`references: environment:`, `--environment`): each
     /// store's references for it live in the folder of that name, and the role's `folder` is it.
     /// Nil: the shared set alone, as before environments existed.
@@ -28,39 +29,39 @@ public struct ReferenceStores: Sendable {
     /// A name that cannot be a folder throws.
     public init(
         settings: ReferenceSettings, base: URL, origin: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment, named: String? = nil
+        variables: [String: String] = ProcessInfo.processInfo.environment, named: String? = nil
     ) async throws {
-        self.init(sharedSetsOf: settings, base: base, origin: origin, environment: environment)
+        self.init(sharedSetsOf: settings, base: base, origin: origin, variables: variables)
         sharedSetsOnly = false
-        guard let template = named ?? environment["PIPELINE_ENVIRONMENT"] ?? settings.environment else { return }
+        guard let template = named ?? variables["PIPELINE_ENVIRONMENT"] ?? settings.environment else { return }
         let source =
             named != nil
             ? "--environment"
-            : environment["PIPELINE_ENVIRONMENT"] != nil ? "PIPELINE_ENVIRONMENT" : "references.environment, \(origin)"
+            : variables["PIPELINE_ENVIRONMENT"] != nil ? "PIPELINE_ENVIRONMENT" : "references.environment, \(origin)"
         let name =
             template.contains("{")
             ? EnvironmentName.expand(
                 template,
-                values: await RenderEnvironment.current(package: self.base, environment: environment).templateValues)
+                values: await RenderEnvironment.current(package: self.base, variables: variables).templateValues)
             : template
         if let problem = EnvironmentName.problem(name) {
             throw ReferenceError.notConfigured("the environment name \(problem) (\(source))")
         }
         environmentName = name
-        environmentNamed = named != nil || environment["PIPELINE_ENVIRONMENT"] != nil
+        environmentNamed = named != nil || variables["PIPELINE_ENVIRONMENT"] != nil
     }
 
     /// The stores for what every environment shares (timings, queues, the impact map), without
     /// naming the run's environment, which needs no rendering to be asked about.
     public init(
         sharedSetsOf settings: ReferenceSettings, base: URL, origin: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        variables: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.settings = settings
         self.base = base.standardizedFileURL
         self.origin = origin
-        self.environment = environment
-        sharedSetsOnly = settings.environment != nil || environment["PIPELINE_ENVIRONMENT"] != nil
+        self.variables = variables
+        sharedSetsOnly = settings.environment != nil || variables["PIPELINE_ENVIRONMENT"] != nil
     }
 
     /// These stores with `name`'s set (nil: the shared set) as the run's own: what a command does
@@ -170,7 +171,7 @@ public struct ReferenceStores: Sendable {
             let store = try S3Store(
                 S3Settings(
                     endpoint: try endpoint(), bucket: bucket, region: region,
-                    credentials: try AWSCredentials.resolve(profile: settings.profile, environment: environment),
+                    credentials: try AWSCredentials.resolve(profile: settings.profile, environment: variables),
                     allowHTTP: settings.allowHTTP))
             return StoreFolder(store: store, prefix: prefix.isEmpty ? nil : try ObjectKey(prefix))
         }
@@ -186,14 +187,14 @@ public struct ReferenceStores: Sendable {
 
     /// The spec's region, else `AWS_REGION` / `AWS_DEFAULT_REGION`, else us-east-1.
     var region: String {
-        settings.region ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        settings.region ?? variables["AWS_REGION"] ?? variables["AWS_DEFAULT_REGION"] ?? "us-east-1"
     }
 
     /// The spec's endpoint, else `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL` (as the AWS tools read
     /// them), else AWS itself.
     func endpoint() throws -> URL {
         let text =
-            settings.endpoint ?? environment["AWS_ENDPOINT_URL_S3"] ?? environment["AWS_ENDPOINT_URL"]
+            settings.endpoint ?? variables["AWS_ENDPOINT_URL_S3"] ?? variables["AWS_ENDPOINT_URL"]
             ?? "https://s3.\(region).amazonaws.com"
         guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
             throw ReferenceError.notConfigured("the S3 endpoint '\(text)' is not an http(s) URL")

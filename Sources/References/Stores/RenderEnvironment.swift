@@ -75,10 +75,10 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
 
     /// This machine's, for the package at `package` (its `Package.resolved` names the library's
     /// version) with `environment`'s CI. The Swift version is the toolchain's on the PATH.
-    public static func current(package: URL, environment: [String: String]) async -> RenderEnvironment {
+    public static func current(package: URL, variables: [String: String]) async -> RenderEnvironment {
         RenderEnvironment(
             os: operatingSystem(), arch: architecture(), swift: await toolchainSwift.value,
-            snapshotTesting: snapshotTestingVersion(package: package), ci: CIEnvironment(environment).name)
+            snapshotTesting: snapshotTestingVersion(package: package), ci: CIEnvironment(variables).name)
     }
 
     static func operatingSystem() -> String {

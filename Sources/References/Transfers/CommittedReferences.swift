@@ -19,7 +19,7 @@ struct CommittedReferences {
 
         /// The files the merge changed: added or changed, and removed.
         var changes: (changed: [String], removed: [String]) {
-            PushRecord(commit: "", pushedAt: "", files: headMD5, develop: base).changes
+            PushManifest(commit: "", pushedAt: "", files: headMD5, develop: base).changes
         }
     }
 

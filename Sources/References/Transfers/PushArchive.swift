@@ -6,7 +6,7 @@ import ReferenceStore
 /// today's layout (`<prefix>/<Test>/…`) and a team's own tools read:
 ///
 /// - `<prefix>/.pushes/<commit>/<Test>/<file>`: the test's references as that commit pushed them;
-/// - `<prefix>/.push-records/<Test>/<commit>.json`: the push's record (`PushRecord`): its files
+/// - `<prefix>/.push-records/<Test>/<commit>.json`: the push's record (`PushManifest`): its files
 ///   and what develop held of the test when it was pushed.
 ///
 /// Folders starting with `.` are not references: listings, pulls, promotions and `refs orphans`
@@ -49,18 +49,18 @@ public struct PushArchive: Sendable {
     }
 
     /// The record of `commit`'s push of `test`; nil when there is none.
-    public func record(of test: String, by commit: String) async throws(StoreError) -> PushRecord? {
+    public func record(of test: String, by commit: String) async throws(StoreError) -> PushManifest? {
         guard let shared = feature.store as? any SharedStore,
             let (data, _) = try await shared.get(try recordKey(test, commit))
         else { return nil }
-        guard let record = try? JSONDecoder().decode(PushRecord.self, from: data) else {
+        guard let record = try? JSONDecoder().decode(PushManifest.self, from: data) else {
             throw .io(path: try recordKey(test, commit).rawValue, reason: "not a push record")
         }
         return record
     }
 
     /// Keeps `commit`'s push of `test`: its files (already copied below `pushed(by:)`) and what develop held.
-    public func save(_ record: PushRecord, of test: String) async throws(StoreError) {
+    public func save(_ record: PushManifest, of test: String) async throws(StoreError) {
         guard let shared = feature.store as? any SharedStore else {
             throw .transport(endpoint: feature.store.name, reason: "this kind of store cannot keep push records")
         }
@@ -137,7 +137,7 @@ public struct PushArchive: Sendable {
 
 /// What one push of a test kept: the files (name → MD5) and what develop held of the test when it
 /// was pushed, which is what the push changed against. Its JSON form is documented in docs/references.md.
-public struct PushRecord: Codable, Sendable, Equatable {
+public struct PushManifest: Codable, Sendable, Equatable {
     public let commit: String
     /// When it was pushed, ISO 8601 in UTC (to the millisecond; whole seconds in older records).
     public let pushedAt: String

@@ -89,7 +89,7 @@ extension ReferenceTransfers {
         let local = stores.local(testPattern: testPattern)
         var taken: [ObjectKey: String] = [:]
         var stale: Set<ObjectKey>?
-        var steps: [(name: String, sync: StoreSync, plan: SyncPlan)] = []
+        var steps: [(name: String, sync: StoreSync, plan: SyncWork)] = []
         for (name, folder) in chain {
             let sync = StoreSync(from: folder, to: StoreFolder(store: local), parallelism: parallelism)
             var plan = try await sync.plan(tests: tests)

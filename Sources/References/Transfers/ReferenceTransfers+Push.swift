@@ -25,7 +25,7 @@ extension ReferenceTransfers {
         }
         return try await push(
             tests: tests, from: StoreFolder(store: local), to: roles, commit: commit, prune: prune, dryRun: dryRun,
-            renderedOn: await RenderEnvironment.current(package: stores.base, environment: stores.environment))
+            renderedOn: await RenderEnvironment.current(package: stores.base, variables: stores.variables))
     }
 
     /// Uploads `source`'s references of `tests` to each of `roles`, recording `commit` and where
@@ -74,13 +74,14 @@ extension ReferenceTransfers {
         let plan = try await kept.plan(tests: tests)
         let develop = stores.settings.address(of: .develop) == nil ? nil : try? stores.folder(.develop)
         let pushedAt = Timestamp.string(now())
-        var records: [(test: String, record: PushRecord)] = []
+        var records: [(test: String, record: PushManifest)] = []
         for test in Set(tests).sorted() {
             let files = try await Self.files(of: test, in: source)
             var base = bases?[test]
             if bases == nil, let develop { base = try? await Self.files(of: test, in: develop) }
             records.append(
-                (test, PushRecord(commit: commit, pushedAt: pushedAt, files: files, develop: base, acceptedFrom: run)))
+                (test, PushManifest(commit: commit, pushedAt: pushedAt, files: files, develop: base, acceptedFrom: run))
+            )
         }
         // The files first, then the record naming them: a push stopped between the two is absent
         // (a record without its files would be promoted from half a push).

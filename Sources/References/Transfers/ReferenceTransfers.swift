@@ -19,7 +19,7 @@ struct FileChanges {
     var all: Set<ObjectKey> { changed.union(removed) }
 
     /// Keeps of `plan` only the copies of changed files and the deletions of removed ones.
-    func restrict(_ plan: inout SyncPlan) {
+    func restrict(_ plan: inout SyncWork) {
         plan.copies.removeAll { !changed.contains($0) }
         plan.overwrites.removeAll { !changed.contains($0) }
         plan.stale.removeAll { !removed.contains($0) }
@@ -58,8 +58,8 @@ public struct ReferenceTransfers: Sendable {
         return transfers
     }
 
-    static func lease(_ environment: [String: String]) -> Duration {
-        guard let seconds = environment["PIPELINE_PROMOTION_LEASE"].flatMap(Double.init), seconds > 0, seconds < 86_400
+    static func lease(_ variables: [String: String]) -> Duration {
+        guard let seconds = variables["PIPELINE_PROMOTION_LEASE"].flatMap(Double.init), seconds > 0, seconds < 86_400
         else { return .seconds(60) }
         return .milliseconds(Int64(seconds * 1000))
     }
@@ -86,7 +86,7 @@ public struct ReferenceTransfers: Sendable {
 
     /// Executes `plan` (unless a dry run) and fills in the report.
     func carryOut(
-        _ plan: SyncPlan, with sync: StoreSync, report: TransferReport, commit: String?,
+        _ plan: SyncWork, with sync: StoreSync, report: TransferReport, commit: String?,
         prune: Bool, metadata: [String: String] = [:]
     ) async -> TransferReport {
         var report = report

@@ -9,9 +9,9 @@ import TestSharding
 public enum CIReport {
     public static func publish(
         _ report: TestReport, coverage: CoverageReport? = nil, title: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        variables: [String: String] = ProcessInfo.processInfo.environment
     ) {
-        guard let gitHub = CIEnvironment(environment).gitHub else { return }
+        guard let gitHub = CIEnvironment(variables).gitHub else { return }
         for line in GitHubReport.annotations(report, workspace: gitHub.workspace) {
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }

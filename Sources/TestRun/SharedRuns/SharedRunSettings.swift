@@ -19,24 +19,25 @@ public struct SharedRunSettings: Sendable {
     public var queue: String?
     /// A file named in `timings` is relative to this folder, and the spec is looked for from it.
     public var workingDirectory: URL
-    public var environment: [String: String]
+    /// The process's variables (the CI's run id, whether this is CI).
+    public var variables: [String: String]
 
     /// `--queue` given without a run: the CI's run id.
     public static let queueFromCI = "ci"
 
     public init(
         timings: TimingsAddress? = nil, pipeline: String? = nil, queue: String? = nil, workingDirectory: URL,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        variables: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.timings = timings
         self.pipeline = pipeline
         self.queue = queue
         self.workingDirectory = workingDirectory
-        self.environment = environment
+        self.variables = variables
     }
 
     /// Where the timings (and a shared run's queue) are, for `package`'s tests.
-    public func folder(package: URL) throws -> SharedFolder {
+    public func folder(package: URL) throws -> TimingsPlace {
         try Self.folder(timings, pipeline: pipeline, workingDirectory: workingDirectory, package: package)
     }
 
@@ -44,12 +45,12 @@ public struct SharedRunSettings: Sendable {
     /// else the one that sets references) or an S3 prefix; the package's own file when nil.
     static func folder(
         _ timings: TimingsAddress?, pipeline: String?, workingDirectory: URL, package: URL
-    ) throws -> SharedFolder {
+    ) throws -> TimingsPlace {
         switch timings ?? .local {
         case .local:
-            return try SharedFolder(file: SuiteRun.defaultTimings(of: package))
+            return try TimingsPlace(file: SuiteRun.defaultTimings(of: package))
         case .file(let path):
-            return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: workingDirectory).standardizedFileURL)
+            return try TimingsPlace(file: URL(fileURLWithPath: path, relativeTo: workingDirectory).standardizedFileURL)
         case let timings:
             let source = try ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
             return try ReferenceStores(
@@ -65,14 +66,14 @@ public struct SharedRunSettings: Sendable {
         case .local, .file: return nil
         case .store, .s3: break
         }
-        return CIEnvironment(environment).runID
+        return CIEnvironment(variables).runID
     }
 
     /// The shared run's id: `--queue RUN`, or the CI's run id for `--queue` alone; nil without `--queue`.
     public func runID() throws(RequestError) -> String? {
         guard let queue else { return nil }
         guard queue == Self.queueFromCI else { return queue }
-        guard let id = CIEnvironment(environment).runID else {
+        guard let id = CIEnvironment(variables).runID else {
             throw RequestError(
                 "--queue needs a run id: none of \(CIEnvironment.runVariables.joined(separator: ", ")) "
                     + "is set here; pass --queue RUN, the same on every node of the run")
@@ -89,13 +90,13 @@ public struct SharedRunSettings: Sendable {
         }
         let report = try await place.queue(run: run, node: .whole).report()
         if let junit { try JUnitReport.write(report, to: junit) }
-        CIReport.publish(report, title: "pipeline report (\(run))", environment: environment)
+        CIReport.publish(report, title: "pipeline report (\(run))", variables: variables)
         return report
     }
 
     /// `pipeline plan --nodes N`: how the recorded timings split the suite across `nodes` CI machines,
     /// or with a queue the batches they would claim.
-    public func matrix(package: URL, nodes: Int) async throws -> MatrixPlan {
+    public func matrix(package: URL, nodes: Int) async throws -> CIMatrix {
         let place = try folder(package: package)
         let recorded = try await place.plannedTimings.load()
         let tests = recorded.tests.keys.sorted().map { TestID($0, framework: .xctest) }
@@ -103,14 +104,14 @@ public struct SharedRunSettings: Sendable {
         if let run = try runID() {
             let plan = QueuePlan(tests: tests, estimates: planner.estimates(for: tests), nodes: nodes)
             return .batches(
-                MatrixPlan.Batches(
+                CIMatrix.Batches(
                     queue: try place.queue(run: run, node: .whole).location, timings: place.description,
                     batches: plan.batches))
         }
         return .nodes(
             (1...nodes).map { index in
                 let part = planner.plan(tests, shards: 1, node: Node(index: index, count: nodes))
-                return MatrixPlan.Entry(
+                return CIMatrix.Entry(
                     node: "\(index)/\(nodes)", index: index, count: nodes,
                     tests: part.reduce(0) { $0 + $1.tests.count },
                     expectedSeconds: ((part.map(\.expectedSeconds).max() ?? 0) * 100).rounded() / 100)
@@ -120,26 +121,26 @@ public struct SharedRunSettings: Sendable {
 
 extension ReferenceStores {
     /// Where timings are kept and shared runs meet. A file is relative to `base`.
-    func shared(_ timings: TimingsAddress, package: URL) throws -> SharedFolder {
+    func shared(_ timings: TimingsAddress, package: URL) throws -> TimingsPlace {
         switch timings {
         case .local:
-            return try SharedFolder(file: SuiteRun.defaultTimings(of: package))
+            return try TimingsPlace(file: SuiteRun.defaultTimings(of: package))
         case .file(let path):
-            return try SharedFolder(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
+            return try TimingsPlace(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
         case .store(let role):
             // A pull request's job writes feature only: its run goes there, planned from develop's timings.
-            guard role == .develop, CIEnvironment(environment).isPullRequest, settings.address(of: .feature) != nil
-            else { return try SharedFolder(try folder(role, creating: true)) }
-            return try SharedFolder(try folder(.feature, creating: true)).planning(
-                from: try SharedFolder(try folder(.develop, creating: true)))
+            guard role == .develop, CIEnvironment(variables).isPullRequest, settings.address(of: .feature) != nil
+            else { return try TimingsPlace(try folder(role, creating: true)) }
+            return try TimingsPlace(try folder(.feature, creating: true)).planning(
+                from: try TimingsPlace(try folder(.develop, creating: true)))
         case .s3(let bucket, let prefix):
-            return try SharedFolder(try open(.s3(bucket: bucket, prefix: prefix)))
+            return try TimingsPlace(try open(.s3(bucket: bucket, prefix: prefix)))
         }
     }
 }
 
 /// The split of a suite across CI machines (`pipeline plan`). Its JSON forms are documented in docs/json.md.
-public enum MatrixPlan: Sendable {
+public enum CIMatrix: Sendable {
     /// A static split: each node's share.
     case nodes([Entry])
     /// A shared run's batches, claimed by the nodes in turn.

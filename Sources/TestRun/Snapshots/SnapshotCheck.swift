@@ -39,11 +39,11 @@ public struct SnapshotCheck: Sendable {
 
     public init(
         package: URL, local: LocalReferences, page: URL? = nil, forcedMode: SnapshotSwitches.RecordMode? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        variables: [String: String] = ProcessInfo.processInfo.environment
     ) {
         self.package = package.standardizedFileURL
         self.local = local
-        self.inherited = environment
+        self.inherited = variables
         self.forcedMode = forcedMode
         let work = SuiteRun.workFolder(of: self.package)
         artifacts = work.appendingPathComponent("snapshot-artifacts")
@@ -51,12 +51,12 @@ public struct SnapshotCheck: Sendable {
     }
 
     /// The variables the test processes get.
-    public var environment: [String: String] {
+    public var variables: [String: String] {
         SnapshotSwitches.environment(inherited: inherited, artifacts: artifacts, record: forcedMode)
     }
 
     public var mode: SnapshotSwitches.RecordMode {
-        SnapshotSwitches.effectiveMode(inherited: inherited, overrides: environment)
+        SnapshotSwitches.effectiveMode(inherited: inherited, overrides: variables)
     }
 
     /// Whether a reference written during the run fails it: in CI, unless recording was forced.

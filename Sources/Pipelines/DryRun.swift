@@ -4,18 +4,18 @@ import References
 
 /// What `pipeline run NAME --dry-run` would do, for people (`render()`) and machines (JSON).
 /// The JSON form is documented in docs/json.md; fields are only ever added.
-public struct PipelinePlan: Sendable, Encodable {
+public struct DryRun: Sendable, Encodable {
     public let pipeline: String
     public let file: String
     public let description: String
     public let dryRun: Bool
-    public let changes: ChangesPlan
+    public let changes: ChangesDryRun
     /// What the compared commits changed, when the plan was made in a repository.
     public let changeSet: ChangeSet?
-    public let references: ReferencesPlan?
-    public var stages: [StagePlan]
+    public let references: ReferencesDryRun?
+    public var stages: [StageDryRun]
 
-    public struct ChangesPlan: Sendable, Encodable {
+    public struct ChangesDryRun: Sendable, Encodable {
         public let compare: String
         public let base: String?
         public let head: String?
@@ -23,19 +23,19 @@ public struct PipelinePlan: Sendable, Encodable {
         public let summary: String
     }
 
-    public struct ReferencesPlan: Sendable, Encodable {
+    public struct ReferencesDryRun: Sendable, Encodable {
         public let local: String?
         public let feature: String?
         public let develop: String?
     }
 
-    public struct StagePlan: Sendable, Encodable {
+    public struct StageDryRun: Sendable, Encodable {
         public let kind: Stage.Kind
         public let summary: String
-        public let test: TestPlan?
-        public let promote: PromotePlan?
+        public let test: TestDryRun?
+        public let promote: PromoteDryRun?
         /// The store a `push` or `orphans` stage works on.
-        public var store: StorePlan? = nil
+        public var store: StoreDryRun? = nil
         /// What the stage would do, worked out for a dry run: the shards (from recorded durations)
         /// or the objects that would be copied, skipped and pruned.
         public var shards: [ShardPlan]? = nil
@@ -47,7 +47,7 @@ public struct PipelinePlan: Sendable, Encodable {
         public var note: String? = nil
     }
 
-    public struct StorePlan: Sendable, Encodable {
+    public struct StoreDryRun: Sendable, Encodable {
         public let role: String
         public let location: String?
     }
@@ -58,7 +58,7 @@ public struct PipelinePlan: Sendable, Encodable {
         public let tests: [String]
     }
 
-    public struct TestPlan: Sendable, Encodable {
+    public struct TestDryRun: Sendable, Encodable {
         public let shards: String
         public let shardCount: Int
         public let timeoutSeconds: Double
@@ -72,7 +72,7 @@ public struct PipelinePlan: Sendable, Encodable {
         public let outputLimitBytes: Int
     }
 
-    public struct PromotePlan: Sendable, Encodable {
+    public struct PromoteDryRun: Sendable, Encodable {
         public let from: String
         public let to: String
         public let fromLocation: String?
@@ -87,14 +87,14 @@ public struct PipelinePlan: Sendable, Encodable {
         self.file = file
         description = spec.description
         self.dryRun = dryRun
-        changes = ChangesPlan(
+        changes = ChangesDryRun(
             compare: spec.changes.compare.rawValue, base: spec.changes.base,
             head: spec.changes.head, tests: spec.changes.tests,
             summary: describer.describe(spec.changes))
         references = spec.references.map {
-            ReferencesPlan(local: $0.local, feature: $0.feature?.description, develop: $0.develop?.description)
+            ReferencesDryRun(local: $0.local, feature: $0.feature?.description, develop: $0.develop?.description)
         }
-        stages = spec.stages.map { $0.executor.plan(spec, cores: availableCores) }
+        stages = spec.stages.map { $0.executor.dryRun(spec, cores: availableCores) }
     }
 
     /// The plan as people read it.

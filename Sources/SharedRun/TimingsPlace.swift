@@ -4,7 +4,7 @@ import TestSharding
 
 /// Where the nodes of a CI matrix meet: the store (and prefix) holding the timings, with the work
 /// queues of shared runs under `pipeline-runs/` beside them.
-public struct SharedFolder: Sendable, CustomStringConvertible {
+public struct TimingsPlace: Sendable, CustomStringConvertible {
     public let store: any SharedStore
     /// The folder the queues go under: `<prefix>/pipeline-runs/<run>/`.
     public let prefix: ObjectKey?
@@ -39,7 +39,7 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
     public var timings: StoredTimings { StoredTimings(store: store, key: timingsKey) }
 
     /// This folder for a run's writes, planning from `baseline`'s timings and impact map.
-    public func planning(from baseline: SharedFolder) -> SharedFolder {
+    public func planning(from baseline: TimingsPlace) -> TimingsPlace {
         var folder = self
         folder.baseline = (baseline.store, baseline.prefix)
         return folder
@@ -47,7 +47,7 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
 
     /// The timings a plan reads: the baseline's, else this folder's own.
     public var plannedTimings: StoredTimings {
-        guard let baseline, let folder = try? SharedFolder(store: baseline.store, prefix: baseline.prefix) else {
+        guard let baseline, let folder = try? TimingsPlace(store: baseline.store, prefix: baseline.prefix) else {
             return timings
         }
         return folder.timings
@@ -145,7 +145,7 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
     /// The impact map's bytes kept beside the timings, with where they were read; nil when none
     /// was recorded there. Reading them is TestImpact's.
     public func impact() async throws -> (data: Data, name: String)? {
-        if let baseline { return try await SharedFolder(store: baseline.store, prefix: baseline.prefix).impact() }
+        if let baseline { return try await TimingsPlace(store: baseline.store, prefix: baseline.prefix).impact() }
         let key = try impactKey
         guard let (data, _) = try await store.get(key) else { return nil }
         return (data, "\(store.name)/\(key.rawValue)")
@@ -153,7 +153,7 @@ public struct SharedFolder: Sendable, CustomStringConvertible {
 
     /// Where the timings are, for messages and the dry run.
     public var description: String {
-        guard let baseline, let folder = try? SharedFolder(store: baseline.store, prefix: baseline.prefix) else {
+        guard let baseline, let folder = try? TimingsPlace(store: baseline.store, prefix: baseline.prefix) else {
             return "\(store.name)/\(timingsKey.rawValue)"
         }
         return "\(store.name)/\(timingsKey.rawValue) (planned from \(folder))"
