@@ -22,7 +22,7 @@ public enum SnapshotSwitches {
         var result = [Self.artifacts: artifacts.path]
         if let record {
             result[Self.record] = record.rawValue
-        } else if CIEnvironment(inherited).isCI, inherited[Self.record] == nil {
+        } else if CIContext(inherited).isCI, inherited[Self.record] == nil {
             result[Self.record] = RecordMode.never.rawValue
         }
         return result

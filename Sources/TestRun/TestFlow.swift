@@ -67,7 +67,7 @@ public struct TestFlow: Sendable {
         let pin =
             try queue
             ?? (request.node.count > 1 && request.shared.timings != nil
-                ? CIEnvironment(request.shared.variables).runID.map {
+                ? CIContext(request.shared.variables).runID.map {
                     try place.queue(run: $0, node: request.node)
                 } : nil)
         let session = try session(
@@ -187,7 +187,7 @@ public struct TestFlow: Sendable {
         check.renderedOn = { await RenderEnvironment.current(package: package, variables: environment) }
         guard let stores = request.stores else { return check }
         check.referenceOrigin = { await stores.origin(of: $0) }
-        if request.keepsCandidates, CIEnvironment(environment).isCI, stores.settings.address(of: .feature) != nil {
+        if request.keepsCandidates, CIContext(environment).isCI, stores.settings.address(of: .feature) != nil {
             check.candidatesCommit = candidatesKey()
             check.candidatesEnvironment = stores.environmentName
         }
@@ -199,7 +199,7 @@ public struct TestFlow: Sendable {
     private func candidatesKey() -> String? {
         let history = try? CommitHistory(repositoryPath: request.package.path)
         guard let checkedOut = request.candidatesCommit ?? (try? history?.sha("HEAD")) else { return nil }
-        let key = BranchCommit.key(for: checkedOut, history: history, ci: CIEnvironment(request.shared.variables))
+        let key = BranchCommit.key(for: checkedOut, history: history, ci: CIContext(request.shared.variables))
         if let why = key.why { request.write("candidates: kept under \(key.commit.prefix(12)), \(why)\n") }
         return key.commit
     }

@@ -93,7 +93,7 @@ public struct TestRequest: Sendable {
         recordImpact: Bool = false, selection: TestSelection = .all, changes: ChangeSource? = nil,
         impactBase: String? = nil, stores: SpecStores? = nil, keepsCandidates: Bool = true,
         candidatesCommit: String? = nil, title: String = "pipeline test",
-        interactive: Bool = CIEnvironment().isInteractive, write: @escaping @Sendable (String) -> Void
+        interactive: Bool = CIContext().isInteractive, write: @escaping @Sendable (String) -> Void
     ) {
         self.package = package
         self.shared = shared
@@ -182,7 +182,7 @@ public struct SpecStores: Sendable {
             source = try ReferenceSource.locate(from: shared.workingDirectory, pipeline: shared.pipeline)
         } catch let error as RequestError {
             if case .store = shared.timings ?? .local { throw error }
-            if CIEnvironment(shared.variables).isCI {
+            if CIContext(shared.variables).isCI {
                 write("note: \(error); failed snapshots' renderings are not kept for 'pipeline refs accept'\n")
             }
             return nil

@@ -159,7 +159,7 @@ struct CLITests {
                 "stages:",
                 "  1. test     3 shards, 2m per test, 1 retry (flaky tests fail the run), all tests",
                 "       snapshots: SNAPSHOT_TESTING_RECORD="
-                    + (CIEnvironment().isCI
+                    + (CIContext().isCI
                         ? "never (CI: a missing reference fails, a written one too)" : "missing")
                     + "; failed snapshots go to \(workspace.root.path)/.build/pipeline/snapshot-artifacts and are reviewed in "
                     + "\(workspace.root.path)/.build/pipeline/snapshot-review.html",

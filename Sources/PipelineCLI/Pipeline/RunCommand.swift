@@ -37,7 +37,7 @@ struct RunCommand: AsyncParsableCommand {
         query.testPattern = testPattern.tests
         var runner = try PipelineRunner(
             named: name, from: global.workingDirectory, changes: query, cores: global.availableCores,
-            interactive: CIEnvironment().isInteractive
+            interactive: CIContext().isInteractive
         ) { FileHandle.standardError.write(Data($0.utf8)) }
         runner.environmentName = environmentOption.environment
         if dryRun {

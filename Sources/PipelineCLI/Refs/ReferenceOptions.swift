@@ -100,7 +100,7 @@ enum Confirmation {
 
 /// Objects done of total, on standard error: in place on a terminal, every few seconds otherwise.
 actor TransferProgress {
-    private let interactive = CIEnvironment().isInteractive
+    private let interactive = CIContext().isInteractive
     private var lastShown = ContinuousClock.now
 
     func update(_ action: String, _ done: Int, _ total: Int) {

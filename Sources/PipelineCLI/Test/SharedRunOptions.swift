@@ -18,7 +18,7 @@ struct SharedRunOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "Share the suite among the CI nodes through a work queue kept beside the timings. RUN names the run; "
-                + "without it, the CI's run id (\(CIEnvironment.runVariables.joined(separator: ", "))).",
+                + "without it, the CI's run id (\(CIContext.runVariables.joined(separator: ", "))).",
             valueName: "run"))
     var queue: String?
 

@@ -203,7 +203,7 @@ extension ReferenceTransfers {
             // What the branch changed, so a squash or rebase merge of it finds these runs and its pushes.
             let branch = await keepBranchChange(of: commit, in: feature).map { ["note: \($0)"] } ?? []
             let archive = CandidateArchive(feature: feature, now: now)
-            let ciRun = CIEnvironment(variables).runLabel
+            let ciRun = CIContext(variables).runLabel
             let run = CandidateArchive.runName(at: now(), ciRun: ciRun, part: part)
             guard
                 let kept = try await archive.keep(

@@ -41,7 +41,7 @@ public struct BranchChange: Codable, Sendable, Equatable {
     /// The revisions a branch merges into, most likely first: on a pull request's synthetic merge
     /// commit, its first parent (the base it was made on); the branch the CI says the pull request
     /// targets; else the spec's `changes.base`, the remote's default branch and the usual names.
-    static func integration(syntheticMerge parents: [String]?, ci: CIEnvironment, specBase: String?) -> [String] {
+    static func integration(syntheticMerge parents: [String]?, ci: CIContext, specBase: String?) -> [String] {
         if let parents, let base = parents.first { return [base] }
         if let target = ci.targetBranch { return ["origin/\(target)", "refs/heads/\(target)"] }
         let usual = ["develop", "main", "master", "trunk"].flatMap { ["origin/\($0)", "refs/heads/\($0)"] }
@@ -113,7 +113,7 @@ extension ReferenceTransfers {
             let parents = try history.parents(of: head)
             let synthetic = head != commit && parents.count == 2 && parents[1] == commit
             let integration = BranchChange.integration(
-                syntheticMerge: synthetic ? parents : nil, ci: CIEnvironment(stores.variables),
+                syntheticMerge: synthetic ? parents : nil, ci: CIContext(stores.variables),
                 specBase: integrationBranch)
             for revision in integration where (try? history.isAncestor(commit, of: revision)) == true { return nil }
             guard let change = try BranchChange.make(commit: commit, integration: integration, history: history) else {

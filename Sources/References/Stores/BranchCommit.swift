@@ -7,7 +7,7 @@ import GitChanges
 /// that head and never the synthetic commit; any other run keys them by the commit checked out.
 public enum BranchCommit {
     /// The key for `checkedOut`, and why it is another commit when it is.
-    public static func key(for checkedOut: String, history: CommitHistory?, ci: CIEnvironment = CIEnvironment()) -> (
+    public static func key(for checkedOut: String, history: CommitHistory?, ci: CIContext = CIContext()) -> (
         commit: String, why: String?
     ) {
         let parents = (try? history?.parents(of: checkedOut)) ?? []

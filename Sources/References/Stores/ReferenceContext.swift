@@ -103,7 +103,7 @@ public struct ReferenceContext: Sendable {
         else {
             return nil
         }
-        return BranchCommit.key(for: head, history: history, ci: CIEnvironment(transfers.stores.variables)).commit
+        return BranchCommit.key(for: head, history: history, ci: CIContext(transfers.stores.variables)).commit
     }
 
     /// What the compared commits changed, with the spec's change settings under `query`.

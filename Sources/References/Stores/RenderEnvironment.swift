@@ -78,7 +78,7 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
     public static func current(package: URL, variables: [String: String]) async -> RenderEnvironment {
         RenderEnvironment(
             os: operatingSystem(), arch: architecture(), swift: await toolchainSwift.value,
-            snapshotTesting: snapshotTestingVersion(package: package), ci: CIEnvironment(variables).name)
+            snapshotTesting: snapshotTestingVersion(package: package), ci: CIContext(variables).name)
     }
 
     static func operatingSystem() -> String {

@@ -11,7 +11,7 @@ public enum CIReport {
         _ report: TestReport, coverage: CoverageReport? = nil, title: String,
         variables: [String: String] = ProcessInfo.processInfo.environment
     ) {
-        guard let gitHub = CIEnvironment(variables).gitHub else { return }
+        guard let gitHub = CIContext(variables).gitHub else { return }
         for line in GitHubReport.annotations(report, workspace: gitHub.workspace) {
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }

@@ -66,16 +66,16 @@ public struct SharedRunSettings: Sendable {
         case .local, .file: return nil
         case .store, .s3: break
         }
-        return CIEnvironment(variables).runID
+        return CIContext(variables).runID
     }
 
     /// The shared run's id: `--queue RUN`, or the CI's run id for `--queue` alone; nil without `--queue`.
     public func runID() throws(RequestError) -> String? {
         guard let queue else { return nil }
         guard queue == Self.queueFromCI else { return queue }
-        guard let id = CIEnvironment(variables).runID else {
+        guard let id = CIContext(variables).runID else {
             throw RequestError(
-                "--queue needs a run id: none of \(CIEnvironment.runVariables.joined(separator: ", ")) "
+                "--queue needs a run id: none of \(CIContext.runVariables.joined(separator: ", ")) "
                     + "is set here; pass --queue RUN, the same on every node of the run")
         }
         return id
@@ -129,7 +129,7 @@ extension ReferenceStores {
             return try TimingsPlace(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
         case .store(let role):
             // A pull request's job writes feature only: its run goes there, planned from develop's timings.
-            guard role == .develop, CIEnvironment(variables).isPullRequest, settings.address(of: .feature) != nil
+            guard role == .develop, CIContext(variables).isPullRequest, settings.address(of: .feature) != nil
             else { return try TimingsPlace(try folder(role, creating: true)) }
             return try TimingsPlace(try folder(.feature, creating: true)).planning(
                 from: try TimingsPlace(try folder(.develop, creating: true)))

@@ -60,7 +60,7 @@ public struct SnapshotCheck: Sendable {
     }
 
     /// Whether a reference written during the run fails it: in CI, unless recording was forced.
-    public var writesFail: Bool { forcedMode == nil && CIEnvironment(inherited).isCI }
+    public var writesFail: Bool { forcedMode == nil && CIContext(inherited).isCI }
 
     /// Whether a CI run renders its new snapshot tests once more after its verdict, to keep their
     /// renderings as candidates: in CI with a feature store, where a missing reference records nothing.

@@ -2,39 +2,39 @@ import CISystem
 import Foundation
 import Testing
 
-@Suite struct CIEnvironmentTests {
+@Suite struct CIContextTests {
     let merge = String(repeating: "a", count: 40)
     let base = String(repeating: "b", count: 40)
     let head = String(repeating: "c", count: 40)
 
     @Test func ciIsCIUnlessFalseOrEmpty() {
-        #expect(CIEnvironment(["CI": "true"]).isCI)
-        #expect(CIEnvironment(["CI": "1"]).isCI)
-        #expect(CIEnvironment(["CI": "yes"]).isCI)
-        #expect(!CIEnvironment(["CI": "false"]).isCI)
-        #expect(!CIEnvironment(["CI": "FALSE"]).isCI)
-        #expect(!CIEnvironment(["CI": "0"]).isCI)
-        #expect(!CIEnvironment(["CI": ""]).isCI)
-        #expect(!CIEnvironment([:]).isCI)
+        #expect(CIContext(["CI": "true"]).isCI)
+        #expect(CIContext(["CI": "1"]).isCI)
+        #expect(CIContext(["CI": "yes"]).isCI)
+        #expect(!CIContext(["CI": "false"]).isCI)
+        #expect(!CIContext(["CI": "FALSE"]).isCI)
+        #expect(!CIContext(["CI": "0"]).isCI)
+        #expect(!CIContext(["CI": ""]).isCI)
+        #expect(!CIContext([:]).isCI)
         // CI=false never redraws progress as CI would not, nor is it named as a CI.
-        #expect(CIEnvironment(["CI": "false"]).name == nil)
-        #expect(CIEnvironment(["CI": "true"]).name == "CI")
-        #expect(CIEnvironment(["CI": "true", "GITHUB_ACTIONS": "true"]).name == "GitHub Actions")
+        #expect(CIContext(["CI": "false"]).name == nil)
+        #expect(CIContext(["CI": "true"]).name == "CI")
+        #expect(CIContext(["CI": "true", "GITHUB_ACTIONS": "true"]).name == "GitHub Actions")
     }
 
     @Test func runIDAndLabel() {
-        #expect(CIEnvironment([:]).runID == nil)
-        #expect(CIEnvironment(["GITHUB_RUN_ID": "123", "GITHUB_RUN_ATTEMPT": "2"]).runLabel == "123.2")
+        #expect(CIContext([:]).runID == nil)
+        #expect(CIContext(["GITHUB_RUN_ID": "123", "GITHUB_RUN_ATTEMPT": "2"]).runLabel == "123.2")
         // Bitrise: the pipeline's id comes before the build's.
-        #expect(CIEnvironment(["BITRISE_BUILD_NUMBER": "7", "BITRISEIO_PIPELINE_ID": "p-1"]).runID == "p-1")
-        #expect(CIEnvironment(["BITRISE_BUILD_NUMBER": "7", "BITRISEIO_PIPELINE_ID": "p-1"]).runLabel == "p1")
-        #expect(CIEnvironment(["BUILDKITE_BUILD_ID": "../../x"]).runLabel == "....x")
-        #expect(CIEnvironment(["CI_PIPELINE_ID": ""]).runID == nil)
+        #expect(CIContext(["BITRISE_BUILD_NUMBER": "7", "BITRISEIO_PIPELINE_ID": "p-1"]).runID == "p-1")
+        #expect(CIContext(["BITRISE_BUILD_NUMBER": "7", "BITRISEIO_PIPELINE_ID": "p-1"]).runLabel == "p1")
+        #expect(CIContext(["BUILDKITE_BUILD_ID": "../../x"]).runLabel == "....x")
+        #expect(CIContext(["CI_PIPELINE_ID": ""]).runID == nil)
     }
 
     @Test func gitHubSummaryOnlyOnGitHub() {
-        #expect(CIEnvironment(["GITHUB_STEP_SUMMARY": "/tmp/s"]).gitHub == nil)
-        let gitHub = CIEnvironment(["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "/tmp/s"]).gitHub
+        #expect(CIContext(["GITHUB_STEP_SUMMARY": "/tmp/s"]).gitHub == nil)
+        let gitHub = CIContext(["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": "/tmp/s"]).gitHub
         #expect(gitHub?.summary == "/tmp/s")
     }
 
@@ -51,19 +51,19 @@ import Testing
             "GITHUB_EVENT_PATH": event.path, "GITHUB_SHA": merge,
         ]
         // A shallow checkout (fetch-depth 1) knows no parents: the event file is enough.
-        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [])?.commit == head)
+        #expect(CIContext(variables).branchHead(of: merge, parents: [])?.commit == head)
         // The workflow checked out the head itself: it is keyed by itself.
-        #expect(CIEnvironment(variables).branchHead(of: head, parents: [base]) == nil)
+        #expect(CIContext(variables).branchHead(of: head, parents: [base]) == nil)
         // A push event is the branch's own commit.
         variables["GITHUB_EVENT_NAME"] = "push"
-        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head]) == nil)
+        #expect(CIContext(variables).branchHead(of: merge, parents: [base, head]) == nil)
         // An unreadable event file: the merge's second parent.
         variables["GITHUB_EVENT_NAME"] = "pull_request"
         variables["GITHUB_EVENT_PATH"] = "/nonexistent/event.json"
-        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head])?.commit == head)
+        #expect(CIContext(variables).branchHead(of: merge, parents: [base, head])?.commit == head)
         // Outside CI nothing is guessed.
         variables["CI"] = "false"
-        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head]) == nil)
+        #expect(CIContext(variables).branchHead(of: merge, parents: [base, head]) == nil)
     }
 
     @Test func gitLabMergedResults() {
@@ -71,46 +71,46 @@ import Testing
             "CI": "true", "GITLAB_CI": "true", "CI_MERGE_REQUEST_IID": "9",
             "CI_MERGE_REQUEST_SOURCE_BRANCH_SHA": head, "CI_MERGE_REQUEST_EVENT_TYPE": "merged_result",
         ]
-        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head])?.commit == head)
+        #expect(CIContext(variables).branchHead(of: merge, parents: [base, head])?.commit == head)
         // A detached merge request pipeline builds the head itself, even when it is a merge commit.
         variables["CI_MERGE_REQUEST_EVENT_TYPE"] = "detached"
-        #expect(CIEnvironment(variables).branchHead(of: merge, parents: [base, head]) == nil)
+        #expect(CIContext(variables).branchHead(of: merge, parents: [base, head]) == nil)
     }
 
     @Test func otherCIs() {
         // Bitrise builds a pull request as a merge: its second parent is the branch.
         let bitrise = ["CI": "true", "BITRISE_IO": "true", "BITRISE_PULL_REQUEST": "12"]
-        #expect(CIEnvironment(bitrise).branchHead(of: merge, parents: [base, head])?.commit == head)
-        #expect(CIEnvironment(bitrise).branchHead(of: merge, parents: [base]) == nil)
+        #expect(CIContext(bitrise).branchHead(of: merge, parents: [base, head])?.commit == head)
+        #expect(CIContext(bitrise).branchHead(of: merge, parents: [base]) == nil)
         // Buildkite builds the branch's own commit: a merge commit there is the branch's.
         let buildkite = ["CI": "true", "BUILDKITE": "true", "BUILDKITE_PULL_REQUEST": "12"]
-        #expect(CIEnvironment(buildkite).branchHead(of: merge, parents: [base, head]) == nil)
+        #expect(CIContext(buildkite).branchHead(of: merge, parents: [base, head]) == nil)
         // Any CI: PIPELINE_BRANCH_HEAD says so; a value that is no commit id is ignored.
-        #expect(CIEnvironment(["PIPELINE_BRANCH_HEAD": head]).branchHead(of: merge, parents: [])?.commit == head)
-        #expect(CIEnvironment(["PIPELINE_BRANCH_HEAD": "main"]).branchHead(of: merge, parents: []) == nil)
+        #expect(CIContext(["PIPELINE_BRANCH_HEAD": head]).branchHead(of: merge, parents: [])?.commit == head)
+        #expect(CIContext(["PIPELINE_BRANCH_HEAD": "main"]).branchHead(of: merge, parents: []) == nil)
     }
 }
 
 @Suite struct TargetBranchTests {
     @Test func eachCIsTargetBranch() {
-        #expect(CIEnvironment(["CI": "true", "GITHUB_BASE_REF": "develop"]).targetBranch == "develop")
+        #expect(CIContext(["CI": "true", "GITHUB_BASE_REF": "develop"]).targetBranch == "develop")
         #expect(
-            CIEnvironment(["CI": "true", "SYSTEM_PULLREQUEST_TARGETBRANCH": "refs/heads/main"]).targetBranch == "main")
+            CIContext(["CI": "true", "SYSTEM_PULLREQUEST_TARGETBRANCH": "refs/heads/main"]).targetBranch == "main")
         #expect(
-            CIEnvironment(["CI": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "false"]).targetBranch == nil)
+            CIContext(["CI": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "false"]).targetBranch == nil)
         #expect(
-            CIEnvironment(["CI": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "12"]).targetBranch == "main")
-        #expect(CIEnvironment(["GITHUB_BASE_REF": "develop"]).targetBranch == nil, "outside CI")
+            CIContext(["CI": "true", "TRAVIS_BRANCH": "main", "TRAVIS_PULL_REQUEST": "12"]).targetBranch == "main")
+        #expect(CIContext(["GITHUB_BASE_REF": "develop"]).targetBranch == nil, "outside CI")
     }
 
     @Test func azureAndTravisNameThePullRequestsHead() {
         let merge = String(repeating: "a", count: 40)
         let head = String(repeating: "c", count: 40)
         let parents = [String(repeating: "b", count: 40), String(repeating: "d", count: 40)]
-        let azure = CIEnvironment(["CI": "true", "TF_BUILD": "True", "SYSTEM_PULLREQUEST_SOURCECOMMITID": head])
+        let azure = CIContext(["CI": "true", "TF_BUILD": "True", "SYSTEM_PULLREQUEST_SOURCECOMMITID": head])
         #expect(azure.branchHead(of: merge, parents: parents)?.commit == head)
         #expect(azure.branchHead(of: merge, parents: [parents[0]]) == nil, "not a merge commit: no synthetic merge")
-        let travis = CIEnvironment(["CI": "true", "TRAVIS_PULL_REQUEST_SHA": head])
+        let travis = CIContext(["CI": "true", "TRAVIS_PULL_REQUEST_SHA": head])
         #expect(travis.branchHead(of: merge, parents: parents)?.why.contains("Travis") == true)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// The CI system around a run, read from its variables: the one place that knows them. Whether
 /// this is CI at all, the CI's name, the run's id, where results are shown, and on a pull
 /// request's synthetic merge commit the branch head it was made from.
-public struct CIEnvironment: Sendable {
+public struct CIContext: Sendable {
     /// The process environment (or a test's).
     public let variables: [String: String]
 
