@@ -71,7 +71,9 @@ public struct CoverageReport: Sendable {
                 JSONFile.encode(summary, what: "summary.json") + Data("\n".utf8),
                 to: folder.appendingPathComponent("summary.json"))
         } catch {
-            throw .unwritable(path: error.path, reason: error.reason)
+            switch error {
+            case .cannotWrite(let path, let reason): throw .unwritable(path: path, reason: reason)
+            }
         }
     }
 

@@ -10,7 +10,7 @@ public enum JSONFile {
         do {
             return try encoder.encode(value)
         } catch {
-            throw FileError(path: what, reason: error.localizedDescription)
+            throw .cannotWrite(path: what, reason: error.localizedDescription)
         }
     }
 
@@ -21,7 +21,7 @@ public enum JSONFile {
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try data.write(to: url, options: .atomic)
         } catch {
-            throw FileError(path: url.path, reason: error.localizedDescription)
+            throw .cannotWrite(path: url.path, reason: error.localizedDescription)
         }
     }
 
@@ -40,14 +40,12 @@ public enum JSONFile {
 }
 
 /// A file that could not be written, with why.
-public struct FileError: Error, Equatable, CustomStringConvertible {
-    public let path: String
-    public let reason: String
+public enum FileError: Error, Equatable, CustomStringConvertible {
+    case cannotWrite(path: String, reason: String)
 
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
+    public var description: String {
+        switch self {
+        case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+        }
     }
-
-    public var description: String { "cannot write \(path): \(reason)" }
 }

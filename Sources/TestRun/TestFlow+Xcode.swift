@@ -17,7 +17,7 @@ extension TestFlow {
         let run = try await XcodeInput.run(kind, at: path)
         let place = try timingsFolder()
         let recorded = try await place.plannedTimings.load()
-        var report = run.resolved(among: Set(recorded.tests.keys)).report(flakyFails: request.flaky == .fail)
+        var report = run.resolved(among: Set(recorded.tests.keys)).report(flakyFails: request.limits.flaky == .fail)
         let check = snapshotCheck()
         var findings = SnapshotFindings()
         if let snapshots {

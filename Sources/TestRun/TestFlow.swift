@@ -27,7 +27,7 @@ public struct TestFlow: Sendable {
         let request = request
         try checkCombinations()
         let asked = request.recordImpact ? (request.coverage ?? CoverageRequest()) : request.coverage
-        let coverage = request.mode.runs ? try asked?.settings(package: request.package, node: request.node) : nil
+        let coverage = request.mode.runs ? try asked?.settings(package: request.package, node: request.limits.node) : nil
         var options = request.runOptions()
         let reads =
             request.recordImpact && coverage != nil ? try await ReadRecording.prepare(package: request.package) : nil
@@ -53,9 +53,9 @@ public struct TestFlow: Sendable {
             request.write(why + "\n")
             (place, keptInRun, impacted) = (local, nil, false)
         }
-        if request.failedOnly {
+        if request.limits.failedOnly {
             let (last, origin) = try await TestSession.lastRun(
-                package: request.package, place: place, run: keptInRun, node: request.node)
+                package: request.package, place: place, run: keptInRun, node: request.limits.node)
             guard !last.notPassed.isEmpty else {
                 return .nothingToRun(.nothingFailing(origin: origin, summary: last.summaryLine))
             }
@@ -66,9 +66,9 @@ public struct TestFlow: Sendable {
         // pinned in the CI run's folder.
         let pin =
             try queue
-            ?? (request.node.count > 1 && request.shared.timings != nil
+            ?? (request.limits.node.count > 1 && request.shared.timings != nil
                 ? CIContext(request.shared.variables).runID.map {
-                    try place.queue(run: $0, node: request.node)
+                    try place.queue(run: $0, node: request.limits.node)
                 } : nil)
         let session = try session(
             options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage)
@@ -109,25 +109,25 @@ public struct TestFlow: Sendable {
         let measured = try await session.collectCoverage(of: report, product: prepared.product)
         if let reads, let measured { try await session.recordImpact(from: measured, report: report, reads: reads) }
         // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
-        let run = queue?.run ?? (request.node.count > 1 ? keptInRun : nil)
+        let run = queue?.run ?? (request.limits.node.count > 1 ? keptInRun : nil)
         if let measured, let folder = measured.folder, let run {
             try await place.saveCoverage(
-                folder.appendingPathComponent("coverage.profdata"), run: run, node: request.node)
+                folder.appendingPathComponent("coverage.profdata"), run: run, node: request.limits.node)
         }
-        let title = request.title + (request.node.count > 1 ? " (node \(request.node))" : "")
+        let title = request.title + (request.limits.node.count > 1 ? " (node \(request.limits.node))" : "")
         CIReport.publish(report, coverage: measured, title: title, variables: request.shared.variables)
         return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
     }
 
     /// Options that cannot go together, said before anything is built.
     private func checkCombinations() throws {
-        if request.recordImpact, request.node.count > 1 || request.shared.queue != nil {
+        if request.recordImpact, request.limits.node.count > 1 || request.shared.queue != nil {
             throw RequestError(
                 "--record-impact records the whole suite on one machine; it cannot take --node or --queue")
         }
-        if request.shared.queue != nil, request.failedOnly || request.isHunt {
+        if request.shared.queue != nil, request.limits.failedOnly || request.isHunt {
             throw RequestError(
-                "--\(request.failedOnly ? "failed" : "repeat") runs on one machine; it cannot join a --queue")
+                "--\(request.limits.failedOnly ? "failed" : "repeat") runs on one machine; it cannot join a --queue")
         }
     }
 
@@ -162,7 +162,7 @@ public struct TestFlow: Sendable {
             junit: request.junit, quarantine: try quarantine(), coverage: coverage, interactive: request.interactive,
             write: request.write)
         session.keptInRun = keptInRun
-        session.flakeThreshold = request.flakeThreshold
+        session.flakeThreshold = request.limits.flakeThreshold
         return session
     }
 
@@ -211,7 +211,7 @@ public struct TestFlow: Sendable {
             return []
         }
         let transfers = ReferenceTransfers(stores: stores, testPattern: request.testPattern)
-        let node = request.node
+        let node = request.limits.node
         return await transfers.keepCandidates(
             artifacts: check.artifacts, commit: commit, passed: passed, renderedOn: renderedOn,
             variables: check.inherited, part: node.count > 1 ? node.label : nil)
@@ -219,9 +219,9 @@ public struct TestFlow: Sendable {
 
     /// The work queue of `run` at `place`, with the request's leases.
     private func workQueue(_ run: String, at place: TimingsPlace) throws -> WorkQueue {
-        var queue = try place.queue(run: run, node: request.node)
-        queue.leaseMargin = request.queueLease.seconds
-        queue.clockSkew = request.clockSkew.seconds
+        var queue = try place.queue(run: run, node: request.limits.node)
+        queue.leaseMargin = request.limits.queueLease.seconds
+        queue.clockSkew = request.limits.clockSkew.seconds
         return queue
     }
 
@@ -246,8 +246,9 @@ extension TestRequest {
     /// The run's options for the test processes.
     public func runOptions() -> TestRunOptions {
         TestRunOptions(
-            shards: shards.resolved(cores: cores), node: node,
-            limits: RunLimits(timeout: timeout, outputLimit: Int(outputLimit.bytes)), retries: retries,
-            maxRetried: maxRetried, flakyFails: flaky == .fail, filters: filters, skips: skips)
+            shards: limits.shards.resolved(cores: cores), node: limits.node,
+            limits: RunLimits(timeout: limits.timeout, outputLimit: Int(limits.outputLimit.bytes)),
+            retries: limits.retries, maxRetried: limits.maxRetried, flakyFails: limits.flaky == .fail,
+            filters: limits.filters, skips: limits.skips)
     }
 }

@@ -33,28 +33,15 @@ public struct TestRequest: Sendable {
     public internal(set) var skipBuild: Bool
     public internal(set) var buildArguments: [String]
     public internal(set) var mode: Mode
-    public internal(set) var shards: ShardCount
     public internal(set) var cores: Int
-    public internal(set) var node: Node
-    public internal(set) var timeout: Duration
-    public internal(set) var retries: Int
-    public internal(set) var maxRetried: Int?
-    public internal(set) var flaky: FlakyPolicy
-    public internal(set) var outputLimit: ByteCount
-    public internal(set) var filters: [String]
-    public internal(set) var skips: [String]
-    /// Run only what the last run left failing.
-    public internal(set) var failedOnly: Bool
-    /// Tests flaky or failing in this share of their recent runs are named after the run.
-    public internal(set) var flakeThreshold: Double
+    /// How the tests are split, bounded, retried and chosen.
+    public internal(set) var limits: Limits
     /// The quarantine file; nil looks for `pipelines/quarantine.yml` around the package.
     public internal(set) var quarantineFile: (url: URL, display: String)?
     /// The quarantine already read (a pipeline run's), over `quarantineFile`.
     public internal(set) var quarantine: Quarantine?
     /// Where the timings are kept, and the shared run to join.
     public internal(set) var shared: SharedRunSettings
-    public internal(set) var queueLease: Duration
-    public internal(set) var clockSkew: Duration
     public internal(set) var updatesTimings: Bool
     public internal(set) var junit: URL?
     public internal(set) var review: URL?
@@ -102,11 +89,7 @@ public struct TestRequest: Sendable {
         self.skipBuild = skipBuild
         self.buildArguments = buildArguments
         self.mode = mode
-        (shards, node, timeout, retries, maxRetried) =
-            (limits.shards, limits.node, limits.timeout, limits.retries, limits.maxRetried)
-        (flaky, outputLimit, filters, skips, failedOnly) =
-            (limits.flaky, limits.outputLimit, limits.filters, limits.skips, limits.failedOnly)
-        (flakeThreshold, queueLease, clockSkew) = (limits.flakeThreshold, limits.queueLease, limits.clockSkew)
+        self.limits = limits
         self.quarantineFile = quarantineFile
         self.quarantine = quarantine
         self.updatesTimings = updatesTimings
@@ -138,7 +121,9 @@ public struct TestRequest: Sendable {
         public var outputLimit = ByteCount(1 << 20)
         public var filters: [String] = []
         public var skips: [String] = []
+        /// Run only what the last run left failing.
         public var failedOnly = false
+        /// Tests flaky or failing in this share of their recent runs are named after the run.
         public var flakeThreshold = 0.1
         public var queueLease: Duration = .seconds(120)
         public var clockSkew: Duration = .seconds(60)

@@ -59,7 +59,9 @@ extension TestRunError {
         do {
             return try write()
         } catch {
-            throw .cannotWrite(path: error.path, reason: error.reason)
+            switch error {
+            case .cannotWrite(let path, let reason): throw .cannotWrite(path: path, reason: reason)
+            }
         }
     }
 

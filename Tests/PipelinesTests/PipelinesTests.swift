@@ -225,7 +225,7 @@ struct ExitStatusTests {
         #expect(ExitStatus.classify(TestRunError.interrupted)?.status == .interrupted)
         #expect(ExitStatus.classify(RequestError("r"))?.status == .usage)
         #expect(ExitStatus.classify(RequestError("r"))?.message == "r")
-        #expect(ExitStatus.classify(FileError(path: "f", reason: "r"))?.status == .usage)
+        #expect(ExitStatus.classify(FileError.cannotWrite(path: "f", reason: "r"))?.status == .usage)
         #expect(ExitStatus.classify(ReferenceError.developStale([]))?.status == .stale)
         #expect(ExitStatus.classify(CocoaError(.fileNoSuchFile)) == nil)
     }

@@ -22,7 +22,7 @@ extension TestFlow {
             let prepared = try await session.prepare()
             request.write(
                 prepared.announcement(
-                    node: request.node, note: "snapshots: record mode \(recorder.check.mode.rawValue)")
+                    node: request.limits.node, note: "snapshots: record mode \(recorder.check.mode.rawValue)")
                     + "\n")
             _ = session.snapshots.begin()
             let report = try await session.execute(prepared)
