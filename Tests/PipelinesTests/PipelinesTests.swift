@@ -183,7 +183,7 @@ struct TestStageSelectionTests {
 }
 
 @Suite("a plan's stages")
-struct PipelinePlanTests {
+struct DryRunTests {
     @Test("one entry per stage, in order, with its kind and the store it works on")
     func stages() throws {
         let spec = PipelineSpec(

@@ -107,7 +107,7 @@ struct TransferReportTests {
 }
 
 @Suite("what a push changed")
-struct PushRecordTests {
+struct PushManifestTests {
     @Test("files added or changed against develop at the push, and files it removed")
     func changes() {
         let record = PushManifest(
