@@ -27,7 +27,8 @@ public struct TestFlow: Sendable {
         let request = request
         try checkCombinations()
         let asked = request.recordImpact ? (request.coverage ?? CoverageRequest()) : request.coverage
-        let coverage = request.mode.runs ? try asked?.settings(package: request.package, node: request.limits.node) : nil
+        let coverage =
+            request.mode.runs ? try asked?.settings(package: request.package, node: request.limits.node) : nil
         var options = request.runOptions()
         let reads =
             request.recordImpact && coverage != nil ? try await ReadRecording.prepare(package: request.package) : nil
