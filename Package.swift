@@ -43,7 +43,8 @@ let package = Package(
         .target(
             name: "Pipelines",
             dependencies: [
-                "PipelineSpec", "TestRun", "References", "GitChanges", "TestSharding", "Coverage", "ImageDiff",
+                "PipelineCore", "PipelineSpec", "TestRun", "References", "GitChanges", "TestSharding", "Coverage",
+                "ImageDiff",
             ]
         ),
         // TestRun: the one test flow every entry point hands its request to (`pipeline test`, a test

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// `pipeline validate`: which files it checks, and what each holds or lacks.
 public enum SpecValidation {
@@ -33,6 +34,6 @@ public enum SpecValidation {
             return "ok: \(target.display) (\(quarantine.entries.count) quarantined)"
         }
         let spec = try SpecLoader.load(target.url, displayPath: target.display)
-        return "ok: \(target.display) (\(spec.stages.count) stage\(spec.stages.count == 1 ? "" : "s"))"
+        return "ok: \(target.display) (\(counted(spec.stages.count, "stage")))"
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GitChanges
+import PipelineCore
 
 /// A change set as people read it: the commits compared, then each kind of change, grouped.
 public enum ChangeReport {
@@ -12,17 +13,17 @@ public enum ChangeReport {
         guard !changes.isEmpty else {
             return lines + ["no changes between these commits"]
         }
-        lines.append("\(changes.files.count) file\(changes.files.count == 1 ? "" : "s") changed")
+        lines.append("\(counted(changes.files.count, "file")) changed")
         section(
             "test targets",
             changes.testTargets.map {
-                row($0.status, $0.path, $0.oldPath, "\($0.files) file\($0.files == 1 ? "" : "s")")
+                row($0.status, $0.path, $0.oldPath, counted($0.files, "file"))
             }, into: &lines)
         section("test files", changes.testFiles.map { row($0.status, $0.path, $0.oldPath, nil) }, into: &lines)
         section(
             "reference folders",
             changes.referenceFolders.map {
-                row($0.status, $0.path, $0.oldPath, "\($0.files) file\($0.files == 1 ? "" : "s")")
+                row($0.status, $0.path, $0.oldPath, counted($0.files, "file"))
             }, into: &lines)
         if !changes.promotable.isEmpty {
             lines.append(

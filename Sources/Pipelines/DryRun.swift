@@ -1,4 +1,5 @@
 import GitChanges
+import PipelineCore
 import PipelineSpec
 import References
 
@@ -120,7 +121,7 @@ public struct DryRun: Sendable, Encodable {
             if let note = stage.note { lines += note.split(separator: "\n").map { indent + $0 } }
             for shard in stage.shards ?? [] {
                 lines.append(
-                    indent + "shard \(shard.index): \(shard.tests.count) tests, expected "
+                    indent + "shard \(shard.index): \(counted(shard.tests.count, "test")), expected "
                         + String(format: "%.2f", shard.expectedSeconds) + " s")
             }
             for transfer in (stage.transfer.map { [$0] } ?? []) + (stage.transfers ?? []) {

@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import PipelineSpec
 
 /// `pipeline list`: every pipeline of `pipelines/` with its plan, or its problems when it does not
@@ -47,7 +48,7 @@ public struct PipelineList: Sendable {
             lines.append("")
             guard let plan = entry.plan else {
                 let count = entry.problems.count
-                lines.append("  \(entry.name)\(padding)  (invalid: \(count) problem\(count == 1 ? "" : "s"))")
+                lines.append("  \(entry.name)\(padding)  (invalid: \(counted(count, "problem")))")
                 continue
             }
             lines.append("  \(entry.name)\(padding)  \(plan.description)")

@@ -1,6 +1,7 @@
 import Coverage
 import Foundation
 import GitChanges
+import PipelineCore
 import PipelineSpec
 import References
 import SharedRun
@@ -70,7 +71,7 @@ public struct TestSession: Sendable {
         if let only = suite.options.only {
             let gone = only.subtracting(prepared.tests.map(\.name)).sorted()
             write(
-                "Running the \(prepared.tests.count) tests that did not pass last time"
+                "Running the \(counted(prepared.tests.count, "test")) that did not pass last time"
                     + (gone.isEmpty ? "" : "; \(gone.count) no longer exist: \(gone.prefix(5).joined(separator: ", "))")
                     + "\n")
         }
@@ -88,12 +89,12 @@ public struct TestSession: Sendable {
         var lines = ["timings: \(timings)"]
         if let queue {
             lines.append(
-                "queue: \(queue.location) (plan.json, claims/, results/); \(shards.count) batches, claimed by the nodes in turn"
+                "queue: \(queue.location) (plan.json, claims/, results/); \(counted(shards.count, "batch", plural: "batches")), claimed by the nodes in turn"
             )
         }
         for shard in shards {
             lines.append(
-                "\(queue == nil ? "shard" : "batch") \(shard.index): \(shard.tests.count) tests, "
+                "\(queue == nil ? "shard" : "batch") \(shard.index): \(counted(shard.tests.count, "test")), "
                     + "expected \(String(format: "%.2f", shard.expectedSeconds)) s")
             lines += shard.tests.map { "  \($0.name)" }
         }
@@ -122,7 +123,7 @@ public struct TestSession: Sendable {
         let tests = prepared.tests.filter { names.contains($0.name) }
         guard !tests.isEmpty else { return }
         write(
-            "Rendering \(tests.count) new snapshot test\(tests.count == 1 ? "" : "s") for CI's candidates "
+            "Rendering \(counted(tests.count, "new snapshot test")) for CI's candidates "
                 + "(\(SnapshotSwitches.record)=missing; the verdict stays failed)\n")
         var options = suite.options
         options.environment[SnapshotSwitches.record] = SnapshotSwitches.RecordMode.missing.rawValue
@@ -136,7 +137,7 @@ public struct TestSession: Sendable {
         ) { _ in }
         _ = try await render.run(subset, progress: progress, statusInterval: statusInterval, part: "render-new")
         let kept = snapshots.keepRendered(since: start)
-        write("  kept \(kept) rendering\(kept == 1 ? "" : "s") of new snapshot tests\n")
+        write("  kept \(counted(kept, "rendering")) of new snapshot tests\n")
     }
 
     /// A flake hunt: the selected tests run `times` times, each run in fresh processes, as many runs
@@ -146,8 +147,8 @@ public struct TestSession: Sendable {
         let perRun = prepared.tests.reduce(0) { $0 + (prepared.estimates[$1] ?? 0) }
         let expected = perRun * Double((times + lanes - 1) / lanes)
         write(
-            "Running \(prepared.tests.count) test\(prepared.tests.count == 1 ? "" : "s") \(times) times, \(lanes) run"
-                + "\(lanes == 1 ? "" : "s") at once, each in fresh processes"
+            "Running \(counted(prepared.tests.count, "test")) \(times) times, \(counted(lanes, "run")) at once, "
+                + "each in fresh processes"
                 + (untilFailure ? ", until one fails" : "") + "; expected \(String(format: "%.1f", expected)) s\n")
         let write = self.write
         let progress = RunProgress(

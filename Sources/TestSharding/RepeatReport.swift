@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 
 /// The outcome of a flake hunt (`pipeline test --repeat N`): each selected test run N times, each
 /// run in a fresh process, and for each test how often it failed and the first failure seen.
@@ -123,7 +124,7 @@ public struct RepeatReport: Codable, Sendable {
         let flaky = tests.filter { $0.firstFailure != nil }.count
         lines.append("")
         lines.append(
-            "\(tests.count) test\(tests.count == 1 ? "" : "s") run \(completed) time\(completed == 1 ? "" : "s")"
+            "\(counted(tests.count, "test")) run \(counted(completed, "time"))"
                 + (stoppedEarly ? " (stopped at the first failing run of \(requested))" : "")
                 + " in \(seconds.formatted(places: 1)) s: "
                 + (flaky == 0 ? "no failure" : "\(flaky) failed at least once"))

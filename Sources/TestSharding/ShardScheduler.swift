@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import PipelineCore
 
 /// What to run and how: everything `pipeline test` and a pipeline's test stage decide.
 public struct TestRunOptions: Sendable {
@@ -113,7 +114,8 @@ public struct ShardScheduler: Sendable {
             .run(pool, progress: progress)
         }
         if options.retries > 0, let limit = options.maxRetried, outcome.failures.count > limit {
-            let note = "\(outcome.failures.count) tests failed, more than --max-retried \(limit): none was retried"
+            let note =
+                "\(counted(outcome.failures.count, "test")) failed, more than --max-retried \(limit): none was retried"
             await progress.note(note)
             return (outcome, note)
         }

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import PipelineCore
 
 /// A package's suite, from the build to the report: it builds the test product, lists and selects
 /// the tests and plans the shards from the durations it is given (`prepare`), then hands the
@@ -60,7 +61,7 @@ public struct SuiteRun: Sendable {
         /// The line that opens a run: how many tests in how many shards, on which node, expected when;
         /// `note` follows it.
         public func announcement(node: Node, note: String? = nil) -> String {
-            "Running \(plannedTests) tests in \(shards.count) shard\(shards.count == 1 ? "" : "s")"
+            "Running \(counted(plannedTests, "test")) in \(counted(shards.count, "shard"))"
                 + (node.count > 1 ? " (node \(node))" : "") + ", expected \(String(format: "%.1f", expectedSeconds)) s"
                 + (note.map { "; \($0)" } ?? "")
         }

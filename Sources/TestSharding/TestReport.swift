@@ -156,7 +156,7 @@ public struct TestReport: Codable, Sendable {
             }
             if found.count > 1 {
                 summary.duplicated += 1
-                problems.append("\(test.name) ran in \(found.count) batches")
+                problems.append("\(test.name) ran in \(counted(found.count, "batch", plural: "batches"))")
             }
             results.append(found.last!)
         }
@@ -334,7 +334,7 @@ public struct TestReport: Codable, Sendable {
         if let retryNote { lines.append("note: \(retryNote)") }
         lines.append(summaryLine)
         lines.append(
-            "\(summary.total) tests in \(summary.shards) shard\(summary.shards == 1 ? "" : "s")"
+            "\(counted(summary.total, "test")) in \(counted(summary.shards, "shard"))"
                 + (summary.node.count > 1 ? " on node \(summary.node)" : "")
                 + ": \(summary.seconds.formatted(places: 2)) s (plan expected \(summary.expectedSeconds.formatted(places: 2)) s, "
                 + "ideal \(summary.idealSeconds.formatted(places: 2)) s)")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PipelineCore
 import PipelineSpec
 
 struct ValidateCommand: AsyncParsableCommand {
@@ -31,8 +32,8 @@ struct ValidateCommand: AsyncParsableCommand {
         if invalidFiles > 0 {
             throw CLIFailure(
                 status: .spec,
-                message: "\(invalidFiles) of \(targets.count) "
-                    + "file\(targets.count == 1 ? "" : "s") invalid, \(problems) problem\(problems == 1 ? "" : "s") in all"
+                message:
+                    "\(invalidFiles) of \(counted(targets.count, "file")) invalid, \(counted(problems, "problem")) in all"
             )
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PipelineCore
 import PipelineSpec
 import Pipelines
 import TestRun
@@ -49,7 +50,7 @@ struct TimingsCommand: ParsableCommand {
             let settings = SharedRunSettings(
                 timings: output, pipeline: pipeline, workingDirectory: global.workingDirectory)
             let tests = try await settings.mergeTimings(files.map(global.resolve))
-            Console.error("merged \(files.count) file\(files.count == 1 ? "" : "s"): \(tests) tests")
+            Console.error("merged \(counted(files.count, "file")): \(counted(tests, "test"))")
         }
     }
 }

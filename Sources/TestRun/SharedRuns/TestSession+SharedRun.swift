@@ -1,4 +1,5 @@
 import Foundation
+import PipelineCore
 import ReferenceStore
 import References
 import SharedRun
@@ -31,7 +32,7 @@ extension TestSession {
         }
         var rerunning = try await queue.earlierClaims()
         write(
-            "Queue \(queue.location): \(plan.batches.count) batches of \(plan.suite.count) tests for \(queue.node.count) nodes"
+            "Queue \(queue.location): \(counted(plan.batches.count, "batch", plural: "batches")) of \(counted(plan.suite.count, "test")) for \(counted(queue.node.count, "node"))"
                 + (rerunning.isEmpty
                     ? "" : "; node \(queue.node) runs again the \(rerunning.count) it ran on an earlier attempt") + "\n"
         )
@@ -58,7 +59,7 @@ extension TestSession {
                 let batch = claimed.batch
                 let part = prepared.only(batch.tests, shards: suite.options.shards)
                 write(
-                    "Batch \(batch.index + 1) of \(plan.batches.count): \(batch.tests.count) tests, "
+                    "Batch \(batch.index + 1) of \(plan.batches.count): \(counted(batch.tests.count, "test")), "
                         + "expected \(String(format: "%.1f", part.expectedSeconds)) s"
                         + (claimed.takenOverFrom.map {
                             $0 == WorkQueue.unreadable
