@@ -127,10 +127,11 @@ struct TestCommandTests {
         #expect(
             failed.allSatisfy { first[$0]?["attempts"] as? Int == 1 }, "more failed than --max-retried 0: none retried")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any])
+        // "1 test", never "1 tests".
+        let tests = failed.count == 1 ? "1 test" : "\(failed.count) tests"
+        #expect(json["retryNote"] as? String == "\(tests) failed, more than --max-retried 0: none was retried")
         #expect(
-            json["retryNote"] as? String == "\(failed.count) tests failed, more than --max-retried 0: none was retried")
-        #expect(
-            failing.stderr.contains("note: \(failed.count) tests failed, more than --max-retried 0"),
+            failing.stderr.contains("note: \(tests) failed, more than --max-retried 0"),
             "\(failing.stderr)")
 
         let retried = try test(
@@ -142,7 +143,7 @@ struct TestCommandTests {
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try report(again).keys.sorted() == failed, "only the tests that failed ran")
         #expect(
-            again.stderr.contains("Running the \(failed.count) tests that did not pass last time"), "\(again.stderr)")
+            again.stderr.contains("Running the \(tests) that did not pass last time"), "\(again.stderr)")
         let nothing = try test("--failed")
         #expect(nothing.status == 0)
         #expect(nothing.stdout.contains("left no test failing: nothing to run"), "\(nothing.stdout)")
