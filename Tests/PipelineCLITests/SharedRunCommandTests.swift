@@ -137,7 +137,7 @@ struct SharedRunCommandTests {
         let again = try test(["--failed"], ["GITHUB_RUN_ID": "4711"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try names(again) == failed)
-        #expect(again.stderr.contains("Running the 1 tests that did not pass last time"), "\(again.stderr)")
+        #expect(again.stderr.contains("Running the 1 test that did not pass last time"), "\(again.stderr)")
 
         try FileManager.default.removeItem(at: lastRun)
         let done = try test(["--failed"], ["GITHUB_RUN_ID": "4711"])
