@@ -8,7 +8,8 @@ import ReferenceStore
 /// merge order:
 ///
 /// 1. a job claims the test by writing its plan (the copies and deletions, with their sources) as
-///    `pending`, with a lease, on the record it read (If-Match, or If-None-Match for the first);
+///    `pending`, with a lease, over the record it read or already knew (If-Match, or If-None-Match
+///    when there is none; a record changed meanwhile fails the condition and is read again);
 /// 2. it copies, and writes the record again with the files it wrote and no `pending`;
 /// 3. a file the record says a later merge wrote (a descendant of this merge) is left alone.
 ///
