@@ -228,7 +228,7 @@ let package = Package(
             name: "PipelineCLITests",
             dependencies: [
                 "pipeline", "PipelineCLI", "PipelineSpec", "ReferenceStore", "References", "ImageDiff",
-                "SnapshotConventions", "CISystem", "TestSupport",
+                "SnapshotConventions", "CISystem", "TestSupport", .product(name: "Yams", package: "Yams"),
             ]
         ),
     ]

@@ -60,8 +60,8 @@ git add -A && git commit -q -m "The app and its snapshot tests; references live 
 echo "demo: a throwaway repository with the example package is at $repo" >&2
 
 say "1. the snapshot tests record their references once, and they are stored in develop (the old force-upload script)"
-pipeline refs record "${tests[@]}"
-pipeline refs promote "${tests[@]}" --force --yes
+pipeline refs record --all
+pipeline refs promote --all --force --yes
 
 say "2. a feature branch changes a view: the brand colour every badge is drawn in"
 git checkout -q -b feature/brand-colour

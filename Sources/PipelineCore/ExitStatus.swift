@@ -15,7 +15,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case build = 6
     /// No test was selected: the package has none, or no test matches the filters. Never a pass.
     case noTests = 7
-    /// Promotion refused: develop's references changed after the branch was cut (`--force`
+    /// Promotion refused: develop's references changed after the branch was cut (`--overwrite`
     /// overwrites), or the merged commit's CI run failed snapshots whose renderings were never
     /// accepted; or `refs accept` refused a candidate (`--force` accepts it).
     case conflict = 8

@@ -8,26 +8,31 @@ import ReferenceStore
 /// The reference commands' work, one entry point each, over one context read from the spec.
 extension ReferenceContext {
     /// `refs promote`: the tests a merge changed (or `tests`), feature to develop, in every render
-    /// environment's set the branch pushed to (a report each). With `force`, a
-    /// conflict with a later merge is overwritten after `confirm` agrees; with `force` and named
-    /// tests, the checkout's references go to feature and develop, after `confirm` agrees.
-    /// `branchHead` names the merged branch's head when the merge cannot be matched to it.
+    /// environment's set the branch pushed to (a report each). With `overwrite`, a conflict with a
+    /// later merge is overwritten after `confirm` agrees. With `force`, the checkout's references
+    /// of `tests` (every test's that has them with `all`) go to feature and develop instead, after
+    /// `confirm` agrees. `branchHead` names the merged branch's head when the merge cannot be matched to it.
     public func promote(
-        tests: [String], changes query: ChangeQuery, force: Bool, prune: Bool, dryRun: Bool,
-        branchHead: String? = nil, confirm: (String) throws -> Void
+        tests: [String], all: Bool = false, changes query: ChangeQuery, force: Bool = false, overwrite: Bool = false,
+        prune: Bool, dryRun: Bool, branchHead: String? = nil, confirm: (String) throws -> Void
     ) async throws -> [TransferReport] {
         var transfers = transfers
         transfers.mergedBranchHead = branchHead
-        if force, !tests.isEmpty {
+        if force {
+            guard all || !tests.isEmpty else {
+                throw RequestError(
+                    "refs promote --force pushes the checkout's references to feature and develop: name the tests, "
+                        + "or pass --all (to overwrite develop's later promotions in a merge's promotion: --overwrite)")
+            }
             let preview = try await transfers.push(
-                tests: tests, to: [.feature, .develop], commit: headCommit, prune: prune, dryRun: true)
+                tests: tests, all: all, to: [.feature, .develop], commit: headCommit, prune: prune, dryRun: true)
             if dryRun { return preview }
             let count = preview.map(\.copied.count).reduce(0, +)
+            let named = preview.first.map { $0.tests.joined(separator: ", ") } ?? ""
             try confirm(
-                "Push \(count) local reference file(s) of \(tests.joined(separator: ", ")) "
-                    + "to feature and develop, replacing what is there?")
+                "Push \(count) local reference file(s) of \(named) to feature and develop, replacing what is there?")
             return try await transfers.push(
-                tests: tests, to: [.feature, .develop], commit: headCommit, prune: prune, dryRun: false)
+                tests: tests, all: all, to: [.feature, .develop], commit: headCommit, prune: prune, dryRun: false)
         }
         let changes = try self.changes(query)
         let history = try history()
@@ -36,13 +41,20 @@ extension ReferenceContext {
                 tests: tests.isEmpty ? nil : tests, changes: changes, history: history, force: force, prune: prune,
                 dryRun: dryRun)
         }
-        if force, !dryRun {
+        if overwrite, !dryRun {
             let conflicts = try await promote(force: true, dryRun: true).map(\.conflicts.count).reduce(0, +)
             if conflicts > 0 {
                 try confirm("Overwrite \(conflicts) develop reference(s) that later merges promoted?")
             }
         }
-        return try await promote(force: force, dryRun: dryRun)
+        return try await promote(force: overwrite, dryRun: dryRun)
+    }
+
+    /// `refs push`: the checkout's references of `tests` (every test's that has them with `all`) to
+    /// feature, as HEAD's push.
+    public func push(tests: [String], all: Bool, prune: Bool, dryRun: Bool) async throws -> [TransferReport] {
+        try await transfers.push(
+            tests: tests, all: all, to: [.feature], commit: headCommit, prune: prune, dryRun: dryRun)
     }
 
     /// `refs pull`: the checkout's references from `role`. A reviewer's named tests from feature

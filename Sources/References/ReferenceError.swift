@@ -8,7 +8,7 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     case notATest(String, reason: String)
     /// A named test has nothing in the store it is pulled from.
     case noReferences(test: String, store: String)
-    /// Develop's copies were promoted after the branch was cut; `--force` overwrites them.
+    /// Develop's copies were promoted after the branch was cut; `--overwrite` overwrites them.
     case developChanged([PromotionConflict])
     /// Some objects could not be copied or deleted; the rest were. A re-run finishes the job.
     case incomplete(failed: Int, total: Int)
@@ -31,6 +31,9 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     case noStore(role: String, path: String, origin: String)
     /// A merge's promotion left tests it touched without their references in develop.
     case developStale([NotPromoted])
+    /// `--all` found nothing to act on: no test of the checkout has local references (`what` says
+    /// what was asked, `store` where the references were looked for).
+    case noLocalReferences(what: String, store: String)
 
     public var description: String {
         switch self {
@@ -52,16 +55,18 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
         case .noStore(let role, let path, let origin):
             "the \(role) store \(path) does not exist (references.\(role), \(origin)); check the path. "
                 + (role == "develop"
-                    ? "To start develop, 'pipeline refs promote TEST… --force --yes' creates it"
+                    ? "To start develop, 'pipeline refs promote --all --force --yes' creates it"
                     : "The first 'pipeline refs push' (or 'refs record --push') creates it")
         case .developStale(let tests):
             "develop is stale: the merge touched \(tests.count) test(s) whose references did not reach it "
                 + (tests.first.map { "(first: \($0)); " } ?? "") + "fix each as said and promote again"
         case .developChanged(let conflicts):
             "\(conflicts.count) reference(s) in develop changed after this branch was cut "
-                + (conflicts.first.map { "(first: \($0)); " } ?? "") + "re-run with --force to overwrite them"
+                + (conflicts.first.map { "(first: \($0)); " } ?? "") + "re-run with --overwrite to overwrite them"
         case .incomplete(let failed, let total):
             "\(failed) of \(total) object(s) failed; the others were done, and re-running finishes the job"
+        case .noLocalReferences(let what, let store):
+            "\(what): no test has references in \(store) yet; record them first ('pipeline refs record --all')"
         case .needsConfirmation(let what):
             "\(what) needs confirmation: run it in a terminal, or pass --yes"
         case .recordingFailed(let test, let reason):
@@ -79,7 +84,7 @@ extension ReferenceError: ExitCoded {
     public var exitStatus: ExitStatus {
         switch self {
         case .notConfigured: .spec
-        case .notATest, .needsConfirmation: .usage
+        case .notATest, .needsConfirmation, .noLocalReferences: .usage
         case .noReferences, .incomplete, .noCandidates, .noStore: .storage
         case .developChanged, .candidateRefused, .neverAccepted, .notOnBranch: .conflict
         case .recordingFailed: .testsFailed

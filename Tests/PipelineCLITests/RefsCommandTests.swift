@@ -169,16 +169,17 @@ struct RefsCommandTests {
             "\(refused.stderr)")
         let preview = try repo.report("refs", "promote", "--dry-run")
         #expect((preview["conflicts"] as? [[String: String]])?.first?["commit"] == mergeA)
-        let unconfirmed = try repo.pipeline("refs", "promote", "--force")
+        #expect(refused.stderr.contains("re-run with --overwrite to overwrite them"), "\(refused.stderr)")
+        let unconfirmed = try repo.pipeline("refs", "promote", "--overwrite")
         #expect(unconfirmed.status == 2)
         #expect(unconfirmed.stderr.contains("needs confirmation"), "\(unconfirmed.stderr)")
         // Nothing was overwritten: develop still has a's image.
         #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
         #expect(repo.read(Self.login) == "login a")
 
-        let forced = try repo.report("refs", "promote", "--force", "--yes")
+        let forced = try repo.report("refs", "promote", "--overwrite", "--yes")
         #expect(forced["copied"] as? [String] == ["LoginTests/test_login.1.png"])
-        let again = try repo.report("refs", "promote", "--force", "--yes")
+        let again = try repo.report("refs", "promote", "--overwrite", "--yes")
         #expect((again["copied"] as? [String])?.isEmpty == true)
         #expect(again["tests"] as? [String] == ["ProfileTests"], "feature's LoginTests is develop's now: \(again)")
         #expect(again["identical"] as? Int == 1)
@@ -215,6 +216,44 @@ struct RefsCommandTests {
         let missing = try repo.pipeline("refs", "pull", "NewTests", "--from", "feature")
         #expect(missing.status == 5)
         #expect(missing.stderr.contains("has no references for 'NewTests'"), "\(missing.stderr)")
+    }
+
+    @Test(
+        "a first recording: push --all and promote --all --force take every test with references; --force alone fails",
+        arguments: RefsBackend.available)
+    func everyTest(backend: RefsBackend) async throws {
+        let repo = try SnapshotRepository(references: try await backend.references())
+        try repo.write("Tests/AppTests/EmptyTests.swift", "// no references\n")
+        let alone = try repo.pipeline("refs", "promote", "--force", "--yes")
+        #expect(alone.status == 2)
+        #expect(
+            alone.stderr
+                == "error: refs promote --force pushes the checkout's references to feature and develop: name the "
+                + "tests, or pass --all (to overwrite develop's later promotions in a merge's promotion: --overwrite)\n"
+        )
+        #expect(try repo.pipeline("refs", "promote", "--all").status == 2, "--all goes with --force")
+        #expect(try repo.pipeline("refs", "push").status == 2, "push names tests or takes --all")
+
+        let promoted = try repo.pipeline("refs", "promote", "--all", "--force", "--yes", "--json")
+        #expect(promoted.status == 0, "\(promoted.stderr)")
+        let reports = try #require(
+            try JSONSerialization.jsonObject(with: Data(promoted.stdout.utf8)) as? [[String: Any]])
+        #expect(
+            reports.map { $0["tests"] as? [String] } == [
+                ["LoginTests", "ProfileTests"], ["LoginTests", "ProfileTests"],
+            ])
+        #expect(reports.map { ($0["copied"] as? [String])?.count } == [2, 2], "to feature and to develop")
+        try repo.write(Self.login, "login v2")
+        let pushed = try repo.report("refs", "push", "--all")
+        #expect(pushed["tests"] as? [String] == ["LoginTests", "ProfileTests"])
+        #expect(pushed["copied"] as? [String] == ["LoginTests/test_login.1.png"])
+
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(SnapshotRepository.snapshots))
+        let nothing = try repo.pipeline("refs", "push", "--all")
+        #expect(nothing.status == 2)
+        #expect(
+            nothing.stderr.contains("nothing to push to feature: no test has references in "), "\(nothing.stderr)")
+        #expect(nothing.stderr.contains("('pipeline refs record --all')"), "\(nothing.stderr)")
     }
 
     @Test("orphans: references in develop whose test file is gone", arguments: RefsBackend.available)

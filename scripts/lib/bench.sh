@@ -10,13 +10,10 @@ measure() {
     done < <(python3 "$bench_lib/interleave.py" "$runs" "$@")
 }
 
-# build_release: builds pipeline as users install it, for speed (on Linux with the Swift runtime
-# linked in statically, which halves its start-up), and sets $bin.
+# build_release: builds pipeline as a release is built (scripts/release.sh: on Linux the Swift
+# runtime, libpng and libcrypto linked in, which more than halves its start-up), and sets $bin.
 build_release() {
-    local static=()
-    [[ "$(uname)" == Linux ]] && static=(--static-swift-stdlib)
-    swift build -c release --product pipeline "${static[@]}" >/dev/null
-    bin="$(swift build -c release "${static[@]}" --show-bin-path)/pipeline"
+    bin="$(scripts/release.sh --build-only 2>/dev/null)"
 }
 
 # bench_images FOLDER: $objects random (incompressible, like PNGs) images of ~20 KB in $folders test

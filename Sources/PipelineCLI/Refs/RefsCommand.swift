@@ -68,14 +68,19 @@ struct RefsCommand: AsyncParsableCommand {
 
         @OptionGroup var options: ReferenceOptions
         @Argument(help: ArgumentHelp("The tests (test file names, such as LoginViewTests).", valueName: "test"))
-        var tests: [String]
+        var tests: [String] = []
+        @Flag(help: "Every test that has local references.")
+        var all = false
         @Flag(help: "Also delete what feature has of these tests and the checkout no longer does.")
         var prune = false
 
+        func validate() throws {
+            if all == !tests.isEmpty { throw ValidationError("name the tests to push, or pass --all") }
+        }
+
         func run() async throws {
-            let context = try await options.context()
-            let reports = try await context.transfers.push(
-                tests: tests, to: [.feature], commit: context.headCommit, prune: prune, dryRun: options.dryRun)
+            let reports = try await options.context().push(
+                tests: tests, all: all, prune: prune, dryRun: options.dryRun)
             try options.finish(reports)
         }
     }
@@ -138,11 +143,12 @@ struct RefsCommand: AsyncParsableCommand {
                 References committed in git are promoted from the merge commit itself: \
                 the files the merge changed in git. A test feature holds no push record of (pushed by an older pipeline or a \
                 script) is promoted from feature's latest copy, and if a merge promoted develop's copy \
-                after the branch was cut, it stops; --force overwrites.
+                after the branch was cut, it stops; --overwrite overwrites.
 
                 Developers, after changing a shared component: 'pipeline refs promote TEST… --force' \
                 pushes those tests' local references to feature and develop, although their test files \
-                did not change. It asks first; --yes answers for CI, and without a terminal or --yes it refuses.
+                did not change; 'pipeline refs promote --all --force' pushes every test's, as a team's \
+                first recording does. It asks first; --yes answers for CI, and without a terminal or --yes it refuses.
                 """
         )
 
@@ -150,11 +156,12 @@ struct RefsCommand: AsyncParsableCommand {
         @OptionGroup var changeOptions: ChangeOptions
         @Argument(help: ArgumentHelp("These tests instead of the ones the merge changed.", valueName: "test"))
         var tests: [String] = []
-        @Flag(
-            help:
-                "Overwrite develop references changed after the branch was cut; with TEST names, push local references."
-        )
+        @Flag(help: "With --force: every test that has local references.")
+        var all = false
+        @Flag(help: "Push the named tests' (or --all) local references to feature and develop.")
         var force = false
+        @Flag(help: "Overwrite develop references that later merges promoted after the branch was cut.")
+        var overwrite = false
         @Flag(help: "Do not ask for confirmation.")
         var yes = false
         @Flag(help: "Also delete what develop has of these tests and feature no longer does.")
@@ -166,10 +173,16 @@ struct RefsCommand: AsyncParsableCommand {
                 valueName: "rev"))
         var branchHead: String?
 
+        func validate() throws {
+            if all, !tests.isEmpty { throw ValidationError("name the tests or pass --all, not both") }
+            if all, !force { throw ValidationError("--all goes with --force: every test's local references") }
+            if force, overwrite { throw ValidationError("--overwrite is for a merge's promotion, not --force's push") }
+        }
+
         func run() async throws {
             let reports = try await options.context().promote(
-                tests: tests, changes: changeOptions.query, force: force, prune: prune, dryRun: options.dryRun,
-                branchHead: branchHead
+                tests: tests, all: all, changes: changeOptions.query, force: force, overwrite: overwrite, prune: prune,
+                dryRun: options.dryRun, branchHead: branchHead
             ) { question in try Confirmation.ask(question, yes: yes) }
             try options.finish(reports)
         }

@@ -22,7 +22,7 @@ enum RefsGuide {
             who: "reviewers of a pull request whose run shows an intended change",
             purpose: "make what CI rendered the branch's references (the review page gives the command)"),
         Entry(
-            command: "pipeline refs promote TEST… --force", who: "developers, after changing a shared component",
+            command: "pipeline refs promote TEST…|--all --force", who: "developers, after changing a shared component",
             purpose: "push to feature and develop references of tests whose files did not change"),
         Entry(
             command: "pipeline refs prune --older-than 30d", who: "maintainers, or a scheduled CI job",

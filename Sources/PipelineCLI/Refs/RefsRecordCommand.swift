@@ -26,7 +26,10 @@ extension RefsCommand {
         @Argument(
             help: ArgumentHelp("The test files whose references to record (such as BadgeViewTests).", valueName: "test")
         )
-        var tests: [String]
+        var tests: [String] = []
+
+        @Flag(help: "Every test file that asserts snapshots (a team's first recording).")
+        var all = false
 
         @Flag(
             help:
@@ -49,6 +52,7 @@ extension RefsCommand {
         var review: String?
 
         func validate() throws {
+            if all == !tests.isEmpty { throw ValidationError("name the tests to record, or pass --all") }
             guard timeout > .zero else {
                 throw ValidationError("--timeout must be a positive duration such as 90s or 10m")
             }
@@ -59,7 +63,7 @@ extension RefsCommand {
             let context = try await options.context()
             Interrupts.install()
             let (report, pushed) = try await context.record(
-                tests, package: package, timeout: timeout, cores: options.global.availableCores,
+                tests, all: all, package: package, timeout: timeout, cores: options.global.availableCores,
                 review: review.map(options.global.resolve), push: push, dryRun: options.dryRun
             ) { FileHandle.standardError.write(Data($0.utf8)) }
             guard let pushed else {

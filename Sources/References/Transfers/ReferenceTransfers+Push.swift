@@ -4,14 +4,20 @@ import PipelineSpec
 import ReferenceStore
 
 extension ReferenceTransfers {
-    /// Uploads the checkout's references of `tests` to each of `roles`, recording `commit`.
-    /// Every name must be a test of the checkout with local references.
+    /// Uploads the checkout's references of `tests` (every test's that has local references with
+    /// `all`) to each of `roles`, recording `commit`. Every name must be a test of the checkout with
+    /// local references.
     public func push(
-        tests: [String], to roles: [StoreRole], commit: String?, prune: Bool,
+        tests named: [String], all: Bool = false, to roles: [StoreRole], commit: String?, prune: Bool,
         dryRun: Bool
     ) async throws -> [TransferReport] {
         let local = stores.local(testPattern: testPattern)
         let withReferences = Set(try await local.testsWithReferences())
+        let tests = all ? withReferences.sorted() : named
+        if all, tests.isEmpty {
+            throw ReferenceError.noLocalReferences(
+                what: "nothing to push to \(roles.map(\.rawValue).joined(separator: " and "))", store: local.name)
+        }
         for test in tests {
             guard local.testFiles.contains(test) else {
                 throw ReferenceError.notATest(test, reason: "no test file \(test).swift in \(local.checkout.path)")

@@ -31,7 +31,7 @@ public struct TransferReport: Sendable, Encodable {
     public var deleted: [String] = []
     /// Tests left alone, with the reason.
     public var skipped: [String: String] = [:]
-    /// Develop references promoted after the branch was cut (overwritten only with `--force`).
+    /// Develop references promoted after the branch was cut (overwritten only with `--overwrite`).
     public var conflicts: [PromotionConflict] = []
     /// Tests found through the commits recorded in the source store (pushed by the compared
     /// commits) rather than through changed files.
@@ -141,7 +141,8 @@ extension TransferReport {
         list(deleting, deleted)
         list("skipped", skipped.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" })
         list(
-            "changed in develop after the branch was cut" + (dryRun ? " (needs --force)" : " (overwritten: --force)"),
+            "changed in develop after the branch was cut"
+                + (dryRun ? " (needs --overwrite)" : " (overwritten: --overwrite)"),
             conflicts.map(\.description))
         list("not checked (their promoting commit is not in this clone)", unverified)
         list(

@@ -1,5 +1,6 @@
 import Foundation
 import ImageDiff
+import PipelineCore
 import ReferenceStore
 import References
 import SnapshotConventions
@@ -51,6 +52,20 @@ public struct ReferenceRecorder: Sendable {
         let before = ReferenceInventory.scan(package)
         try copy(Array(before.files.keys), from: package, to: backup)
         return Recording(tests: tests, filters: filters, files: files, before: before, backup: backup)
+    }
+
+    /// The package's test files whose source asserts snapshots kept as files (`refs record --all`).
+    public func snapshotTests() throws -> [String] {
+        let tests = local.testFilePaths.filter { name, url in
+            url.path.hasPrefix(package.path + "/") && local.problem(placing: name) == nil
+                && (try? String(contentsOf: url, encoding: .utf8)).map(SnapshotTestSource.keepsReferences) == true
+        }.keys.sorted()
+        guard !tests.isEmpty else {
+            throw RequestError(
+                "nothing to record: no test file in \(package.path) asserts snapshots "
+                    + "(calls assertSnapshot or verifySnapshot, or imports SnapshotTesting)")
+        }
+        return tests
     }
 
     /// Puts every reference back as it was before `recording`, for a run that stopped before its end.

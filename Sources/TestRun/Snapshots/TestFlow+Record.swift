@@ -37,10 +37,11 @@ extension TestFlow {
 }
 
 extension ReferenceContext {
-    /// `refs record`: re-records `tests` in the package through the one test flow and, with
-    /// `push`, uploads them to feature.
+    /// `refs record`: re-records `tests` (with `all`, every test file asserting snapshots) in the
+    /// package through the one test flow and, with `push`, uploads them to feature.
     public func record(
-        _ tests: [String], package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool, dryRun: Bool,
+        _ named: [String], all: Bool = false, package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool,
+        dryRun: Bool,
         write: @escaping @Sendable (String) -> Void
     ) async throws -> (record: RecordReport, push: [TransferReport]?) {
         let request = TestRequest(
@@ -49,6 +50,7 @@ extension ReferenceContext {
         let recorder = ReferenceRecorder(
             package: package, local: transfers.stores.local(testPattern: transfers.testPattern), page: review,
             write: write)
+        let tests = all ? try recorder.snapshotTests() : named
         let report = try await TestFlow(request).record(tests, with: recorder)
         guard push else { return (report, nil) }
         let pushed = try await transfers.push(

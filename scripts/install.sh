@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Installs a release of pipeline: downloads the tarball, checks its SHA-256, puts bin/pipeline in PREFIX.
+#
+#   install.sh 0.1.0                          # a version, from PIPELINE_RELEASES (default: GitHub releases)
+#   install.sh https://…/pipeline-0.1.0-linux-x86_64.tar.gz
+#   install.sh ./dist/pipeline-0.1.0-linux-x86_64.tar.gz
+#
+# Options: --prefix DIR (default /usr/local; the binary goes to DIR/bin), --sha256 HEX (the expected
+# checksum; otherwise the `.sha256` file published beside the tarball is read). A tarball whose
+# checksum is not the expected one, or with no checksum to check against, is refused and nothing is
+# installed. Needs curl (for URLs), tar and sha256sum or shasum.
+#
+# PIPELINE_RELEASES is where versions are found: <PIPELINE_RELEASES>/v<version>/<tarball>.
+set -euo pipefail
+
+fail() { echo "install: $*" >&2; exit 1; }
+
+source=""
+prefix="${PREFIX:-/usr/local}"
+expected=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --prefix) prefix="$2"; shift 2 ;;
+        --sha256) expected="$2"; shift 2 ;;
+        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "install: unknown option '$1' (see --help)" >&2; exit 2 ;;
+        *) [[ -z "$source" ]] || { echo "install: one version, URL or file (got '$source' and '$1')" >&2; exit 2; }
+           source="$1"; shift ;;
+    esac
+done
+[[ -n "$source" ]] || { echo "install: name a version, a tarball URL or a tarball file (see --help)" >&2; exit 2; }
+
+os="$(uname -s | tr '[:upper:]' '[:lower:]')"
+arch="$(uname -m)"
+[[ "$arch" == aarch64 ]] && arch=arm64
+[[ "$os" == darwin ]] && { os=macos; arch=universal; }
+
+if [[ "$source" =~ ^v?[0-9]+\.[0-9]+\.[0-9]+([-.+][0-9A-Za-z.-]+)?$ ]]; then
+    version="${source#v}"
+    releases="${PIPELINE_RELEASES:-https://github.com/your-org/pipeline/releases/download}"
+    source="${releases%/}/v$version/pipeline-$version-$os-$arch.tar.gz"
+fi
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+tarball="$work/pipeline.tar.gz"
+
+case "$source" in
+    http://*|https://*|file://*)
+        curl -fsSL --retry 3 -o "$tarball" "$source" || fail "could not download $source"
+        if [[ -z "$expected" ]]; then
+            curl -fsSL --retry 3 -o "$work/sha256" "$source.sha256" \
+                || fail "no checksum at $source.sha256: pass --sha256 HEX to install it"
+            expected="$(cut -d' ' -f1 < "$work/sha256")"
+        fi ;;
+    *)
+        [[ -f "$source" ]] || fail "$source: no such file (a version is written 0.1.0, a URL https://…)"
+        cp "$source" "$tarball"
+        if [[ -z "$expected" ]]; then
+            [[ -f "$source.sha256" ]] || fail "no checksum file $source.sha256: pass --sha256 HEX to install it"
+            expected="$(cut -d' ' -f1 < "$source.sha256")"
+        fi ;;
+esac
+
+if command -v sha256sum >/dev/null; then actual="$(sha256sum "$tarball" | cut -d' ' -f1)"
+else actual="$(shasum -a 256 "$tarball" | cut -d' ' -f1)"; fi
+[[ "$actual" == "$(echo "$expected" | tr '[:upper:]' '[:lower:]')" ]] \
+    || fail "$source: SHA-256 is $actual, expected $expected; nothing installed"
+
+tar -C "$work" -xzf "$tarball"
+binary="$(find "$work" -mindepth 3 -maxdepth 3 -path '*/bin/pipeline' -type f | head -1)"
+[[ -n "$binary" ]] || fail "$source: no bin/pipeline in the tarball"
+"$binary" --version >/dev/null 2>"$work/err" || fail "$source: the binary does not run here: $(head -1 "$work/err")"
+
+mkdir -p "$prefix/bin" || fail "cannot create $prefix/bin"
+# A copy beside the target, then a rename: a running or half-copied binary is never replaced in place.
+cp "$binary" "$prefix/bin/.pipeline.new" && chmod 755 "$prefix/bin/.pipeline.new" \
+    && mv -f "$prefix/bin/.pipeline.new" "$prefix/bin/pipeline" || fail "cannot write $prefix/bin/pipeline"
+echo "install: $("$prefix/bin/pipeline" --version) in $prefix/bin/pipeline"
