@@ -32,7 +32,8 @@ let package = Package(
         .target(
             name: "PipelineCLI",
             dependencies: [
-                "Pipelines", "TestRun", "References", "PipelineSpec", "PipelineCore", "XcodeResults", "TestSharding",
+                "Pipelines", "TestRun", "References", "ProjectSetup", "PipelineSpec", "PipelineCore", "XcodeResults",
+                "TestSharding",
                 "CISystem", "ChildProcesses", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -99,6 +100,10 @@ let package = Package(
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
+
+        // `pipeline init`: the specs and the CI's workflow files (GitHub Actions, Bitrise, GitLab) for a
+        // team starting out, written only where nothing exists.
+        .target(name: "ProjectSetup", dependencies: ["PipelineCore", "PipelineSpec"]),
 
         // MARK: What both flows stand on
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
@@ -216,7 +221,10 @@ let package = Package(
         ),
         .testTarget(
             name: "TestRunTests",
-            dependencies: ["TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSupport"]),
+            dependencies: [
+                "TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSupport", "ImageDiff",
+                "ReferenceStore", "TestSharding",
+            ]),
         .testTarget(
             name: "PipelinesTests",
             dependencies: [

@@ -34,28 +34,12 @@ repo="$work/app"
 mkdir -p "$repo"
 (cd Examples/ExampleSuite && tar --exclude=.build --exclude=__Snapshots__ -cf - .) | (cd "$repo" && tar -xf -)
 cd "$repo"
-mkdir -p pipelines
-cat > pipelines/post-merge.yml <<'YAML'
-name: post-merge
-description: After a merge into develop, pull the references, test in shards, promote the changed tests' references.
-references:
-  feature: .pipeline/storage/feature
-  develop: .pipeline/storage/develop
-stages:
-  - pull:
-      from: develop
-      changed-from: feature
-  - test:
-      shards: auto
-      timeout: 60s
-      retries: 1
-  - promote:
-      from: feature
-      to: develop
-YAML
+git init -q
+say "0. pipeline init writes the specs (pull request, post-merge) and the CI's workflows; references go in folder stores"
+pipeline init --ci github --store .pipeline/storage
+cat pipelines/post-merge.yml
 # The team keeps reference images out of git: only in storage.
 printf '.build/\n.pipeline/\n__Snapshots__/\n' > .gitignore
-git init -q
 git add -A && git commit -q -m "The app and its snapshot tests; references live in storage"
 echo "demo: a throwaway repository with the example package is at $repo" >&2
 

@@ -23,6 +23,12 @@ public struct CIContext: Sendable {
         isatty(STDERR_FILENO) == 1 && !isCI
     }
 
+    /// Whether output to a stream may be coloured: it is a `terminal`, `NO_COLOR` is unset or empty
+    /// (no-color.org), and `TERM` is not `dumb`. CI logs are files, so they get none.
+    public func colors(terminal: Bool) -> Bool {
+        terminal && (variables["NO_COLOR"] ?? "").isEmpty && variables["TERM"] != "dumb"
+    }
+
     /// The CI's name for people (`GitHub Actions`), `CI` for one not known by name; nil outside CI.
     public var name: String? {
         let known = [

@@ -19,6 +19,15 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Any other libgit2 failure: the operation, libgit2's code, error class and message.
     case libgit2(operation: String, code: Int32, errorClass: Int32, message: String)
 
+    /// For a remote branch a CI's checkout did not fetch (GitHub's pull-request checkout fetches
+    /// only the merge), the command that fetches it.
+    static func fetchHint(_ revision: String) -> String {
+        let parts = revision.split(separator: "/", maxSplits: 1)
+        guard parts.count == 2, parts[0] == "origin", !revision.contains("..") else { return "" }
+        return "; this checkout has not fetched it: 'git fetch origin \(parts[1]):refs/remotes/\(revision)' "
+            + "(in GitHub Actions, 'fetch-depth: 0' on actions/checkout fetches every branch)"
+    }
+
     public var description: String {
         switch self {
         case .notARepository(let path):
@@ -27,7 +36,7 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
             "the repository at \(path) belongs to another user; if you trust it, run "
                 + "'git config --global --add safe.directory \(path)'"
         case .unknownRevision(let revision, let reason):
-            "unknown revision '\(revision)': \(reason)"
+            "unknown revision '\(revision)': \(reason)" + Self.fetchHint(revision)
         case .noCommits(let path):
             "the repository at \(path) has no commits yet"
         case .shallowClone(let missing):

@@ -20,7 +20,8 @@ struct PipelineCommand: AsyncParsableCommand {
             """,
         version: "pipeline \(Version.number)",
         subcommands: [
-            ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self, TestCommand.self,
+            InitCommand.self, ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self,
+            TestCommand.self,
             PlanCommand.self, ImportCommand.self, ReportCommand.self, CoverageCommand.self,
             TimingsCommand.self, QuarantineCommand.self, RefsCommand.self, VersionCommand.self,
         ]

@@ -25,7 +25,7 @@ public enum SpecError: Error, Sendable, CustomStringConvertible {
             return diagnostics.map(\.description).joined(separator: "\n")
         case .noPipelinesFolder(let start):
             return "no pipelines/ folder in \(start) or its parents up to the repository root; "
-                + "create pipelines/<name>.yml (see docs/spec.md)"
+                + "create pipelines/<name>.yml, or run 'pipeline init' to write the specs and CI files"
         case .unknownPipeline(let name, let folder, let available):
             let known = available.isEmpty ? "it holds no pipelines" : "available: " + available.joined(separator: ", ")
             return "no pipeline named '\(name)' in \(folder)/; \(known)"

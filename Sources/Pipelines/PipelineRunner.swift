@@ -2,6 +2,7 @@ import Coverage
 import Foundation
 import GitChanges
 import ImageDiff
+import PipelineCore
 import PipelineSpec
 import References
 import TestRun
@@ -97,7 +98,7 @@ public struct PipelineOutcome: Sendable, Encodable {
 /// Promotion never runs after a failed test stage; a stage with nothing to do says so and is
 /// skipped; an error (storage, build, git) stops the pipeline there.
 public struct PipelineRunner: Sendable {
-    public let spec: PipelineSpec
+    public private(set) var spec: PipelineSpec
     /// The folder holding `pipelines/`: paths in the spec are relative to it.
     public let base: URL
     public let origin: String
@@ -143,6 +144,18 @@ public struct PipelineRunner: Sendable {
         self.init(
             spec: spec, base: catalog.folder.deletingLastPathComponent(), origin: origin, changes: changes,
             quarantine: quarantine, cores: cores, interactive: interactive, write: write)
+    }
+
+    /// Keeps only the stages named (`pipeline run NAME --only pull,test`), in the spec's order: a
+    /// CI job that runs part of a pipeline, such as a matrix node's pull before its share of the
+    /// tests, or the promotion after every node passed. A name the spec has no stage of is an error.
+    public mutating func only(_ names: [String]) throws {
+        let known = spec.stages.map(\.kind.rawValue)
+        for name in names where !known.contains(name) {
+            throw RequestError(
+                "--only \(name): \(origin) has no \(name) stage (its stages: \(known.joined(separator: ", ")))")
+        }
+        spec.stages.removeAll { !names.contains($0.kind.rawValue) }
     }
 
     /// The dry run: the plan with each stage's detail worked out, and nothing built, run or written.

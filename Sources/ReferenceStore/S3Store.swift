@@ -143,7 +143,8 @@ public struct S3Store: ObjectStore {
             [
                 ("x-amz-content-sha256", try Digest.hex(ofFile: file, .sha256)),
                 ("content-md5", Self.base64(hex: md5)),
-            ] + Self.metadataHeaders(metadata.merging([Self.md5Metadata: md5]) { $1 }) + extraHeaders
+            ] + Self.metadataHeaders(metadata.merging([Self.md5Metadata: md5]) { $1 })
+            + (Self.contentType(of: key).map { [("content-type", $0)] } ?? []) + extraHeaders
         let response = try await send("PUT", key: key, headers: headers, uploadFrom: file)
         await DigestTrust.shared.learn(
             bucketID, etag: Self.etag(response.headers["etag"]), md5: md5, headers: response.headers)
@@ -259,6 +260,15 @@ public struct S3Store: ObjectStore {
             // Exponential backoff with full jitter: up to 0.1, 0.2, 0.4, 0.8 s.
             let ceiling = 0.1 * Double(1 << (attempt - 1))
             try? await Task.sleep(for: .milliseconds(Int(Double.random(in: 0...ceiling) * 1000)))
+        }
+    }
+
+    /// What a browser opening the object's link needs to show it: a review page, its images.
+    static func contentType(of key: ObjectKey) -> String? {
+        switch key.rawValue.split(separator: ".").last?.lowercased() {
+        case "png": "image/png"
+        case "html": "text/html; charset=utf-8"
+        default: nil
         }
     }
 

@@ -30,8 +30,10 @@ extension TestFlow {
             options: request.runOptions(), timings: place, keptInRun: request.shared.keptInRun, snapshots: check,
             coverage: nil)
         (report, findings) = try await session.finish(&report, findings: findings, planned: recorded)
-        if snapshots != nil { findings.notes += await keepCandidates(check, passed: report.passed) }
-        CIReport.publish(report, coverage: nil, title: request.title, variables: request.shared.variables)
+        if snapshots != nil { await keepCandidates(check, findings: &findings, passed: report.passed) }
+        CIReport.publish(
+            report, coverage: nil, title: request.title, review: findings.reviewForCI,
+            variables: request.shared.variables)
         return .ran(report, findings, coverage: nil, storeFailure: nil)
     }
 

@@ -106,7 +106,7 @@ public struct TestFlow: Sendable {
             return .ran(nil, ran.findings, coverage: nil, storeFailure: ran.storeFailure)
         }
         var findings = ran.findings
-        findings.notes += await keepCandidates(session.snapshots, passed: report.passed)
+        await keepCandidates(session.snapshots, findings: &findings, passed: report.passed)
         let measured = try await session.collectCoverage(of: report, product: prepared.product)
         if let reads, let measured { try await session.recordImpact(from: measured, report: report, reads: reads) }
         // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
@@ -116,7 +116,8 @@ public struct TestFlow: Sendable {
                 folder.appendingPathComponent("coverage.profdata"), run: run, node: request.limits.node)
         }
         let title = request.title + (request.limits.node.count > 1 ? " (node \(request.limits.node))" : "")
-        CIReport.publish(report, coverage: measured, title: title, variables: request.shared.variables)
+        CIReport.publish(
+            report, coverage: measured, title: title, review: findings.reviewForCI, variables: request.shared.variables)
         return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
     }
 
@@ -205,17 +206,21 @@ public struct TestFlow: Sendable {
         return key.commit
     }
 
-    /// Keeps the failed snapshots' new values in feature when the check names a commit for them;
-    /// the lines to show.
-    func keepCandidates(_ check: SnapshotCheck, passed: Bool) async -> [String] {
+    /// Keeps the failed snapshots' new values in feature when the check names a commit for them,
+    /// with the review page and its images beside them; the lines to show go into `findings`, and
+    /// where the review is kept.
+    func keepCandidates(_ check: SnapshotCheck, findings: inout SnapshotFindings, passed: Bool) async {
         guard let commit = check.candidatesCommit, let stores = request.stores, let renderedOn = check.renderedOn else {
-            return []
+            return
         }
         let transfers = ReferenceTransfers(stores: stores, testPattern: request.testPattern)
         let node = request.limits.node
-        return await transfers.keepCandidates(
+        let kept = await transfers.keepCandidates(
             artifacts: check.artifacts, commit: commit, passed: passed, renderedOn: renderedOn,
-            variables: check.inherited, part: node.count > 1 ? node.label : nil)
+            variables: check.inherited, part: node.count > 1 ? node.label : nil,
+            review: findings.page.map { ($0, findings.entries) })
+        findings.notes += kept.lines
+        findings.kept = kept.review.map { ($0, check.acceptOptions) }
     }
 
     /// The work queue of `run` at `place`, with the request's leases.

@@ -65,7 +65,18 @@ public struct TestSession: Sendable {
             } else {
                 try await timings.plannedTimings.load()
             }
-        let prepared = try await suite.prepare(timings: recorded)
+        let prepared =
+            suite.settings.skipBuild
+            ? try await suite.prepare(timings: recorded)
+            : try await Self.racing(
+                { [suite] in try await suite.prepare(timings: recorded) },
+                beside: { [write] in
+                    // A line every 10 s, so a log shows the build is alive.
+                    for seconds in stride(from: 10, to: Int.max, by: 10) {
+                        try await Task.sleep(for: .seconds(10))
+                        write("  still building and listing the tests (\(seconds) s)…\n")
+                    }
+                })
         try coverage?.clearProfiles()
         quarantine?.warnings(among: prepared.discovered.map(\.name)).forEach { write($0 + "\n") }
         if let only = suite.options.only {
@@ -76,6 +87,27 @@ public struct TestSession: Sendable {
                     + "\n")
         }
         return prepared
+    }
+
+    /// Runs `work` with `side` running beside it until the work ends (a side that returns early
+    /// leaves the work running); the work's result.
+    static func racing<Result: Sendable>(
+        _ work: @escaping @Sendable () async throws -> Result, beside side: @escaping @Sendable () async throws -> Void
+    ) async throws -> Result {
+        try await withThrowingTaskGroup(of: Result?.self) { group in
+            group.addTask {
+                try await side()
+                return nil
+            }
+            group.addTask { try await work() }
+            while let finished = try await group.next() {
+                if let finished {
+                    group.cancelAll()
+                    return finished
+                }
+            }
+            throw CancellationError()
+        }
     }
 
     /// This node's shards, or with a queue the batches the nodes claim.

@@ -22,8 +22,12 @@ public enum GitHubReport {
                     workspace.flatMap { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : nil } ?? file
                 properties.insert(contentsOf: ["file=\(escapeProperty(relative))", "line=\(line)"], at: 0)
             }
-            let message =
-                (record.quarantine.map { "\($0.description)\n" } ?? "") + (record.message ?? record.status.rawValue)
+            // One line: the message's first, shortened (the whole message is in the log and JUnit).
+            let first = (record.message ?? "").split(separator: "\n").first {
+                !$0.trimmingCharacters(in: .whitespaces).isEmpty
+            }
+            let brief = first.map { $0.count > 200 ? $0.prefix(199) + "…" : String($0) } ?? record.status.rawValue
+            let message = (record.quarantine.map { "\($0.description): " } ?? "") + brief
             return "::\(level) \(properties.joined(separator: ","))::\(escapeData(message))"
         }
     }

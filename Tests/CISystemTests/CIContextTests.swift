@@ -22,6 +22,14 @@ import Testing
         #expect(CIContext(["CI": "true", "GITHUB_ACTIONS": "true"]).name == "GitHub Actions")
     }
 
+    @Test func colorsOnATerminalUnlessNoColorOrADumbTerminal() {
+        #expect(CIContext(["TERM": "xterm-256color"]).colors(terminal: true))
+        #expect(CIContext(["NO_COLOR": ""]).colors(terminal: true), "an empty NO_COLOR does not count")
+        #expect(!CIContext(["NO_COLOR": "1"]).colors(terminal: true))
+        #expect(!CIContext(["TERM": "dumb"]).colors(terminal: true))
+        #expect(!CIContext([:]).colors(terminal: false), "a file or a pipe gets no colour")
+    }
+
     @Test func runIDAndLabel() {
         #expect(CIContext([:]).runID == nil)
         #expect(CIContext(["GITHUB_RUN_ID": "123", "GITHUB_RUN_ATTEMPT": "2"]).runLabel == "123.2")

@@ -370,6 +370,18 @@ struct ChangeDetectorTests {
             Issue.record("an unknown revision resolved")
         } catch {
             #expect(error.description.hasPrefix("unknown revision 'no-such-branch'"))
+            #expect(!error.description.contains("git fetch"), "a local name gets no fetch hint")
+        }
+        // GitHub's pull-request checkout fetches the merge only: no origin/develop.
+        do {
+            _ = try changes(repository, .mergeBase(base: "origin/develop", head: "HEAD"))
+            Issue.record("origin/develop resolved in a repository with no remote")
+        } catch {
+            #expect(
+                error.description.hasSuffix(
+                    "; this checkout has not fetched it: 'git fetch origin develop:refs/remotes/origin/develop' "
+                        + "(in GitHub Actions, 'fetch-depth: 0' on actions/checkout fetches every branch)"),
+                "\(error.description)")
         }
         let empty = try TestRepository()
         #expect(throws: GitError.noCommits(path: empty.path)) { try changes(empty) }

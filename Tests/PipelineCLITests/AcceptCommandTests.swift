@@ -1,4 +1,5 @@
 import Foundation
+import ImageDiff
 import PipelineSpec
 import References
 import TestSupport
@@ -34,6 +35,14 @@ struct AcceptCommandTests {
         _ repo: SnapshotRepository, artifacts: [String: String], part: String? = nil,
         environment: [String: String] = ["GITHUB_RUN_ID": "77"]
     ) async throws -> [String] {
+        try await ciRunKeepingReview(repo, artifacts: artifacts, part: part, environment: environment).lines
+    }
+
+    /// `ciRun` with a review page (`review`) kept beside the candidates.
+    func ciRunKeepingReview(
+        _ repo: SnapshotRepository, artifacts: [String: String], part: String? = nil,
+        environment: [String: String] = ["GITHUB_RUN_ID": "77"], review: (page: URL, entries: [ReviewEntry])? = nil
+    ) async throws -> (lines: [String], review: ReviewArchive.Published?) {
         let folder = repo.root.appendingPathComponent(".build/artifacts-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         for (path, content) in artifacts { try Scratch.write(content, to: folder.appendingPathComponent(path)) }
@@ -44,7 +53,7 @@ struct AcceptCommandTests {
         let transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")
         return await transfers.keepCandidates(
             artifacts: folder, commit: try repo.sha(), passed: artifacts.isEmpty, renderedOn: { Self.ci },
-            variables: environment, part: part)
+            variables: environment, part: part, review: review)
     }
 
     func branch(_ name: String, in repo: SnapshotRepository) throws {
@@ -169,6 +178,55 @@ struct AcceptCommandTests {
             "\(promoted)")
         #expect(try repo.pipeline("refs", "pull", "LoginTests").status == 0)
         #expect(repo.read(Self.login) == "login ci")
+    }
+
+    @Test(
+        "CI keeps the review page and its images beside the candidates: the links open, the page renders in Chromium",
+        arguments: RefsBackend.available)
+    func reviewKept(backend: RefsBackend) async throws {
+        let repo = try await repository(backend)
+        try branch("view-r", in: repo)
+        let images = ["reference": Data("old png".utf8), "new": Data("new png".utf8), "overlay": Data("both".utf8)]
+        var entry = ReviewEntry(key: "LoginTests/test_login.1.png", status: .failed)
+        (entry.reference, entry.new, entry.overlay) = (images["reference"], images["new"], images["overlay"])
+        let page = repo.root.appendingPathComponent(".build/snapshot-review.html")
+        try Scratch.write(
+            ReviewPage.html(title: "Snapshot review", subtitle: "CI", entries: [entry], accept: " --commit x"), to: page
+        )
+
+        let kept = try await ciRunKeepingReview(
+            repo, artifacts: ["LoginTests/test_login.1.png": "login ci"], review: (page, [entry]))
+        let review = try #require(kept.review, "\(kept.lines)")
+        let links = try #require(review.images[entry.key])
+        #expect(kept.lines.last?.hasPrefix("review: \(review.page)") == true, "\(kept.lines)")
+        let fetched = try [review.page, links.reference, links.new, links.overlay].map { address -> Data in
+            let address = try #require(address)
+            switch backend {
+            case .folder:
+                #expect(address.hasPrefix(repo.root.appendingPathComponent("store/feature/.reviews/").path))
+                return try Data(contentsOf: URL(fileURLWithPath: address))
+            case .s3:
+                #expect(address.contains("X-Amz-Signature="), "a presigned link: \(address)")
+                #expect(!address.contains("testing"), "the secret is never in a link")
+                let get = try Shell.run("curl", ["-sf", "-D", "-", address])
+                #expect(get.status == 0, "\(address) opens without credentials")
+                return Data(get.stdout.utf8)
+            }
+        }
+        #expect(String(decoding: fetched[0], as: UTF8.self).contains("Snapshot review"))
+        #expect(String(decoding: fetched[2], as: UTF8.self).hasSuffix("new png"))
+        if backend == .s3 {
+            let headers = String(decoding: fetched[1], as: UTF8.self).lowercased()
+            #expect(headers.contains("content-type: image/png"), "\(headers)")
+            #expect(review.expires == "7 days")
+            let tampered = try Shell.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", review.page + "0"])
+            #expect(tampered.stdout == "403", "a changed signature is refused: \(tampered.stdout)")
+        }
+        if Browser.chromium != nil {
+            let address = backend == .folder ? URL(fileURLWithPath: review.page).absoluteString : review.page
+            let shot = try Browser.screenshot(of: address, scratch: repo.root)
+            #expect(Browser.badgePixels(shot) > 50, "the page renders from the store's address")
+        }
     }
 
     @Test("refused when the test passed since, or feature changed after the run; --force accepts")

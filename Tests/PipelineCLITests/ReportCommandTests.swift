@@ -71,34 +71,14 @@ final class ReportCommandTests {
         #expect(outside.stderr.contains("pass --all, or name the tests"), "\(outside.stderr)")
     }
 
-    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-
     @Test(
         "opens in a real browser: headless Chromium renders it to a screenshot with the changed badge",
-        .enabled(if: chromium != nil, "needs Chromium (scripts/test.sh installs it)"))
+        .enabled(if: Browser.chromium != nil, "needs Chromium (scripts/test.sh installs it)"))
     func browser() throws {
         _ = try report()
-        let shot = folder.appendingPathComponent("shot.png")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.chromium!)
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1000,800",
-            "--user-data-dir=\(folder.appendingPathComponent("profile").path)",
-            "--screenshot=\(shot.path)", folder.appendingPathComponent("review.html").absoluteString,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let image = try PNG.read(shot)
+        let image = try Browser.screenshot(
+            of: folder.appendingPathComponent("review.html").absoluteString, scratch: folder)
         #expect(image.width == 1000 && image.height == 800)
-        // The red "changed" badge (#d70015) is drawn.
-        let red = stride(from: 0, to: image.pixels.count, by: 4).filter {
-            abs(Int(image.pixels[$0]) - 0xd7) < 8 && image.pixels[$0 + 1] < 12
-                && abs(Int(image.pixels[$0 + 2]) - 0x15) < 8
-        }.count
-        #expect(red > 50, "\(red) badge pixels")
+        #expect(Browser.badgePixels(image) > 50, "\(Browser.badgePixels(image)) badge pixels")
     }
 }

@@ -187,12 +187,15 @@ struct SharedRunCommandTests {
         let lease = ["--queue-lease", "1s", "--clock-skew", "0s"]
         let slow = try node("1/2", store, run: "live", lease)
         #expect(slow.waitFor("Batch 1 of 1"), "\(slow.stderr)")
-        let other = try node("2/2", store, run: "live", lease).wait()
+        let junit = scratch.appendingPathComponent("node-2.xml")
+        let other = try node("2/2", store, run: "live", lease + ["--junit", junit.path]).wait()
         let first = try slow.wait()
         #expect(first.status == 0, "\(first.stderr)")
         #expect(other.status == 0, "\(other.stderr)")
         #expect(!other.stderr.contains("taken over from"), "\(other.stderr)")
         #expect(other.stderr.contains("ran no batch"), "\(other.stderr)")
+        let empty = try String(contentsOf: junit, encoding: .utf8)
+        #expect(empty.contains("tests=\"0\""), "a node that ran no batch writes an empty JUnit file: \(empty)")
         #expect(try names(first).count == ExamplePackage.testCount)
     }
 

@@ -47,7 +47,7 @@ struct CatalogTests {
         } catch {
             #expect(
                 error.description == "no pipelines/ folder in \(inner.path) or its parents up to the repository root; "
-                    + "create pipelines/<name>.yml (see docs/spec.md)")
+                    + "create pipelines/<name>.yml, or run 'pipeline init' to write the specs and CI files")
         }
     }
 

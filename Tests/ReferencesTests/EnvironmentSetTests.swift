@@ -145,7 +145,8 @@ struct EnvironmentSetTests {
         try Scratch.write("linux-ci", to: artifacts.appendingPathComponent("LoginTests/login.1.png"))
         let lines = await fixture.transfers.inSet("linux").keepCandidates(
             artifacts: artifacts, commit: head, passed: false,
-            renderedOn: { RenderEnvironment(os: "Linux", arch: "x86_64") }, variables: [:])
+            renderedOn: { RenderEnvironment(os: "Linux", arch: "x86_64") }, variables: [:]
+        ).lines
         #expect(lines.first?.hasSuffix("--commit \(head) --environment linux") == true, "\(lines)")
         let request = AcceptRequest(tests: [], all: true, commit: head, run: nil, force: false, dryRun: false)
         let named = try await ReferenceStores(

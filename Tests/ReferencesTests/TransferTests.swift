@@ -147,7 +147,8 @@ struct TransferTests {
             head = branchHead
             let lines = await fixture.transfers.keepCandidates(
                 artifacts: artifacts, commit: branchHead, passed: false, renderedOn: { ci },
-                variables: ["GITHUB_RUN_ID": "5"])
+                variables: ["GITHUB_RUN_ID": "5"]
+            ).lines
             #expect(lines.first?.contains("--commit \(branchHead)") == true, "\(lines)")
         }
         let refused = try await fixture.promote(dryRun: false)

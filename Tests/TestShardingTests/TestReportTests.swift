@@ -87,7 +87,7 @@ final class TestReportTests: XCTestCase {
         XCTAssertEqual(try failing.nodes(forXPath: "//testcase[@name='flaky()']/failure").count, 1)
     }
 
-    func testGitHubAnnotationsPointAtTheFailingLineAndEscapeTheMessage() {
+    func testGitHubAnnotationsPointAtTheFailingLineInOneEscapedLine() {
         let result = report([
             TestAttempt(test: a, status: .passed, seconds: 1),
             TestAttempt(
@@ -101,7 +101,7 @@ final class TestReportTests: XCTestCase {
             lines,
             [
                 "::error file=Tests/AppTests/C Tests.swift,line=42,title=App.C/testB_初期起動時 failed::"
-                    + "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100%25 wrong,%0Asecond line",
+                    + "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100%25 wrong,",
                 "::warning title=App.S/flaky() flaky::boom",
                 "::error title=App.S/gone() missing::never reported by any test process",
             ])

@@ -28,6 +28,13 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print the plan as JSON (see docs/json.md).")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Run only these stages of the pipeline, in its order (e.g. pull,test): a CI job's part of it.",
+            valueName: "stages"),
+        transform: { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
+    var only: [String]?
+
     @OptionGroup var changeOptions: ChangeOptions
     @OptionGroup var testPattern: TestPatternOptions
     @OptionGroup var environmentOption: EnvironmentOption
@@ -38,8 +45,9 @@ struct RunCommand: AsyncParsableCommand {
         var runner = try PipelineRunner(
             named: name, from: global.workingDirectory, changes: query, cores: global.availableCores,
             interactive: CIContext().isInteractive
-        ) { FileHandle.standardError.write(Data($0.utf8)) }
+        ) { Console.progress($0) }
         runner.environmentName = environmentOption.environment
+        if let only { try runner.only(only) }
         if dryRun {
             let plan = await runner.dryRun()
             return json ? try Console.json(plan) : Console.out(plan.render())

@@ -65,7 +65,7 @@ extension RefsCommand {
             let (report, pushed) = try await context.record(
                 tests, all: all, package: package, timeout: timeout, cores: options.global.availableCores,
                 review: review.map(options.global.resolve), push: push, dryRun: options.dryRun
-            ) { FileHandle.standardError.write(Data($0.utf8)) }
+            ) { Console.progress($0) }
             guard let pushed else {
                 return options.json ? try Console.json(report) : Console.out(report.render().joined(separator: "\n"))
             }

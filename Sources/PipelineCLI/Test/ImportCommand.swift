@@ -76,7 +76,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let write: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        let write: @Sendable (String) -> Void = { Console.progress($0) }
         let shared = shared.settings(global)
         let request = TestRequest(
             package: global.resolve(packagePath), shared: shared, cores: global.availableCores,

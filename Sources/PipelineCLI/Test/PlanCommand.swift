@@ -90,7 +90,7 @@ struct PlanCommand: AsyncParsableCommand {
     private func xcodebuild(_ tests: String) async throws {
         let request = TestRequest(
             package: global.resolve(packagePath), shared: shared.settings(global), cores: global.availableCores
-        ) { FileHandle.standardError.write(Data($0.utf8)) }
+        ) { Console.progress($0) }
         let plan = try await TestFlow(request).xcodePlan(
             testsAt: tests == "-" ? tests : global.resolve(tests).path, nodes: nodes, by: by, failedOnly: failed,
             xctestrun: xctestrun.map(global.resolve))

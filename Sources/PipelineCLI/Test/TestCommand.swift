@@ -116,7 +116,7 @@ struct TestCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let write: @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+        let write: @Sendable (String) -> Void = { Console.progress($0) }
         let shared = shared.settings(global)
         let selection: TestSelection =
             affected ? .affected : impactedOrAll ? .impactedOrAll : impacted ? .impacted : .all

@@ -1,5 +1,6 @@
 import CISystem
 import Foundation
+import ImageDiff
 import ReferenceStore
 
 /// What CI rendered of failed snapshots, kept in feature so a reviewer can accept CI's rendering
@@ -192,12 +193,14 @@ extension ReferenceTransfers {
     /// After a CI run's snapshot check: keeps the new values the failed snapshots wrote
     /// (`artifacts`, `<Test>/<file>`) in feature as `commit`'s candidates, so a reviewer can accept
     /// them; a run that passed with none is noted, which says earlier candidates' tests passed since.
-    /// Returns the lines to show; a store that cannot be written is a warning, not a failed stage.
+    /// With a `review` (the page and what it shows), the page and its images are kept beside the
+    /// candidates (`ReviewArchive`). Returns the lines to show and where the review is; a store
+    /// that cannot be written is a warning, not a failed stage.
     public func keepCandidates(
         artifacts: URL, commit: String, passed: Bool, renderedOn: () async -> RenderEnvironment,
-        variables: [String: String], part: String? = nil
-    ) async -> [String] {
-        guard stores.settings.address(of: .feature) != nil else { return [] }
+        variables: [String: String], part: String? = nil, review: (page: URL, entries: [ReviewEntry])? = nil
+    ) async -> (lines: [String], review: ReviewArchive.Published?) {
+        guard stores.settings.address(of: .feature) != nil else { return ([], nil) }
         do {
             let feature = try stores.folder(.feature)
             // What the branch changed, so a squash or rebase merge of it finds these runs and its pushes.
@@ -211,15 +214,27 @@ extension ReferenceTransfers {
                     parallelism: parallelism)
             else {
                 if passed { try await archive.notePassingRun(commit: commit, run: run, ciRun: ciRun, node: part) }
-                return branch
+                return (branch, nil)
             }
-            return branch + [
-                "CI's renderings of \(kept.tests.count) test(s) kept in \(archive.place(of: commit))\(run)/; "
-                    + "to accept them: pipeline refs accept \(kept.tests.joined(separator: " "))"
-                    + CandidateArchive.acceptOptions(commit: commit, environment: stores.environmentName)
-            ]
+            var lines =
+                branch + [
+                    "CI's renderings of \(kept.tests.count) test(s) kept in \(archive.place(of: commit))\(run)/; "
+                        + "to accept them: pipeline refs accept \(kept.tests.joined(separator: " "))"
+                        + CandidateArchive.acceptOptions(commit: commit, environment: stores.environmentName)
+                ]
+            guard let review else { return (lines, nil) }
+            do {
+                let published = try await ReviewArchive(feature: feature).publish(
+                    page: review.page, entries: review.entries, commit: commit, run: run)
+                lines.append(
+                    "review: \(published.page)" + (published.expires.map { " (the link is valid for \($0))" } ?? ""))
+                return (lines, published)
+            } catch {
+                lines.append("warning: the review page could not be kept in feature: \(error)")
+                return (lines, nil)
+            }
         } catch {
-            return ["warning: CI's renderings could not be kept for 'pipeline refs accept': \(error)"]
+            return (["warning: CI's renderings could not be kept for 'pipeline refs accept': \(error)"], nil)
         }
     }
 }

@@ -215,11 +215,12 @@ public struct ReferenceStores: Sendable {
         for role in [StoreRole.develop, .feature] where settings.address(of: role) != nil {
             for (name, folder) in (try? chain(role)) ?? [] {
                 let stored = key.under(folder.prefix)
-                guard (try? await folder.store.head(stored)) != nil else { continue }
+                guard let info = try? await folder.store.head(stored) else { continue }
                 let metadata = (try? await folder.store.metadata(of: stored)) ?? [:]
                 return ReferenceOrigin(
                     set: name, own: environmentName,
-                    renderedOn: metadata[StoreSync.renderedOnMetadata].flatMap(RenderEnvironment.init(metadata:)))
+                    renderedOn: metadata[StoreSync.renderedOnMetadata].flatMap(RenderEnvironment.init(metadata:)),
+                    store: role, md5: info.md5)
             }
         }
         return nil
@@ -232,9 +233,14 @@ public struct ReferenceOrigin: Sendable, Equatable {
     public var set: String?
     public var own: String?
     public var renderedOn: RenderEnvironment?
+    /// The store holding it (develop, else feature), and the MD5 of what it holds.
+    public var store: StoreRole?
+    public var md5: String?
 
-    public init(set: String?, own: String?, renderedOn: RenderEnvironment?) {
-        (self.set, self.own, self.renderedOn) = (set, own, renderedOn)
+    public init(
+        set: String?, own: String?, renderedOn: RenderEnvironment?, store: StoreRole? = nil, md5: String? = nil
+    ) {
+        (self.set, self.own, self.renderedOn, self.store, self.md5) = (set, own, renderedOn, store, md5)
     }
 
     /// For a run with a render environment: the set named, and whether it is a fallback.

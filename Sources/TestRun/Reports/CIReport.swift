@@ -1,18 +1,29 @@
 import CISystem
 import Coverage
 import Foundation
+import ImageDiff
+import References
 import TestSharding
 
 /// Test results where the CI system shows them: on GitHub Actions (GITHUB_ACTIONS=true), an
 /// annotation per failing test on standard error and a Markdown summary in $GITHUB_STEP_SUMMARY,
 /// with the coverage totals when coverage was measured.
 public enum CIReport {
+    /// A run's failed snapshots as CI kept them for review.
+    public struct Review: Sendable {
+        public var published: ReviewArchive.Published
+        public var entries: [ReviewEntry]
+        /// The accept command's options (`--commit <sha>`); nil when no candidates were kept.
+        public var accept: String?
+    }
+
+    /// `annotate: false` for a report merged from nodes that annotated their own tests.
     public static func publish(
-        _ report: TestReport, coverage: CoverageReport? = nil, title: String,
-        variables: [String: String] = ProcessInfo.processInfo.environment
+        _ report: TestReport, coverage: CoverageReport? = nil, title: String, review: Review? = nil,
+        annotate: Bool = true, variables: [String: String] = ProcessInfo.processInfo.environment
     ) {
         guard let gitHub = CIContext(variables).gitHub else { return }
-        for line in GitHubReport.annotations(report, workspace: gitHub.workspace) {
+        for line in annotate ? GitHubReport.annotations(report, workspace: gitHub.workspace) : [] {
             FileHandle.standardError.write(Data((line + "\n").utf8))
         }
         guard let path = gitHub.summary, let handle = FileHandle(forWritingAtPath: path) else {
@@ -20,7 +31,34 @@ public enum CIReport {
         }
         handle.seekToEndOfFile()
         handle.write(Data(GitHubReport.summary(report, title: title).utf8))
+        if let review { handle.write(Data(markdown(review).utf8)) }
         if let coverage { handle.write(Data(coverage.markdown().utf8)) }
         handle.closeFile()
+    }
+
+    /// The failed snapshots: each one's match ratio, its reference, new and overlay images inline
+    /// (where the links open in a browser), and the command that accepts CI's rendering.
+    static func markdown(_ review: Review) -> String {
+        let links = review.published.page.hasPrefix("http")
+        var lines = [
+            "", "#### Snapshots to review", "",
+            "[The review page](\(links ? review.published.page : "file://" + review.published.page))"
+                + (review.published.expires.map { " (links valid for \($0))" } ?? ""), "",
+        ]
+        for entry in review.entries where entry.status == .failed || entry.status == .new {
+            let ratio = entry.comparison.map { String(format: " — %.2f%% of pixels match", $0.matchRatio * 100) } ?? ""
+            lines.append("**\(entry.key)** (\(entry.status.rawValue))\(ratio)")
+            if links, let images = review.published.images[entry.key] {
+                let cells = [("reference", images.reference), ("new", images.new), ("overlay", images.overlay)]
+                    .compactMap { name, link in link.map { "<img src=\"\($0)\" alt=\"\(name)\" width=\"240\">" } }
+                lines.append("")
+                lines.append(cells.joined(separator: " "))
+            }
+            if let accept = review.accept {
+                lines += ["", "```sh", ReviewPage.acceptCommand(test: entry.test, options: accept), "```"]
+            }
+            lines.append("")
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -90,7 +90,8 @@ public struct SharedRunSettings: Sendable {
         }
         let report = try await place.queue(run: run, node: .whole).report()
         if let junit { try JUnitReport.write(report, to: junit) }
-        CIReport.publish(report, title: "pipeline report (\(run))", variables: variables)
+        // Each node annotated its own tests; the merged report adds the summary only.
+        CIReport.publish(report, title: "pipeline report (\(run))", annotate: false, variables: variables)
         return report
     }
 

@@ -223,8 +223,9 @@ public struct SnapshotCheck: Sendable {
     }
 
     /// Notes on each failed snapshot's reference: with a render environment, the set it came from
-    /// (and whether that set is a fallback); and when it was rendered elsewhere than this run
-    /// renders, where: the difference may be the machine's, not the change's.
+    /// (and whether that set is a fallback); when it was rendered elsewhere than this run
+    /// renders, where: the difference may be the machine's, not the change's; and outside CI, when
+    /// develop holds another version of it than the checkout (develop moved since the last pull).
     public func compareEnvironments(_ findings: inout SnapshotFindings) async {
         guard let renderedOn, let lookup = referenceOrigin,
             findings.entries.contains(where: { $0.status == .failed })
@@ -236,8 +237,19 @@ public struct SnapshotCheck: Sendable {
             if let reference = origin.renderedOn, !reference.rendersLike(here) {
                 notes.append("reference rendered on \(reference); this run: \(here)")
             }
+            if let note = staleNote(findings.entries[index], origin: origin) { notes.append(note) }
             if !notes.isEmpty { findings.entries[index].rendering = notes.joined(separator: "; ") }
         }
+    }
+
+    /// Outside CI, for a reference develop holds another version of: the pull that brings it.
+    func staleNote(_ entry: ReviewEntry, origin: ReferenceOrigin) -> String? {
+        guard !CIContext(inherited).isCI, origin.store == .develop, let stored = origin.md5,
+            let path = local.path(of: entry.test, file: String(entry.key.dropFirst(entry.test.count + 1))),
+            let here = try? Digest.hex(ofFile: path, .md5), here != stored
+        else { return nil }
+        return "develop holds another version of this reference (it moved since your last pull): "
+            + "'pipeline refs pull \(entry.test)' takes it, then run the test again"
     }
 
     /// One line: the snapshot, the reference it was compared with, and how much differs.
@@ -378,8 +390,15 @@ public struct SnapshotFindings: Sendable {
     public var recorded: [String] = []
     public var page: URL?
     public var notes: [String] = []
+    /// Where CI kept the review beside its candidates, and the accept command's options.
+    public var kept: (review: ReviewArchive.Published, accept: String?)?
 
     public init() {}
+
+    /// The failed snapshots for the CI's summary, with their kept images and accept commands.
+    var reviewForCI: CIReport.Review? {
+        kept.map { CIReport.Review(published: $0.review, entries: entries, accept: $0.accept) }
+    }
 
     /// The failed tests their change explains, which are no evidence of flakiness: a new test
     /// without a reference, and, where CI kept the new rendering for review (`reviewable`), a

@@ -1,0 +1,187 @@
+/// Bitrise's `bitrise.yml` and GitLab's `.gitlab-ci.yml`: the same three flows as GitHub's
+/// (pull request, post-merge, accept), with each CI's own matrix and variables.
+enum BitriseWorkflows {
+    static func files(_ request: SetupRequest) -> [SetupFile] {
+        [SetupFile(path: "bitrise.yml", text: text(request))]
+    }
+
+    private static func script(_ title: String, _ lines: [String]) -> String {
+        """
+              - script@1:
+                  title: \(title)
+                  inputs:
+                    - content: |
+                        set -e
+        \(lines.map { "                " + $0 }.joined(separator: "\n"))
+        """
+    }
+
+    private static let deploy = """
+              - deploy-to-bitrise-io@2:
+                  is_always_run: true
+                  inputs:
+                    - deploy_path: .build/pipeline
+        """
+
+    private static func node(_ spec: String, retries: Bool) -> [String] {
+        [
+            "pipeline run \(spec) --only pull",
+            "pipeline test --node \"$((BITRISE_IO_PARALLEL_INDEX + 1))/$BITRISE_IO_PARALLEL_TOTAL\" --queue "
+                + "--timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit)",
+        ]
+    }
+
+    static func text(_ request: SetupRequest) -> String {
+        let shared = request.nodes > 1
+        let kind = shared ? "pipeline" : "workflow"
+        let secrets =
+            request.usesS3
+            ? "\n    # S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as the app's secrets." : ""
+        var workflows = [
+            """
+              _install:
+                steps:
+                  - git-clone@8: {}
+            \(script("install pipeline", [
+                "git fetch --unshallow --quiet || true   # the merge base: git-clone clones shallow",
+                "curl -fsSL \"\(SetupFile.installScript)\" | bash -s -- \"$PIPELINE_VERSION\" --prefix \"$HOME/.local\"",
+                "envman add --key PATH --value \"$HOME/.local/bin:$PATH\"",
+            ]))
+            """
+        ]
+        if shared {
+            workflows += [
+                "  pr-test:\n    before_run: [_install]\n    steps:\n"
+                    + script("pipeline test (node)", node("pull-request", retries: true)) + "\n" + deploy,
+                "  merge-test:\n    before_run: [_install]\n    steps:\n"
+                    + script("pipeline test (node)", node("post-merge", retries: false)) + "\n" + deploy,
+                "  report:\n    before_run: [_install]\n    steps:\n"
+                    + script("pipeline report", ["pipeline report --queue --timings develop --junit junit-all.xml"]),
+                "  promote:\n    before_run: [_install]\n    steps:\n"
+                    + script("pipeline promote", ["pipeline run post-merge --only promote"]),
+            ]
+        } else {
+            workflows += [
+                "  pull-request:\n    before_run: [_install]\n    steps:\n"
+                    + script("pipeline run pull-request", ["pipeline run pull-request"]) + "\n" + deploy,
+                "  post-merge:\n    before_run: [_install]\n    steps:\n"
+                    + script("pipeline run post-merge", ["pipeline run post-merge"]) + "\n" + deploy,
+            ]
+        }
+        workflows.append(
+            "  accept:\n    before_run: [_install]\n    envs:\n      - TESTS: all\n      - COMMIT: \"\"\n    steps:\n"
+                + script(
+                    "pipeline refs accept",
+                    [
+                        "if [ \"$TESTS\" = all ]; then set -- --all; else set -- $TESTS; fi",
+                        "pipeline refs accept \"$@\" ${COMMIT:+--commit \"$COMMIT\"}",
+                    ]))
+        let pipelines =
+            shared
+            ? """
+            pipelines:
+              pull-request:
+                workflows:
+                  pr-test: { parallel: \(request.nodes) }
+                  report: { depends_on: [pr-test], should_always_run: workflow }
+              post-merge:
+                workflows:
+                  merge-test: { parallel: \(request.nodes) }
+                  report: { depends_on: [merge-test], should_always_run: workflow }
+                  promote: { depends_on: [report] }
+
+            """ : ""
+        return """
+            # Written by `pipeline init`. Pull requests into \(request.base) run pull-request, merges run
+            # post-merge; reviewers start 'accept' by hand on the pull request's branch (TESTS: test files, or all).
+            format_version: "13"
+            default_step_lib_source: https://github.com/bitrise-io/bitrise-steplib.git
+            project_type: other
+            app:
+              envs:
+                - PIPELINE_VERSION: "\(request.version)"\(secrets)
+            trigger_map:
+              - pull_request_target_branch: \(request.base)
+                \(kind): pull-request
+              - push_branch: \(request.base)
+                \(kind): post-merge
+            \(pipelines)workflows:
+            \(workflows.joined(separator: "\n"))
+
+            """
+    }
+}
+
+enum GitLabWorkflows {
+    static func files(_ request: SetupRequest) -> [SetupFile] {
+        [SetupFile(path: ".gitlab-ci.yml", text: text(request))]
+    }
+
+    static func text(_ request: SetupRequest) -> String {
+        let shared = request.nodes > 1
+        let parallel = shared ? "\n  parallel: \(request.nodes)" : ""
+        func run(_ spec: String, retries: Bool) -> String {
+            guard shared else { return "    - pipeline run \(spec)" }
+            return """
+                    - pipeline run \(spec) --only pull
+                    - pipeline test --node "$CI_NODE_INDEX/$CI_NODE_TOTAL" --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit)
+                """
+        }
+        let mergeRequest =
+            "$CI_PIPELINE_SOURCE == \"merge_request_event\" && $CI_MERGE_REQUEST_TARGET_BRANCH_NAME == \"\(request.base)\""
+        let merged = "$CI_PIPELINE_SOURCE == \"push\" && $CI_COMMIT_BRANCH == \"\(request.base)\""
+        let reports =
+            shared
+            ? """
+
+            report:
+              stage: report
+              rules: [{ if: '\(mergeRequest)', when: always }, { if: '\(merged)' }]
+              script:
+                - pipeline report --queue --timings develop --junit junit-all.xml
+
+            promote:
+              stage: promote
+              rules: [{ if: '\(merged)' }]
+              script:
+                - pipeline run post-merge --only promote
+
+            """ : ""
+        return """
+            # Written by `pipeline init`. Merge requests into \(request.base) run pull-request, merges run
+            # post-merge; reviewers run the manual 'accept' job (TESTS: test files, or all).\(request.usesS3 ? "\n# S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as masked CI/CD variables." : "")
+            variables:
+              PIPELINE_VERSION: "\(request.version)"
+              GIT_DEPTH: "0"
+            default:
+              before_script:
+                - curl -fsSL "\(SetupFile.installScript)" | bash -s -- "$PIPELINE_VERSION" --prefix "$HOME/.local"
+                - export PATH="$HOME/.local/bin:$PATH"
+                - git fetch --quiet origin "\(request.base):refs/remotes/origin/\(request.base)" || true
+            stages: [test, report, promote]
+
+            pull-request:
+              stage: test
+              rules: [{ if: '\(mergeRequest)' }]\(parallel)
+              script:
+            \(run("pull-request", retries: true))
+              artifacts: { when: always, paths: [.build/pipeline/], reports: { junit: \(SetupSpecs.junit) } }
+
+            post-merge:
+              stage: test
+              rules: [{ if: '\(merged)' }]\(parallel)
+              script:
+            \(run("post-merge", retries: false))
+              artifacts: { when: always, paths: [.build/pipeline/], reports: { junit: \(SetupSpecs.junit) } }
+            \(reports)
+            accept:
+              stage: test
+              rules: [{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', when: manual, allow_failure: true }]
+              variables: { TESTS: all, COMMIT: "" }
+              script:
+                - if [ "$TESTS" = all ]; then set -- --all; else set -- $TESTS; fi
+                - pipeline refs accept "$@" ${COMMIT:+--commit "$COMMIT"}
+
+            """
+    }
+}

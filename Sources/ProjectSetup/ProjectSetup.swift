@@ -1,0 +1,76 @@
+import Foundation
+import PipelineCore
+import PipelineSpec
+
+/// One file `pipeline init` writes, relative to the repository.
+public struct SetupFile: Sendable, Equatable {
+    public let path: String
+    public let text: String
+
+    /// Where CI finds the release: this repository's action and install script.
+    static let actionRepository = "your-org/pipeline"
+    static var installScript: String {
+        "https://raw.githubusercontent.com/\(actionRepository)/v$PIPELINE_VERSION/scripts/install.sh"
+    }
+}
+
+/// `pipeline init`: the specs and the CI's files for a team starting out, written only where
+/// nothing exists yet, and the commands that come next.
+public enum ProjectSetup {
+    /// The files for `request`: the two specs, then the CI's.
+    public static func files(_ request: SetupRequest) -> [SetupFile] {
+        let specs = [
+            SetupFile(path: "pipelines/pull-request.yml", text: SetupSpecs.pullRequest(request)),
+            SetupFile(path: "pipelines/post-merge.yml", text: SetupSpecs.postMerge(request)),
+        ]
+        switch request.ci {
+        case .github: return specs + GitHubWorkflows.files(request)
+        case .bitrise: return specs + BitriseWorkflows.files(request)
+        case .gitlab: return specs + GitLabWorkflows.files(request)
+        }
+    }
+
+    /// Writes `request`'s files below `repository`. Any of them existing already stops it before
+    /// anything is written; each spec is read back by the spec loader first.
+    public static func write(_ request: SetupRequest, in repository: URL) throws -> [SetupFile] {
+        let files = files(request)
+        for file in files
+        where FileManager.default.fileExists(atPath: repository.appendingPathComponent(file.path).path) {
+            throw RequestError(
+                "\(file.path) exists already: pipeline init writes only new files (move it aside to regenerate)")
+        }
+        for file in files where file.path.hasPrefix("pipelines/") {
+            let stem = URL(fileURLWithPath: file.path).deletingPathExtension().lastPathComponent
+            _ = try SpecLoader.parse(file.text, file: file.path, fileStem: stem)
+        }
+        for file in files {
+            let url = repository.appendingPathComponent(file.path)
+            do {
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(file.text.utf8).write(to: url, options: .withoutOverwriting)
+            } catch {
+                throw FileError.cannotWrite(path: url.path, reason: error.localizedDescription)
+            }
+        }
+        return files
+    }
+
+    /// What to run next, one command per line with what it does.
+    public static func nextSteps(_ request: SetupRequest, files: [SetupFile]) -> [String] {
+        let folders = Set(files.map { $0.path.split(separator: "/").first.map(String.init) ?? $0.path }).sorted()
+        var lines = [
+            "pipeline refs record --all                  # record every snapshot test's references",
+            "pipeline refs promote --all --force --yes   # store them in develop (and feature)",
+            "git add \(folders.joined(separator: " ")) && git commit -m 'CI: pipeline'",
+        ]
+        if request.usesS3 {
+            let names =
+                request.ci == .github
+                ? "PIPELINE_AWS_ACCESS_KEY_ID and PIPELINE_AWS_SECRET_ACCESS_KEY"
+                : "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+            lines.append("then give CI the store's credentials as secrets: \(names)")
+        }
+        return lines
+    }
+}

@@ -1,0 +1,76 @@
+import PipelineCore
+import PipelineSpec
+
+/// What `pipeline init` is told about the team: its CI, where its references are kept, how many
+/// machines share a run, how it merges, and which release of pipeline its CI installs.
+public struct SetupRequest: Sendable {
+    public enum CI: String, Sendable, CaseIterable {
+        case github, bitrise, gitlab
+    }
+
+    public enum MergeStyle: String, Sendable, CaseIterable {
+        case merge, squash, rebase
+
+        var phrase: String {
+            switch self {
+            case .merge: "by a merge commit"
+            case .squash: "squashed"
+            case .rebase: "rebased"
+            }
+        }
+    }
+
+    public let ci: CI
+    /// The store's root: `<store>/feature` and `<store>/develop` (a folder, relative to the
+    /// repository, or `s3://bucket/prefix`).
+    public let store: StoreAddress
+    public let region: String?
+    public let endpoint: String?
+    /// CI machines sharing each run (1: one job runs the pipeline).
+    public let nodes: Int
+    public let mergeStyle: MergeStyle
+    /// The branch pull requests merge into.
+    public let base: String
+    /// The release CI installs.
+    public let version: String
+
+    /// Checks the flags; each problem is one line naming the flag.
+    public init(
+        ci: CI, store text: String, region: String? = nil, endpoint: String? = nil, nodes: Int = 1,
+        mergeStyle: MergeStyle = .merge, base: String = "develop", version: String
+    ) throws(RequestError) {
+        guard let store = StoreAddress(parsing: text), !text.isEmpty, text != "s3://", !text.hasPrefix("s3:///") else {
+            throw RequestError("--store \(text): a folder (such as .pipeline/storage) or s3://bucket/prefix")
+        }
+        if case .folder = store, region != nil || endpoint != nil {
+            throw RequestError("--region and --endpoint go with an s3:// store, not the folder \(text)")
+        }
+        guard (1...64).contains(nodes) else { throw RequestError("--nodes \(nodes): from 1 to 64 machines") }
+        guard !base.isEmpty, base.allSatisfy({ $0.isLetter || $0.isNumber || "-_./".contains($0) }) else {
+            throw RequestError("--base '\(base)': a branch name such as develop or main")
+        }
+        self.ci = ci
+        self.store = store
+        self.region = region
+        self.endpoint = endpoint
+        self.nodes = nodes
+        self.mergeStyle = mergeStyle
+        self.base = base
+        self.version = version
+    }
+
+    var usesS3: Bool {
+        if case .s3 = store { return true }
+        return false
+    }
+
+    func address(_ role: String) -> String {
+        switch store {
+        case .folder(let path): (path.hasSuffix("/") ? path : path + "/") + role
+        case .s3(let bucket, let prefix): "s3://\(bucket)/" + (prefix.isEmpty ? "" : prefix + "/") + role
+        }
+    }
+
+    /// Commits the post-merge checkout needs: the merge and its parents, or a rebase's branch.
+    var postMergeDepth: Int { mergeStyle == .rebase ? 0 : 2 }
+}

@@ -1,0 +1,70 @@
+/// The two specs `pipeline init` writes, the same for every CI: a pull request's (develop's
+/// references with the branch's pushes over them, then the tests, failed snapshots kept in feature
+/// for review) and the one post-merge spec (pull, test, promote). A CI whose machines share a run
+/// runs their parts with `pipeline run NAME --only …`.
+enum SetupSpecs {
+    static let junit = ".build/pipeline/junit.xml"
+
+    static func pullRequest(_ request: SetupRequest) -> String {
+        """
+        # Written by `pipeline init`: a pull request into \(request.base). See `pipeline list`.
+        name: pull-request
+        description: Develop's references with the branch's own pushes over them, then the tests; failed snapshots kept for review.
+        changes:
+          compare: merge-base
+          base: \(quoted("origin/" + request.base))
+        \(references(request))
+        \(pullAndTest(retries: 1))
+
+        """
+    }
+
+    static func postMerge(_ request: SetupRequest) -> String {
+        """
+        # Written by `pipeline init`: after a pull request merges into \(request.base) (\(request.mergeStyle.phrase); every style promotes).
+        name: post-merge
+        description: After a merge, pull develop's references and the merged branch's, test, and promote the branch's references to develop.
+        changes:
+          compare: merge
+        \(references(request))
+        \(pullAndTest(retries: 0))
+          - promote:
+              from: feature
+              to: develop
+
+        """
+    }
+
+    /// Both specs' first stages: develop's references with the branch's pushes over them, then the
+    /// tests, balanced by the timings kept in develop.
+    private static func pullAndTest(retries: Int) -> String {
+        """
+        stages:
+          - pull:
+              from: develop
+              changed-from: feature
+          - test:
+              shards: auto\(retries > 0 ? "\n      retries: \(retries)" : "")
+              timings: develop
+              junit: \(junit)
+        """
+    }
+
+    private static func references(_ request: SetupRequest) -> String {
+        var lines = [
+            "references:", "  feature: \(quoted(request.address("feature")))",
+            "  develop: \(quoted(request.address("develop")))",
+        ]
+        if let region = request.region { lines.append("  region: \(quoted(region))") }
+        if let endpoint = request.endpoint {
+            lines.append("  endpoint: \(quoted(endpoint))")
+            if endpoint.hasPrefix("http://") { lines.append("  allow-http: true") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// A YAML double-quoted scalar.
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}

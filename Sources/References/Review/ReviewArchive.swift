@@ -1,0 +1,80 @@
+import Foundation
+import ImageDiff
+import ReferenceStore
+
+/// A CI run's review page and its images, kept in feature beside the run's candidates
+/// (`.reviews/<commit>/<run>/`), with addresses a reviewer opens from the pull request: for S3, links
+/// that open in a browser for `lifetime` (presigned); for a folder, paths.
+public struct ReviewArchive: Sendable {
+    public static let folder = ".reviews"
+    public let feature: StoreFolder
+    public var lifetime: Duration = S3Presigner.longest
+
+    public init(feature: StoreFolder) {
+        self.feature = feature
+    }
+
+    /// Where a reviewer finds what a run kept: the page, and each failed snapshot's images.
+    public struct Published: Sendable, Encodable, Equatable {
+        /// The page's address.
+        public var page: String
+        /// Each entry's (`<Test>/<file>`) images' addresses.
+        public var images: [String: Images] = [:]
+        /// How long the links stay valid ("7 days"); nil for paths, which do not expire.
+        public var expires: String?
+
+        public init(page: String, images: [String: Images] = [:], expires: String? = nil) {
+            (self.page, self.images, self.expires) = (page, images, expires)
+        }
+    }
+
+    public struct Images: Sendable, Encodable, Equatable {
+        public var reference: String?
+        public var new: String?
+        public var overlay: String?
+
+        public init(reference: String? = nil, new: String? = nil, overlay: String? = nil) {
+            (self.reference, self.new, self.overlay) = (reference, new, overlay)
+        }
+    }
+
+    /// Uploads `page` and the images of `entries` under `<commit>/<run>/`; their addresses.
+    public func publish(page: URL, entries: [ReviewEntry], commit: String, run: String) async throws -> Published {
+        let base = try ObjectKey("\(Self.folder)/\(commit)/\(run)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("review-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+
+        let pageKey = try ObjectKey("\(base.rawValue)/snapshot-review.html").under(feature.prefix)
+        try await feature.store.upload(page, to: pageKey, metadata: [:])
+        var published = Published(page: try address(pageKey))
+        published.expires = feature.store is S3Store ? "\(lifetime.components.seconds / 86400) days" : nil
+        for (index, entry) in entries.enumerated() {
+            var images = Images()
+            for (kind, data) in [("reference", entry.reference), ("new", entry.new), ("overlay", entry.overlay)] {
+                guard let data, entry.key.hasSuffix(".png") else { continue }
+                let file = scratch.appendingPathComponent("\(index)-\(kind).png")
+                try data.write(to: file)
+                let key = try ObjectKey("\(base.rawValue)/\(entry.key).\(kind).png").under(feature.prefix)
+                try await feature.store.upload(file, to: key, metadata: [:])
+                let link = try address(key)
+                switch kind {
+                case "reference": images.reference = link
+                case "new": images.new = link
+                default: images.overlay = link
+                }
+            }
+            if images != Images() { published.images[entry.key] = images }
+        }
+        return published
+    }
+
+    /// A browser's address for `key`: a presigned link on S3, the file's path on a folder.
+    func address(_ key: ObjectKey) throws -> String {
+        if let s3 = feature.store as? S3Store {
+            return try S3Presigner(s3.settings).url(for: key, lifetime: lifetime)
+        }
+        if let folder = feature.store as? FolderStore { return folder.root.appendingPathComponent(key.rawValue).path }
+        return "\(feature.store.name)/\(key.rawValue)"
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import TestSupport
+import Testing
+import Yams
+
+@Suite("pipeline init: the specs and the CI's files for a team starting out")
+struct InitCommandTests {
+    static let files: [String: [String]] = [
+        "github": [
+            ".github/workflows/pipeline-pull-request.yml", ".github/workflows/pipeline-post-merge.yml",
+            ".github/workflows/pipeline-accept.yml",
+        ],
+        "bitrise": ["bitrise.yml"],
+        "gitlab": [".gitlab-ci.yml"],
+    ]
+
+    /// Every shell command a CI file runs: GitHub's `run:`, Bitrise's script `content:`, GitLab's `(before_)script:` lines.
+    static func commands(in node: Any) -> [String] {
+        if let map = node as? [String: Any] {
+            return map.sorted { $0.key < $1.key }.flatMap { key, value -> [String] in
+                switch (key, value) {
+                case ("run", let text as String), ("content", let text as String): [text]
+                case ("script", let lines as [String]), ("before_script", let lines as [String]): lines
+                default: commands(in: value)
+                }
+            }
+        }
+        if let list = node as? [Any] { return list.flatMap(commands) }
+        return []
+    }
+
+    @Test(
+        "each CI, one machine or three: valid specs, CI files that parse and run the specs, the next commands",
+        arguments: ["github", "bitrise", "gitlab"], [1, 3])
+    func everyCI(ci: String, nodes: Int) throws {
+        let folder = try Scratch.folder("init")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Scratch.git(folder, "init", "-q")
+        let result = try PipelineBinary.run(
+            ["init", "--ci", ci, "--store", "s3://team-snapshots/app", "--region", "eu-west-1", "--nodes", "\(nodes)"],
+            in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = ["pipelines/pull-request.yml", "pipelines/post-merge.yml"] + Self.files[ci, default: []]
+        #expect(result.stdout.hasPrefix(written.map { "wrote \($0)\n" }.joined() + "\nNext:\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("  pipeline refs record --all "))
+        #expect(result.stdout.contains("  pipeline refs promote --all --force --yes "))
+
+        let validate = try PipelineBinary.run(["validate"], in: folder)
+        #expect(validate.status == 0, "\(validate.stderr)")
+        #expect(validate.stdout.contains("ok: pipelines/post-merge.yml (3 stages)"), "\(validate.stdout)")
+
+        let postMerge = try String(
+            contentsOf: folder.appendingPathComponent("pipelines/post-merge.yml"), encoding: .utf8)
+        #expect(postMerge.contains("develop: \"s3://team-snapshots/app/develop\""))
+        #expect(postMerge.contains("region: \"eu-west-1\""))
+
+        var commands: [String] = []
+        for path in Self.files[ci, default: []] {
+            let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+            let parsed = try #require(try Yams.load(yaml: text), "\(path) is YAML")
+            commands += Self.commands(in: parsed)
+        }
+        let all = commands.joined(separator: "\n")
+        if nodes == 1 {
+            #expect(
+                all.contains("pipeline run pull-request\n") || commands.contains("pipeline run pull-request"), "\(all)")
+            #expect(all.contains("pipeline run post-merge"), "\(all)")
+            #expect(!all.contains("--node"), "one machine runs the whole pipeline: \(all)")
+        } else {
+            #expect(all.contains("pipeline run pull-request --only pull"), "\(all)")
+            #expect(all.contains("--queue --timings develop"), "\(all)")
+            #expect(all.contains("pipeline report --queue --timings develop"), "\(all)")
+            #expect(all.contains("pipeline run post-merge --only promote"), "\(all)")
+        }
+        #expect(all.contains("pipeline refs accept \"$@\""), "the accept job: \(all)")
+        #expect(
+            all.contains("scripts/install.sh") || ci == "github",
+            "Bitrise and GitLab install with the release's script: \(all)")
+    }
+
+    @Test("a file that exists stops it before anything is written; bad flags are one line each, exit 2")
+    func refusals() throws {
+        let folder = try Scratch.folder("init-refused")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Scratch.write("name: post-merge\n", to: folder.appendingPathComponent("pipelines/post-merge.yml"))
+        let existing = try PipelineBinary.run(["init", "--ci", "github", "--store", ".pipeline/storage"], in: folder)
+        #expect(existing.status == 2)
+        #expect(
+            existing.stderr
+                == "error: pipelines/post-merge.yml exists already: pipeline init writes only new files "
+                + "(move it aside to regenerate)\n")
+        #expect(
+            FileManager.default.subpaths(atPath: folder.path)?.sorted() == ["pipelines", "pipelines/post-merge.yml"])
+
+        for (arguments, message) in [
+            (
+                ["--store", "ftp://host/x"],
+                "error: --store ftp://host/x: a folder (such as .pipeline/storage) or s3://bucket/prefix\n"
+            ),
+            (
+                ["--store", "refs", "--region", "eu-west-1"],
+                "error: --region and --endpoint go with an s3:// store, not the folder refs\n"
+            ),
+            (["--store", "s3://b", "--nodes", "0"], "error: --nodes 0: from 1 to 64 machines\n"),
+        ] {
+            let bad = try PipelineBinary.run(["init", "--ci", "gitlab"] + arguments, in: folder)
+            #expect(bad.status == 2, "\(arguments)")
+            #expect(bad.stderr == message)
+        }
+        let unknown = try PipelineBinary.run(["init", "--ci", "jenkins", "--store", "s3://b"], in: folder)
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("jenkins"), "\(unknown.stderr)")
+    }
+
+    @Test("a CI job runs part of a generated pipeline: --only keeps the stages named, in the spec's order")
+    func onlyStages() throws {
+        let folder = try Scratch.folder("init-only")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Scratch.git(folder, "init", "-q")
+        #expect(try PipelineBinary.run(["init", "--ci", "github", "--store", "store"], in: folder).status == 0)
+        try Scratch.git(folder, "add", "-A")
+        try Scratch.git(folder, "commit", "-q", "-m", "init")
+        try Scratch.git(folder, "commit", "-q", "--allow-empty", "-m", "next")
+
+        let plan = try PipelineBinary.run(
+            ["run", "post-merge", "--only", "promote,pull", "--dry-run", "--json"], in: folder)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(plan.stdout.utf8)) as? [String: Any])
+        let stages = try #require(object["stages"] as? [[String: Any]])
+        #expect(stages.compactMap { $0["kind"] as? String } == ["pull", "promote"])
+
+        let unknown = try PipelineBinary.run(["run", "post-merge", "--only", "review"], in: folder)
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.stderr
+                == "error: --only review: pipelines/post-merge.yml has no review stage (its stages: pull, test, promote)\n"
+        )
+    }
+}
