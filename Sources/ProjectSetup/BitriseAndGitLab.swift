@@ -11,7 +11,7 @@ enum BitriseWorkflows {
                   title: \(title)
                   inputs:
                     - content: |
-                        set -e
+                        set -eo pipefail
         \(lines.map { "                " + $0 }.joined(separator: "\n"))
         """
     }

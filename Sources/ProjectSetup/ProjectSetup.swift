@@ -7,10 +7,11 @@ public struct SetupFile: Sendable, Equatable {
     public let path: String
     public let text: String
 
-    /// Where CI finds the release: this repository's action and install script.
+    /// Where CI finds the release: this repository's action and install script (a team serving
+    /// releases itself sets PIPELINE_INSTALL_SCRIPT and PIPELINE_RELEASES).
     static let actionRepository = "your-org/pipeline"
     static var installScript: String {
-        "https://raw.githubusercontent.com/\(actionRepository)/v$PIPELINE_VERSION/scripts/install.sh"
+        "${PIPELINE_INSTALL_SCRIPT:-https://raw.githubusercontent.com/\(actionRepository)/v$PIPELINE_VERSION/scripts/install.sh}"
     }
 }
 

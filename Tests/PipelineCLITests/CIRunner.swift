@@ -1,0 +1,223 @@
+import Foundation
+import TestSupport
+import Yams
+
+/// A CI's runner as the workflow tests play it: one workspace (a clone of the origin repository,
+/// its `.build` kept between jobs as a warm runner's cache would), the CI's variables, and a
+/// workflow file's steps run in order as that CI runs them. Steps that only move artifacts
+/// (`actions/upload-artifact`, `deploy-to-bitrise-io`) are noted and skipped; an expression or a
+/// step the runner does not know fails the test, so a generated file cannot drift from what it plays.
+final class CIRunner {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// What one job or workflow did: its steps' exit statuses and output, and the summary written.
+    struct Job {
+        var statuses: [Int32] = []
+        var output = ""
+        var summary = ""
+        var passed: Bool { statuses.allSatisfy { $0 == 0 } }
+    }
+
+    let workspace: URL
+    let scratch: URL
+    let origin: URL
+    /// The release server's address (127.0.0.1), serving the install script and the tarballs.
+    let releases: URL
+    /// Variables every step gets (the store's credentials, `CI=true`).
+    var variables: [String: String]
+    /// The repository's secrets, as GitHub's `secrets` context gives them.
+    var secrets: [String: String] = [:]
+
+    init(origin: URL, scratch: URL, releases: URL, variables: [String: String]) throws {
+        self.origin = origin
+        self.scratch = scratch
+        self.releases = releases
+        self.variables = variables
+        workspace = scratch.appendingPathComponent("workspace")
+        try Git.run(["clone", "-q", origin.path, workspace.path], in: scratch)
+    }
+
+    /// A fresh runner's checkout of `sha`: nothing but the commit's files (and the build cache).
+    func checkout(_ sha: String) throws {
+        try Git.run(
+            ["fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*", "+refs/pull/*:refs/pull/*"], in: workspace)
+        try Git.run(["checkout", "-q", "--force", sha], in: workspace)
+        try Git.run(["clean", "-q", "-ffdx", "-e", ".build"], in: workspace)
+    }
+
+    /// Runs `command` in the workspace with bash, as a step's shell.
+    private func shell(_ script: String, _ environment: [String: String]) throws -> Shell.Result {
+        try Shell.run("bash", ["-e", "-c", script], in: workspace, environment: environment)
+    }
+
+    // MARK: GitHub Actions
+
+    /// Runs `job` of the workflow at `path` (relative to the workspace) on a checkout of `sha`,
+    /// with GitHub's variables for `event` and the workflow_dispatch `inputs`.
+    func gitHub(
+        _ path: String, job name: String, sha: String, event: String, payload: [String: Any] = [:],
+        inputs: [String: String] = [:]
+    ) throws -> Job {
+        let workflow = try yaml(workspace.appendingPathComponent(path))
+        let jobs = try field(workflow["jobs"] as? [String: Any], "jobs")
+        let job = try field(jobs[name] as? [String: Any], "jobs.\(name)")
+        let home = scratch.appendingPathComponent("github-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let summary = home.appendingPathComponent("summary.md")
+        let githubPath = home.appendingPathComponent("path")
+        let eventFile = home.appendingPathComponent("event.json")
+        for file in [summary, githubPath] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
+        try JSONSerialization.data(withJSONObject: payload).write(to: eventFile)
+        let contexts = Dictionary(uniqueKeysWithValues: secrets.map { ("secrets.\($0.key)", $0.value) })
+            .merging(inputs.map { ("inputs.\($0.key)", $0.value) }) { $1 }
+            .merging(["strategy.job-index": "0", "github.action_repository": "your-org/pipeline"]) { $1 }
+        var environment = variables.merging([
+            "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": eventFile.path,
+            "GITHUB_SHA": sha, "GITHUB_RUN_ID": "\(sha.prefix(8))", "GITHUB_RUN_ATTEMPT": "1",
+            "GITHUB_STEP_SUMMARY": summary.path, "GITHUB_PATH": githubPath.path, "GITHUB_WORKSPACE": workspace.path,
+            "GITHUB_OUTPUT": home.appendingPathComponent("output").path, "GITHUB_SERVER_URL": releases.absoluteString,
+            "RUNNER_TEMP": home.path, "RUNNER_TOOL_CACHE": scratch.appendingPathComponent("tool-cache").path,
+        ]) { $1 }
+        for level in [workflow["env"], job["env"]] {
+            for (key, value) in (level as? [String: String]) ?? [:] {
+                environment[key] = try substitute(value, contexts)
+            }
+        }
+        var result = Job()
+        for step in try field(job["steps"] as? [[String: Any]], "jobs.\(name).steps") {
+            guard result.passed || (step["if"] as? String) == "always()" else { continue }
+            var stepEnvironment = environment
+            for (key, value) in (step["env"] as? [String: String]) ?? [:] {
+                stepEnvironment[key] = try substitute(value, contexts)
+            }
+            let ran: Shell.Result
+            if let uses = step["uses"] as? String {
+                let with = ((step["with"] as? [String: Any]) ?? [:]).mapValues { "\($0)" }
+                if uses.hasPrefix("actions/checkout@") {
+                    try checkout(sha)
+                    continue
+                } else if uses.hasPrefix("actions/upload-artifact@") {
+                    continue
+                } else if uses.hasPrefix("your-org/pipeline@") {
+                    ran = try action(with: with, environment: stepEnvironment, contexts: contexts)
+                } else {
+                    throw Failure(description: "\(path): the runner does not know the action \(uses)")
+                }
+            } else {
+                ran = try shell(try substitute(try field(step["run"] as? String, "run"), contexts), stepEnvironment)
+            }
+            result.statuses.append(ran.status)
+            result.output += ran.stdout + ran.stderr
+            // GITHUB_PATH's folders come first on PATH for the steps after.
+            let added = try String(contentsOf: githubPath, encoding: .utf8).split(separator: "\n").reversed()
+            environment["PATH"] = (added.map(String.init) + [variables["PATH"] ?? ""]).joined(separator: ":")
+        }
+        result.summary = try String(contentsOf: summary, encoding: .utf8)
+        return result
+    }
+
+    /// The repository's own action.yml, its one step run with `with` as inputs.
+    private func action(with: [String: String], environment: [String: String], contexts: [String: String]) throws
+        -> Shell.Result
+    {
+        let action = try yaml(Shell.repository.appendingPathComponent("action.yml"))
+        let declared = try field(action["inputs"] as? [String: [String: Any]], "inputs")
+        var contexts = contexts
+        for (name, input) in declared { contexts["inputs.\(name)"] = with[name] ?? (input["default"] as? String) ?? "" }
+        let runs = try field(action["runs"] as? [String: Any], "runs")
+        let step = try field((runs["steps"] as? [[String: Any]])?.first, "runs.steps")
+        var stepEnvironment = environment
+        stepEnvironment["GITHUB_ACTION_PATH"] = Shell.repository.path
+        for (key, value) in (step["env"] as? [String: String]) ?? [:] {
+            stepEnvironment[key] = try substitute(value, contexts)
+        }
+        return try shell(try substitute(try field(step["run"] as? String, "run"), contexts), stepEnvironment)
+    }
+
+    // MARK: Bitrise
+
+    /// Runs `workflow` of bitrise.yml (its `before_run` first) on a checkout of `sha`, with the
+    /// app's and the workflow's env, Bitrise's variables (`extra`), and envman between steps.
+    func bitrise(_ workflow: String, sha: String, extra: [String: String]) throws -> Job {
+        let file = try yaml(workspace.appendingPathComponent("bitrise.yml"))
+        let workflows = try field(file["workflows"] as? [String: Any], "workflows")
+        let home = scratch.appendingPathComponent("bitrise-\(UUID().uuidString)")
+        let bin = home.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let envman = home.appendingPathComponent("envman.env")
+        // envman: `envman add --key K --value V` keeps K=V for the steps after.
+        try Scratch.write(
+            "#!/bin/bash\n[ \"$1\" = add ] && [ \"$2\" = --key ] && [ \"$4\" = --value ] "
+                + "&& printf '%s=%s\\n' \"$3\" \"$5\" >> \"\(envman.path)\"\n", to: bin.appendingPathComponent("envman")
+        )
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o755], ofItemAtPath: bin.appendingPathComponent("envman").path)
+        var environment = variables.merging(extra) { $1 }.merging([
+            "CI": "true", "BITRISE_IO": "true", "HOME": home.path,
+            "BITRISE_DEPLOY_DIR": home.appendingPathComponent("deploy").path,
+            "PATH": bin.path + ":" + (variables["PATH"] ?? ""),
+        ]) { $1 }
+        let app = (file["app"] as? [String: Any])?["envs"] as? [[String: Any]] ?? []
+        for pair in app.flatMap({ $0 }) { environment[pair.key] = "\(pair.value)" }
+        var result = Job()
+        func run(_ name: String) throws {
+            let definition = try field(workflows[name] as? [String: Any], "workflows.\(name)")
+            for before in (definition["before_run"] as? [String]) ?? [] { try run(before) }
+            for pair in ((definition["envs"] as? [[String: Any]]) ?? []).flatMap({ $0 }) {
+                environment[pair.key] = extra[pair.key] ?? "\(pair.value)"
+            }
+            for step in try field(definition["steps"] as? [[String: Any]], "workflows.\(name).steps") {
+                guard let (id, body) = step.first else { continue }
+                let settings = body as? [String: Any] ?? [:]
+                guard result.passed || settings["is_always_run"] as? Bool == true else { continue }
+                if id.hasPrefix("git-clone@") {
+                    try checkout(sha)
+                } else if id.hasPrefix("deploy-to-bitrise-io@") {
+                    continue
+                } else if id.hasPrefix("script@") {
+                    let inputs = (settings["inputs"] as? [[String: Any]] ?? []).flatMap { $0 }
+                    let content = try field(inputs.first { $0.key == "content" }?.value as? String, "content")
+                    let ran = try Shell.run("bash", ["-c", content], in: workspace, environment: environment)
+                    result.statuses.append(ran.status)
+                    result.output += ran.stdout + ran.stderr
+                    let kept = (try? String(contentsOf: envman, encoding: .utf8)) ?? ""
+                    for line in kept.split(separator: "\n") {
+                        let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                        if parts.count == 2 { environment[parts[0]] = parts[1] }
+                    }
+                } else {
+                    throw Failure(description: "bitrise.yml: the runner does not know the step \(id)")
+                }
+            }
+        }
+        try run(workflow)
+        return result
+    }
+
+    // MARK: Reading the files
+
+    private func yaml(_ url: URL) throws -> [String: Any] {
+        try field(
+            try Yams.load(yaml: String(contentsOf: url, encoding: .utf8)) as? [String: Any], url.lastPathComponent)
+    }
+
+    private func field<T>(_ value: T?, _ name: String) throws -> T {
+        guard let value else { throw Failure(description: "the workflow has no \(name) of the expected kind") }
+        return value
+    }
+
+    /// Replaces every `${{ expression }}` by its value; an expression the runner does not know fails.
+    private func substitute(_ text: String, _ contexts: [String: String]) throws -> String {
+        var result = text
+        while let range = result.range(of: #"\$\{\{\s*([^}]*?)\s*\}\}"#, options: .regularExpression) {
+            let expression = result[range].dropFirst(3).dropLast(2).trimmingCharacters(in: .whitespaces)
+            guard let value = contexts[expression] else {
+                throw Failure(description: "the runner does not know the expression \(expression)")
+            }
+            result.replaceSubrange(range, with: value)
+        }
+        return result
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import ReferenceStore
+import TestSupport
+import Testing
+
+/// The CI files `pipeline init` writes, run as written: each step of GitHub's workflows and of
+/// bitrise.yml in order, in a runner's checkout of the origin repository with that CI's
+/// variables, the install step installing the release tarball from a server on 127.0.0.1. The
+/// loop: a pull request changes a view and fails with its review, a reviewer accepts CI's
+/// renderings with the accept job, the re-run passes, the merge's post-merge run tests and
+/// promotes, and the next pull request passes on develop's new references.
+@Suite("the generated CI files, run as written: GitHub Actions and Bitrise", .serialized)
+struct WorkflowTests {
+    static let view = "Sources/ExampleKit/BadgeView.swift"
+
+    final class Team {
+        let scratch: URL
+        let origin: URL
+        let dev: URL
+        let runner: CIRunner
+        let server: FileServer
+        let backend: RefsBackend
+        let store: String
+        var pullRequests = 0
+
+        init(_ backend: RefsBackend) async throws {
+            self.backend = backend
+            scratch = try Scratch.folder("workflows")
+            origin = scratch.appendingPathComponent("origin.git")
+            dev = scratch.appendingPathComponent("dev")
+            // The release, as a project serving its own releases lays it out.
+            let version = String(
+                try PipelineBinary.run(["--version"], in: scratch).stdout.dropFirst("pipeline ".count)
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+            let releases = scratch.appendingPathComponent("releases")
+            let packaged = try Shell.run(
+                "bash",
+                [
+                    "scripts/release.sh", "--binary", PipelineBinary.url.path, "--out",
+                    releases.appendingPathComponent("your-org/pipeline/releases/download/v\(version)").path,
+                ])
+            guard packaged.status == 0 else { throw CIRunner.Failure(description: packaged.stderr) }
+            try FileManager.default.copyItem(
+                at: Shell.repository.appendingPathComponent("scripts/install.sh"),
+                to: releases.appendingPathComponent("install.sh"))
+            server = try FileServer(folder: releases)
+
+            var flags: [String]
+            switch backend {
+            case .folder:
+                store = scratch.appendingPathComponent("store").path
+                flags = ["--store", store]
+            case .s3:
+                let bucket = "w-\(UUID().uuidString.prefix(18).lowercased())"
+                try await S3Store(
+                    S3Settings(
+                        endpoint: URL(string: RefsBackend.s3Endpoint!)!, bucket: bucket,
+                        credentials: AWSCredentials(accessKey: "test:tester", secret: "testing"))
+                ).createBucket()
+                store = "s3://\(bucket)/app"
+                flags = ["--store", store, "--endpoint", RefsBackend.s3Endpoint!]
+            }
+            try Git.run(["init", "-q", "--bare", "-b", "develop", origin.path], in: scratch)
+            try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
+            for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path)
+            where item != ".build" {
+                try FileManager.default.copyItem(
+                    at: ExamplePackage.root.appendingPathComponent(item), to: dev.appendingPathComponent(item))
+            }
+            try FileManager.default.removeItem(
+                at: dev.appendingPathComponent("Tests/ExampleKitTests/__Snapshots__"))
+            try Scratch.write(".build/\n__Snapshots__/\n", to: dev.appendingPathComponent(".gitignore"))
+            try Git.run(["init", "-q", "-b", "develop"], in: dev)
+            let initialized = try PipelineBinary.run(["init", "--ci", "github"] + flags, in: dev)
+            guard initialized.status == 0 else { throw CIRunner.Failure(description: initialized.stderr) }
+            // The same specs, with Bitrise's file beside them (init writes only new files).
+            let bitrise = scratch.appendingPathComponent("bitrise-init")
+            try FileManager.default.createDirectory(at: bitrise, withIntermediateDirectories: true)
+            _ = try PipelineBinary.run(["init", "--ci", "bitrise"] + flags, in: bitrise)
+            try FileManager.default.copyItem(
+                at: bitrise.appendingPathComponent("bitrise.yml"), to: dev.appendingPathComponent("bitrise.yml"))
+            try Git.run(["add", "-A"], in: dev)
+            try Git.run(["commit", "-q", "-m", "The app, and pipeline init's files"], in: dev)
+            try Git.run(["remote", "add", "origin", origin.path], in: dev)
+            try Git.run(["push", "-q", "origin", "develop"], in: dev)
+
+            var variables = RefsBackend.environment
+            variables["PIPELINE_INSTALL_SCRIPT"] = server.address.absoluteString + "/install.sh"
+            variables["PIPELINE_RELEASES"] = server.address.absoluteString + "/your-org/pipeline/releases/download"
+            variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]
+            runner = try CIRunner(
+                origin: origin, scratch: scratch, releases: server.address, variables: variables)
+            runner.secrets = [
+                "PIPELINE_AWS_ACCESS_KEY_ID": "test:tester", "PIPELINE_AWS_SECRET_ACCESS_KEY": "testing",
+            ]
+
+            // The first recording, as init's next steps say, on the runner's checkout of develop.
+            try runner.checkout(try Git.run(["rev-parse", "HEAD"], in: dev))
+            for command in [["refs", "record", "--all"], ["refs", "promote", "--all", "--force", "--yes"]] {
+                let result = try PipelineBinary.run(command, in: runner.workspace, environment: variables)
+                guard result.status == 0 else { throw CIRunner.Failure(description: "\(command): \(result.stderr)") }
+            }
+        }
+
+        deinit { try? FileManager.default.removeItem(at: scratch) }
+
+        /// A branch changing the brand colour to `colour`, pushed, and the pull request's merge of
+        /// it into develop (`refs/pull/N/merge`); the branch head and the merge.
+        func pullRequest(_ branch: String, colour: String?) throws -> (head: String, merge: String) {
+            pullRequests += 1
+            try Git.run(["checkout", "-q", "-B", branch, "develop"], in: dev)
+            if let colour {
+                let url = dev.appendingPathComponent(WorkflowTests.view)
+                let source = try String(contentsOf: url, encoding: .utf8)
+                let changed = source.replacingOccurrences(
+                    of: #"primary = RGB\([0-9, ]+\)"#, with: "primary = RGB(\(colour))", options: .regularExpression)
+                try Data(changed.utf8).write(to: url)
+            } else {
+                try Scratch.write("# \(branch)\n", to: dev.appendingPathComponent("NOTES.md"))
+            }
+            try Git.run(["add", "-A"], in: dev)
+            try Git.run(["commit", "-q", "-m", "\(branch)"], in: dev)
+            let head = try Git.run(["rev-parse", "HEAD"], in: dev)
+            try Git.run(["push", "-q", "-f", "origin", branch], in: dev)
+            try Git.run(["checkout", "-q", "--detach", "develop"], in: dev)
+            try Git.run(["merge", "-q", "--no-ff", "-m", "Merge \(branch) into develop", branch], in: dev)
+            let merge = try Git.run(["rev-parse", "HEAD"], in: dev)
+            try Git.run(["push", "-q", "-f", "origin", "HEAD:refs/pull/\(pullRequests)/merge"], in: dev)
+            try Git.run(["checkout", "-q", "develop"], in: dev)
+            return (head, merge)
+        }
+
+        /// The branch merged into develop (a merge commit), pushed; develop's head.
+        func merge(_ branch: String) throws -> String {
+            try Git.run(["checkout", "-q", "develop"], in: dev)
+            try Git.run(["merge", "-q", "--no-ff", "-m", "Merge pull request: \(branch)", branch], in: dev)
+            try Git.run(["push", "-q", "origin", "develop"], in: dev)
+            return try Git.run(["rev-parse", "HEAD"], in: dev)
+        }
+    }
+
+    static func expect(_ job: CIRunner.Job, passed: Bool, _ what: String) {
+        #expect(job.passed == passed, "\(what): \(job.statuses) \(job.output.suffix(3000))")
+    }
+
+    /// Each image link of the summary opens without credentials (S3's presigned links).
+    static func expectLinksOpen(_ summary: String) throws {
+        let links = summary.matches(of: /<img src="([^"]+)"/).map { String($0.output.1) }
+        #expect(links.count == 6, "the two failed image snapshots, three images each (three are text): \(summary)")
+        for link in links {
+            let fetched = try Shell.run("curl", ["-sf", "-o", "/dev/null", "-w", "%{http_code}", link])
+            #expect(fetched.stdout == "200", "\(link)")
+        }
+    }
+
+    @Test(
+        "GitHub Actions then Bitrise: a view change fails with its review, the accept job takes CI's renderings, the re-run passes, the merge promotes",
+        arguments: RefsBackend.available)
+    func loop(backend: RefsBackend) async throws {
+        let team = try await Team(backend)
+        let runner = team.runner
+        let workflows = ".github/workflows/"
+
+        // GitHub Actions: a pull request checked out as GitHub's merge commit.
+        let brand = try team.pullRequest("feature/brand", colour: "208, 64, 32")
+        let event: [String: Any] = ["pull_request": ["head": ["sha": brand.head], "base": ["ref": "develop"]]]
+        let failed = try runner.gitHub(
+            workflows + "pipeline-pull-request.yml", job: "test", sha: brand.merge, event: "pull_request",
+            payload: event)
+        Self.expect(failed, passed: false, "the pull request's snapshots fail")
+        #expect(failed.output.contains("install: pipeline "), "the action installed the release")
+        #expect(
+            failed.summary.contains("pipeline refs accept BadgeViewTests --commit \(brand.head)"), "\(failed.summary)")
+        #expect(failed.summary.contains("#### Snapshots to review"), "\(failed.summary)")
+        if backend == .s3 { try Self.expectLinksOpen(failed.summary) }
+
+        let accepted = try runner.gitHub(
+            workflows + "pipeline-accept.yml", job: "accept", sha: brand.head, event: "workflow_dispatch",
+            inputs: ["tests": "all", "commit": ""])
+        Self.expect(accepted, passed: true, "the accept job")
+        let rerun = try runner.gitHub(
+            workflows + "pipeline-pull-request.yml", job: "test", sha: brand.merge, event: "pull_request",
+            payload: event)
+        Self.expect(rerun, passed: true, "the re-run on CI's accepted renderings")
+
+        let merged = try team.merge("feature/brand")
+        let postMerge = try runner.gitHub(
+            workflows + "pipeline-post-merge.yml", job: "test", sha: merged, event: "push")
+        Self.expect(postMerge, passed: true, "the post-merge run")
+        #expect(postMerge.output.contains("promote"), "\(postMerge.output.suffix(2000))")
+
+        // Bitrise, on the develop GitHub's merge left: another colour, the same loop.
+        let bitrise = ["BITRISE_GIT_BRANCH": "feature/green", "BITRISEIO_GIT_BRANCH_DEST": "develop"]
+        let green = try team.pullRequest("feature/green", colour: "32, 160, 64")
+        let pullRequest = bitrise.merging(["BITRISE_PULL_REQUEST": "2", "BITRISE_BUILD_NUMBER": "201"]) { $1 }
+        let red = try runner.bitrise("pull-request", sha: green.merge, extra: pullRequest)
+        Self.expect(red, passed: false, "Bitrise's pull request fails its snapshots")
+        #expect(red.output.contains("install: pipeline "), "the install script installed the release")
+        #expect(red.output.contains("--commit \(green.head)"), "keyed by the branch head: \(red.output.suffix(2000))")
+        let accept = try runner.bitrise(
+            "accept", sha: green.head, extra: bitrise.merging(["TESTS": "all", "BITRISE_BUILD_NUMBER": "202"]) { $1 })
+        Self.expect(accept, passed: true, "Bitrise's accept workflow")
+        let again = try runner.bitrise(
+            "pull-request", sha: green.merge,
+            extra: pullRequest.merging(["BITRISE_BUILD_NUMBER": "203"]) { $1 })
+        Self.expect(again, passed: true, "Bitrise's re-run")
+        let mergedGreen = try team.merge("feature/green")
+        let promoted = try runner.bitrise(
+            "post-merge", sha: mergedGreen,
+            extra: ["BITRISE_GIT_BRANCH": "develop", "BITRISE_BUILD_NUMBER": "204"])
+        Self.expect(promoted, passed: true, "Bitrise's post-merge")
+
+        // The next pull request, changing no view, passes on what develop now holds.
+        let next = try team.pullRequest("feature/notes", colour: nil)
+        let clean = try runner.bitrise(
+            "pull-request", sha: next.merge,
+            extra: ["BITRISE_PULL_REQUEST": "3", "BITRISE_BUILD_NUMBER": "205", "BITRISE_GIT_BRANCH": "feature/notes"])
+        Self.expect(clean, passed: true, "a pull request after the merges")
+    }
+}
