@@ -136,4 +136,23 @@ struct InitCommandTests {
                 == "error: --only review: pipelines/post-merge.yml has no review stage (its stages: pull, test, promote)\n"
         )
     }
+
+    @Test("docs/ci.md's GitHub and Bitrise files are what pipeline init writes, word for word")
+    func documented() throws {
+        let guide = try String(
+            contentsOf: Shell.repository.appendingPathComponent("docs/ci.md"), encoding: .utf8)
+        for ci in ["github", "bitrise"] {
+            let folder = try Scratch.folder("init-docs")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let result = try PipelineBinary.run(
+                ["init", "--ci", ci, "--store", "s3://team-snapshots", "--region", "eu-west-1", "--nodes", "4"],
+                in: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            for path in ["pipelines/pull-request.yml", "pipelines/post-merge.yml"] + Self.files[ci, default: []] {
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+                #expect(
+                    guide.contains("```yaml\n" + text + "```\n"), "docs/ci.md lacks \(ci)'s \(path) as init writes it")
+            }
+        }
+    }
 }
