@@ -63,6 +63,10 @@ public struct ReferenceSettings: Sendable, Hashable {
     /// The environments whose references a pull takes, in order, after the run's own; the shared
     /// set comes last always.
     public var fallback: [String]
+    /// The address serving what feature holds (`<review-url>/<key under feature>`: the bucket's
+    /// public or website address, or a web server over the folder): a CI run's review links use it
+    /// instead of presigned S3 links.
+    public var reviewURL: String?
 
     public init(
         local: String? = nil, feature: StoreAddress? = nil, develop: StoreAddress? = nil,

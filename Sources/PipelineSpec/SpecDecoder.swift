@@ -76,7 +76,7 @@ struct SpecDecoder {
                 node, at: path, what: "the reference settings",
                 allowed: [
                     "local", "feature", "develop", "endpoint", "region", "profile", "allow-http", "environment",
-                    "fallback",
+                    "fallback", "review-url",
                 ])
         else { return nil }
         var settings = ReferenceSettings()
@@ -89,6 +89,7 @@ struct SpecDecoder {
         settings.allowHTTP = value(fields, "allow-http") { $0.bool($1, $2) } ?? false
         settings.environment = value(fields, "environment") { $0.string($1, $2) }
         settings.fallback = value(fields, "fallback") { $0.strings($1, $2) } ?? []
+        settings.reviewURL = value(fields, "review-url") { $0.string($1, $2) }
         return settings
     }
 

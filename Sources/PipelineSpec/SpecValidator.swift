@@ -71,6 +71,15 @@ struct SpecValidator {
         if let endpoint = references.endpoint {
             validate(endpoint: endpoint, allowHTTP: references.allowHTTP, at: path.appending("endpoint"))
         }
+        if let review = references.reviewURL {
+            let url = URL(string: review)
+            if url?.host == nil || !["http", "https"].contains(url?.scheme?.lowercased() ?? "") {
+                report(
+                    path.appending("review-url"),
+                    "'\(review)' is not an http(s) URL such as https://team-snapshots.s3.eu-west-1.amazonaws.com/feature"
+                )
+            }
+        }
         if let template = references.environment, let problem = EnvironmentName.templateProblem(template) {
             report(path.appending("environment"), problem)
         }

@@ -18,6 +18,7 @@ public enum SpecWriter {
             optional("region", references.region, indent: 2, into: &lines)
             optional("profile", references.profile, indent: 2, into: &lines)
             lines.append("  allow-http: \(references.allowHTTP)")
+            optional("review-url", references.reviewURL, indent: 2, into: &lines)
             optional("environment", references.environment, indent: 2, into: &lines)
             if !references.fallback.isEmpty {
                 lines.append("  fallback: [" + references.fallback.map(quoted).joined(separator: ", ") + "]")

@@ -87,3 +87,8 @@ public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible
 
     public static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool { lhs.rawValue < rhs.rawValue }
 }
+
+extension ObjectKey {
+    /// The key as a URL's path: each byte but `A-Za-z0-9-._~/` percent-encoded.
+    public var percentEncodedPath: String { S3Encoding.path(rawValue) }
+}

@@ -229,6 +229,39 @@ struct AcceptCommandTests {
         }
     }
 
+    @Test("with review-url, the review's links are plain addresses under it: served by a web server over the folder")
+    func reviewURL() async throws {
+        let feature = try Scratch.folder("served-feature")
+        defer { try? FileManager.default.removeItem(at: feature) }
+        let server = try FileServer(folder: feature)
+        let repo = try SnapshotRepository(
+            references: "references:\n  feature: \(feature.path)\n  develop: store/develop\n"
+                + "  review-url: \(server.address.absoluteString)/\n")
+        try repo.keepReferencesOutOfGit()
+        #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes").status == 0)
+        try branch("view-u", in: repo)
+        var entry = ReviewEntry(key: "LoginTests/test_login.1.png", status: .failed)
+        (entry.reference, entry.new, entry.overlay) = (Data("old".utf8), Data("new".utf8), Data("overlay".utf8))
+        let page = repo.root.appendingPathComponent(".build/snapshot-review.html")
+        try Scratch.write("<html>review</html>", to: page)
+        let kept = try await ciRunKeepingReview(
+            repo, artifacts: ["LoginTests/test_login.1.png": "login ci"], review: (page, [entry]))
+        let review = try #require(kept.review, "\(kept.lines)")
+        #expect(review.page.hasPrefix(server.address.absoluteString + "/.reviews/"), "\(review.page)")
+        #expect(review.expires == nil, "plain links do not expire")
+        let new = try #require(review.images[entry.key]?.new)
+        #expect(try Shell.run("curl", ["-sf", new]).stdout == "new")
+        #expect(try Shell.run("curl", ["-sf", review.page]).stdout == "<html>review</html>")
+
+        try repo.write(
+            "pipelines/post-merge.yml",
+            "name: post-merge\ndescription: d\nreferences:\n  feature: f\n  develop: d\n  review-url: ftp://x\nstages:\n  - pull:\n      from: develop\n"
+        )
+        let invalid = try repo.pipeline("validate")
+        #expect(invalid.status == 3)
+        #expect(invalid.stderr.contains("references.review-url: 'ftp://x' is not an http(s) URL"), "\(invalid.stderr)")
+    }
+
     @Test("refused when the test passed since, or feature changed after the run; --force accepts")
     func refusals() async throws {
         let repo = try await repository(.folder)

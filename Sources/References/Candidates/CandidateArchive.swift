@@ -224,8 +224,9 @@ extension ReferenceTransfers {
                 ]
             guard let review else { return (lines, nil) }
             do {
-                let published = try await ReviewArchive(feature: feature).publish(
-                    page: review.page, entries: review.entries, commit: commit, run: run)
+                let published = try await ReviewArchive(feature: feature, publicAddress: stores.settings.reviewURL)
+                    .publish(
+                        page: review.page, entries: review.entries, commit: commit, run: run)
                 lines.append(
                     "review: \(published.page)" + (published.expires.map { " (the link is valid for \($0))" } ?? ""))
                 return (lines, published)

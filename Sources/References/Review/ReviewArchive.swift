@@ -9,9 +9,12 @@ public struct ReviewArchive: Sendable {
     public static let folder = ".reviews"
     public let feature: StoreFolder
     public var lifetime: Duration = S3Presigner.longest
+    /// The address serving what feature holds (the spec's `review-url`): links are plain, never expire.
+    public var publicAddress: String?
 
-    public init(feature: StoreFolder) {
+    public init(feature: StoreFolder, publicAddress: String? = nil) {
         self.feature = feature
+        self.publicAddress = publicAddress
     }
 
     /// Where a reviewer finds what a run kept: the page, and each failed snapshot's images.
@@ -48,7 +51,8 @@ public struct ReviewArchive: Sendable {
         let pageKey = try ObjectKey("\(base.rawValue)/snapshot-review.html").under(feature.prefix)
         try await feature.store.upload(page, to: pageKey, metadata: [:])
         var published = Published(page: try address(pageKey))
-        published.expires = feature.store is S3Store ? "\(lifetime.components.seconds / 86400) days" : nil
+        published.expires =
+            feature.store is S3Store && publicAddress == nil ? "\(lifetime.components.seconds / 86400) days" : nil
         for (index, entry) in entries.enumerated() {
             var images = Images()
             for (kind, data) in [("reference", entry.reference), ("new", entry.new), ("overlay", entry.overlay)] {
@@ -71,6 +75,11 @@ public struct ReviewArchive: Sendable {
 
     /// A browser's address for `key`: a presigned link on S3, the file's path on a folder.
     func address(_ key: ObjectKey) throws -> String {
+        if let base = publicAddress {
+            let relative = feature.prefix.map { String(key.rawValue.dropFirst($0.rawValue.count + 1)) } ?? key.rawValue
+            return base.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/"
+                + (try ObjectKey(relative)).percentEncodedPath
+        }
         if let s3 = feature.store as? S3Store {
             return try S3Presigner(s3.settings).url(for: key, lifetime: lifetime)
         }
