@@ -196,6 +196,30 @@ final class CIRunner {
         return result
     }
 
+    // MARK: GitLab
+
+    /// Runs `job` of .gitlab-ci.yml on a checkout of `sha` as GitLab's shell runner does: the
+    /// file's and the job's variables and GitLab's (`extra`), `before_script` then `script` in one
+    /// shell, stopping at the first command that fails.
+    func gitLab(_ name: String, sha: String, extra: [String: String]) throws -> Job {
+        let file = try yaml(workspace.appendingPathComponent(".gitlab-ci.yml"))
+        let job = try field(file[name] as? [String: Any], name)
+        let home = scratch.appendingPathComponent("gitlab-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        var environment = variables.merging([
+            "CI": "true", "GITLAB_CI": "true", "CI_COMMIT_SHA": sha, "HOME": home.path,
+        ]) { $1 }
+        for level in [file["variables"], job["variables"]] {
+            for (key, value) in (level as? [String: Any]) ?? [:] { environment[key] = "\(value)" }
+        }
+        environment.merge(extra) { $1 }
+        try checkout(sha)
+        let before = ((file["default"] as? [String: Any])?["before_script"] as? [String]) ?? []
+        let script = try field(job["script"] as? [String], "\(name).script")
+        let ran = try shell((before + script).joined(separator: "\n"), environment)
+        return Job(statuses: [ran.status], output: ran.stdout + ran.stderr)
+    }
+
     // MARK: Reading the files
 
     private func yaml(_ url: URL) throws -> [String: Any] {

@@ -9,7 +9,7 @@ import Testing
 /// loop: a pull request changes a view and fails with its review, a reviewer accepts CI's
 /// renderings with the accept job, the re-run passes, the merge's post-merge run tests and
 /// promotes, and the next pull request passes on develop's new references.
-@Suite("the generated CI files, run as written: GitHub Actions and Bitrise", .serialized)
+@Suite("the generated CI files, run as written: GitHub Actions, Bitrise and GitLab", .serialized)
 struct WorkflowTests {
     static let view = "Sources/ExampleKit/BadgeView.swift"
 
@@ -79,6 +79,11 @@ struct WorkflowTests {
             _ = try PipelineBinary.run(["init", "--ci", "bitrise"] + flags, in: bitrise)
             try FileManager.default.copyItem(
                 at: bitrise.appendingPathComponent("bitrise.yml"), to: dev.appendingPathComponent("bitrise.yml"))
+            let gitLab = scratch.appendingPathComponent("gitlab-init")
+            try FileManager.default.createDirectory(at: gitLab, withIntermediateDirectories: true)
+            _ = try PipelineBinary.run(["init", "--ci", "gitlab"] + flags, in: gitLab)
+            try FileManager.default.copyItem(
+                at: gitLab.appendingPathComponent(".gitlab-ci.yml"), to: dev.appendingPathComponent(".gitlab-ci.yml"))
             try Git.run(["add", "-A"], in: dev)
             try Git.run(["commit", "-q", "-m", "The app, and pipeline init's files"], in: dev)
             try Git.run(["remote", "add", "origin", origin.path], in: dev)
@@ -154,7 +159,7 @@ struct WorkflowTests {
     }
 
     @Test(
-        "GitHub Actions then Bitrise: a view change fails with its review, the accept job takes CI's renderings, the re-run passes, the merge promotes",
+        "GitHub Actions, Bitrise, then GitLab: a view change fails with its review, the accept job takes CI's renderings, the re-run passes, the merge promotes",
         arguments: RefsBackend.available)
     func loop(backend: RefsBackend) async throws {
         let team = try await Team(backend)
@@ -209,6 +214,28 @@ struct WorkflowTests {
             "post-merge", sha: mergedGreen,
             extra: ["BITRISE_GIT_BRANCH": "develop", "BITRISE_BUILD_NUMBER": "204"])
         Self.expect(promoted, passed: true, "Bitrise's post-merge")
+
+        // GitLab, on the folder store: a merge request's pipeline runs on the branch head.
+        if backend == .folder {
+            let blue = try team.pullRequest("feature/blue", colour: "32, 64, 208")
+            let request = [
+                "CI_PIPELINE_SOURCE": "merge_request_event", "CI_MERGE_REQUEST_TARGET_BRANCH_NAME": "develop",
+                "CI_MERGE_REQUEST_IID": "4", "CI_PIPELINE_ID": "301",
+            ]
+            let failing = try runner.gitLab("pull-request", sha: blue.head, extra: request)
+            Self.expect(failing, passed: false, "GitLab's merge request fails its snapshots")
+            #expect(failing.output.contains("--commit \(blue.head)"), "\(failing.output.suffix(2000))")
+            let manual = try runner.gitLab("accept", sha: blue.head, extra: request.merging(["TESTS": "all"]) { $1 })
+            Self.expect(manual, passed: true, "GitLab's manual accept job")
+            let retried = try runner.gitLab(
+                "pull-request", sha: blue.head, extra: request.merging(["CI_PIPELINE_ID": "302"]) { $1 })
+            Self.expect(retried, passed: true, "GitLab's re-run")
+            let mergedBlue = try team.merge("feature/blue")
+            let pushed = try runner.gitLab(
+                "post-merge", sha: mergedBlue,
+                extra: ["CI_PIPELINE_SOURCE": "push", "CI_COMMIT_BRANCH": "develop", "CI_PIPELINE_ID": "303"])
+            Self.expect(pushed, passed: true, "GitLab's post-merge")
+        }
 
         // The next pull request, changing no view, passes on what develop now holds.
         let next = try team.pullRequest("feature/notes", colour: nil)

@@ -41,6 +41,11 @@ import Testing
                     + "<img src=\"https://s3.example/o.png\" alt=\"overlay\" width=\"240\">"), "\(text)")
         #expect(text.contains("```sh\npipeline refs accept BadgeTests --commit abc123\n```"), "\(text)")
 
+        var layout = ReviewEntry(key: "BadgeTests/test_layout.1.txt", status: .failed)
+        layout.textDiff = TextDiff(reference: "a\nb\nc\n", new: "a\nB\nc\n")
+        let text2 = CIReport.markdown(CIReport.Review(published: published, entries: [layout], accept: nil))
+        #expect(text2.contains("```diff\n  a\n- b\n+ B\n  c\n```"), "\(text2)")
+
         // A folder store's review: a path, no images inline (a browser on the PR cannot open it).
         let local = CIReport.markdown(
             CIReport.Review(

@@ -54,6 +54,14 @@ public enum CIReport {
                 lines.append("")
                 lines.append(cells.joined(separator: " "))
             }
+            // A text reference: its first changed lines, as a diff.
+            if let diff = entry.textDiff, !diff.isEmpty {
+                let marks: [TextDiff.Kind: String] = [.added: "+ ", .removed: "- ", .same: "  "]
+                let changed: [String] = diff.hunks(context: 1).flatMap { $0 }.prefix(12).map { line in
+                    (marks[line.kind] ?? "  ") + line.text
+                }
+                lines += ["", "```diff"] + changed + ["```"]
+            }
             if let accept = review.accept {
                 lines += ["", "```sh", ReviewPage.acceptCommand(test: entry.test, options: accept), "```"]
             }
