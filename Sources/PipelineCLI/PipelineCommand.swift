@@ -8,7 +8,7 @@ struct PipelineCommand: AsyncParsableCommand {
         commandName: "pipeline",
         abstract: "A daemon-less CI orchestrator for Swift packages with snapshot reference images.",
         discussion: """
-            Pipelines are described in pipelines/<name>.yml (see docs/spec.md). Start with \
+            Pipelines are described in pipelines/<name>.yml ('pipeline init' writes them). Start with \
             'pipeline list' to see them and 'pipeline run NAME --dry-run' to see what one would do.
 
             Exit codes: 0 success, 1 tests failed, 2 usage error, 3 invalid or missing spec, \

@@ -191,7 +191,9 @@ extension SpecDecoder {
         guard let fields = fields(root, at: .root, what: "the quarantine", allowed: ["quarantine"]) else { return nil }
         guard let list = fields.values["quarantine"] else {
             report(
-                fields.location, .root, "missing required key 'quarantine' (a list of entries; see docs/quarantine.md)")
+                fields.location, .root,
+                "missing required key 'quarantine' (a list of entries, each with test: or pattern:, owner:, "
+                    + "reason: and expires:)")
             return nil
         }
         let path = SpecKeyPath.root.appending("quarantine")
@@ -331,7 +333,8 @@ public enum QuarantineEditor {
                     expires: entry.expires, location: added.entries.last!.location)
         else {
             throw Failure.cannotWrite(
-                file: file, reason: "its layout is unusual; add the entry by hand (see docs/quarantine.md)")
+                file: file,
+                reason: "its layout is unusual; add the entry by hand (test:, owner:, reason:, expires: YYYY-MM-DD)")
         }
         return result
     }

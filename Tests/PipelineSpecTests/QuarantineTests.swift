@@ -112,7 +112,7 @@ struct QuarantineTests {
         #expect(
             problems("tests: []\n") == [
                 "pipelines/quarantine.yml:1:1: unknown key 'tests'; expected one of: quarantine",
-                "pipelines/quarantine.yml:1:1: missing required key 'quarantine' (a list of entries; see docs/quarantine.md)",
+                "pipelines/quarantine.yml:1:1: missing required key 'quarantine' (a list of entries, each with test: or pattern:, owner:, reason: and expires:)",
             ])
         #expect(
             problems("quarantine: A.B/testOne\n") == [
