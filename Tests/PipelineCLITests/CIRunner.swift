@@ -55,10 +55,11 @@ final class CIRunner {
     // MARK: GitHub Actions
 
     /// Runs `job` of the workflow at `path` (relative to the workspace) on a checkout of `sha`,
-    /// with GitHub's variables for `event` and the workflow_dispatch `inputs`.
+    /// with GitHub's variables for `event`, the workflow_dispatch `inputs`, and one entry of the
+    /// job's matrix (`node`, the `index`th).
     func gitHub(
         _ path: String, job name: String, sha: String, event: String, payload: [String: Any] = [:],
-        inputs: [String: String] = [:]
+        inputs: [String: String] = [:], node: (index: Int, value: String)? = nil
     ) throws -> Job {
         let workflow = try yaml(workspace.appendingPathComponent(path))
         let jobs = try field(workflow["jobs"] as? [String: Any], "jobs")
@@ -72,7 +73,10 @@ final class CIRunner {
         try JSONSerialization.data(withJSONObject: payload).write(to: eventFile)
         let contexts = Dictionary(uniqueKeysWithValues: secrets.map { ("secrets.\($0.key)", $0.value) })
             .merging(inputs.map { ("inputs.\($0.key)", $0.value) }) { $1 }
-            .merging(["strategy.job-index": "0", "github.action_repository": "your-org/pipeline"]) { $1 }
+            .merging([
+                "strategy.job-index": "\(node?.index ?? 0)", "github.action_repository": "your-org/pipeline",
+            ]) { $1 }
+            .merging(node.map { ["matrix.node": $0.value] } ?? [:]) { $1 }
         var environment = variables.merging([
             "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": eventFile.path,
             "GITHUB_SHA": sha, "GITHUB_RUN_ID": "\(sha.prefix(8))", "GITHUB_RUN_ATTEMPT": "1",

@@ -79,6 +79,12 @@ struct WorkflowTests {
             _ = try PipelineBinary.run(["init", "--ci", "bitrise"] + flags, in: bitrise)
             try FileManager.default.copyItem(
                 at: bitrise.appendingPathComponent("bitrise.yml"), to: dev.appendingPathComponent("bitrise.yml"))
+            // GitHub's workflows for two machines sharing each run, beside the others.
+            let split = scratch.appendingPathComponent("split-init")
+            try FileManager.default.createDirectory(at: split, withIntermediateDirectories: true)
+            _ = try PipelineBinary.run(["init", "--ci", "github", "--nodes", "2"] + flags, in: split)
+            try FileManager.default.copyItem(
+                at: split.appendingPathComponent(".github/workflows"), to: dev.appendingPathComponent("ci/github-2"))
             let gitLab = scratch.appendingPathComponent("gitlab-init")
             try FileManager.default.createDirectory(at: gitLab, withIntermediateDirectories: true)
             _ = try PipelineBinary.run(["init", "--ci", "gitlab"] + flags, in: gitLab)
@@ -235,6 +241,39 @@ struct WorkflowTests {
                 "post-merge", sha: mergedBlue,
                 extra: ["CI_PIPELINE_SOURCE": "push", "CI_COMMIT_BRANCH": "develop", "CI_PIPELINE_ID": "303"])
             Self.expect(pushed, passed: true, "GitLab's post-merge")
+        }
+
+        // Two machines sharing each run (the folder store: s3api cannot write conditionally, so its
+        // nodes split statically, which the single-machine loop above already covers).
+        if backend == .folder {
+            let split = try team.pullRequest("feature/split", colour: "96, 32, 160")
+            let event: [String: Any] = ["pull_request": ["head": ["sha": split.head], "base": ["ref": "develop"]]]
+            for (index, node) in ["1/2", "2/2"].enumerated() {
+                let ran = try runner.gitHub(
+                    "ci/github-2/pipeline-pull-request.yml", job: "test", sha: split.merge, event: "pull_request",
+                    payload: event, node: (index, node))
+                Self.expect(ran, passed: index == 1, "node \(node) of the pull request")
+            }
+            let report = try runner.gitHub(
+                "ci/github-2/pipeline-pull-request.yml", job: "report", sha: split.merge, event: "pull_request",
+                payload: event)
+            Self.expect(report, passed: false, "the report of a run whose snapshots failed")
+            let accepted = try runner.gitHub(
+                workflows + "pipeline-accept.yml", job: "accept", sha: split.head, event: "workflow_dispatch",
+                inputs: ["tests": "all", "commit": ""])
+            Self.expect(accepted, passed: true, "accepting the split run's renderings")
+            let mergedSplit = try team.merge("feature/split")
+            for (index, node) in ["1/2", "2/2"].enumerated() {
+                let ran = try runner.gitHub(
+                    "ci/github-2/pipeline-post-merge.yml", job: "test", sha: mergedSplit, event: "push",
+                    node: (index, node))
+                Self.expect(ran, passed: true, "node \(node) after the merge")
+            }
+            for job in ["report", "promote"] {
+                let ran = try runner.gitHub(
+                    "ci/github-2/pipeline-post-merge.yml", job: job, sha: mergedSplit, event: "push")
+                Self.expect(ran, passed: true, "the post-merge \(job) job")
+            }
         }
 
         // The next pull request, changing no view, passes on what develop now holds.
