@@ -236,7 +236,8 @@ let package = Package(
             name: "PipelineCLITests",
             dependencies: [
                 "pipeline", "PipelineCLI", "PipelineSpec", "ReferenceStore", "References", "ImageDiff",
-                "SnapshotConventions", "CISystem", "TestSupport", .product(name: "Yams", package: "Yams"),
+                "SnapshotConventions", "CISystem", "TestSupport", "PipelineCore",
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
     ]

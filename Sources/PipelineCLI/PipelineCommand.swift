@@ -15,7 +15,8 @@ struct PipelineCommand: AsyncParsableCommand {
             4 git error, 5 storage error, 6 build failed, 7 no tests selected, \
             8 promotion refused (develop changed after the branch was cut; the merged commit's CI renderings \
             never accepted; a candidate refused), 9 coverage missing or below the \
-            minimum, 70 internal error, \
+            minimum, 10 develop would be stale (a test the merge touched did not get its references), \
+            70 internal error, \
             130 interrupted.
             """,
         version: "pipeline \(Version.number)",

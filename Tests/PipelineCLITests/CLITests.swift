@@ -1,5 +1,6 @@
 import CISystem
 import Foundation
+import PipelineCore
 import SnapshotConventions
 import Testing
 
@@ -19,6 +20,15 @@ struct CLITests {
         #expect(lines.first == "pipeline \(Version.number)")
         #expect(lines.contains { $0.hasPrefix("libgit2 1.") })
         #expect(lines.contains { $0.hasPrefix("libcurl 7.") || $0.hasPrefix("libcurl 8.") })
+    }
+
+    @Test("the help lists every exit status")
+    func exitStatuses() throws {
+        let help = try Workspace(pipelines: [:]).run("--help").stdout.replacingOccurrences(of: "\n", with: " ")
+        for status in ExitStatus.allCases {
+            #expect(
+                help.contains(" \(status.rawValue) "), "exit status \(status.rawValue) (\(status)) is not in --help")
+        }
     }
 
     @Test("-C before the command works as git's does, and several join")
