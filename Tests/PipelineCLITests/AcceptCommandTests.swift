@@ -227,6 +227,16 @@ struct AcceptCommandTests {
             let shot = try Browser.screenshot(of: address, scratch: repo.root)
             #expect(Browser.badgePixels(shot) > 50, "the page renders from the store's address")
         }
+
+        // Pruning old candidates takes their review with them.
+        #expect(try repo.pipeline("refs", "prune", "--older-than", "0s").status == 0)
+        switch backend {
+        case .folder:
+            #expect(!FileManager.default.fileExists(atPath: review.page), "\(review.page)")
+        case .s3:
+            let gone = try Shell.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", review.page])
+            #expect(gone.stdout == "404", "the page's object was deleted: \(gone.stdout)")
+        }
     }
 
     @Test("with review-url, the review's links are plain addresses under it: served by a web server over the folder")

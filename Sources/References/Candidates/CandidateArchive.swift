@@ -119,11 +119,15 @@ public struct CandidateArchive: Sendable {
         try await records(under: try ObjectKey(Self.folder).under(feature.prefix)) { _ in true }
     }
 
-    /// Removes a run: its record first (so it is no longer offered), then its files.
+    /// Removes a run: its record first (so it is no longer offered), then its files and the
+    /// review kept beside them (`.reviews/<commit>/<run>/`).
     public func remove(_ run: CandidateRun) async throws {
         try await feature.store.delete(try ObjectKey("\(run.run).json").under(try commitFolder(run.commit)))
         let folder = try candidates(of: run.commit, run: run.run)
-        for object in try await feature.store.list(under: folder.prefix) { try await feature.store.delete(object.key) }
+        let review = try ObjectKey("\(ReviewArchive.folder)/\(run.commit)/\(run.run)").under(feature.prefix)
+        for prefix in [folder.prefix, review] {
+            for object in try await feature.store.list(under: prefix) { try await feature.store.delete(object.key) }
+        }
     }
 
     /// A run's name: its UTC time, then the CI's run id and attempt (`ciRun`) and the node of a split
