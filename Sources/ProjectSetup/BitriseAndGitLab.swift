@@ -155,7 +155,8 @@ enum GitLabWorkflows {
               GIT_DEPTH: "0"
             default:
               before_script:
-                - curl -fsSL "\(SetupFile.installScript)" | bash -s -- "$PIPELINE_VERSION" --prefix "$HOME/.local"
+                - curl -fsSL "\(SetupFile.installScript)" -o /tmp/install-pipeline.sh
+                - bash /tmp/install-pipeline.sh "$PIPELINE_VERSION" --prefix "$HOME/.local"
                 - export PATH="$HOME/.local/bin:$PATH"
                 - git fetch --quiet origin "\(request.base):refs/remotes/origin/\(request.base)" || true
             stages: [test, report, promote]
