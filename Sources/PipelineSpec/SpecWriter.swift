@@ -81,7 +81,7 @@ public enum SpecWriter {
     }
 
     /// A double-quoted YAML string: always a string, whatever characters it holds.
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {

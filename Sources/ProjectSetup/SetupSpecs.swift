@@ -1,3 +1,5 @@
+import PipelineSpec
+
 /// The two specs `pipeline init` writes, the same for every CI: a pull request's (develop's
 /// references with the branch's pushes over them, then the tests, failed snapshots kept in feature
 /// for review) and the one post-merge spec (pull, test, promote). A CI whose machines share a run
@@ -12,7 +14,7 @@ enum SetupSpecs {
         description: Develop's references with the branch's own pushes over them, then the tests; failed snapshots kept for review.
         changes:
           compare: merge-base
-          base: \(quoted("origin/" + request.base))
+          base: \(SpecWriter.quoted("origin/" + request.base))
         \(references(request))
         \(pullAndTest(retries: 1))
 
@@ -52,19 +54,14 @@ enum SetupSpecs {
 
     private static func references(_ request: SetupRequest) -> String {
         var lines = [
-            "references:", "  feature: \(quoted(request.address("feature")))",
-            "  develop: \(quoted(request.address("develop")))",
+            "references:", "  feature: \(SpecWriter.quoted(request.address("feature")))",
+            "  develop: \(SpecWriter.quoted(request.address("develop")))",
         ]
-        if let region = request.region { lines.append("  region: \(quoted(region))") }
+        if let region = request.region { lines.append("  region: \(SpecWriter.quoted(region))") }
         if let endpoint = request.endpoint {
-            lines.append("  endpoint: \(quoted(endpoint))")
+            lines.append("  endpoint: \(SpecWriter.quoted(endpoint))")
             if endpoint.hasPrefix("http://") { lines.append("  allow-http: true") }
         }
         return lines.joined(separator: "\n")
-    }
-
-    /// A YAML double-quoted scalar.
-    static func quoted(_ text: String) -> String {
-        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 }

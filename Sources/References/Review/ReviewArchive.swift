@@ -55,18 +55,17 @@ public struct ReviewArchive: Sendable {
             feature.store is S3Store && publicAddress == nil ? "\(lifetime.components.seconds / 86400) days" : nil
         for (index, entry) in entries.enumerated() {
             var images = Images()
-            for (kind, data) in [("reference", entry.reference), ("new", entry.new), ("overlay", entry.overlay)] {
+            let kinds: [(String, Data?, WritableKeyPath<Images, String?>)] = [
+                ("reference", entry.reference, \.reference), ("new", entry.new, \.new),
+                ("overlay", entry.overlay, \.overlay),
+            ]
+            for (kind, data, link) in kinds {
                 guard let data, entry.key.hasSuffix(".png") else { continue }
                 let file = scratch.appendingPathComponent("\(index)-\(kind).png")
                 try data.write(to: file)
                 let key = try ObjectKey("\(base.rawValue)/\(entry.key).\(kind).png").under(feature.prefix)
                 try await feature.store.upload(file, to: key, metadata: [:])
-                let link = try address(key)
-                switch kind {
-                case "reference": images.reference = link
-                case "new": images.new = link
-                default: images.overlay = link
-                }
+                images[keyPath: link] = try address(key)
             }
             if images != Images() { published.images[entry.key] = images }
         }
