@@ -57,7 +57,7 @@ let package = Package(
             dependencies: [
                 "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "SharedRun",
                 "ReferenceStore", "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
-                "ReadTracing", "XcodeResults",
+                "ReadTracing", "XcodeResults", "BuildCache",
             ]
         ),
         // References: the stores a spec names; pull, push, promotion, retention and accepting CI's
@@ -71,6 +71,10 @@ let package = Package(
         ),
 
         // MARK: What the test flow stands on
+        // Builds kept in the team's store: a package's build tree by key and commit (restored from
+        // the nearest ancestor, decided by content), and a CI run's test products built once for N
+        // machines.
+        .target(name: "BuildCache", dependencies: ["PipelineCore", "ReferenceStore", "ChildProcesses"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses"]),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
@@ -213,6 +217,7 @@ let package = Package(
             dependencies: ["SharedRun", "ReferenceStore", "TestSharding", "TestSupport"]
         ),
         .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
+        .testTarget(name: "BuildCacheTests", dependencies: ["BuildCache", "ReferenceStore", "TestSupport"]),
         .testTarget(
             name: "ReferencesTests",
             dependencies: [

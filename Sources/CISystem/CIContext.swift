@@ -136,6 +136,19 @@ public struct CIContext: Sendable {
         }
     }
 
+    /// The branch this run builds, as the CI names it: a pull request's own branch (GitHub's
+    /// `GITHUB_HEAD_REF`, GitLab's `CI_MERGE_REQUEST_SOURCE_BRANCH_NAME`), else the pushed branch
+    /// (`GITHUB_REF_NAME`, `BITRISE_GIT_BRANCH`, `CI_COMMIT_REF_NAME`, `BUILDKITE_BRANCH`,
+    /// `CIRCLE_BRANCH`, `BRANCH_NAME`); nil outside CI or when none is set.
+    public var branch: String? {
+        guard isCI else { return nil }
+        let names = [
+            "GITHUB_HEAD_REF", "CI_MERGE_REQUEST_SOURCE_BRANCH_NAME", "GITHUB_REF_NAME", "BITRISE_GIT_BRANCH",
+            "CI_COMMIT_REF_NAME", "BUILDKITE_BRANCH", "CIRCLE_BRANCH", "BRANCH_NAME",
+        ]
+        return names.lazy.compactMap { self.variables[$0] }.first { !$0.isEmpty }
+    }
+
     /// The branch a pull request's run will merge into (`develop`), as the CI names it: GitHub's
     /// `GITHUB_BASE_REF`, GitLab's `CI_MERGE_REQUEST_TARGET_BRANCH_NAME`, Bitrise's
     /// `BITRISEIO_GIT_BRANCH_DEST`, Azure's `SYSTEM_PULLREQUEST_TARGETBRANCH` (`refs/heads/` left

@@ -29,6 +29,32 @@ public final class CommitHistory {
         }
     }
 
+    /// `revision` and the commits before it, newest first by commit time (each once, whatever
+    /// path leads to it), at most `limit`; a shallow clone's walk ends where its history does.
+    public func ancestors(of revision: String, limit: Int) throws(GitError) -> [String] {
+        let start = try repository.commit(revision)
+        var walker: OpaquePointer?
+        try LibGit2Runtime.check(
+            git_revwalk_new(&walker, repository.handle.pointer), "walking the history of \(revision)")
+        guard let walker else { return [start.sha] }
+        let walk = Owned(walker, free: git_revwalk_free)
+        try LibGit2Runtime.check(
+            git_revwalk_sorting(walk.pointer, GIT_SORT_TIME.rawValue), "walking the history of \(revision)")
+        var id = start.oid
+        try LibGit2Runtime.check(git_revwalk_push(walk.pointer, &id), "walking the history of \(revision)")
+        var found: [String] = []
+        var next = git_oid()
+        while found.count < limit {
+            let result = git_revwalk_next(&next, walk.pointer)
+            if result == GIT_ITEROVER.rawValue { break }
+            // A shallow clone's walk stops at its boundary: what it has walked is the answer.
+            if result < 0, repository.isShallow { break }
+            try LibGit2Runtime.check(result, "walking the history of \(revision)")
+            found.append(Commit.hex(next))
+        }
+        return found
+    }
+
     /// Where the branch a comparison brought in was cut: for a merge commit, the merge base of
     /// its first two parents; otherwise the commit compared from (`base`), when there is one.
     public func branchPoint(of changes: ChangeSet) throws(GitError) -> String? {

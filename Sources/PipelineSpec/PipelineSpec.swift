@@ -180,6 +180,8 @@ public struct TestStage: Sendable, Hashable {
     public var recordsImpact = false
     /// In CI, keep failed snapshots' new values in the feature store for `refs accept` (`candidates: false` turns it off).
     public var keepsCandidates = true
+    /// Where builds are kept and restored from (`build-cache:`): a folder or an S3 prefix.
+    public var buildCache: StoreAddress?
 
     public init(
         shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,

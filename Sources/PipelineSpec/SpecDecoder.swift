@@ -159,7 +159,7 @@ struct SpecDecoder {
                 node, at: path, what: "the test settings", nullIsEmpty: true,
                 allowed: [
                     "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
-                    "configuration", "output-limit", "coverage", "impact", "candidates",
+                    "configuration", "output-limit", "coverage", "impact", "candidates", "build-cache",
                 ])
         else { return nil }
         var stage = TestStage()
@@ -192,6 +192,9 @@ struct SpecDecoder {
                 }
             } ?? false
         stage.keepsCandidates = value(fields, "candidates") { $0.bool($1, $2) } ?? stage.keepsCandidates
+        stage.buildCache = value(fields, "build-cache") {
+            $0.scalar($1, $2, expected: "a folder or s3://bucket/prefix", parse: StoreAddress.init(parsing:))
+        }
         return stage
     }
 

@@ -45,6 +45,7 @@ public enum SpecWriter {
                 lines.append("      output-limit: \(test.outputLimit.bytes)")
                 if test.recordsImpact { lines.append("      impact: record") }
                 if !test.keepsCandidates { lines.append("      candidates: false") }
+                if let cache = test.buildCache { lines.append("      build-cache: \(quoted(cache.description))") }
                 if let coverage = test.coverage, coverage == CoverageSpec() {
                     lines.append("      coverage: true")
                 } else if let coverage = test.coverage {

@@ -4,11 +4,11 @@ import Foundation
 /// operation that changes the store is counted (`PIPELINE_TEST_COUNT_WRITES=FILE` appends a line
 /// per operation), and with `PIPELINE_TEST_KILL_AFTER=K` the process kills itself (SIGKILL) right
 /// after the K-th. A release build (what users install) has neither.
-enum KillPoints {
+public enum KillPoints {
     #if DEBUG
         private static let counter = Counter()
 
-        static func passed(_ operation: String) async {
+        public static func passed(_ operation: String) async {
             await counter.passed(operation)
         }
 
@@ -36,6 +36,6 @@ enum KillPoints {
             }
         }
     #else
-        @inline(__always) static func passed(_ operation: @autoclosure () -> String) async {}
+        @inline(__always) public static func passed(_ operation: @autoclosure () -> String) async {}
     #endif
 }

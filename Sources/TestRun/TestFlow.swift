@@ -71,54 +71,75 @@ public struct TestFlow: Sendable {
                 ? CIContext(request.shared.variables).runID.map {
                     try place.queue(run: $0, node: request.limits.node)
                 } : nil)
+        let cached = try await cachedBuild(coverage: coverage != nil)
         let session = try session(
-            options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage)
-        if !request.skipBuild {
+            options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage,
+            build: cached)
+        if !cached.skipBuild {
             request.write("Building the tests of \(request.package.path) (\(request.configuration.rawValue))…\n")
         }
         var prepared = try await session.prepare(pinningTo: pin)
-        if impacted {
-            guard let reached = try await session.impacted(prepared, base: request.impactBase) else {
-                return .nothingToRun(.noReachableTest)
+        let product = prepared.product.path
+        if request.mode.isBuildOnly {
+            let lines = try await cached.keep(product: product, request: request)
+            return .built(lines.isEmpty ? "Built the tests; no build cache to keep them in.\n" : lines.joined())
+        }
+        // What was built is kept while the tests run.
+        async let kept = (try? cached.keep(product: product, request: request)) ?? []
+        let outcome: Result<TestOutcome, any Error>
+        do {
+            outcome = .success(try await afterBuild())
+        } catch {
+            outcome = .failure(error)
+        }
+        for line in await kept { request.write(line) }
+        return try outcome.get()
+
+        func afterBuild() async throws -> TestOutcome {
+            if impacted {
+                guard let reached = try await session.impacted(prepared, base: request.impactBase) else {
+                    return .nothingToRun(.noReachableTest)
+                }
+                prepared = reached
             }
-            prepared = reached
+            switch request.mode {
+            case .list:
+                return .listed(prepared.tests.map(\.name))
+            case .plan:
+                let shards = session.plan(prepared, queue: queue)
+                return .planned(shards, description: session.describe(shards, queue: queue))
+            case .hunt(let times, let untilFailure):
+                return .hunted(try await session.hunt(prepared, times: times, untilFailure: untilFailure))
+            case .run, .buildOnly:
+                break
+            }
+            let ran: (report: TestReport?, findings: SnapshotFindings, storeFailure: (any Error)?)
+            if let queue {
+                let outcome = try await session.run(prepared, queue: queue)
+                ran = (outcome.report, outcome.findings, outcome.storeFailure)
+            } else {
+                let (report, findings) = try await session.run(prepared)
+                ran = (report, findings, nil)
+            }
+            guard let report = ran.report else {
+                return .ran(nil, ran.findings, coverage: nil, storeFailure: ran.storeFailure)
+            }
+            var findings = ran.findings
+            await keepCandidates(session.snapshots, findings: &findings, passed: report.passed)
+            let measured = try await session.collectCoverage(of: report, product: prepared.product)
+            if let reads, let measured { try await session.recordImpact(from: measured, report: report, reads: reads) }
+            // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
+            let run = queue?.run ?? (request.limits.node.count > 1 ? keptInRun : nil)
+            if let measured, let folder = measured.folder, let run {
+                try await place.saveCoverage(
+                    folder.appendingPathComponent("coverage.profdata"), run: run, node: request.limits.node)
+            }
+            let title = request.title + (request.limits.node.count > 1 ? " (node \(request.limits.node))" : "")
+            CIReport.publish(
+                report, coverage: measured, title: title, review: findings.reviewForCI,
+                variables: request.shared.variables)
+            return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
         }
-        switch request.mode {
-        case .list:
-            return .listed(prepared.tests.map(\.name))
-        case .plan:
-            let shards = session.plan(prepared, queue: queue)
-            return .planned(shards, description: session.describe(shards, queue: queue))
-        case .hunt(let times, let untilFailure):
-            return .hunted(try await session.hunt(prepared, times: times, untilFailure: untilFailure))
-        case .run:
-            break
-        }
-        let ran: (report: TestReport?, findings: SnapshotFindings, storeFailure: (any Error)?)
-        if let queue {
-            let outcome = try await session.run(prepared, queue: queue)
-            ran = (outcome.report, outcome.findings, outcome.storeFailure)
-        } else {
-            let (report, findings) = try await session.run(prepared)
-            ran = (report, findings, nil)
-        }
-        guard let report = ran.report else {
-            return .ran(nil, ran.findings, coverage: nil, storeFailure: ran.storeFailure)
-        }
-        var findings = ran.findings
-        await keepCandidates(session.snapshots, findings: &findings, passed: report.passed)
-        let measured = try await session.collectCoverage(of: report, product: prepared.product)
-        if let reads, let measured { try await session.recordImpact(from: measured, report: report, reads: reads) }
-        // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
-        let run = queue?.run ?? (request.limits.node.count > 1 ? keptInRun : nil)
-        if let measured, let folder = measured.folder, let run {
-            try await place.saveCoverage(
-                folder.appendingPathComponent("coverage.profdata"), run: run, node: request.limits.node)
-        }
-        let title = request.title + (request.limits.node.count > 1 ? " (node \(request.limits.node))" : "")
-        CIReport.publish(
-            report, coverage: measured, title: title, review: findings.reviewForCI, variables: request.shared.variables)
-        return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
     }
 
     /// Options that cannot go together, said before anything is built.
@@ -154,12 +175,13 @@ public struct TestFlow: Sendable {
     /// the CI run `keptInRun`'s folder there).
     func session(
         options: TestRunOptions, timings: TimingsPlace, keptInRun: String?, snapshots: SnapshotCheck,
-        coverage: CoverageSettings?
+        coverage: CoverageSettings?, build: CachedBuild? = nil
     ) throws -> TestSession {
+        let build = build ?? .none(request)
         var session = try TestSession(
             settings: BuildSettings(
                 packagePath: request.package, configuration: request.configuration.rawValue,
-                extraArguments: request.buildArguments, skipBuild: request.skipBuild),
+                extraArguments: build.arguments, skipBuild: build.skipBuild),
             options: options, timings: timings, updatesTimings: request.updatesTimings, snapshots: snapshots,
             junit: request.junit, quarantine: try quarantine(), coverage: coverage, interactive: request.interactive,
             write: request.write)

@@ -21,6 +21,12 @@ public struct TestRequest: Sendable {
         case plan
         /// Run them `times` times in fresh processes, for their failure rates.
         case hunt(times: Int, untilFailure: Bool)
+        /// Build, keep the build in the cache (and the test products for the CI run's nodes), run nothing.
+        case buildOnly
+
+        var isBuildOnly: Bool {
+            if case .buildOnly = self { true } else { false }
+        }
 
         /// Whether the tests run once, for a report (coverage is measured only then).
         var runs: Bool {
@@ -32,6 +38,8 @@ public struct TestRequest: Sendable {
     public internal(set) var configuration: BuildConfiguration
     public internal(set) var skipBuild: Bool
     public internal(set) var buildArguments: [String]
+    /// The build cache (`--build-cache`, a test stage's `build-cache:`): a folder or an S3 prefix.
+    public internal(set) var buildCache: StoreAddress?
     public internal(set) var mode: Mode
     public internal(set) var cores: Int
     /// How the tests are split, bounded, retried and chosen.
@@ -74,7 +82,8 @@ public struct TestRequest: Sendable {
     /// pipeline's test stage, `refs record`); what it leaves out is `pipeline test`'s default.
     public init(
         package: URL, shared: SharedRunSettings, cores: Int, configuration: BuildConfiguration = .debug,
-        skipBuild: Bool = false, buildArguments: [String] = [], mode: Mode = .run, limits: Limits = Limits(),
+        skipBuild: Bool = false, buildArguments: [String] = [], buildCache: StoreAddress? = nil, mode: Mode = .run,
+        limits: Limits = Limits(),
         quarantineFile: (url: URL, display: String)? = nil, quarantine: Quarantine? = nil,
         updatesTimings: Bool = true, junit: URL? = nil, review: URL? = nil, coverage: CoverageRequest? = nil,
         recordImpact: Bool = false, selection: TestSelection = .all, changes: ChangeSource? = nil,
@@ -88,6 +97,7 @@ public struct TestRequest: Sendable {
         self.configuration = configuration
         self.skipBuild = skipBuild
         self.buildArguments = buildArguments
+        self.buildCache = buildCache
         self.mode = mode
         self.limits = limits
         self.quarantineFile = quarantineFile
@@ -203,6 +213,8 @@ public enum TestOutcome: Sendable {
     case planned([Shard], description: String)
     /// A flake hunt's report (`--repeat`).
     case hunted(RepeatReport)
+    /// `--build-only`: what was built and kept.
+    case built(String)
     /// A run's report (nil when the other nodes of a shared run ran every batch), its snapshot
     /// findings, its coverage (when measured), and the store error that ended a shared run's claiming.
     case ran(TestReport?, SnapshotFindings, coverage: CoverageReport?, storeFailure: (any Error)?)

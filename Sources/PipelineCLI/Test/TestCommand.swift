@@ -35,6 +35,20 @@ struct TestCommand: AsyncParsableCommand {
             "An extra argument for 'swift build' (repeat it: --Xbuild -Xswiftc --Xbuild -DCI).", valueName: "arg"))
     var buildArguments: [String] = []
 
+    @Option(
+        help: ArgumentHelp(
+            "Keep builds in the team's store, a folder or s3://bucket/prefix: the nearest ancestor commit's build "
+                + "is restored before building (files recompiled by content), this commit's kept after; a node of a CI "
+                + "run (--node, --queue) runs the test products its build job kept (docs/ci.md#build-cache).",
+            valueName: "location"))
+    var buildCache: StoreAddress?
+
+    @Flag(
+        help: ArgumentHelp(
+            "Build the tests, keep the build in --build-cache (and, in a CI run, the test products for its nodes), "
+                + "and run nothing."))
+    var buildOnly = false
+
     @OptionGroup var options: TestOptions
 
     @OptionGroup var coverage: CoverageOptions
@@ -101,6 +115,12 @@ struct TestCommand: AsyncParsableCommand {
 
     func validate() throws {
         try coverage.check(measured: coverage.coverage || recordImpact)
+        if buildOnly, skipBuild || list || plan || dryRun {
+            throw ValidationError("--build-only builds and runs nothing: it cannot take --skip-build, --list or --plan")
+        }
+        if buildCache != nil, skipBuild {
+            throw ValidationError("--build-cache keeps and restores builds: it cannot take --skip-build")
+        }
         if impacted, impactedOrAll {
             throw ValidationError("--impacted-or-all is --impacted with a fallback: give one")
         }
@@ -122,8 +142,9 @@ struct TestCommand: AsyncParsableCommand {
             affected ? .affected : impactedOrAll ? .impactedOrAll : impacted ? .impacted : .all
         let request = TestRequest(
             package: global.resolve(packagePath), shared: shared, cores: global.availableCores,
-            configuration: configuration, skipBuild: skipBuild, buildArguments: buildArguments,
-            mode: options.mode(else: list ? .list : plan || dryRun ? .plan : .run), limits: options.limits,
+            configuration: configuration, skipBuild: skipBuild, buildArguments: buildArguments, buildCache: buildCache,
+            mode: buildOnly ? .buildOnly : options.mode(else: list ? .list : plan || dryRun ? .plan : .run),
+            limits: options.limits,
             quarantineFile: options.quarantine(global), updatesTimings: !(noUpdateTimings || noRecord),
             junit: junit.map(global.resolve), review: review.map(global.resolve),
             coverage: coverage.request(global, measured: coverage.coverage || recordImpact), recordImpact: recordImpact,

@@ -13,6 +13,8 @@ extension TestOutcome {
             names.forEach(Console.out)
         case .planned(let shards, let description):
             json ? try Console.json(shards) : Console.out(description)
+        case .built(let lines):
+            Console.out(lines.trimmingCharacters(in: .newlines))
         case .hunted(let hunt):
             json ? try Console.json(hunt) : Console.out(hunt.render())
             if !hunt.passed { throw QuietExit(status: .testsFailed) }

@@ -1,0 +1,240 @@
+import Foundation
+import ReferenceStore
+
+/// A package's build tree kept in the team's store, under the key of everything that makes it
+/// unusable elsewhere, by commit: after a build it is saved; before one, the entry of the nearest
+/// ancestor commit with the same key is restored, and the build decides what to compile by
+/// content (`hashingFlags`), so unchanged files are not recompiled and changed ones always are.
+///
+/// In the store: `<key hash>/entries/<commit>/<branch id>.<save>.json` (an entry's record, written
+/// last) and `<key hash>/parts/<commit>/<save>/part-*` (its compressed tar).
+public struct BuildCache: Sendable {
+    public let key: BuildCacheKey
+    public let package: URL
+    let trees: KeptTrees
+    /// Entries kept per key and branch.
+    public var keep = 3
+    /// How far back an entry is looked for.
+    public static let ancestorLimit = 200
+    /// What makes the build decide by content, not modification time: a fresh clone gives every
+    /// file a new one. Part of every build that uses the cache (and so of its key).
+    public static let hashingFlags = ["-Xswiftc", "-enable-incremental-file-hashing"]
+    /// What of the build folder is not kept: pipeline's own outputs.
+    static let excluded = [".build/pipeline"]
+    /// A save whose record never came (a killed save) is removed after this long.
+    static let orphanAge: Double = 6 * 3600
+
+    public init(folder: StoreFolder, key: BuildCacheKey, package: URL, environment: [String: String]) {
+        self.key = key
+        self.package = package
+        trees = KeptTrees(folder: folder, environment: environment)
+    }
+
+    public var storeName: String { trees.folder.name }
+
+    /// What a restore did.
+    public enum Restore: Sendable, Equatable {
+        case restored(KeptTree, seconds: Double)
+        /// Nothing restored, and why (the build runs clean).
+        case missed(String)
+        /// The package holds a build already, which the build goes on from.
+        case builtHere(String)
+    }
+
+    /// One entry of the listing: `<commit>/<branch id>.<save>.json`.
+    struct Entry: Hashable {
+        let commit: String
+        let branchID: String
+        let save: String
+        var seconds: Double { KeptTrees.savedAt(save) ?? 0 }
+        var record: String { "\(commit)/\(branchID).\(save).json" }
+
+        init?(_ path: Substring) {
+            let parts = path.split(separator: "/")
+            guard parts.count == 2, parts[1].hasSuffix(".json") else { return nil }
+            let name = parts[1].dropLast(".json".count).split(separator: ".", maxSplits: 1)
+            guard name.count == 2 else { return nil }
+            (commit, branchID, save) = (String(parts[0]), String(name[0]), String(name[1]))
+        }
+    }
+
+    /// Restores the entry of the first of `commits` (HEAD, then its ancestors, nearest first) the
+    /// cache holds under this key, into the package's build folder. Never throws: what went wrong
+    /// is the reason nothing was restored.
+    public func restore(commits: [String]) async -> Restore {
+        let started = ContinuousClock.now
+        let build = package.appendingPathComponent(".build")
+        let present = ((try? FileManager.default.contentsOfDirectory(atPath: build.path)) ?? []).filter {
+            $0 != "pipeline"
+        }
+        guard present.isEmpty else {
+            return .builtHere("\(build.path) holds a build already; building on it")
+        }
+        do {
+            let listing = try await list()
+            let mine = listing[key.hash] ?? []
+            let byCommit = Dictionary(grouping: mine, by: \.commit)
+            guard let commit = commits.first(where: { byCommit[$0] != nil }),
+                let entry = byCommit[commit]?.max(by: { $0.seconds < $1.seconds })
+            else {
+                return .missed(try await whyMissed(listing: listing, entries: mine.count))
+            }
+            guard let tree = try await trees.record("\(key.hash)/entries/\(entry.record)") else {
+                return .missed("the entry of \(commit.prefix(12)) went away while it was read")
+            }
+            let differences = key.differences(from: tree.key)
+            guard differences.isEmpty else {
+                return .missed(
+                    "the entry of \(commit.prefix(12)) was built otherwise: " + differences.joined(separator: "; "))
+            }
+            try await install(tree, parts: "\(key.hash)/parts/\(tree.commit)")
+            return .restored(tree, seconds: (ContinuousClock.now - started).seconds)
+        } catch {
+            return .missed("the build cache in \(storeName) could not be used: \(error)")
+        }
+    }
+
+    /// Keeps the package's build tree as `commit`'s entry, unless the cache holds one already,
+    /// then removes what retention lets go (this key and branch's older entries, killed saves).
+    /// Returns what it did, for the log.
+    public func save(commit: String, branch: String) async throws(BuildCacheError) -> String {
+        let listing = try await list()[key.hash] ?? []
+        if listing.contains(where: { $0.commit == commit }) {
+            return "the build cache holds \(commit.prefix(12))'s build already"
+        }
+        let started = ContinuousClock.now
+        let (branchID, save) = (Self.branchID(branch), KeptTrees.newSave())
+        let tree = try await trees.put(
+            [".build"], of: package, excluding: Self.excluded, parts: "\(key.hash)/parts/\(commit)", save: save,
+            record: "\(key.hash)/entries/\(commit)/\(branchID).\(save).json", commit: commit, branch: branch, key: key)
+        let seconds = (ContinuousClock.now - started).seconds
+        let removed = try await prune(branchID: branchID)
+        return "kept \(commit.prefix(12))'s build in \(storeName): \(megabytes(tree.bytes)) in "
+            + "\(tree.parts.count) part\(tree.parts.count == 1 ? "" : "s"), \(String(format: "%.1f", seconds)) s"
+            + (removed > 0 ? "; \(removed) older entr\(removed == 1 ? "y" : "ies") removed" : "")
+    }
+
+    /// Removes this key's entries of `branchID` beyond the newest `keep`, and parts no record
+    /// names that are older than `orphanAge`; the number of entries removed.
+    func prune(branchID: String) async throws(BuildCacheError) -> Int {
+        let entries = try await list()[key.hash] ?? []
+        let old = entries.filter { $0.branchID == branchID }.sorted { $0.seconds > $1.seconds }.dropFirst(keep)
+        for entry in old {
+            // The record first: parts without one are never restored.
+            try await trees.delete("\(key.hash)/entries/\(entry.record)")
+            try await trees.delete(under: "\(key.hash)/parts/\(entry.commit)/\(entry.save)")
+        }
+        let named = Set(entries.map(\.save)).subtracting(old.map(\.save))
+        for folder in try await partFolders() where !named.contains(folder.save) {
+            guard let saved = KeptTrees.savedAt(folder.save), Date().timeIntervalSince1970 - saved > Self.orphanAge
+            else { continue }
+            try await trees.delete(under: "\(key.hash)/parts/\(folder.commit)/\(folder.save)")
+        }
+        return old.count
+    }
+
+    /// The cache's entries, by key hash.
+    func list() async throws(BuildCacheError) -> [String: [Entry]] {
+        var found: [String: [Entry]] = [:]
+        for key in try await keys(under: nil) {
+            let parts = key.split(separator: "/", maxSplits: 2)
+            guard parts.count == 3, parts[1] == "entries", let entry = Entry(parts[2]) else { continue }
+            found[String(parts[0]), default: []].append(entry)
+        }
+        return found
+    }
+
+    /// This key's saves that have parts: `<key hash>/parts/<commit>/<save>/part-*`.
+    private func partFolders() async throws(BuildCacheError) -> Set<SaveFolder> {
+        Set(
+            try await keys(under: "\(key.hash)/parts").compactMap { key in
+                let parts = key.split(separator: "/")
+                return parts.count == 5 ? SaveFolder(commit: String(parts[2]), save: String(parts[3])) : nil
+            })
+    }
+
+    struct SaveFolder: Hashable {
+        let commit: String
+        let save: String
+    }
+
+    /// The keys below `prefix`, relative to the cache's folder.
+    private func keys(under prefix: String?) async throws(BuildCacheError) -> [String] {
+        let folder = trees.folder
+        let under = try prefix.map { text throws(BuildCacheError) in try trees.key(text) } ?? folder.prefix
+        do {
+            return try await folder.store.list(under: under).map { info in
+                folder.prefix.flatMap { info.key.relative(to: $0) }?.rawValue ?? info.key.rawValue
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Why no entry was restored: none of this key near HEAD, or the keys the cache holds and how
+    /// the nearest differs from this build's.
+    private func whyMissed(listing: [String: [Entry]], entries: Int) async throws(BuildCacheError) -> String {
+        if entries > 0 {
+            return "the build cache holds \(entries) entr\(entries == 1 ? "y" : "ies") of this build's key, "
+                + "none of HEAD or its last \(Self.ancestorLimit) ancestors"
+        }
+        var nearest: [String]?
+        for (hash, others) in listing.prefix(5) {
+            guard let newest = others.max(by: { $0.seconds < $1.seconds }),
+                let tree = try await trees.record("\(hash)/entries/\(newest.record)")
+            else { continue }
+            let differences = key.differences(from: tree.key)
+            if nearest == nil || differences.count < nearest!.count { nearest = differences }
+        }
+        guard let nearest else { return "the build cache in \(storeName) is empty" }
+        return "the build cache's entries were built otherwise: " + nearest.joined(separator: "; ")
+    }
+
+    /// Unpacks `tree` beside the package and moves its build folder into place; what this run
+    /// wrote to `.build/pipeline` stays. A killed restore leaves a staging folder, never a half
+    /// build folder.
+    private func install(_ tree: KeptTree, parts: String) async throws(BuildCacheError) {
+        let staging = package.appendingPathComponent(".build-restoring-\(UUID().uuidString.prefix(8))")
+        try KeptTrees.create(staging)
+        defer { try? FileManager.default.removeItem(at: staging) }
+        try await trees.fetch(tree, parts: parts, into: staging)
+        let staged = staging.appendingPathComponent(".build")
+        let build = package.appendingPathComponent(".build")
+        let manager = FileManager.default
+        do {
+            if manager.fileExists(atPath: build.appendingPathComponent("pipeline").path) {
+                try? manager.removeItem(at: staged.appendingPathComponent("pipeline"))
+                try manager.moveItem(
+                    at: build.appendingPathComponent("pipeline"), to: staged.appendingPathComponent("pipeline"))
+            }
+            if manager.fileExists(atPath: build.path) { try manager.removeItem(at: build) }
+            try manager.moveItem(at: staged, to: build)
+        } catch {
+            throw .io(path: build.path, reason: "the restored build could not be moved into place: \(error)")
+        }
+        await KillPoints.passed("build cache: restored")
+    }
+
+    /// A branch's name as a key segment: a hash, so any name fits.
+    static func branchID(_ branch: String) -> String {
+        String(((try? Digest.hex(of: Data(branch.utf8), .sha256)) ?? "branch").prefix(12))
+    }
+
+    /// Leftover staging folders of killed restores.
+    public func removeLeftovers() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: package.path)) ?? []
+        for name in names where name.hasPrefix(".build-restoring-") {
+            try? FileManager.default.removeItem(at: package.appendingPathComponent(name))
+        }
+    }
+}
+
+func megabytes(_ bytes: Int64) -> String {
+    String(format: "%.1f MB", Double(bytes) / 1_000_000)
+}
+
+extension Duration {
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import ReferenceStore
+
+/// A tree kept in the store: its parts under `<parts>/<save>/`, then its record, written last, so a
+/// record only ever names parts that are all there. A save killed part-way leaves parts no record
+/// names, which nothing restores and `KeptTrees.collect` removes once old.
+public struct KeptTree: Sendable, Codable, Equatable {
+    public var key: BuildCacheKey
+    public var commit: String
+    /// The branch it was built for, for retention (`local` outside CI).
+    public var branch: String
+    /// Seconds since 1970.
+    public var savedAt: Double
+    /// The folder of this save's parts: `<seconds>-<random>`.
+    public var save: String
+    public var compression: String
+    public var parts: [ArchivePart]
+    /// The paths it holds, relative to the package.
+    public var members: [String]
+
+    public var bytes: Int64 { parts.reduce(0) { $0 + $1.size } }
+}
+
+/// Moving trees between a package and the store: packed, parts transferred four at a time,
+/// unpacked into a staging folder.
+struct KeptTrees: Sendable {
+    let folder: StoreFolder
+    let environment: [String: String]
+    static let parallelTransfers = 4
+
+    func key(_ text: String) throws(BuildCacheError) -> ObjectKey {
+        do { return try ObjectKey(text).under(folder.prefix) } catch { throw .store(error) }
+    }
+
+    /// Packs `members` of `package` and keeps them: the parts under `parts/<save>/`, then the
+    /// record at `record`.
+    func put(
+        _ members: [String], of package: URL, excluding excluded: [String], parts: String, save: String,
+        record: String, commit: String, branch: String, key: BuildCacheKey
+    ) async throws(BuildCacheError) -> KeptTree {
+        let scratch = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let folder = scratch.appendingPathComponent("parts")
+        try Self.create(folder)
+        let compression = BuildArchive.compression(environment)
+        let made = try await BuildArchive.pack(
+            root: package, members: members, excluded: excluded, into: folder, compression: compression,
+            environment: environment)
+        let uploads = try made.map { part throws(BuildCacheError) in
+            (folder.appendingPathComponent(part.name), try self.key("\(parts)/\(save)/\(part.name)"))
+        }
+        try await inParallel(uploads) { [store = self.folder.store] file, key throws(StoreError) in
+            try await store.upload(file, to: key, metadata: [:])
+        }
+        let tree = KeptTree(
+            key: key, commit: commit, branch: branch, savedAt: Date().timeIntervalSince1970, save: save,
+            compression: compression, parts: made,
+            members: members)
+        let recordFile = scratch.appendingPathComponent("record.json")
+        let recordKey = try self.key(record)
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            try encoder.encode(tree).write(to: recordFile)
+            try await self.folder.store.upload(recordFile, to: recordKey, metadata: [:])
+        } catch let error as StoreError {
+            throw .store(error)
+        } catch {
+            throw .io(path: recordFile.path, reason: "\(error)")
+        }
+        return tree
+    }
+
+    /// The record at `record`, nil when there is none.
+    func record(_ record: String) async throws(BuildCacheError) -> KeptTree? {
+        let scratch = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let file = scratch.appendingPathComponent("record.json")
+        let recordKey = try key(record)
+        do {
+            try await folder.store.download(recordKey, to: file)
+        } catch .notFound {
+            return nil
+        } catch {
+            throw .store(error)
+        }
+        guard let data = FileManager.default.contents(atPath: file.path),
+            let tree = try? JSONDecoder().decode(KeptTree.self, from: data)
+        else { throw .unusable("the build cache's record \(record) in \(folder.name) cannot be read") }
+        return tree
+    }
+
+    /// Downloads a record's parts (each checked against its MD5) and unpacks them into `staging`.
+    func fetch(_ tree: KeptTree, parts: String, into staging: URL) async throws(BuildCacheError) {
+        let scratch = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let downloads = try tree.parts.map { part throws(BuildCacheError) in
+            (scratch.appendingPathComponent(part.name), try key("\(parts)/\(tree.save)/\(part.name)"))
+        }
+        try await inParallel(downloads) { [store = folder.store] file, key throws(StoreError) in
+            try await store.download(key, to: file)
+        }
+        for (part, (file, _)) in zip(tree.parts, downloads) {
+            let md5: String
+            do { md5 = try Digest.hex(ofFile: file, .md5) } catch { throw .store(error) }
+            guard md5 == part.md5 else {
+                throw .unusable("the build cache's part \(parts)/\(tree.save)/\(part.name) does not match its record")
+            }
+        }
+        await KillPoints.passed("build cache: parts downloaded")
+        try await BuildArchive.unpack(
+            downloads.map(\.0), into: staging, compression: tree.compression, environment: environment,
+            log: scratch.appendingPathComponent("unpack.log"))
+        await KillPoints.passed("build cache: unpacked")
+    }
+
+    /// Deletes one object (relative to the folder).
+    func delete(_ object: String) async throws(BuildCacheError) {
+        let key = try self.key(object)
+        do { try await folder.store.delete(key) } catch { throw .store(error) }
+    }
+
+    /// Deletes every object below `prefix` (relative to the folder).
+    func delete(under prefix: String) async throws(BuildCacheError) {
+        let below = try key(prefix)
+        do {
+            for info in try await folder.store.list(under: below) {
+                try await folder.store.delete(info.key)
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Runs `work` on each item, at most `parallelTransfers` at once; the first error ends them all.
+    private func inParallel(
+        _ items: [(URL, ObjectKey)], _ work: @escaping @Sendable (URL, ObjectKey) async throws(StoreError) -> Void
+    ) async throws(BuildCacheError) {
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                var next = items.makeIterator()
+                for _ in 0..<Self.parallelTransfers {
+                    guard let item = next.next() else { break }
+                    group.addTask { try await work(item.0, item.1) }
+                }
+                while try await group.next() != nil {
+                    guard let item = next.next() else { continue }
+                    group.addTask { try await work(item.0, item.1) }
+                }
+            }
+        } catch let error as StoreError {
+            throw .store(error)
+        } catch {
+            throw .unusable("\(error)")
+        }
+    }
+
+    /// A new save's name: `<seconds since 1970>-<random>`, so its age is read from its keys.
+    static func newSave() -> String {
+        "\(Int(Date().timeIntervalSince1970))-\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
+    /// When a save was made (seconds since 1970), from its name.
+    static func savedAt(_ save: String) -> Double? {
+        Double(save.prefix { $0 != "-" })
+    }
+
+    static func scratch() throws(BuildCacheError) -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-build-cache-\(UUID().uuidString)")
+        try create(folder)
+        return folder
+    }
+
+    static func create(_ folder: URL) throws(BuildCacheError) {
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .io(path: folder.path, reason: "cannot be created: \(error.localizedDescription)")
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import BuildCache
+import CISystem
+import Foundation
+import GitChanges
+import PipelineSpec
+import ReferenceStore
+import References
+import TestSharding
+
+/// The build cache around a run's build (`--build-cache`, a test stage's `build-cache:`): before
+/// the build, a CI run's test products when a node may use them, else the nearest ancestor's build
+/// tree; after it, the tree kept for this commit and, by the job that builds for the nodes, the
+/// test products. Nothing here fails a test run: what the cache could not do is said, and the
+/// build goes on without it. Only `--build-only`, whose job is to keep the build, fails.
+struct CachedBuild: Sendable {
+    let cache: BuildCache?
+    let products: TestProducts?
+    /// The arguments the build runs with (the cache's file hashing added).
+    let arguments: [String]
+    /// The run's test products were fetched: no build.
+    let skipBuild: Bool
+    let commit: String?
+    let branch: String
+    let run: String?
+
+    /// A run without the cache.
+    static func none(_ request: TestRequest) -> CachedBuild {
+        CachedBuild(
+            cache: nil, products: nil, arguments: request.buildArguments, skipBuild: request.skipBuild, commit: nil,
+            branch: "local", run: nil)
+    }
+
+    /// Keeps what this run built: the tree as its commit's entry, and the test products when this
+    /// job builds for the nodes (`--build-only`, or node 1). The lines to log.
+    func keep(product: URL, request: TestRequest) async throws(BuildCacheError) -> [String] {
+        guard let commit, !skipBuild else { return [] }
+        var lines: [String] = []
+        let buildsForNodes = request.mode.isBuildOnly || request.limits.node.index == 1
+        if let products, let run, buildsForNodes {
+            do {
+                lines.append(
+                    try await products.keep(
+                        product: product, configuration: request.configuration.rawValue, run: run, commit: commit))
+            } catch {
+                if request.mode.isBuildOnly { throw error }
+                lines.append("could not keep the test products for the other nodes: \(error)")
+            }
+        }
+        if let cache {
+            do {
+                lines.append(try await cache.save(commit: commit, branch: branch))
+            } catch {
+                if request.mode.isBuildOnly { throw error }
+                lines.append("could not keep this build in the cache: \(error)")
+            }
+        }
+        return lines.map { "Build cache: \($0)\n" }
+    }
+}
+
+extension TestFlow {
+    /// Opens the cache the request names and readies the build: the CI run's products fetched, or
+    /// an ancestor's tree restored; said on the request's log either way.
+    func cachedBuild(coverage: Bool) async throws -> CachedBuild {
+        guard let address = request.buildCache, !request.skipBuild else { return .none(request) }
+        let write = request.write
+        let variables = request.shared.variables
+        let arguments = request.buildArguments + BuildCache.hashingFlags
+        let ci = CIContext(variables)
+        let commits: [String]
+        do {
+            commits = try CommitHistory(repositoryPath: request.package.path).ancestors(
+                of: "HEAD", limit: BuildCache.ancestorLimit)
+        } catch {
+            write("Build cache: not used: it keeps builds by commit, and \(request.package.path) has none (\(error))\n")
+            return .none(request)
+        }
+        let folder = try openStore(address)
+        let scratch = SuiteRun.workFolder(of: request.package)
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let key = try await BuildCacheKey.current(
+            package: request.package, configuration: request.configuration.rawValue,
+            flags: arguments + (coverage ? ["--enable-code-coverage"] : []), environment: variables, scratch: scratch)
+        let cache = BuildCache(folder: folder, key: key, package: request.package, environment: variables)
+        let products = TestProducts(folder: folder, key: key, package: request.package, environment: variables)
+        cache.removeLeftovers()
+        let run = ci.runID
+        let branch = ci.branch ?? "local"
+        // A node of a CI run first looks for the products the run's build job kept.
+        if let run, request.limits.node.count > 1 || request.shared.queue != nil, !request.mode.isBuildOnly {
+            switch await products.fetch(run: run, commit: commits[0]) {
+            case .fetched(let line):
+                write("Build cache: \(line)\n")
+                return CachedBuild(
+                    cache: nil, products: nil, arguments: request.buildArguments, skipBuild: true, commit: commits[0],
+                    branch: branch, run: run)
+            case .unavailable(let why):
+                write("Build cache: \(why); building here\n")
+            }
+        }
+        switch await cache.restore(commits: commits) {
+        case .restored(let tree, let seconds):
+            let which = tree.commit == commits[0] ? "this commit" : "ancestor \(tree.commit.prefix(12))"
+            write(
+                "Build cache: restored the build of \(which) from \(cache.storeName) "
+                    + "(\(String(format: "%.1f", Double(tree.bytes) / 1_000_000)) MB, \(String(format: "%.1f", seconds)) s)\n"
+            )
+        case .missed(let why):
+            write("Build cache: nothing restored: \(why); building clean\n")
+        case .builtHere(let why):
+            write("Build cache: nothing restored: \(why)\n")
+        }
+        return CachedBuild(
+            cache: cache, products: products, arguments: arguments, skipBuild: false, commit: commits[0],
+            branch: branch,
+            run: run)
+    }
+
+    /// The cache's store: a folder (relative to the working folder) or an S3 prefix, opened as
+    /// the spec's stores are (its endpoint, region and credentials, when there is a spec).
+    private func openStore(_ address: StoreAddress) throws -> StoreFolder {
+        if let stores = request.stores { return try stores.open(address) }
+        let source = try? ReferenceSource.locate(
+            from: request.shared.workingDirectory, pipeline: request.shared.pipeline)
+        return try ReferenceStores(
+            sharedSetsOf: source?.spec?.references ?? ReferenceSettings(), base: request.shared.workingDirectory,
+            origin: source?.origin ?? "--build-cache"
+        ).open(address)
+    }
+}
