@@ -6,8 +6,14 @@ import ReferenceStore
 /// ancestor commit with the same key is restored, and the build decides what to compile by
 /// content (`hashingFlags`), so unchanged files are not recompiled and changed ones always are.
 ///
-/// In the store: `<key hash>/entries/<commit>/<branch id>.<save>.json` (an entry's record, written
-/// last) and `<key hash>/parts/<commit>/<save>/part-*` (its compressed tar).
+/// A fresh checkout gives every file a new modification time; the entry keeps the times the build
+/// saw (`SourceStamps`), put back on the files whose content is unchanged, so the build compiles
+/// what changed and only that, as the original checkout would.
+///
+/// In the store: `keys/<key hash>.json` (what the key is made of, for a miss to say what differs),
+/// `<key hash>/pending/<commit>.<save>` (a save under way: written first, removed last),
+/// `<key hash>/parts/<commit>/<save>/part-*` (the compressed tar) and
+/// `<key hash>/entries/<commit>/<branch id>.<save>.json` (the entry's record, written after its parts).
 public struct BuildCache: Sendable {
     public let key: BuildCacheKey
     public let package: URL
@@ -20,7 +26,7 @@ public struct BuildCache: Sendable {
     /// file a new one. Part of every build that uses the cache (and so of its key).
     public static let hashingFlags = ["-Xswiftc", "-enable-incremental-file-hashing"]
     /// What of the build folder is not kept: pipeline's own outputs.
-    static let excluded = [".build/pipeline"]
+    static let excluded = [".build/pipeline", ".build/repositories"]
     /// A save whose record never came (a killed save) is removed after this long.
     static let orphanAge: Double = 6 * 3600
 
@@ -34,7 +40,9 @@ public struct BuildCache: Sendable {
 
     /// What a restore did.
     public enum Restore: Sendable, Equatable {
-        case restored(KeptTree, seconds: Double)
+        /// With the number of the package's files whose build-time stamps were put back (unchanged)
+        /// and of those that changed since.
+        case restored(KeptTree, seconds: Double, unchanged: Int, changed: Int)
         /// Nothing restored, and why (the build runs clean).
         case missed(String)
         /// The package holds a build already, which the build goes on from.
@@ -71,13 +79,12 @@ public struct BuildCache: Sendable {
             return .builtHere("\(build.path) holds a build already; building on it")
         }
         do {
-            let listing = try await list()
-            let mine = listing[key.hash] ?? []
+            let mine = try await entries()
             let byCommit = Dictionary(grouping: mine, by: \.commit)
             guard let commit = commits.first(where: { byCommit[$0] != nil }),
                 let entry = byCommit[commit]?.max(by: { $0.seconds < $1.seconds })
             else {
-                return .missed(try await whyMissed(listing: listing, entries: mine.count))
+                return .missed(try await whyMissed(entries: mine.count))
             }
             guard let tree = try await trees.record("\(key.hash)/entries/\(entry.record)") else {
                 return .missed("the entry of \(commit.prefix(12)) went away while it was read")
@@ -88,7 +95,10 @@ public struct BuildCache: Sendable {
                     "the entry of \(commit.prefix(12)) was built otherwise: " + differences.joined(separator: "; "))
             }
             try await install(tree, parts: "\(key.hash)/parts/\(tree.commit)")
-            return .restored(tree, seconds: (ContinuousClock.now - started).seconds)
+            let times = tree.sources?.apply(to: package) ?? (restored: 0, changed: 0)
+            return .restored(
+                tree, seconds: (ContinuousClock.now - started).seconds, unchanged: times.restored,
+                changed: times.changed)
         } catch {
             return .missed("the build cache in \(storeName) could not be used: \(error)")
         }
@@ -98,15 +108,21 @@ public struct BuildCache: Sendable {
     /// then removes what retention lets go (this key and branch's older entries, killed saves).
     /// Returns what it did, for the log.
     public func save(commit: String, branch: String) async throws(BuildCacheError) -> String {
-        let listing = try await list()[key.hash] ?? []
-        if listing.contains(where: { $0.commit == commit }) {
+        if try await entries().contains(where: { $0.commit == commit }) {
             return "the build cache holds \(commit.prefix(12))'s build already"
         }
         let started = ContinuousClock.now
         let (branchID, save) = (Self.branchID(branch), KeptTrees.newSave())
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        try await trees.write((try? encoder.encode(key)) ?? Data(), to: "keys/\(key.hash).json")
+        let pending = "\(key.hash)/pending/\(commit).\(save)"
+        try await trees.write(Data(), to: pending)
         let tree = try await trees.put(
             [".build"], of: package, excluding: Self.excluded, parts: "\(key.hash)/parts/\(commit)", save: save,
-            record: "\(key.hash)/entries/\(commit)/\(branchID).\(save).json", commit: commit, branch: branch, key: key)
+            record: "\(key.hash)/entries/\(commit)/\(branchID).\(save).json", commit: commit, branch: branch, key: key,
+            sources: SourceStamps.read(package))
+        try await trees.delete(pending)
         let seconds = (ContinuousClock.now - started).seconds
         let removed = try await prune(branchID: branchID)
         return "kept \(commit.prefix(12))'s build in \(storeName): \(megabytes(tree.bytes)) in "
@@ -114,76 +130,55 @@ public struct BuildCache: Sendable {
             + (removed > 0 ? "; \(removed) older entr\(removed == 1 ? "y" : "ies") removed" : "")
     }
 
-    /// Removes this key's entries of `branchID` beyond the newest `keep`, and parts no record
-    /// names that are older than `orphanAge`; the number of entries removed.
+    /// Removes this key's entries of `branchID` beyond the newest `keep`, and saves killed part-way
+    /// (a pending mark older than `orphanAge`); the number of entries removed.
     func prune(branchID: String) async throws(BuildCacheError) -> Int {
-        let entries = try await list()[key.hash] ?? []
+        let entries = try await entries()
         let old = entries.filter { $0.branchID == branchID }.sorted { $0.seconds > $1.seconds }.dropFirst(keep)
         for entry in old {
+            let tree = try await trees.record("\(key.hash)/entries/\(entry.record)")
             // The record first: parts without one are never restored.
             try await trees.delete("\(key.hash)/entries/\(entry.record)")
-            try await trees.delete(under: "\(key.hash)/parts/\(entry.commit)/\(entry.save)")
+            for part in tree?.parts ?? [] {
+                try await trees.delete("\(key.hash)/parts/\(entry.commit)/\(entry.save)/\(part.name)")
+            }
         }
-        let named = Set(entries.map(\.save)).subtracting(old.map(\.save))
-        for folder in try await partFolders() where !named.contains(folder.save) {
-            guard let saved = KeptTrees.savedAt(folder.save), Date().timeIntervalSince1970 - saved > Self.orphanAge
+        let recorded = Set(entries.map(\.save)).subtracting(old.map(\.save))
+        for name in try await trees.names(under: "\(key.hash)/pending") {
+            let mark = name.split(separator: "/").last.map(String.init) ?? ""
+            let parts = mark.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let saved = KeptTrees.savedAt(parts[1]),
+                Date().timeIntervalSince1970 - saved > Self.orphanAge
             else { continue }
-            try await trees.delete(under: "\(key.hash)/parts/\(folder.commit)/\(folder.save)")
+            if !recorded.contains(parts[1]) {
+                try await trees.delete(under: "\(key.hash)/parts/\(parts[0])/\(parts[1])")
+            }
+            try await trees.delete(name)
         }
         return old.count
     }
 
-    /// The cache's entries, by key hash.
-    func list() async throws(BuildCacheError) -> [String: [Entry]] {
-        var found: [String: [Entry]] = [:]
-        for key in try await keys(under: nil) {
-            let parts = key.split(separator: "/", maxSplits: 2)
-            guard parts.count == 3, parts[1] == "entries", let entry = Entry(parts[2]) else { continue }
-            found[String(parts[0]), default: []].append(entry)
-        }
-        return found
-    }
-
-    /// This key's saves that have parts: `<key hash>/parts/<commit>/<save>/part-*`.
-    private func partFolders() async throws(BuildCacheError) -> Set<SaveFolder> {
-        Set(
-            try await keys(under: "\(key.hash)/parts").compactMap { key in
-                let parts = key.split(separator: "/")
-                return parts.count == 5 ? SaveFolder(commit: String(parts[2]), save: String(parts[3])) : nil
-            })
-    }
-
-    struct SaveFolder: Hashable {
-        let commit: String
-        let save: String
-    }
-
-    /// The keys below `prefix`, relative to the cache's folder.
-    private func keys(under prefix: String?) async throws(BuildCacheError) -> [String] {
-        let folder = trees.folder
-        let under = try prefix.map { text throws(BuildCacheError) in try trees.key(text) } ?? folder.prefix
-        do {
-            return try await folder.store.list(under: under).map { info in
-                folder.prefix.flatMap { info.key.relative(to: $0) }?.rawValue ?? info.key.rawValue
-            }
-        } catch {
-            throw .store(error)
+    /// This key's entries.
+    func entries() async throws(BuildCacheError) -> [Entry] {
+        let prefix = "\(key.hash)/entries/"
+        return try await trees.names(under: "\(key.hash)/entries").compactMap { name in
+            name.hasPrefix(prefix) ? Entry(name.dropFirst(prefix.count)) : nil
         }
     }
 
     /// Why no entry was restored: none of this key near HEAD, or the keys the cache holds and how
     /// the nearest differs from this build's.
-    private func whyMissed(listing: [String: [Entry]], entries: Int) async throws(BuildCacheError) -> String {
+    private func whyMissed(entries: Int) async throws(BuildCacheError) -> String {
         if entries > 0 {
             return "the build cache holds \(entries) entr\(entries == 1 ? "y" : "ies") of this build's key, "
                 + "none of HEAD or its last \(Self.ancestorLimit) ancestors"
         }
         var nearest: [String]?
-        for (hash, others) in listing.prefix(5) {
-            guard let newest = others.max(by: { $0.seconds < $1.seconds }),
-                let tree = try await trees.record("\(hash)/entries/\(newest.record)")
+        for name in try await trees.names(under: "keys").prefix(20) {
+            guard let data = try await trees.read(name),
+                let other = try? JSONDecoder().decode(BuildCacheKey.self, from: data)
             else { continue }
-            let differences = key.differences(from: tree.key)
+            let differences = key.differences(from: other)
             if nearest == nil || differences.count < nearest!.count { nearest = differences }
         }
         guard let nearest else { return "the build cache in \(storeName) is empty" }

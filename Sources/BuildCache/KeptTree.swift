@@ -17,6 +17,8 @@ public struct KeptTree: Sendable, Codable, Equatable {
     public var parts: [ArchivePart]
     /// The paths it holds, relative to the package.
     public var members: [String]
+    /// The times the build saw of the package's files, by content (a build tree's; not products').
+    public var sources: SourceStamps?
 
     public var bytes: Int64 { parts.reduce(0) { $0 + $1.size } }
 }
@@ -36,7 +38,7 @@ struct KeptTrees: Sendable {
     /// record at `record`.
     func put(
         _ members: [String], of package: URL, excluding excluded: [String], parts: String, save: String,
-        record: String, commit: String, branch: String, key: BuildCacheKey
+        record: String, commit: String, branch: String, key: BuildCacheKey, sources: SourceStamps? = nil
     ) async throws(BuildCacheError) -> KeptTree {
         let scratch = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -55,7 +57,7 @@ struct KeptTrees: Sendable {
         let tree = KeptTree(
             key: key, commit: commit, branch: branch, savedAt: Date().timeIntervalSince1970, save: save,
             compression: compression, parts: made,
-            members: members)
+            members: members, sources: sources)
         let recordFile = scratch.appendingPathComponent("record.json")
         let recordKey = try self.key(record)
         do {
@@ -71,22 +73,54 @@ struct KeptTrees: Sendable {
         return tree
     }
 
-    /// The record at `record`, nil when there is none.
-    func record(_ record: String) async throws(BuildCacheError) -> KeptTree? {
+    /// Writes small bytes as the object `name`.
+    func write(_ data: Data, to name: String) async throws(BuildCacheError) {
         let scratch = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let file = scratch.appendingPathComponent("record.json")
-        let recordKey = try key(record)
+        let file = scratch.appendingPathComponent("object")
+        let key = try self.key(name)
         do {
-            try await folder.store.download(recordKey, to: file)
+            try data.write(to: file)
+        } catch {
+            throw .io(path: file.path, reason: "\(error)")
+        }
+        do { try await folder.store.upload(file, to: key, metadata: [:]) } catch { throw .store(error) }
+    }
+
+    /// The bytes of the small object `name`, nil when there is none.
+    func read(_ name: String) async throws(BuildCacheError) -> Data? {
+        let scratch = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let file = scratch.appendingPathComponent("object")
+        let key = try self.key(name)
+        do {
+            try await folder.store.download(key, to: file)
         } catch .notFound {
             return nil
         } catch {
             throw .store(error)
         }
-        guard let data = FileManager.default.contents(atPath: file.path),
-            let tree = try? JSONDecoder().decode(KeptTree.self, from: data)
-        else { throw .unusable("the build cache's record \(record) in \(folder.name) cannot be read") }
+        return FileManager.default.contents(atPath: file.path)
+    }
+
+    /// The keys below `prefix`, relative to the folder.
+    func names(under prefix: String) async throws(BuildCacheError) -> [String] {
+        let under = try key(prefix)
+        do {
+            return try await folder.store.list(under: under).map { info in
+                folder.prefix.flatMap { info.key.relative(to: $0) }?.rawValue ?? info.key.rawValue
+            }
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// The record at `record`, nil when there is none.
+    func record(_ record: String) async throws(BuildCacheError) -> KeptTree? {
+        guard let data = try await read(record) else { return nil }
+        guard let tree = try? JSONDecoder().decode(KeptTree.self, from: data) else {
+            throw .unusable("the build cache's record \(record) in \(folder.name) cannot be read")
+        }
         return tree
     }
 

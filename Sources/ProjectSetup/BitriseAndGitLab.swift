@@ -23,11 +23,12 @@ enum BitriseWorkflows {
                     - deploy_path: .build/pipeline
         """
 
-    private static func node(_ spec: String, retries: Bool) -> [String] {
+    private static func node(_ request: SetupRequest, _ spec: String, retries: Bool) -> [String] {
         [
             "pipeline run \(spec) --only pull",
             "pipeline test --node \"$((BITRISE_IO_PARALLEL_INDEX + 1))/$BITRISE_IO_PARALLEL_TOTAL\" --queue "
-                + "--timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit)",
+                + "--timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) "
+                + "--build-cache \(request.buildCacheWord)",
         ]
     }
 
@@ -51,10 +52,14 @@ enum BitriseWorkflows {
         ]
         if shared {
             workflows += [
+                // One build for the N machines: the build keeps the test products; each node runs them.
+                "  build:\n    before_run: [_install]\n    steps:\n"
+                    + script(
+                        "pipeline build", ["pipeline test --build-only --build-cache \(request.buildCacheWord)"]),
                 "  pr-test:\n    before_run: [_install]\n    steps:\n"
-                    + script("pipeline test (node)", node("pull-request", retries: true)) + "\n" + deploy,
+                    + script("pipeline test (node)", node(request, "pull-request", retries: true)) + "\n" + deploy,
                 "  merge-test:\n    before_run: [_install]\n    steps:\n"
-                    + script("pipeline test (node)", node("post-merge", retries: false)) + "\n" + deploy,
+                    + script("pipeline test (node)", node(request, "post-merge", retries: false)) + "\n" + deploy,
                 "  report:\n    before_run: [_install]\n    steps:\n"
                     + script("pipeline report", ["pipeline report --queue --timings develop --junit junit-all.xml"]),
                 "  promote:\n    before_run: [_install]\n    steps:\n"
@@ -82,11 +87,13 @@ enum BitriseWorkflows {
             pipelines:
               pull-request:
                 workflows:
-                  pr-test: { parallel: \(request.nodes) }
+                  build: {}
+                  pr-test: { parallel: \(request.nodes), depends_on: [build] }
                   report: { depends_on: [pr-test], should_always_run: workflow }
               post-merge:
                 workflows:
-                  merge-test: { parallel: \(request.nodes) }
+                  build: {}
+                  merge-test: { parallel: \(request.nodes), depends_on: [build] }
                   report: { depends_on: [merge-test], should_always_run: workflow }
                   promote: { depends_on: [report] }
 
@@ -124,7 +131,7 @@ enum GitLabWorkflows {
             guard shared else { return "    - pipeline run \(spec)" }
             return """
                     - pipeline run \(spec) --only pull
-                    - pipeline test --node "$CI_NODE_INDEX/$CI_NODE_TOTAL" --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit)
+                    - pipeline test --node "$CI_NODE_INDEX/$CI_NODE_TOTAL" --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord)
                 """
         }
         let mergeRequest =

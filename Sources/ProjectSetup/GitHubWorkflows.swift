@@ -59,14 +59,21 @@ enum GitHubWorkflows {
                 \(artifacts("pipeline-\(spec)"))
                 """
         }
+        // One build for the N machines: the build job keeps the test products; each node runs them.
         return """
+              build:
+                runs-on: ubuntu-latest
+                steps:
+            \(setup(request, depth: depth))
+                  - run: pipeline test --build-only --build-cache \(request.buildCacheWord)
               test:
+                needs: build
                 runs-on: ubuntu-latest
             \(matrix(request))
                 steps:
             \(setup(request, depth: depth))
                   - run: pipeline run \(spec) --only pull
-                  - run: pipeline test --node ${{ matrix.node }} --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit)
+                  - run: pipeline test --node ${{ matrix.node }} --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord)
             \(artifacts("pipeline-\(spec)-${{ strategy.job-index }}"))
               report:
                 needs: test

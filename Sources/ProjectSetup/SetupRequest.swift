@@ -71,6 +71,18 @@ public struct SetupRequest: Sendable {
         }
     }
 
+    /// Where builds are kept (`<store>/build-cache`): a node restores the nearest ancestor's, a
+    /// CI run's build job keeps the test products its nodes run.
+    var buildCache: String { address("build-cache") }
+
+    /// The build cache as a word of a shell command line: bare when it is made of safe characters,
+    /// else single-quoted.
+    var buildCacheWord: String {
+        let text = buildCache
+        let safe = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/:-+=@".contains($0)) }
+        return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+
     /// Commits the post-merge checkout needs: the merge and its parents, or a rebase's branch.
     var postMergeDepth: Int { mergeStyle == .rebase ? 0 : 2 }
 }

@@ -16,7 +16,7 @@ enum SetupSpecs {
           compare: merge-base
           base: \(SpecWriter.quoted("origin/" + request.base))
         \(references(request))
-        \(pullAndTest(retries: 1))
+        \(pullAndTest(request, retries: 1))
 
         """
     }
@@ -29,7 +29,7 @@ enum SetupSpecs {
         changes:
           compare: merge
         \(references(request))
-        \(pullAndTest(retries: 0))
+        \(pullAndTest(request, retries: 0))
           - promote:
               from: feature
               to: develop
@@ -38,8 +38,8 @@ enum SetupSpecs {
     }
 
     /// Both specs' first stages: develop's references with the branch's pushes over them, then the
-    /// tests, balanced by the timings kept in develop.
-    private static func pullAndTest(retries: Int) -> String {
+    /// tests, balanced by the timings kept in develop, built from the build cache.
+    private static func pullAndTest(_ request: SetupRequest, retries: Int) -> String {
         """
         stages:
           - pull:
@@ -49,6 +49,7 @@ enum SetupSpecs {
               shards: auto\(retries > 0 ? "\n      retries: \(retries)" : "")
               timings: develop
               junit: \(junit)
+              build-cache: \(SpecWriter.quoted(request.buildCache))
         """
     }
 

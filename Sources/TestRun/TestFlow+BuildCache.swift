@@ -99,12 +99,12 @@ extension TestFlow {
             }
         }
         switch await cache.restore(commits: commits) {
-        case .restored(let tree, let seconds):
+        case .restored(let tree, let seconds, let unchanged, let changed):
             let which = tree.commit == commits[0] ? "this commit" : "ancestor \(tree.commit.prefix(12))"
             write(
                 "Build cache: restored the build of \(which) from \(cache.storeName) "
-                    + "(\(String(format: "%.1f", Double(tree.bytes) / 1_000_000)) MB, \(String(format: "%.1f", seconds)) s)\n"
-            )
+                    + "(\(String(format: "%.1f", Double(tree.bytes) / 1_000_000)) MB, \(String(format: "%.1f", seconds)) s; "
+                    + "\(unchanged) files as the build saw them, \(changed) changed since)\n")
         case .missed(let why):
             write("Build cache: nothing restored: \(why); building clean\n")
         case .builtHere(let why):

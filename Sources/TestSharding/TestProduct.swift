@@ -22,6 +22,16 @@ public struct BuildSettings: Sendable {
         self.coverage = coverage
     }
 
+    /// Whether the extra arguments may put the bin folder elsewhere than `.build/<configuration>`
+    /// (compiler flags such as `-Xswiftc …` do not).
+    var movesBinFolder: Bool {
+        let moving = [
+            "--scratch-path", "--build-path", "--triple", "--arch", "--swift-sdk", "--experimental-swift-sdk", "--sdk",
+            "--destination", "--build-system", "--cache-path",
+        ]
+        return extraArguments.contains { argument in moving.contains { argument.hasPrefix($0) } }
+    }
+
     var buildArguments: [String] {
         ["swift", "build", "--package-path", packagePath.path, "--configuration", configuration]
             + (coverage ? ["--enable-code-coverage"] : []) + extraArguments
@@ -61,7 +71,7 @@ public struct TestProduct: Sendable {
         }
         // SwiftPM keeps `.build/<configuration>` pointing at the bin folder; asking `swift build
         // --show-bin-path` costs ≈0.3 s, so it is asked only when build arguments may move the folder.
-        if settings.extraArguments.isEmpty,
+        if !settings.movesBinFolder,
             let product = product(in: settings.packagePath.appendingPathComponent(".build/\(settings.configuration)"))
         {
             return TestProduct(path: product, packagePath: settings.packagePath, environment: childEnvironment)

@@ -83,22 +83,48 @@ struct BuildCacheTests {
         let setup = try await Setup(kind)
         defer { try? FileManager.default.removeItem(at: setup.root) }
         try setup.build("c1")
+        let same = setup.package.appendingPathComponent("Sources/App/Same.swift")
+        let changed = setup.package.appendingPathComponent("Sources/App/Changed.swift")
+        try Scratch.write("let same = 1", to: same)
+        try Scratch.write("let changed = 1", to: changed)
+        let built = Date(timeIntervalSince1970: 1_700_000_000.123456789)
+        for file in [same, changed] {
+            try FileManager.default.setAttributes([.modificationDate: built], ofItemAtPath: file.path)
+        }
+        let builtTime = try #require(try modified(same))
         let saved = try await setup.cache().save(commit: "c1", branch: "main")
         #expect(saved.contains("kept c1's build"), "\(saved)")
         #expect(try await setup.cache().save(commit: "c1", branch: "main").contains("holds c1's build already"))
         try setup.clean()
-        guard case .restored(let tree, _) = await setup.cache().restore(commits: ["c1"]) else {
+        // A fresh clone: every file written anew, one of them changed.
+        try Scratch.write("let same = 1", to: same)
+        try Scratch.write("let changed = 2", to: changed)
+        guard
+            case .restored(let tree, _, let unchanged, let changedCount) = await setup.cache().restore(commits: ["c1"])
+        else {
             Issue.record("nothing restored")
             return
         }
         #expect(tree.commit == "c1")
+        #expect((unchanged, changedCount) == (1, 1))
+        #expect(try modified(same) == builtTime, "an unchanged file has the time the build saw")
+        #expect(
+            try modified(changed)!.lexicographicallyPrecedes(builtTime) == false, "a changed file keeps its new time")
+        #expect(try modified(changed) != builtTime, "so it is rebuilt")
         #expect(setup.read(".build/debug/App.o") == "object c1")
         #expect(setup.read(".build/pipeline/timings.json") == nil, "pipeline's own outputs are not kept")
         let checkout = setup.package.appendingPathComponent(".build/checkouts/numerics/Sources/Real.swift")
         let time = try FileManager.default.attributesOfItem(atPath: checkout.path)[.modificationDate] as? Date
         #expect(time == Date(timeIntervalSince1970: 1_600_000_000))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: setup.package.path)
-        #expect(leftovers == [".build"], "no staging folder is left: \(leftovers)")
+        #expect(leftovers.sorted() == [".build", "Sources"], "no staging folder is left: \(leftovers)")
+    }
+
+    /// A file's modification time, to the nanosecond (seconds, nanoseconds).
+    func modified(_ file: URL) throws -> [Int]? {
+        var info = stat()
+        guard lstat(file.path, &info) == 0 else { return nil }
+        return [info.st_mtim.tv_sec, info.st_mtim.tv_nsec]
     }
 
     @Test("the nearest ancestor's entry is restored; a build already here is built on", arguments: Kind.available)
@@ -116,7 +142,7 @@ struct BuildCacheTests {
         }
         try setup.clean()
         let restored = await setup.cache().restore(commits: ["c5", "c4", "c3", "c2", "c1"])
-        guard case .restored(let tree, _) = restored else {
+        guard case .restored(let tree, _, _, _) = restored else {
             Issue.record("nothing restored: \(restored)")
             return
         }
@@ -198,7 +224,7 @@ struct BuildCacheTests {
             // Saves are told apart by the second they were made in.
             try await Task.sleep(for: .milliseconds(1100))
         }
-        let entries = try await setup.cache().list()[Setup.key().hash] ?? []
+        let entries = try await setup.cache().entries()
         #expect(Set(entries.map(\.commit)) == ["f1", "d2", "d3"])
         let parts = try await setup.folder.store.list(under: nil).map(\.key.rawValue).filter { $0.contains("/parts/") }
         #expect(!parts.contains { $0.contains("/parts/d1/") }, "the removed entry's parts went with it: \(parts)")

@@ -71,7 +71,14 @@ struct InitCommandTests {
             #expect(all.contains("--queue --timings develop"), "\(all)")
             #expect(all.contains("pipeline report --queue --timings develop"), "\(all)")
             #expect(all.contains("pipeline run post-merge --only promote"), "\(all)")
+            if ci != "gitlab" {
+                #expect(
+                    all.contains("pipeline test --build-only --build-cache s3://team-snapshots/app/build-cache"),
+                    "one build for the machines: \(all)")
+            }
+            #expect(all.contains("--build-cache s3://team-snapshots/app/build-cache"), "\(all)")
         }
+        #expect(postMerge.contains("build-cache: \"s3://team-snapshots/app/build-cache\""), "\(postMerge)")
         #expect(all.contains("pipeline refs accept \"$@\""), "the accept job: \(all)")
         #expect(
             all.contains("scripts/install.sh") || ci == "github",

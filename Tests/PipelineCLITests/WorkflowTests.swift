@@ -248,11 +248,21 @@ struct WorkflowTests {
         if backend == .folder {
             let split = try team.pullRequest("feature/split", colour: "96, 32, 160")
             let event: [String: Any] = ["pull_request": ["head": ["sha": split.head], "base": ["ref": "develop"]]]
+            // One build for both machines: the build job keeps the test products, each node runs them.
+            let build = try runner.gitHub(
+                "ci/github-2/pipeline-pull-request.yml", job: "build", sha: split.merge, event: "pull_request",
+                payload: event)
+            Self.expect(build, passed: true, "the pull request's build job")
+            #expect(build.output.contains("kept the test products of"), "\(build.output.suffix(2000))")
             for (index, node) in ["1/2", "2/2"].enumerated() {
                 let ran = try runner.gitHub(
                     "ci/github-2/pipeline-pull-request.yml", job: "test", sha: split.merge, event: "pull_request",
                     payload: event, node: (index, node))
                 Self.expect(ran, passed: index == 1, "node \(node) of the pull request")
+                #expect(ran.output.contains("test products ("), "node \(node) runs the build job's products")
+                #expect(
+                    !ran.output.contains("Building the tests"),
+                    "node \(node) builds nothing: \(ran.output.suffix(2000))")
             }
             let report = try runner.gitHub(
                 "ci/github-2/pipeline-pull-request.yml", job: "report", sha: split.merge, event: "pull_request",
@@ -263,6 +273,9 @@ struct WorkflowTests {
                 inputs: ["tests": "all", "commit": ""])
             Self.expect(accepted, passed: true, "accepting the split run's renderings")
             let mergedSplit = try team.merge("feature/split")
+            let mergedBuild = try runner.gitHub(
+                "ci/github-2/pipeline-post-merge.yml", job: "build", sha: mergedSplit, event: "push")
+            Self.expect(mergedBuild, passed: true, "the post-merge build job")
             for (index, node) in ["1/2", "2/2"].enumerated() {
                 let ran = try runner.gitHub(
                     "ci/github-2/pipeline-post-merge.yml", job: "test", sha: mergedSplit, event: "push",

@@ -61,6 +61,9 @@ class Folder:
     def spec(self):
         return f"  feature: {self.root}/feature\n  develop: {self.root}/develop\n"
 
+    def cache(self):
+        return f"{self.root}/build-cache"
+
     def clone(self):
         other = Folder(os.path.join(work, f"store-{uuid.uuid4().hex[:8]}"))
         if os.path.exists(self.root):
@@ -90,6 +93,9 @@ class Moto:
 
     def spec(self):
         return f"  feature: s3://kill/{self.prefix}/feature\n  develop: s3://kill/{self.prefix}/develop\n"
+
+    def cache(self):
+        return f"s3://kill/{self.prefix}/build-cache"
 
     def clone(self):
         other = Moto(f"run-{uuid.uuid4().hex[:8]}")
@@ -145,6 +151,7 @@ def use(store):
 
 def run(store, arguments, extra_env=None, check=True, ok=(0,)):
     use(store)
+    arguments = [store.cache() if a == "CACHE" else a for a in arguments]
     result = subprocess.run([pipeline, "-C", repo, *arguments], env=dict(env, **(extra_env or {})),
                             capture_output=True, text=True)
     if check and result.returncode not in ok:
@@ -154,6 +161,7 @@ def run(store, arguments, extra_env=None, check=True, ok=(0,)):
 
 def start(store, arguments, extra_env):
     use(store)
+    arguments = [store.cache() if a == "CACHE" else a for a in arguments]
     return subprocess.Popen([pipeline, "-C", repo, *arguments], env=dict(env, **extra_env),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -261,10 +269,30 @@ def end_accept(store):
     return problems
 
 
+def cache_whole(store):
+    """Every build cache record names parts that are all there, each with the MD5 it says; a build
+    folder restored into the package is whole (its test product there), never half unpacked."""
+    objects = store.objects()
+    problems = []
+    for key, data in objects.items():
+        parts = key.split("/")
+        if len(parts) == 5 and parts[0] == "build-cache" and parts[2] == "entries" and key.endswith(".json"):
+            record = json.loads(data)
+            for part in record["parts"]:
+                kept = objects.get(f"build-cache/{parts[1]}/parts/{record['commit']}/{record['save']}/{part['name']}")
+                if kept is None or md5(kept) != part["md5"]:
+                    problems.append(f"{key} names {part['name']}, which its save " + ("lacks" if kept is None else "holds otherwise"))
+    build = os.path.join(package, ".build")
+    if os.path.isdir(build) and not any(name.endswith("PackageTests.xctest")
+                                        for _, _, names in os.walk(build) for name in names):
+        problems.append("the package's .build is there without its test product: restored half")
+    return problems
+
+
 def after_kill(store, operation, direct):
     """What a kill may leave: pushes and kept runs whole or absent; a pull of develop whole (old, new,
-    or said half written)."""
-    problems = archive_whole(store) + candidates_whole(store)
+    or said half written); build cache records whole."""
+    problems = archive_whole(store) + candidates_whole(store) + cache_whole(store)
     if operation in ("promote", "squash"):
         before, after = (base_refs, branch_refs) if operation == "promote" else (final_refs, z_refs)
         pulled = run(store, ["refs", "pull", "LoginTests", "--json"], direct, check=False)
@@ -296,6 +324,32 @@ def end_queue(store):
     return problems
 
 
+def end_cache_save(store):
+    """The build of develop's head is kept whole."""
+    problems = cache_whole(store)
+    head = git("rev-parse", "HEAD")
+    if not any(k.startswith("build-cache/") and f"/entries/{head}/" in k for k in store.objects()):
+        problems.append(f"no build of {head[:12]} is kept")
+    return problems
+
+
+def end_cache_restore(store):
+    """A fresh checkout (no .build) got develop's head's build restored, no staging folder left."""
+    problems = cache_whole(store)
+    if not os.path.isdir(os.path.join(package, ".build")):
+        problems.append("nothing was restored")
+    left = [n for n in os.listdir(package) if n.startswith(".build-restoring-")]
+    if left:
+        problems.append(f"staging folders left: {left}")
+    return problems
+
+
+def fresh_package():
+    """A fresh checkout of the package: no build folder."""
+    git("checkout", "-q", "develop")
+    shutil.rmtree(os.path.join(package, ".build"), ignore_errors=True)
+
+
 log = os.path.join(work, "xcodebuild.log")
 artifacts = os.path.join(work, "artifacts")
 ci = {"CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_RUN_ID": "7", "GITHUB_RUN_ATTEMPT": "1"}
@@ -320,6 +374,11 @@ operations = [
     # A squash merge's promotion: the branch's push found by its kept change, not by ancestry.
     ("squash", lambda: (git("checkout", "-q", "develop"), write_refs(final_refs)),
      ["refs", "promote", "--base", "S^1", "--head", "S"], (0,), {}, end_squash),
+    # The build cache: a build kept (its parts, then its record), then restored into a fresh checkout.
+    ("cache-save", lambda: git("checkout", "-q", "develop"),
+     ["test", "--package-path", package, "--build-only", "--build-cache", "CACHE"], (0,), {}, end_cache_save),
+    ("cache-restore", fresh_package,
+     ["test", "--package-path", package, "--build-only", "--build-cache", "CACHE"], (0,), {}, end_cache_restore),
 ]
 
 
