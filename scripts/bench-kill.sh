@@ -5,7 +5,7 @@
 # invariants). On the folder store (the debug build's kill points count its file operations) and
 # on moto (the fault proxy counts requests and holds every one after the K-th while the job is
 # killed). Exits 1 on any inconsistency.
-# Usage: scripts/bench-kill.sh [--unsafe]
+# Usage: scripts/bench-kill.sh [--unsafe]   (PIPELINE_KILL_ONLY=cache-save,cache-restore: those alone)
 #   --unsafe switches a safeguard off (a push writes its record before its files), to show the
 #   harness catches what it guards against: it must then exit 1.
 set -euo pipefail

@@ -15,6 +15,7 @@
 #               build plus the slower node (they run on two machines), and no node may compile
 #   floor       in the original checkout, built at the parent: the change checked out, then
 #               pipeline test --impacted (an incremental build of the change + the impacted tests)
+# The floor and the warm run are each measured PIPELINE_BENCH_REPEATS times (3), their medians kept.
 # Prints each time, its ratio to the floor, warm against today's way, and the cache's restore and
 # save times and sizes. Exits 1 when a node compiled, or a run did not do its work.
 set -euo pipefail
@@ -34,10 +35,10 @@ if [[ -f "$scratch/source/Package.resolved" ]]; then
     git -C "$scratch/source" add -f Package.resolved
     git -C "$scratch/source" -c user.name=bench -c user.email=bench@example.com commit -q -m pins || true
 fi
-python3 - "$bin" "$scratch" <<'PY'
+python3 - "$bin" "$scratch" "${PIPELINE_BENCH_REPEATS:-3}" <<'PY'
 import json, os, re, shutil, subprocess, sys, time
 
-pipeline, scratch = sys.argv[1], sys.argv[2]
+pipeline, scratch, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
 source = os.path.join(scratch, "source")
 original = os.path.join(scratch, "original")
 ci_path = os.path.join(scratch, "ci", "app")
@@ -109,11 +110,17 @@ print(f"the change: a statement before line {change[1]} of {change[0]}", file=sy
 
 # The floor: the original checkout built at the parent (as pipeline builds), the change checked out.
 git(original, "checkout", "-q", "--", ".")
-run([pipeline, "test", "--package-path", original, "--list"], original)
 git(original, "fetch", "-q", "origin")
-git(original, "checkout", "-q", child)
 impacted = ["--impacted", "--timings", timings]
-floor, result = run([pipeline, "test", "--package-path", original, *impacted], original)
+median = lambda values: sorted(values)[len(values) // 2]
+floors = []
+for _ in range(repeats):
+    git(original, "checkout", "-q", parent)
+    run([pipeline, "test", "--package-path", original, "--list"], original)
+    git(original, "checkout", "-q", child)
+    seconds, result = run([pipeline, "test", "--package-path", original, *impacted], original)
+    floors.append(seconds)
+floor = median(floors)
 selected = re.search(r"(\d+) passed, (\d+) failed", result.stdout)
 
 # Today's way, and pipeline cold (an empty cache: its save is part of the run).
@@ -123,11 +130,18 @@ cold, _ = run([pipeline, "test", *impacted, "--build-cache", os.path.join(scratc
 # The cache warmed by the parent's build (as the post-merge job on develop keeps it).
 run([pipeline, "test", "--build-only", "--build-cache", cache], fresh(parent))
 shutil.copytree(cache, cache + "-nodes")
-warm, result = run([pipeline, "test", *impacted, "--build-cache", cache], fresh(child))
-restored = re.search(r"restored the build of \S+ \S+ from .* \(([\d.]+) MB, ([\d.]+) s;", result.stderr)
-saved = re.search(r"kept \S+ build in .*: ([\d.]+) MB in \d+ parts?, ([\d.]+) s", result.stderr)
-if not restored or not saved:
-    sys.exit(f"bench-verdict: the warm run did not restore and keep a build:\n{result.stderr[-3000:]}")
+warms = []
+for attempt in range(repeats):
+    # Each from the cache as the parent's build left it (a run keeps its own commit's entry).
+    shutil.rmtree(cache + "-warm", ignore_errors=True)
+    shutil.copytree(cache, cache + "-warm")
+    seconds, result = run([pipeline, "test", *impacted, "--build-cache", cache + "-warm"], fresh(child))
+    warms.append(seconds)
+    restored = re.search(r"restored the build of \S+ \S+ from .* \(([\d.]+) MB, ([\d.]+) s;", result.stderr)
+    saved = re.search(r"kept \S+ build in .*: ([\d.]+) MB in \d+ parts?, ([\d.]+) s", result.stderr)
+    if not restored or not saved:
+        sys.exit(f"bench-verdict: the warm run did not restore and keep a build:\n{result.stderr[-3000:]}")
+warm = median(warms)
 
 # Two nodes built once: the build job, then each node on a fresh machine.
 ci = {"CI": "true", "GITHUB_RUN_ID": "31337", "GITHUB_REF_NAME": "feature/change"}
@@ -147,7 +161,8 @@ for label, seconds in [("today: swift build + swift test --parallel", today), ("
                        (f"2 nodes built once (build {build_job:.1f} s + slower node {max(nodes):.1f} s)", two_nodes),
                        ("floor: incremental build + impacted tests", floor)]:
     print(f"  {label:58s} {seconds:6.1f} s  {seconds / floor:5.2f}x floor")
-print(f"  warm / today: {warm / today:.2f}x   warm / floor: {warm / floor:.2f}x")
+print(f"  warm / today: {warm / today:.2f}x   warm / floor: {warm / floor:.2f}x   "
+      f"(medians of {repeats}: floor {', '.join(f'{x:.1f}' for x in floors)} s; warm {', '.join(f'{x:.1f}' for x in warms)} s)")
 print(f"  cache: restored {restored.group(1)} MB in {restored.group(2)} s; kept {saved.group(1)} MB in {saved.group(2)} s")
 print(f"  nodes: {nodes[0]:.1f} s and {nodes[1]:.1f} s, " + ("no compile step" if not compiled else f"node {', '.join(compiled)} compiled"))
 sys.exit(1 if compiled else 0)
