@@ -20,6 +20,10 @@ struct CachedBuild: Sendable {
     /// The run's test products were fetched: no build.
     let skipBuild: Bool
     let commit: String?
+    /// The commit this build is kept under: HEAD, or on a pull request's synthetic merge commit the
+    /// branch head, which the branch's next commit descends from (the merge commit is no one's
+    /// ancestor).
+    let savedUnder: String?
     let branch: String
     let run: String?
 
@@ -27,7 +31,7 @@ struct CachedBuild: Sendable {
     static func none(_ request: TestRequest) -> CachedBuild {
         CachedBuild(
             cache: nil, products: nil, arguments: request.buildArguments, skipBuild: request.skipBuild, commit: nil,
-            branch: "local", run: nil)
+            savedUnder: nil, branch: "local", run: nil)
     }
 
     /// Keeps what this run built: the tree as its commit's entry, and the test products when this
@@ -48,7 +52,7 @@ struct CachedBuild: Sendable {
         }
         if let cache {
             do {
-                lines.append(try await cache.save(commit: commit, branch: branch))
+                lines.append(try await cache.save(commit: savedUnder ?? commit, branch: branch))
             } catch {
                 if request.mode.isBuildOnly { throw error }
                 lines.append("could not keep this build in the cache: \(error)")
@@ -68,9 +72,13 @@ extension TestFlow {
         let arguments = request.buildArguments + BuildCache.hashingFlags
         let ci = CIContext(variables)
         let commits: [String]
+        let savedUnder: String
         do {
-            commits = try CommitHistory(repositoryPath: request.package.path).ancestors(
-                of: "HEAD", limit: BuildCache.ancestorLimit)
+            let history = try CommitHistory(repositoryPath: request.package.path)
+            commits = try history.ancestors(of: "HEAD", limit: BuildCache.ancestorLimit)
+            savedUnder =
+                ci.branchHead(of: commits[0], parents: (try? history.parents(of: commits[0])) ?? [])?.commit
+                ?? commits[0]
         } catch {
             write("Build cache: not used: it keeps builds by commit, and \(request.package.path) has none (\(error))\n")
             return .none(request)
@@ -93,7 +101,7 @@ extension TestFlow {
                 write("Build cache: \(line)\n")
                 return CachedBuild(
                     cache: nil, products: nil, arguments: request.buildArguments, skipBuild: true, commit: commits[0],
-                    branch: branch, run: run)
+                    savedUnder: savedUnder, branch: branch, run: run)
             case .unavailable(let why):
                 write("Build cache: \(why); building here\n")
             }
@@ -112,8 +120,7 @@ extension TestFlow {
         }
         return CachedBuild(
             cache: cache, products: products, arguments: arguments, skipBuild: false, commit: commits[0],
-            branch: branch,
-            run: run)
+            savedUnder: savedUnder, branch: branch, run: run)
     }
 
     /// The cache's store: a folder (relative to the working folder) or an S3 prefix, opened as

@@ -254,6 +254,10 @@ struct WorkflowTests {
                 payload: event)
             Self.expect(build, passed: true, "the pull request's build job")
             #expect(build.output.contains("kept the test products of"), "\(build.output.suffix(2000))")
+            // The build is kept under the pull request's head (the merge commit is no later commit's ancestor).
+            #expect(
+                build.output.contains("Build cache: kept \(split.head.prefix(12))'s build"),
+                "\(build.output.suffix(2000))")
             for (index, node) in ["1/2", "2/2"].enumerated() {
                 let ran = try runner.gitHub(
                     "ci/github-2/pipeline-pull-request.yml", job: "test", sha: split.merge, event: "pull_request",
