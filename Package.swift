@@ -96,7 +96,7 @@ let package = Package(
         // files it opens; and the traces read back by suite.
         .target(name: "ReadTracing", dependencies: ["PipelineCore", "ChildProcesses"]),
         // Xcode's outputs (xcresult tests JSON, xcodebuild's console, test enumerations) read into
-        // TestSharding's report; nothing here runs Xcode.
+        // TestSharding's report, and the few xcodebuild invocations `refs record --xcode` makes.
         .target(
             name: "XcodeResults",
             dependencies: ["PipelineCore", "TestSharding", "ChildProcesses", "SnapshotConventions"]

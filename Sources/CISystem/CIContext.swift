@@ -115,6 +115,28 @@ public struct CIContext: Sendable {
         return nil
     }
 
+    /// This job's place among the CI's parallel copies of it, numbered from 1, as the CI says:
+    /// Bitrise's `BITRISE_IO_PARALLEL_INDEX`/`_TOTAL`, Buildkite's `BUILDKITE_PARALLEL_JOB`/`_COUNT`
+    /// and CircleCI's `CIRCLE_NODE_INDEX`/`_TOTAL` (counted from 0), GitLab's `CI_NODE_INDEX`/`_TOTAL`
+    /// (from 1). Nil outside CI, on a CI that does not number them (GitHub's matrix), or when the
+    /// values make no node.
+    public var parallelNode: (index: Int, count: Int)? {
+        guard isCI else { return nil }
+        for (index, total, base) in [
+            ("BITRISE_IO_PARALLEL_INDEX", "BITRISE_IO_PARALLEL_TOTAL", 0),
+            ("BUILDKITE_PARALLEL_JOB", "BUILDKITE_PARALLEL_JOB_COUNT", 0),
+            ("CIRCLE_NODE_INDEX", "CIRCLE_NODE_TOTAL", 0),
+            ("CI_NODE_INDEX", "CI_NODE_TOTAL", 1),
+        ] {
+            guard let i = variables[index].flatMap({ Int($0) }), let n = variables[total].flatMap({ Int($0) }) else {
+                continue
+            }
+            let node = i - base + 1
+            return (1...max(1, n)).contains(node) && n >= 1 ? (node, n) : nil
+        }
+        return nil
+    }
+
     /// Whether this is a pull request's (or merge request's) run, as the CI says: GitHub's
     /// `pull_request` events, GitLab's `CI_MERGE_REQUEST_IID`, Bitrise's `BITRISE_PULL_REQUEST`,
     /// Jenkins' `CHANGE_ID`, Azure's `SYSTEM_PULLREQUEST_PULLREQUESTID`, Buildkite's and Travis'

@@ -7,8 +7,11 @@ import Foundation
 public enum EnvironmentName {
     /// The render environment's fields a template may name: `{os}` (`linux`, `macos`), `{os-version}`
     /// (`debian-12`, `15.1`), `{arch}`, `{swift}`, `{snapshot-testing}` and `{ci}` (`github-actions`,
-    /// `local` off CI).
-    public static let fields = ["os", "os-version", "arch", "swift", "snapshot-testing", "ci"]
+    /// `local` off CI); for Apple platforms `{device}` (`iphone-16`) and `{device-os}` (`18.2`), the
+    /// simulator xcodebuild's destination names (`PIPELINE_XCODE_DESTINATION`), and `{xcode}` (`16.2`).
+    public static let fields = [
+        "os", "os-version", "arch", "swift", "snapshot-testing", "ci", "device", "device-os", "xcode",
+    ]
 
     /// Why `name` cannot name an environment, or nil when it can.
     public static func problem(_ name: String) -> String? {

@@ -5,7 +5,7 @@ enum BitriseWorkflows {
         [SetupFile(path: "bitrise.yml", text: text(request))]
     }
 
-    private static func script(_ title: String, _ lines: [String]) -> String {
+    static func script(_ title: String, _ lines: [String]) -> String {
         """
               - script@1:
                   title: \(title)
@@ -32,24 +32,57 @@ enum BitriseWorkflows {
         ]
     }
 
+    /// Bitrise's pipelines: the build once, `nodes` parallel copies of the test workflow, the
+    /// report after all of them, and after a merge the promotion.
+    static func pipelinesSection(nodes: Int) -> String {
+        """
+        pipelines:
+          pull-request:
+            workflows:
+              build: {}
+              pr-test: { parallel: \(nodes), depends_on: [build] }
+              report: { depends_on: [pr-test], should_always_run: workflow }
+          post-merge:
+            workflows:
+              build: {}
+              merge-test: { parallel: \(nodes), depends_on: [build] }
+              report: { depends_on: [merge-test], should_always_run: workflow }
+              promote: { depends_on: [report] }
+        """
+    }
+
+    /// Every workflow's first: the checkout with its history, and the release installed.
+    static var installWorkflow: String {
+        """
+          _install:
+            steps:
+              - git-clone@8: {}
+        \(script("install pipeline", [
+            "git fetch --unshallow --quiet || true   # the merge base: git-clone clones shallow",
+            "curl -fsSL \"\(SetupFile.installScript)\" | bash -s -- \"$PIPELINE_VERSION\" --prefix \"$HOME/.local\"",
+            "envman add --key PATH --value \"$HOME/.local/bin:$PATH\"",
+        ]))
+        """
+    }
+
+    /// The workflow a reviewer starts on the pull request's branch: CI's renderings accepted.
+    static var acceptWorkflow: String {
+        "  accept:\n    before_run: [_install]\n    envs:\n      - TESTS: all\n      - COMMIT: \"\"\n    steps:\n"
+            + script(
+                "pipeline refs accept",
+                [
+                    "if [ \"$TESTS\" = all ]; then set -- --all; else set -- $TESTS; fi",
+                    "pipeline refs accept \"$@\" ${COMMIT:+--commit \"$COMMIT\"}",
+                ])
+    }
+
     static func text(_ request: SetupRequest) -> String {
         let shared = request.nodes > 1
         let kind = shared ? "pipeline" : "workflow"
         let secrets =
             request.usesS3
             ? "\n    # S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as the app's secrets." : ""
-        var workflows = [
-            """
-              _install:
-                steps:
-                  - git-clone@8: {}
-            \(script("install pipeline", [
-                "git fetch --unshallow --quiet || true   # the merge base: git-clone clones shallow",
-                "curl -fsSL \"\(SetupFile.installScript)\" | bash -s -- \"$PIPELINE_VERSION\" --prefix \"$HOME/.local\"",
-                "envman add --key PATH --value \"$HOME/.local/bin:$PATH\"",
-            ]))
-            """
-        ]
+        var workflows = [installWorkflow]
         if shared {
             workflows += [
                 // One build for the N machines: the build keeps the test products; each node runs them.
@@ -73,31 +106,8 @@ enum BitriseWorkflows {
                     + script("pipeline run post-merge", ["pipeline run post-merge"]) + "\n" + deploy,
             ]
         }
-        workflows.append(
-            "  accept:\n    before_run: [_install]\n    envs:\n      - TESTS: all\n      - COMMIT: \"\"\n    steps:\n"
-                + script(
-                    "pipeline refs accept",
-                    [
-                        "if [ \"$TESTS\" = all ]; then set -- --all; else set -- $TESTS; fi",
-                        "pipeline refs accept \"$@\" ${COMMIT:+--commit \"$COMMIT\"}",
-                    ]))
-        let pipelines =
-            shared
-            ? """
-            pipelines:
-              pull-request:
-                workflows:
-                  build: {}
-                  pr-test: { parallel: \(request.nodes), depends_on: [build] }
-                  report: { depends_on: [pr-test], should_always_run: workflow }
-              post-merge:
-                workflows:
-                  build: {}
-                  merge-test: { parallel: \(request.nodes), depends_on: [build] }
-                  report: { depends_on: [merge-test], should_always_run: workflow }
-                  promote: { depends_on: [report] }
-
-            """ : ""
+        workflows.append(acceptWorkflow)
+        let pipelines = shared ? pipelinesSection(nodes: request.nodes) + "\n" : ""
         return """
             # Written by `pipeline init`. Pull requests into \(request.base) run pull-request, merges run
             # post-merge; reviewers start 'accept' by hand on the pull request's branch (TESTS: test files, or all).

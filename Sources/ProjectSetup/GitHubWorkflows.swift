@@ -20,7 +20,7 @@ enum GitHubWorkflows {
     }
 
     /// The steps every job starts with: the checkout (`depth` commits, 0 for all) and the release.
-    private static func setup(_ request: SetupRequest, depth: Int) -> String {
+    static func setup(_ request: SetupRequest, depth: Int) -> String {
         """
               - uses: actions/checkout@v4
                 with: { fetch-depth: \(depth) }

@@ -24,6 +24,12 @@ public enum ProjectSetup {
             SetupFile(path: "pipelines/pull-request.yml", text: SetupSpecs.pullRequest(request)),
             SetupFile(path: "pipelines/post-merge.yml", text: SetupSpecs.postMerge(request)),
         ]
+        if let app = request.xcode {
+            switch request.ci {
+            case .github: return specs + XcodeWorkflows.gitHub(request, app)
+            default: return specs + XcodeWorkflows.bitrise(request, app)
+            }
+        }
         switch request.ci {
         case .github: return specs + GitHubWorkflows.files(request)
         case .bitrise: return specs + BitriseWorkflows.files(request)
@@ -60,8 +66,13 @@ public enum ProjectSetup {
     /// What to run next, one command per line with what it does.
     public static func nextSteps(_ request: SetupRequest, files: [SetupFile]) -> [String] {
         let folders = Set(files.map { $0.path.split(separator: "/").first.map(String.init) ?? $0.path }).sorted()
+        let record =
+            request.xcode.map { app in
+                "pipeline refs record --all --xcode --scheme \(app.scheme) --destination '\(app.destination)'"
+                    + (app.container.isEmpty ? "" : " --\(app.container[0].dropFirst()) \(app.container[1])")
+            } ?? "pipeline refs record --all                 "
         var lines = [
-            "pipeline refs record --all                  # record every snapshot test's references",
+            record + " # record every snapshot test's references",
             "pipeline refs promote --all --force --yes   # store them in develop (and feature)",
             "git add \(folders.joined(separator: " ")) && git commit -m 'CI: pipeline'",
         ]

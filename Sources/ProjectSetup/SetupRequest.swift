@@ -20,6 +20,39 @@ public struct SetupRequest: Sendable {
         }
     }
 
+    /// An app tested with xcodebuild: what to build and where it runs.
+    public struct XcodeApp: Sendable, Equatable {
+        public let scheme: String
+        /// xcodebuild's `-destination` (`platform=iOS Simulator,name=iPhone 16`).
+        public let destination: String
+        /// `-project P` or `-workspace W`, when the repository's root has more than one.
+        public let container: [String]
+
+        /// Checks the flags; each problem is one line naming the flag.
+        public init(scheme: String, destination: String, project: String? = nil, workspace: String? = nil)
+            throws(RequestError)
+        {
+            func safe(_ text: String) -> Bool {
+                !text.isEmpty && text.allSatisfy { $0.isLetter || $0.isNumber || " -_./=,:()+".contains($0) }
+            }
+            guard safe(scheme) else { throw RequestError("--scheme '\(scheme)': a scheme's name, such as App") }
+            guard safe(destination), destination.contains("=") else {
+                throw RequestError(
+                    "--destination '\(destination)': xcodebuild's destination, such as "
+                        + "'platform=iOS Simulator,name=iPhone 16'")
+            }
+            if project != nil, workspace != nil { throw RequestError("--project and --workspace: give one") }
+            for (flag, path) in [("--project", project), ("--workspace", workspace)] {
+                if let path, !safe(path) || path.contains(" ") {
+                    throw RequestError("\(flag) '\(path)': a path relative to the repository, without spaces")
+                }
+            }
+            self.scheme = scheme
+            self.destination = destination
+            container = project.map { ["-project", $0] } ?? workspace.map { ["-workspace", $0] } ?? []
+        }
+    }
+
     public let ci: CI
     /// The store's root: `<store>/feature` and `<store>/develop` (a folder, relative to the
     /// repository, or `s3://bucket/prefix`).
@@ -33,11 +66,13 @@ public struct SetupRequest: Sendable {
     public let base: String
     /// The release CI installs.
     public let version: String
+    /// The app xcodebuild tests, for a team that does not test with SwiftPM.
+    public let xcode: XcodeApp?
 
     /// Checks the flags; each problem is one line naming the flag.
     public init(
         ci: CI, store text: String, region: String? = nil, endpoint: String? = nil, nodes: Int = 1,
-        mergeStyle: MergeStyle = .merge, base: String = "develop", version: String
+        mergeStyle: MergeStyle = .merge, base: String = "develop", version: String, xcode: XcodeApp? = nil
     ) throws(RequestError) {
         guard let store = StoreAddress(parsing: text), !text.isEmpty, text != "s3://", !text.hasPrefix("s3:///") else {
             throw RequestError("--store \(text): a folder (such as .pipeline/storage) or s3://bucket/prefix")
@@ -57,6 +92,11 @@ public struct SetupRequest: Sendable {
         self.mergeStyle = mergeStyle
         self.base = base
         self.version = version
+        if xcode != nil, ci == .gitlab {
+            throw RequestError(
+                "--xcode writes GitHub Actions' and Bitrise's workflows (macOS runners): --ci github or bitrise")
+        }
+        self.xcode = xcode
     }
 
     var usesS3: Bool {

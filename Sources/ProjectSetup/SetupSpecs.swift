@@ -40,17 +40,26 @@ enum SetupSpecs {
     /// Both specs' first stages: develop's references with the branch's pushes over them, then the
     /// tests, balanced by the timings kept in develop, built from the build cache.
     private static func pullAndTest(_ request: SetupRequest, retries: Int) -> String {
-        """
-        stages:
-          - pull:
-              from: develop
-              changed-from: feature
-          - test:
-              shards: auto\(retries > 0 ? "\n      retries: \(retries)" : "")
-              timings: develop
-              junit: \(junit)
-              build-cache: \(SpecWriter.quoted(request.buildCache))
-        """
+        // An app tested with xcodebuild: the workflow's nodes run the tests and import their results.
+        guard request.xcode == nil else {
+            return """
+                stages:
+                  - pull:
+                      from: develop
+                      changed-from: feature
+                """
+        }
+        return """
+            stages:
+              - pull:
+                  from: develop
+                  changed-from: feature
+              - test:
+                  shards: auto\(retries > 0 ? "\n      retries: \(retries)" : "")
+                  timings: develop
+                  junit: \(junit)
+                  build-cache: \(SpecWriter.quoted(request.buildCache))
+            """
     }
 
     private static func references(_ request: SetupRequest) -> String {

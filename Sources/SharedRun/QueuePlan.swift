@@ -12,6 +12,17 @@ public struct QueuePlan: Codable, Sendable, Equatable {
     public var batches: [Batch]
     /// Every test of the suite, sorted: nodes of one run must list the same suite.
     public var suite: [String]
+    /// A static split: batch I is node I+1's whole part, which it files itself (`pipeline import
+    /// --node I/N --queue` after an Xcode run); nil for batches the nodes claim in turn.
+    public var perNode: Bool?
+
+    /// A static split kept as the run's plan: one batch per node, in order, each node's tests and
+    /// their expected seconds.
+    public init(nodes parts: [(tests: [TestID], expectedSeconds: Double)]) {
+        batches = parts.enumerated().map { Batch(index: $0, tests: $1.tests, expectedSeconds: $1.expectedSeconds) }
+        suite = parts.flatMap(\.tests).map(\.name).sorted()
+        perNode = true
+    }
 
     public init(tests: [TestID], estimates: [TestID: Double], nodes: Int, minimumSeconds: Double = 0.5) {
         let ordered = tests.sorted { (estimates[$0] ?? 0, $1) > (estimates[$1] ?? 0, $0) }

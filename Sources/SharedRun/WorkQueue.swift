@@ -57,6 +57,51 @@ public struct WorkQueue: Sendable {
         }
     }
 
+    /// A static split's plan (`QueuePlan(nodes:)`): the one already in the store, or `proposed`.
+    /// A store that cannot write conditionally takes it unconditionally when none is there: one
+    /// job plans a static split, so there is no race to lose.
+    public func staticPlan(proposing proposed: QueuePlan) async throws -> QueuePlan {
+        let existing: QueuePlan
+        do {
+            existing = try await plan(proposing: proposed)
+        } catch StoreError.conditionalWritesUnsupported {
+            guard (try await store.get(try key("plan.json"))) != nil else {
+                try await store.put(
+                    try QueuePlan.encoder.encode(proposed), to: try key("plan.json"), condition: .always)
+                return proposed
+            }
+            existing = try await storedPlan()
+            guard existing.suite == proposed.suite else {
+                throw QueueError.runReused(run: run, planned: existing.suite.count, here: proposed.suite.count)
+            }
+        }
+        guard existing.perNode == true, existing.batches.count == proposed.batches.count else {
+            throw QueueError.otherSplit(
+                run: run,
+                planned: existing.perNode == true
+                    ? "a split over \(existing.batches.count) nodes" : "pipeline test's batches",
+                here: "\(proposed.batches.count) nodes")
+        }
+        return existing
+    }
+
+    /// Files this node's report as its part of the run's static split: claimed by it, its result
+    /// replacing an earlier attempt's.
+    public func file(_ report: TestReport) async throws {
+        let plan = try await storedPlan()
+        guard plan.perNode == true, plan.batches.count == node.count else {
+            throw QueueError.otherSplit(
+                run: run,
+                planned: plan.perNode == true ? "a split over \(plan.batches.count) nodes" : "pipeline test's batches",
+                here: "node \(node)")
+        }
+        let batch = plan.batches[node.index - 1]
+        let claim = Claim(node: node.description, claimedAt: now(), leaseSeconds: 0)
+        try await store.put(
+            try QueuePlan.encoder.encode(claim), to: try key("claims/\(Self.name(batch.index))"), condition: .always)
+        try await submit(report, of: batch)
+    }
+
     /// The timings every node of the run plans from: the first node's copy of `timings`, kept in
     /// the run's folder, so a node that starts after another has folded its durations in still
     /// computes the same split (the static split needs that; the queue's plan is fixed anyway).
@@ -219,6 +264,14 @@ public struct WorkQueue: Sendable {
             flakyFails: results.values.first?.flakyFails ?? true)
         let claims = try await claimObjects()
         for batch in plan.batches where results[batch.index] == nil {
+            if plan.perNode == true {
+                for test in batch.tests {
+                    report.explain(
+                        test.name, "no node reported it: node \(batch.index + 1)/\(plan.batches.count) filed no results"
+                    )
+                }
+                continue
+            }
             var why = "never claimed"
             if let object = claims[batch.index], let (claim, _) = try await read(object) {
                 why = "claimed by node \(claim.node), which did not finish it"
@@ -274,6 +327,7 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
     case runReused(run: String, planned: Int, here: Int)
     case unreadable(object: String, reason: String)
     case noSuchRun(run: String, store: String)
+    case otherSplit(run: String, planned: String, here: String)
 
     public var description: String {
         switch self {
@@ -284,6 +338,9 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
             "\(object): \(reason)"
         case .noSuchRun(let run, let store):
             "\(store): no queue '\(run)' (no plan.json)"
+        case .otherSplit(let run, let planned, let here):
+            "the run '\(run)' was planned as \(planned), not for \(here): plan it once with the same --nodes "
+                + "(pipeline plan --format xcodebuild --queue), or pass a fresh --queue"
         }
     }
 }

@@ -10,16 +10,19 @@ extension TestFlow {
     /// timings, failed snapshots' new values (from `snapshots`) paired with their references on
     /// the review page and kept as CI's candidates, the quarantine applied, flaky tests named, the
     /// JUnit file, the last run kept for `--failed`, the durations folded into the timings, and
-    /// the CI's report.
+    /// the CI's report. In a shared run (`--queue`) the report is filed as the node's part
+    /// (`request.limits.node`) of the split `xcodePlan` kept, for `pipeline report` to merge.
     public func importRun(_ kind: XcodeInput.Kind, at path: String, snapshots: XcodeSnapshots? = nil) async throws
         -> TestOutcome
     {
+        let shared = try request.shared.runID()
         let run = try await XcodeInput.run(kind, at: path)
         let place = try timingsFolder()
         let recorded = try await place.plannedTimings.load()
         var report = run.resolved(among: Set(recorded.tests.keys)).report(flakyFails: request.limits.flaky == .fail)
-        let check = snapshotCheck()
+        var check = snapshotCheck()
         var findings = SnapshotFindings()
+        if let device = run.device { findings.notes += deviceNotes(device, check: &check) }
         if let snapshots {
             _ = try snapshots.copy(into: check.artifacts)
             findings = check.check(&report, since: check.inventory())
@@ -31,15 +34,44 @@ extension TestFlow {
             coverage: nil)
         (report, findings) = try await session.finish(&report, findings: findings, planned: recorded)
         if snapshots != nil { await keepCandidates(check, findings: &findings, passed: report.passed) }
+        if let shared {
+            let queue = try place.queue(run: shared, node: request.limits.node)
+            try await queue.file(report)
+            request.write("Filed node \(queue.node)'s results in \(queue.location)\n")
+        }
         CIReport.publish(
             report, coverage: nil, title: request.title, review: findings.reviewForCI,
             variables: request.shared.variables)
         return .ran(report, findings, coverage: nil, storeFailure: nil)
     }
 
+    /// The candidates' render environment with the device the run recorded; a note when the
+    /// destination named another (the environment's set is named from the destination).
+    private func deviceNotes(_ device: (name: String, os: String), check: inout SnapshotCheck) -> [String] {
+        if let renderedOn = check.renderedOn {
+            check.renderedOn = {
+                var environment = await renderedOn()
+                (environment.device, environment.deviceOS) = (device.name, device.os.isEmpty ? nil : device.os)
+                return environment
+            }
+        }
+        guard let destination = request.shared.variables[RenderEnvironment.destinationVariable] else { return [] }
+        let named = RenderEnvironment.device(destination: destination)
+        guard named.name.map({ $0 != device.name }) ?? false || named.os.map({ $0 != device.os }) ?? false else {
+            return []
+        }
+        return [
+            "the run's device is \(device.name) (\(device.os)), not the one \(RenderEnvironment.destinationVariable) "
+                + "names (\(destination)): its snapshots are kept as rendered on \(device.name), in the set the "
+                + "destination names"
+        ]
+    }
+
     /// `pipeline plan --format xcodebuild`: `tests` split over `nodes` CI machines by the recorded
     /// durations; with `failedOnly`, only those the last run here (or the CI run's kept copy) left
-    /// not passing; with `xctestrun`, each node's own copy of it written beside it.
+    /// not passing; with `xctestrun`, each node's own copy of it written beside it. In a shared
+    /// run (`--queue`) the split is kept in the run's folder by whichever node plans first, and
+    /// every other node gets that one; each node then files its import there for `pipeline report`.
     public func xcodePlan(
         testsAt path: String, nodes: Int, by split: XcodeSplit, failedOnly: Bool, xctestrun: URL? = nil
     ) async throws -> [XcodeNode] {
@@ -57,6 +89,15 @@ extension TestFlow {
             }
         }
         var plan = XcodeNode.plan(tests, timings: try await place.plannedTimings.load(), nodes: nodes, by: split)
+        if let run = try request.shared.runID() {
+            // The run's split is planned once: a node planning after another imported (and folded
+            // its durations into the timings) gets the same split, and the report checks it.
+            let stored = try await place.queue(run: run, node: .whole).staticPlan(
+                proposing: QueuePlan(nodes: plan.map { ($0.members.map(\.testID), $0.expectedSeconds) }))
+            let byName = Dictionary(tests.map { ($0.testID.name, $0) }, uniquingKeysWith: { first, _ in first })
+            plan = XcodeNode.nodes(
+                stored.batches.map { ($0.tests.compactMap { byName[$0.name] }, $0.expectedSeconds) }, by: split)
+        }
         if let run, let xctestrun { try run.write(&plan, into: xctestrun.deletingLastPathComponent()) }
         return plan
     }

@@ -13,6 +13,9 @@ public enum JUnitReport {
     /// Writes the report as one JUnit XML file, whole or not at all.
     public static func write(_ report: TestReport, to url: URL) throws(TestRunError) {
         do {
+            // A CI's report folder may not exist until something is written to it.
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(xml(report, flakyFails: report.flakyFails).utf8).write(to: url, options: .atomic)
         } catch {
             throw .cannotWrite(path: url.path, reason: error.localizedDescription)

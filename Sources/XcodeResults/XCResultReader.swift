@@ -24,7 +24,11 @@ public enum XCResultReader {
         guard !reader.results.isEmpty else {
             throw .noTests(file: origin, reason: "no test case in $.testNodes")
         }
-        return XcodeRun(origin: origin, results: reader.results, notes: reader.notes)
+        let device = (root["devices"] as? [[String: Any]])?.first.flatMap { device -> (String, String)? in
+            guard let name = device["deviceName"] as? String ?? device["modelName"] as? String else { return nil }
+            return (name, device["osVersion"] as? String ?? "")
+        }
+        return XcodeRun(origin: origin, results: reader.results, notes: reader.notes, device: device)
     }
 
     /// The test cases of an xcresult tests JSON, as a test list (for `pipeline plan`).

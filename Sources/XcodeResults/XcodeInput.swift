@@ -42,37 +42,26 @@ public enum XcodeInput {
         return data
     }
 
-    /// An `.xcresult` bundle's tests, as `xcrun xcresulttool get test-results tests` prints them:
-    /// on macOS with Xcode 16 or later only.
+    /// An `.xcresult` bundle's tests, as `xcrun xcresulttool get test-results tests` prints them
+    /// (Xcode 16 or later): `xcrun` from the PATH, which macOS has.
     static func bundle(_ path: String) async throws(XcodeResultsError) -> Data {
-        #if os(macOS)
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "pipeline-xcresult-\(UUID().uuidString)")
-            defer {
-                for suffix in [".json", ".err"] { try? FileManager.default.removeItem(atPath: scratch.path + suffix) }
-            }
-            let result: ProcessResult
-            do {
-                result = try await ChildProcess.run(
-                    ["/usr/bin/xcrun", "xcresulttool", "get", "test-results", "tests", "--path", path],
-                    environment: ProcessInfo.processInfo.environment,
-                    log: URL(fileURLWithPath: scratch.path + ".json"),
-                    errors: URL(fileURLWithPath: scratch.path + ".err"))
-            } catch {
-                throw .notReadable(file: path, reason: "xcrun xcresulttool could not run: \(error)")
-            }
-            guard result.termination == .exited(0) else {
-                let said = (result.errors ?? "").split(separator: "\n").first.map(String.init) ?? ""
-                throw .notReadable(
-                    file: path,
-                    reason: "xcrun xcresulttool get test-results tests ended with \(result.termination): \(said)")
-            }
-            return Data(result.output.utf8)
-        #else
+        let result: ProcessResult
+        do {
+            result = try await Xcodebuild.tool([
+                "xcrun", "xcresulttool", "get", "test-results", "tests", "--path", path,
+            ])
+        } catch {
             throw .notReadable(
                 file: path,
-                reason: "an .xcresult bundle is read with xcrun, on macOS; there, run "
+                reason: "an .xcresult bundle is read with xcrun, on macOS (\(error)); there, run "
                     + "`xcrun xcresulttool get test-results tests --path \(path) > tests.json` and import that")
-        #endif
+        }
+        guard result.termination == .exited(0) else {
+            let said = (result.errors ?? "").split(separator: "\n").first.map(String.init) ?? ""
+            throw .notReadable(
+                file: path,
+                reason: "xcrun xcresulttool get test-results tests ended with \(result.termination): \(said)")
+        }
+        return Data(result.output.utf8)
     }
 }

@@ -38,14 +38,22 @@ extension XcodeNode {
         let parts = ShardPlanner(timings: timings).partition(Array(named.keys), into: nodes) { test in
             split == .class ? (named[test]?.suiteIdentifier ?? test.name) : test.name
         }
-        return parts.enumerated().map { index, part in
-            let names = part.tests.compactMap { named[$0] }
+        return Self.nodes(parts.map { part in (part.tests.compactMap { named[$0] }, part.seconds) }, by: split)
+    }
+
+    /// The nodes of a split already made (`parts`, node by node: its tests and their expected
+    /// seconds), such as a shared run's stored plan.
+    public static func nodes(_ parts: [(tests: [XcodeTestName], seconds: Double)], by split: XcodeSplit)
+        -> [XcodeNode]
+    {
+        parts.enumerated().map { index, part in
+            let names = part.tests
             let arguments =
                 split == .class
                 ? Set(names.map { $0.suiteIdentifier ?? $0.key }).sorted()
                 : names.map { $0.identifier ?? $0.key }
             return XcodeNode(
-                node: "\(index + 1)/\(nodes)", index: index + 1, count: nodes, tests: names.count,
+                node: "\(index + 1)/\(parts.count)", index: index + 1, count: parts.count, tests: names.count,
                 expectedSeconds: (part.seconds * 100).rounded() / 100,
                 arguments: arguments.map { "-only-testing:" + $0 }, members: names)
         }

@@ -22,9 +22,18 @@ public struct XcodeRun: Sendable, Equatable {
     public var results: [XcodeResult]
     /// What the reader could not use and said so: one line each.
     public var notes: [String] = []
+    /// The device the tests ran on, where the output says (an xcresult's `devices`): its name and
+    /// its OS's version.
+    public var device: (name: String, os: String)?
 
-    public init(origin: String, results: [XcodeResult], notes: [String] = []) {
-        (self.origin, self.results, self.notes) = (origin, results, notes)
+    public init(origin: String, results: [XcodeResult], notes: [String] = [], device: (name: String, os: String)? = nil)
+    {
+        (self.origin, self.results, self.notes, self.device) = (origin, results, notes, device)
+    }
+
+    public static func == (lhs: XcodeRun, rhs: XcodeRun) -> Bool {
+        (lhs.origin, lhs.results, lhs.notes) == (rhs.origin, rhs.results, rhs.notes)
+            && lhs.device?.name == rhs.device?.name && lhs.device?.os == rhs.device?.os
     }
 
     /// The tests, each once, by key.

@@ -12,12 +12,17 @@ public enum XcodeSnapshots: Sendable, Equatable {
     case attachments(URL)
 
     /// Puts the new values into `artifacts` in swift-snapshot-testing's layout, the folder emptied
-    /// first; returns how many. Names from the manifest never lead outside `artifacts`.
+    /// first; returns how many. Names from the manifest never lead outside `artifacts`. A run
+    /// whose snapshots all matched wrote no artifacts folder: none.
     public func copy(into artifacts: URL) throws(XcodeResultsError) -> Int {
         let manager = FileManager.default
+        if case .artifacts(let folder) = self, folder.standardizedFileURL.path == artifacts.standardizedFileURL.path {
+            return (manager.enumerator(atPath: artifacts.path)?.allObjects.count) ?? 0
+        }
         try? manager.removeItem(at: artifacts)
         switch self {
         case .artifacts(let folder):
+            guard manager.fileExists(atPath: folder.path) else { return 0 }
             do {
                 try manager.createDirectory(
                     at: artifacts.deletingLastPathComponent(), withIntermediateDirectories: true)

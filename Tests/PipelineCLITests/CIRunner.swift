@@ -3,10 +3,13 @@ import TestSupport
 import Yams
 
 /// A CI's runner as the workflow tests play it: one workspace (a clone of the origin repository,
-/// its `.build` kept between jobs as a warm runner's cache would), the CI's variables, and a
-/// workflow file's steps run in order as that CI runs them. Steps that only move artifacts
-/// (`actions/upload-artifact`, `deploy-to-bitrise-io`) are noted and skipped; an expression or a
-/// step the runner does not know fails the test, so a generated file cannot drift from what it plays.
+/// its `.build` kept between jobs as a warm runner's cache would, everything else cleaned), the
+/// CI's variables, and a workflow file's steps run in order as that CI runs them. Artifacts move
+/// between jobs as the CI moves them: GitHub's `upload-artifact`/`download-artifact` and Bitrise's
+/// intermediate files (`deploy-to-bitrise-io`'s `pipeline_intermediate_files`, then
+/// `pull-intermediate-files`, which names the folder in a variable) are copied through a folder of
+/// the runner's. An expression or a step the runner does not know fails the test, so a generated
+/// file cannot drift from what it plays.
 final class CIRunner {
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -17,6 +20,8 @@ final class CIRunner {
         var statuses: [Int32] = []
         var output = ""
         var summary = ""
+        /// The job's own folder: Bitrise's deploy folder is `deploy` in it.
+        var home: URL?
         var passed: Bool { statuses.allSatisfy { $0 == 0 } }
     }
 
@@ -29,6 +34,31 @@ final class CIRunner {
     var variables: [String: String]
     /// The repository's secrets, as GitHub's `secrets` context gives them.
     var secrets: [String: String] = [:]
+
+    /// Where uploaded artifacts and intermediate files are kept between jobs, by name.
+    var artifacts: URL { scratch.appendingPathComponent("artifacts") }
+
+    /// Copies `path` of the workspace (a folder's contents, or a file) into the artifact `name`.
+    private func upload(_ path: String, as name: String) throws {
+        let source = workspace.appendingPathComponent(path)
+        guard FileManager.default.fileExists(atPath: source.path) else { return }
+        let target = artifacts.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: target)
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: source, to: target)
+    }
+
+    /// Copies the artifact `name` to `target`; a missing artifact fails the job as the CI's step would.
+    private func download(_ name: String, to target: URL) throws {
+        let source = artifacts.appendingPathComponent(name)
+        guard FileManager.default.fileExists(atPath: source.path) else {
+            throw Failure(description: "no artifact \(name) was uploaded")
+        }
+        try? FileManager.default.removeItem(at: target)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: source, to: target)
+    }
 
     init(origin: URL, scratch: URL, releases: URL, variables: [String: String]) throws {
         self.origin = origin
@@ -98,11 +128,16 @@ final class CIRunner {
             }
             let ran: Shell.Result
             if let uses = step["uses"] as? String {
-                let with = ((step["with"] as? [String: Any]) ?? [:]).mapValues { "\($0)" }
+                let with = try ((step["with"] as? [String: Any]) ?? [:]).mapValues { try substitute("\($0)", contexts) }
                 if uses.hasPrefix("actions/checkout@") {
                     try checkout(sha)
                     continue
                 } else if uses.hasPrefix("actions/upload-artifact@") {
+                    try upload(try field(with["path"], "with.path"), as: try field(with["name"], "with.name"))
+                    continue
+                } else if uses.hasPrefix("actions/download-artifact@") {
+                    let name = try field(with["name"], "with.name")
+                    try download(name, to: workspace.appendingPathComponent(with["path"] ?? name))
                     continue
                 } else if uses.hasPrefix("your-org/pipeline@") {
                     ran = try action(with: with, environment: stepEnvironment, contexts: contexts)
@@ -165,7 +200,7 @@ final class CIRunner {
         ]) { $1 }
         let app = (file["app"] as? [String: Any])?["envs"] as? [[String: Any]] ?? []
         for pair in app.flatMap({ $0 }) { environment[pair.key] = "\(pair.value)" }
-        var result = Job()
+        var result = Job(home: home)
         func run(_ name: String) throws {
             let definition = try field(workflows[name] as? [String: Any], "workflows.\(name)")
             for before in (definition["before_run"] as? [String]) ?? [] { try run(before) }
@@ -176,12 +211,27 @@ final class CIRunner {
                 guard let (id, body) = step.first else { continue }
                 let settings = body as? [String: Any] ?? [:]
                 guard result.passed || settings["is_always_run"] as? Bool == true else { continue }
+                let inputs = (settings["inputs"] as? [[String: Any]] ?? []).flatMap { $0 }
                 if id.hasPrefix("git-clone@") {
                     try checkout(sha)
                 } else if id.hasPrefix("deploy-to-bitrise-io@") {
-                    continue
+                    // `path:VARIABLE` pairs, separated by `|`: kept for the pipeline's later workflows.
+                    let files = inputs.first { $0.key == "pipeline_intermediate_files" }?.value as? String ?? ""
+                    for pair in files.split(separator: "|") {
+                        let parts = pair.split(separator: ":", maxSplits: 1).map(String.init)
+                        guard parts.count == 2 else { throw Failure(description: "intermediate file \(pair)") }
+                        try upload(parts[0], as: "bitrise-" + parts[1])
+                    }
+                } else if id.hasPrefix("pull-intermediate-files@") {
+                    // Each kept file or folder, downloaded, its path in its variable.
+                    let kept = (try? FileManager.default.contentsOfDirectory(atPath: artifacts.path)) ?? []
+                    for name in kept where name.hasPrefix("bitrise-") {
+                        let variable = String(name.dropFirst("bitrise-".count))
+                        let target = home.appendingPathComponent("intermediate/\(variable)")
+                        try download(name, to: target)
+                        environment[variable] = target.path
+                    }
                 } else if id.hasPrefix("script@") {
-                    let inputs = (settings["inputs"] as? [[String: Any]] ?? []).flatMap { $0 }
                     let content = try field(inputs.first { $0.key == "content" }?.value as? String, "content")
                     let ran = try Shell.run("bash", ["-c", content], in: workspace, environment: environment)
                     result.statuses.append(ran.status)

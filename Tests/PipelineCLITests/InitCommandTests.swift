@@ -162,4 +162,48 @@ struct InitCommandTests {
             }
         }
     }
+
+    @Test(
+        "--xcode: GitHub's and Bitrise's workflows of an xcodebuild app, in docs/xcode.md word for word; specs without a test stage"
+    )
+    func xcode() throws {
+        let guide = try String(contentsOf: Shell.repository.appendingPathComponent("docs/xcode.md"), encoding: .utf8)
+        for ci in ["github", "bitrise"] {
+            let folder = try Scratch.folder("init-xcode")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let result = try PipelineBinary.run(
+                [
+                    "init", "--ci", ci, "--xcode", "--scheme", "App", "--store", "s3://team-snapshots", "--region",
+                    "eu-west-1", "--nodes", "4",
+                ], in: folder)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stdout.contains("pipeline refs record --all --xcode --scheme App --destination"))
+            let spec = try String(
+                contentsOf: folder.appendingPathComponent("pipelines/pull-request.yml"), encoding: .utf8)
+            #expect(spec.contains("- pull:") && !spec.contains("- test:"), "xcodebuild tests, not the spec: \(spec)")
+            // The accept workflow is the one docs/ci.md shows: it runs no Xcode.
+            for path in Self.files[ci, default: []] where !path.hasSuffix("pipeline-accept.yml") {
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+                let parsed = try Yams.load(yaml: text)
+                let commands = Self.commands(in: parsed as Any).joined(separator: "\n")
+                #expect(commands.contains("xcodebuild build-for-testing"), "\(path)")
+                #expect(commands.contains("pipeline import xcresult"), "\(path)")
+                #expect(
+                    guide.contains("```yaml\n" + text + "```\n"),
+                    "docs/xcode.md lacks \(ci)'s \(path) as init writes it")
+            }
+        }
+        let folder = try Scratch.folder("init-xcode")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let gitLab = try PipelineBinary.run(
+            ["init", "--ci", "gitlab", "--xcode", "--scheme", "App", "--store", "store"], in: folder)
+        #expect(gitLab.status == 2 && gitLab.stderr.contains("--ci github or bitrise"), "\(gitLab.stderr)")
+        let noScheme = try PipelineBinary.run(["init", "--ci", "github", "--xcode", "--store", "store"], in: folder)
+        #expect(noScheme.status == 2 && noScheme.stderr.contains("--scheme"), "\(noScheme.stderr)")
+        let badDestination = try PipelineBinary.run(
+            ["init", "--ci", "github", "--xcode", "--scheme", "App", "--destination", "iPhone'16", "--store", "store"],
+            in: folder)
+        #expect(badDestination.status == 2, "\(badDestination.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "nothing written")
+    }
 }

@@ -11,143 +11,23 @@ import Testing
 /// promotes, and the next pull request passes on develop's new references.
 @Suite("the generated CI files, run as written: GitHub Actions, Bitrise and GitLab", .serialized)
 struct WorkflowTests {
-    static let view = "Sources/ExampleKit/BadgeView.swift"
-
-    final class Team {
-        let scratch: URL
-        let origin: URL
-        let dev: URL
-        let runner: CIRunner
-        let server: FileServer
-        let backend: RefsBackend
-        let store: String
-        var pullRequests = 0
-
-        init(_ backend: RefsBackend) async throws {
-            self.backend = backend
-            scratch = try Scratch.folder("workflows")
-            origin = scratch.appendingPathComponent("origin.git")
-            dev = scratch.appendingPathComponent("dev")
-            // The release, as a project serving its own releases lays it out.
-            let version = String(
-                try PipelineBinary.run(["--version"], in: scratch).stdout.dropFirst("pipeline ".count)
-            ).trimmingCharacters(in: .whitespacesAndNewlines)
-            let releases = scratch.appendingPathComponent("releases")
-            let packaged = try Shell.run(
-                "bash",
-                [
-                    "scripts/release.sh", "--binary", PipelineBinary.url.path, "--out",
-                    releases.appendingPathComponent("your-org/pipeline/releases/download/v\(version)").path,
-                ])
-            guard packaged.status == 0 else { throw CIRunner.Failure(description: packaged.stderr) }
-            try FileManager.default.copyItem(
-                at: Shell.repository.appendingPathComponent("scripts/install.sh"),
-                to: releases.appendingPathComponent("install.sh"))
-            server = try FileServer(folder: releases)
-
-            var flags: [String]
-            switch backend {
-            case .folder:
-                store = scratch.appendingPathComponent("store").path
-                flags = ["--store", store]
-            case .s3:
-                let bucket = "w-\(UUID().uuidString.prefix(18).lowercased())"
-                try await S3Store(
-                    S3Settings(
-                        endpoint: URL(string: RefsBackend.s3Endpoint!)!, bucket: bucket,
-                        credentials: AWSCredentials(accessKey: "test:tester", secret: "testing"))
-                ).createBucket()
-                store = "s3://\(bucket)/app"
-                flags = ["--store", store, "--endpoint", RefsBackend.s3Endpoint!]
-            }
-            try Git.run(["init", "-q", "--bare", "-b", "develop", origin.path], in: scratch)
-            try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
-            for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path)
-            where item != ".build" {
-                try FileManager.default.copyItem(
-                    at: ExamplePackage.root.appendingPathComponent(item), to: dev.appendingPathComponent(item))
-            }
-            try FileManager.default.removeItem(
-                at: dev.appendingPathComponent("Tests/ExampleKitTests/__Snapshots__"))
-            try Scratch.write(".build/\n__Snapshots__/\n", to: dev.appendingPathComponent(".gitignore"))
-            try Git.run(["init", "-q", "-b", "develop"], in: dev)
-            let initialized = try PipelineBinary.run(["init", "--ci", "github"] + flags, in: dev)
-            guard initialized.status == 0 else { throw CIRunner.Failure(description: initialized.stderr) }
-            // The same specs, with Bitrise's file beside them (init writes only new files).
-            let bitrise = scratch.appendingPathComponent("bitrise-init")
-            try FileManager.default.createDirectory(at: bitrise, withIntermediateDirectories: true)
-            _ = try PipelineBinary.run(["init", "--ci", "bitrise"] + flags, in: bitrise)
-            try FileManager.default.copyItem(
-                at: bitrise.appendingPathComponent("bitrise.yml"), to: dev.appendingPathComponent("bitrise.yml"))
-            // GitHub's workflows for two machines sharing each run, beside the others.
-            let split = scratch.appendingPathComponent("split-init")
-            try FileManager.default.createDirectory(at: split, withIntermediateDirectories: true)
-            _ = try PipelineBinary.run(["init", "--ci", "github", "--nodes", "2"] + flags, in: split)
-            try FileManager.default.copyItem(
-                at: split.appendingPathComponent(".github/workflows"), to: dev.appendingPathComponent("ci/github-2"))
-            let gitLab = scratch.appendingPathComponent("gitlab-init")
-            try FileManager.default.createDirectory(at: gitLab, withIntermediateDirectories: true)
-            _ = try PipelineBinary.run(["init", "--ci", "gitlab"] + flags, in: gitLab)
-            try FileManager.default.copyItem(
-                at: gitLab.appendingPathComponent(".gitlab-ci.yml"), to: dev.appendingPathComponent(".gitlab-ci.yml"))
-            try Git.run(["add", "-A"], in: dev)
-            try Git.run(["commit", "-q", "-m", "The app, and pipeline init's files"], in: dev)
-            try Git.run(["remote", "add", "origin", origin.path], in: dev)
-            try Git.run(["push", "-q", "origin", "develop"], in: dev)
-
-            var variables = RefsBackend.environment
-            variables["PIPELINE_INSTALL_SCRIPT"] = server.address.absoluteString + "/install.sh"
-            variables["PIPELINE_RELEASES"] = server.address.absoluteString + "/your-org/pipeline/releases/download"
-            variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]
-            runner = try CIRunner(
-                origin: origin, scratch: scratch, releases: server.address, variables: variables)
-            runner.secrets = [
-                "PIPELINE_AWS_ACCESS_KEY_ID": "test:tester", "PIPELINE_AWS_SECRET_ACCESS_KEY": "testing",
-            ]
-
-            // The first recording, as init's next steps say, on the runner's checkout of develop.
-            try runner.checkout(try Git.run(["rev-parse", "HEAD"], in: dev))
-            for command in [["refs", "record", "--all"], ["refs", "promote", "--all", "--force", "--yes"]] {
-                let result = try PipelineBinary.run(command, in: runner.workspace, environment: variables)
-                guard result.status == 0 else { throw CIRunner.Failure(description: "\(command): \(result.stderr)") }
-            }
-        }
-
-        deinit { try? FileManager.default.removeItem(at: scratch) }
-
-        /// A branch changing the brand colour to `colour`, pushed, and the pull request's merge of
-        /// it into develop (`refs/pull/N/merge`); the branch head and the merge.
-        func pullRequest(_ branch: String, colour: String?) throws -> (head: String, merge: String) {
-            pullRequests += 1
-            try Git.run(["checkout", "-q", "-B", branch, "develop"], in: dev)
-            if let colour {
-                let url = dev.appendingPathComponent(WorkflowTests.view)
-                let source = try String(contentsOf: url, encoding: .utf8)
-                let changed = source.replacingOccurrences(
-                    of: #"primary = RGB\([0-9, ]+\)"#, with: "primary = RGB(\(colour))", options: .regularExpression)
-                try Data(changed.utf8).write(to: url)
-            } else {
-                try Scratch.write("# \(branch)\n", to: dev.appendingPathComponent("NOTES.md"))
-            }
-            try Git.run(["add", "-A"], in: dev)
-            try Git.run(["commit", "-q", "-m", "\(branch)"], in: dev)
-            let head = try Git.run(["rev-parse", "HEAD"], in: dev)
-            try Git.run(["push", "-q", "-f", "origin", branch], in: dev)
-            try Git.run(["checkout", "-q", "--detach", "develop"], in: dev)
-            try Git.run(["merge", "-q", "--no-ff", "-m", "Merge \(branch) into develop", branch], in: dev)
-            let merge = try Git.run(["rev-parse", "HEAD"], in: dev)
-            try Git.run(["push", "-q", "-f", "origin", "HEAD:refs/pull/\(pullRequests)/merge"], in: dev)
-            try Git.run(["checkout", "-q", "develop"], in: dev)
-            return (head, merge)
-        }
-
-        /// The branch merged into develop (a merge commit), pushed; develop's head.
-        func merge(_ branch: String) throws -> String {
-            try Git.run(["checkout", "-q", "develop"], in: dev)
-            try Git.run(["merge", "-q", "--no-ff", "-m", "Merge pull request: \(branch)", branch], in: dev)
-            try Git.run(["push", "-q", "origin", "develop"], in: dev)
-            return try Git.run(["rev-parse", "HEAD"], in: dev)
-        }
+    /// The example package with pipeline init's files for GitHub, Bitrise, GitHub with two
+    /// machines (in `ci/github-2`) and GitLab, its first references recorded and promoted.
+    static func team(_ backend: RefsBackend) async throws -> WorkflowTeam {
+        try await WorkflowTeam(
+            backend,
+            app: WorkflowTeam.App(
+                source: ExamplePackage.root, view: "Sources/ExampleKit/BadgeView.swift",
+                ignored: [".build", "__Snapshots__"]),
+            setups: [
+                WorkflowTeam.Setup(
+                    flags: ["--ci", "github"], files: [("pipelines", "pipelines"), (".github", ".github")]),
+                WorkflowTeam.Setup(flags: ["--ci", "bitrise"], files: [("bitrise.yml", "bitrise.yml")]),
+                WorkflowTeam.Setup(
+                    flags: ["--ci", "github", "--nodes", "2"], files: [(".github/workflows", "ci/github-2")]),
+                WorkflowTeam.Setup(flags: ["--ci", "gitlab"], files: [(".gitlab-ci.yml", ".gitlab-ci.yml")]),
+            ],
+            record: [["refs", "record", "--all"], ["refs", "promote", "--all", "--force", "--yes"]])
     }
 
     static func expect(_ job: CIRunner.Job, passed: Bool, _ what: String) {
@@ -168,7 +48,7 @@ struct WorkflowTests {
         "GitHub Actions, Bitrise, then GitLab: a view change fails with its review, the accept job takes CI's renderings, the re-run passes, the merge promotes",
         arguments: RefsBackend.available)
     func loop(backend: RefsBackend) async throws {
-        let team = try await Team(backend)
+        let team = try await Self.team(backend)
         let runner = team.runner
         let workflows = ".github/workflows/"
 

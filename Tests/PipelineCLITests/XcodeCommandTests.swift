@@ -20,6 +20,10 @@ struct XcodeCommandTests {
     }
 
     func pipeline(_ arguments: String...) throws -> PipelineBinary.Result {
+        try pipeline(arguments)
+    }
+
+    func pipeline(_ arguments: [String]) throws -> PipelineBinary.Result {
         try PipelineBinary.run(arguments, in: scratch, environment: ["CI": "false"])
     }
 
@@ -178,5 +182,54 @@ struct XcodeCommandTests {
         #expect(empty.status == 7, "\(empty.stderr)")
         #expect(try pipeline("plan", "--nodes", "2", "--format", "xcodebuild").status == 2)
         #expect(try pipeline("import", "junit", "x").status == 2)
+    }
+
+    /// A passing console log of `tests` (`-only-testing:` arguments), as a node's xcodebuild writes it.
+    static func log(of arguments: [String]) -> String {
+        arguments.map { argument in
+            let parts = argument.dropFirst("-only-testing:".count).split(separator: "/")
+            let name = "-[\(parts[0]).\(parts[1]) \(parts[2].replacingOccurrences(of: "()", with: ""))]"
+            return "Test Case '\(name)' started.\nTest Case '\(name)' passed (0.100 seconds).\n"
+        }.joined()
+    }
+
+    @Test(
+        "imports join a shared run: the report over the nodes fails on a test no node reported, and on one reported twice"
+    )
+    func sharedRun() throws {
+        let tests = try write("tests.json", Self.enumeration)
+        let queue = ["--queue", "r1", "--timings", "timings.json"]
+        let planned = try pipeline(["plan", "--nodes", "2", "--format", "xcodebuild", "--tests", tests] + queue)
+        #expect(planned.status == 0, "\(planned.stderr)")
+        let nodes = try #require(try JSONSerialization.jsonObject(with: Data(planned.stdout.utf8)) as? [[String: Any]])
+        let parts = nodes.map { $0["arguments"] as? [String] ?? [] }
+        #expect(parts.count == 2 && parts.allSatisfy { !$0.isEmpty })
+        // A node planning after the first imported (its durations folded in) gets the same split.
+        let first = try write("node-1.log", Self.log(of: parts[0]))
+        let imported = try pipeline(["import", "xcodebuild-log", first, "--node", "1/2"] + queue)
+        #expect(imported.status == 0 && imported.stderr.contains("Filed node 1/2's results"), "\(imported.stderr)")
+        let again = try pipeline(
+            ["plan", "--nodes", "2", "--format", "xcodebuild", "--tests", tests, "--node", "2"] + queue)
+        #expect(again.stdout.split(separator: "\n").map(String.init) == parts[1], "\(again.stdout)\(again.stderr)")
+
+        let missing = try pipeline(["report", "--json"] + queue)
+        #expect(missing.status == 1, "node 2 filed nothing: \(missing.stdout)")
+        #expect(missing.stdout.contains("node 2/2 filed no results"), "\(missing.stdout)")
+        // Node 2 imports node 1's run: its own tests missing, node 1's twice.
+        _ = try pipeline(["import", "xcodebuild-log", first, "--node", "2/2"] + queue)
+        let twice = try pipeline(["report"] + queue)
+        #expect(twice.status == 1 && twice.stdout.contains("ran in 2 batches"), "\(twice.stdout)")
+        _ = try pipeline(
+            ["import", "xcodebuild-log", try write("node-2.log", Self.log(of: parts[1])), "--node", "2/2"] + queue)
+        let whole = try pipeline(["report", "--junit", "all.xml"] + queue)
+        #expect(whole.status == 0, "every planned test once: \(whole.stdout)\(whole.stderr)")
+        #expect(
+            try String(contentsOf: scratch.appendingPathComponent("all.xml"), encoding: .utf8).contains(#"tests="6""#))
+
+        // Another split under the same run id, and a node without --queue, are refused with one line.
+        let other = try pipeline(["plan", "--nodes", "3", "--format", "xcodebuild", "--tests", tests] + queue)
+        #expect(other.status == 2 && other.stderr.contains("was planned as a split over 2 nodes"), "\(other.stderr)")
+        let alone = try pipeline("import", "xcodebuild-log", first, "--node", "1/2")
+        #expect(alone.status == 2 && alone.stderr.contains("--queue"), "\(alone.stderr)")
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import Pipelines
 import References
 import TestRun
+import XcodeResults
 
 extension RefsCommand {
     struct Record: AsyncParsableCommand {
@@ -17,7 +18,9 @@ extension RefsCommand {
                 as new, changed, unchanged or removed (references no test asserts any more are deleted), \
                 writes a review page of old against new, and with --push uploads them to feature. If a test \
                 fails for another reason, or writes another test's reference, every reference is put back \
-                as it was and the command exits 1.
+                as it was and the command exits 1. In an Xcode project, --xcode runs them with xcodebuild \
+                (--scheme to build, or --xctestrun built already; --destination) as \
+                -only-testing: arguments with TEST_RUNNER_SNAPSHOT_TESTING_RECORD=all.
                 """
         )
 
@@ -51,7 +54,63 @@ extension RefsCommand {
                 valueName: "path"))
         var review: String?
 
+        @Flag(help: "Run the tests with xcodebuild, on a simulator or device (--scheme or --xctestrun, --destination).")
+        var xcode = false
+
+        @Option(help: ArgumentHelp("With --xcode: the scheme to build for testing.", valueName: "scheme"))
+        var scheme: String?
+
+        @Option(help: ArgumentHelp("With --xcode --scheme: the project (.xcodeproj) to build.", valueName: "path"))
+        var project: String?
+
+        @Option(help: ArgumentHelp("With --xcode --scheme: the workspace (.xcworkspace) to build.", valueName: "path"))
+        var workspace: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --xcode: the .xctestrun build-for-testing wrote (instead of --scheme).", valueName: "file"))
+        var xctestrun: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "With --xcode: xcodebuild's -destination (default: PIPELINE_XCODE_DESTINATION).",
+                valueName: "destination"))
+        var destination: String?
+
+        /// The xcodebuild the flags describe, or nil without --xcode.
+        private func xcodebuild(package: URL) throws -> Xcodebuild? {
+            guard xcode else { return nil }
+            guard let destination = destination ?? ProcessInfo.processInfo.environment["PIPELINE_XCODE_DESTINATION"],
+                !destination.isEmpty
+            else {
+                throw ValidationError(
+                    "--xcode runs on a destination: pass --destination 'platform=iOS Simulator,name=iPhone 16' "
+                        + "(or set PIPELINE_XCODE_DESTINATION)")
+            }
+            let global = options.global
+            let products: Xcodebuild.Products =
+                if let xctestrun {
+                    .xctestrun(global.resolve(xctestrun))
+                } else {
+                    .scheme(
+                        scheme ?? "",
+                        container: project.map { ["-project", global.resolve($0).path] }
+                            ?? workspace.map { ["-workspace", global.resolve($0).path] } ?? [])
+                }
+            return Xcodebuild(
+                products: products, destination: destination, folder: package,
+                work: package.appendingPathComponent(".build/pipeline/xcode")
+            ) { Console.progress($0) }
+        }
+
         func validate() throws {
+            if xcode, (scheme == nil) == (xctestrun == nil) {
+                throw ValidationError("--xcode needs one of --scheme (to build) or --xctestrun (built already)")
+            }
+            if !xcode, [scheme, project, workspace, xctestrun, destination].contains(where: { $0 != nil }) {
+                throw ValidationError("--scheme, --project, --workspace, --xctestrun and --destination go with --xcode")
+            }
+            if project != nil, workspace != nil { throw ValidationError("give --project or --workspace, not both") }
             if all == !tests.isEmpty { throw ValidationError("name the tests to record, or pass --all") }
             guard timeout > .zero else {
                 throw ValidationError("--timeout must be a positive duration such as 90s or 10m")
@@ -64,7 +123,8 @@ extension RefsCommand {
             Interrupts.install()
             let (report, pushed) = try await context.record(
                 tests, all: all, package: package, timeout: timeout, cores: options.global.availableCores,
-                review: review.map(options.global.resolve), push: push, dryRun: options.dryRun
+                review: review.map(options.global.resolve), push: push, dryRun: options.dryRun,
+                xcode: try xcodebuild(package: package)
             ) { Console.progress($0) }
             guard let pushed else {
                 return options.json ? try Console.json(report) : Console.out(report.render().joined(separator: "\n"))

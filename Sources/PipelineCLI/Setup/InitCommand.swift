@@ -15,7 +15,9 @@ struct InitCommand: AsyncParsableCommand {
             the CI's files: a pull request's run, the post-merge run and an accept job a reviewer \
             starts from the pull request (GitHub: .github/workflows/pipeline-*.yml; Bitrise: \
             bitrise.yml; GitLab: .gitlab-ci.yml). A file that exists already stops it before \
-            anything is written. Then prints the next three commands.
+            anything is written. Then prints the next three commands. With --xcode (and --scheme), the \
+            workflows of an app tested with xcodebuild on macOS runners: one build for testing, N simulator \
+            nodes importing their results, a report over all of them, the promotion (docs/xcode.md).
             """
     )
 
@@ -47,10 +49,38 @@ struct InitCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The branch pull requests merge into.", valueName: "branch"))
     var base = "develop"
 
+    @Flag(
+        help:
+            "An app tested with xcodebuild on macOS runners (GitHub or Bitrise): build once, N simulator nodes, import."
+    )
+    var xcode = false
+
+    @Option(help: ArgumentHelp("With --xcode: the scheme to build for testing.", valueName: "scheme"))
+    var scheme: String?
+
+    @Option(help: ArgumentHelp("With --xcode: xcodebuild's -destination.", valueName: "destination"))
+    var destination = "platform=iOS Simulator,name=iPhone 16"
+
+    @Option(help: ArgumentHelp("With --xcode: the project to build (.xcodeproj).", valueName: "path"))
+    var project: String?
+
+    @Option(help: ArgumentHelp("With --xcode: the workspace to build (.xcworkspace).", valueName: "path"))
+    var workspace: String?
+
+    func validate() throws {
+        if xcode, scheme == nil { throw ValidationError("--xcode builds a scheme: pass --scheme NAME") }
+        if !xcode, scheme != nil || project != nil || workspace != nil {
+            throw ValidationError("--scheme, --project and --workspace go with --xcode")
+        }
+    }
+
     func run() async throws {
         let request = try SetupRequest(
             ci: ci, store: store, region: region, endpoint: endpoint, nodes: nodes, mergeStyle: mergeStyle, base: base,
-            version: Version.number)
+            version: Version.number,
+            xcode: try scheme.map {
+                try SetupRequest.XcodeApp(scheme: $0, destination: destination, project: project, workspace: workspace)
+            })
         let files = try ProjectSetup.write(request, in: global.workingDirectory)
         for file in files { Console.out("wrote \(file.path)") }
         Console.out("\nNext:")

@@ -1,8 +1,10 @@
 import ArgumentParser
+import CISystem
 import Foundation
 import PipelineSpec
 import Pipelines
 import TestRun
+import TestSharding
 import XcodeResults
 
 /// `pipeline import xcresult|xcodebuild-log FILE`: a run Xcode made, reported as `pipeline test`
@@ -51,6 +53,19 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write one JUnit XML report of the run here.", valueName: "path"))
     var junit: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --queue: which node of the run's split this is (default: the CI's parallel index, as Bitrise, "
+                + "GitLab, Buildkite and CircleCI number their parallel jobs).", valueName: "I/N"),
+        transform: parseNode)
+    var node: Node?
+
+    @Option(
+        help: ArgumentHelp(
+            "Where the review page of failed snapshots goes. Default: <package>/.build/pipeline/snapshot-review.html.",
+            valueName: "path"))
+    var review: String?
+
     @Flag(help: "Print the report as JSON (see docs/json.md).")
     var json = false
 
@@ -73,6 +88,21 @@ struct ImportCommand: AsyncParsableCommand {
         if artifacts != nil, attachments != nil {
             throw ValidationError("--artifacts and --attachments are two ways to give the failed snapshots: give one")
         }
+        if node != nil, shared.queue == nil {
+            throw ValidationError("--node files this node's results in a shared run: give --queue RUN too")
+        }
+    }
+
+    /// This node: `--node`, else the CI's parallel index with `--queue`; the whole run alone.
+    private func thisNode() throws -> Node {
+        if let node { return node }
+        guard shared.queue != nil else { return .whole }
+        guard let (index, count) = CIContext().parallelNode else {
+            throw ValidationError(
+                "--queue files this node's part of the run: say which with --node I/N (this CI numbers no parallel jobs)"
+            )
+        }
+        return Node(index: index, count: count)
     }
 
     func run() async throws {
@@ -80,8 +110,9 @@ struct ImportCommand: AsyncParsableCommand {
         let shared = shared.settings(global)
         let request = TestRequest(
             package: global.resolve(packagePath), shared: shared, cores: global.availableCores,
-            limits: TestRequest.Limits(flaky: flaky), quarantineFile: quarantineFile.map { (global.resolve($0), $0) },
-            updatesTimings: !noUpdateTimings, junit: junit.map(global.resolve),
+            limits: TestRequest.Limits(node: try thisNode(), flaky: flaky),
+            quarantineFile: quarantineFile.map { (global.resolve($0), $0) },
+            updatesTimings: !noUpdateTimings, junit: junit.map(global.resolve), review: review.map(global.resolve),
             stores: try await SpecStores.locate(for: shared, environment: environmentOption.environment, write: write),
             title: "pipeline import \(kind.rawValue)", write: write)
         let snapshots =

@@ -60,8 +60,9 @@ extension ReferenceTransfers {
             throw ReferenceError.noCandidates(
                 commit: request.commit, run: request.run, folder: archive.place(of: request.commit))
         }
-        var source: [String: CandidateRun] = [:]
-        for part in group { for test in part.tests { source[test] = part } }
+        // A test file whose tests ran on several nodes has candidates in each node's part.
+        var source: [String: [CandidateRun]] = [:]
+        for part in group { for test in part.tests { source[test, default: []].append(part) } }
         let tests = request.all ? source.keys.sorted() : Set(request.tests).sorted()
         for test in tests where source[test] == nil {
             throw ReferenceError.notATest(
@@ -89,8 +90,10 @@ extension ReferenceTransfers {
             {
                 try await copy(test, from: base, to: staged, commit: branch)
             }
-            let candidates = try archive.candidates(of: request.commit, run: source[test]?.run ?? chosen.run)
-            try await copy(test, from: candidates, to: staged, commit: branch)
+            for part in source[test] ?? [chosen] {
+                try await copy(
+                    test, from: try archive.candidates(of: request.commit, run: part.run), to: staged, commit: branch)
+            }
         }
         outcome.reports = try await push(
             tests: tests, from: staged, to: [.feature], commit: branch, prune: false, dryRun: request.dryRun,
@@ -98,7 +101,7 @@ extension ReferenceTransfers {
         if let history {
             let committed = try committedInGit(tests, at: branch, history: history)
             for part in group {
-                let tests = committed.filter { source[$0]?.run == part.run }
+                let tests = committed.filter { source[$0]?.contains { $0.run == part.run } == true }
                 guard !tests.isEmpty else { continue }
                 let candidates = try archive.candidates(of: request.commit, run: part.run)
                 outcome.reports.append(try await write(tests, from: candidates, dryRun: request.dryRun))

@@ -96,10 +96,11 @@ public struct ReferenceRecorder: Sendable {
         }
         if let failure = report.tests.first(where: Self.failedForReal) {
             restore(before: before, after: after, backup: backup)
+            // The first line that is not a recording says why.
+            let lines = (failure.message ?? "").split(separator: "\n")
+            let why = lines.first { $0.firstMatch(of: #/^\S*\.swift:\d+/#) != nil && !$0.contains("Record mode is on") }
             throw ReferenceError.recordingFailed(
-                test: failure.name,
-                reason: "\(failure.status.rawValue): "
-                    + (failure.message ?? "").split(separator: "\n").prefix(1).joined())
+                test: failure.name, reason: "\(failure.status.rawValue): " + (why ?? lines.first ?? ""))
         }
 
         var result = RecordReport(summary: report.summaryLine)

@@ -1,6 +1,7 @@
 import Foundation
 import References
 import TestSharding
+import XcodeResults
 
 extension TestFlow {
     /// `refs record`: the named test files' tests, and only those, run through the flow with
@@ -36,12 +37,45 @@ extension TestFlow {
     }
 }
 
+extension TestFlow {
+    /// `refs record --xcode`: the named test files' tests, and only those, run by xcodebuild with
+    /// recording forced (`TEST_RUNNER_SNAPSHOT_TESTING_RECORD=all`): built once (or from the given
+    /// `.xctestrun`), listed, and run with `-only-testing:` for each of their tests. swift-snapshot-
+    /// testing fails every test that records (xcodebuild exits 65), which the recorder expects.
+    public func record(_ tests: [String], with recorder: ReferenceRecorder, xcode: Xcodebuild) async throws
+        -> RecordReport
+    {
+        let recording = try recorder.begin(tests)
+        do {
+            let xctestrun = try await xcode.xctestrun()
+            let filters = try recording.filters.map { try Regex($0) }
+            let chosen = try await xcode.tests(in: xctestrun).filter { name in
+                filters.contains { name.key.firstMatch(of: $0) != nil }
+            }
+            guard !chosen.isEmpty else {
+                throw ReferenceError.notATest(
+                    tests.joined(separator: ", "),
+                    reason: "xcodebuild lists none of their tests in \(xctestrun.lastPathComponent)")
+            }
+            let run = try await xcode.run(
+                chosen, of: xctestrun, variables: ["TEST_RUNNER_SNAPSHOT_TESTING_RECORD": "all"])
+            return try recorder.finish(recording, report: run.report(flakyFails: true))
+        } catch let error as ReferenceError {
+            throw error
+        } catch {
+            recorder.abandon(recording)
+            throw error
+        }
+    }
+}
+
 extension ReferenceContext {
     /// `refs record`: re-records `tests` (with `all`, every test file asserting snapshots) in the
-    /// package through the one test flow and, with `push`, uploads them to feature.
+    /// package through the one test flow (with `xcode`, through xcodebuild) and, with `push`,
+    /// uploads them to feature.
     public func record(
         _ named: [String], all: Bool = false, package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool,
-        dryRun: Bool,
+        dryRun: Bool, xcode: Xcodebuild? = nil,
         write: @escaping @Sendable (String) -> Void
     ) async throws -> (record: RecordReport, push: [TransferReport]?) {
         let request = TestRequest(
@@ -51,7 +85,12 @@ extension ReferenceContext {
             package: package, local: transfers.stores.local(testPattern: transfers.testPattern), page: review,
             write: write)
         let tests = all ? try recorder.snapshotTests() : named
-        let report = try await TestFlow(request).record(tests, with: recorder)
+        let report =
+            if let xcode {
+                try await TestFlow(request).record(tests, with: recorder, xcode: xcode)
+            } else {
+                try await TestFlow(request).record(tests, with: recorder)
+            }
         guard push else { return (report, nil) }
         let pushed = try await transfers.push(
             tests: tests, to: [.feature], commit: headCommit, prune: true, dryRun: dryRun)

@@ -1,0 +1,241 @@
+import PipelineSpec
+
+/// The workflows of an app tested with xcodebuild on macOS runners, for GitHub Actions and
+/// Bitrise, in one shape: a build job builds for testing once, lists the tests and plans the
+/// nodes' split (kept in the store as the run's plan); N test jobs each pull the references, run
+/// their part of the products with swift-snapshot-testing's switches, and import the results
+/// (review page, CI's candidates, their part of the run); a report job checks that every planned
+/// test was reported exactly once; after a merge, a promote job follows it.
+enum XcodeWorkflows {
+    /// Where the build keeps what the nodes run: the products, the `.xctestrun` and the test list.
+    static let products = "DerivedData/Build/Products"
+
+    static func gitHub(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> [SetupFile] {
+        [
+            SetupFile(
+                path: ".github/workflows/pipeline-pull-request.yml", text: gitHubRun(request, app, pullRequest: true)),
+            SetupFile(
+                path: ".github/workflows/pipeline-post-merge.yml", text: gitHubRun(request, app, pullRequest: false)),
+            SetupFile(path: ".github/workflows/pipeline-accept.yml", text: GitHubWorkflows.accept(request)),
+        ]
+    }
+
+    static func bitrise(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> [SetupFile] {
+        [SetupFile(path: "bitrise.yml", text: bitriseText(request, app))]
+    }
+
+    // MARK: The scripts both CIs run
+
+    /// The build job: build for testing once, list the tests, plan the nodes' split into the store.
+    static func buildScript(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> [String] {
+        let container = app.container.isEmpty ? "" : " " + app.container.joined(separator: " ")
+        return [
+            "xcodebuild build-for-testing\(container) -scheme \"$PIPELINE_XCODE_SCHEME\" "
+                + "-destination \"$PIPELINE_XCODE_DESTINATION\" -derivedDataPath DerivedData",
+            "XCTESTRUN=$(ls \(products)/*.xctestrun | head -n 1)",
+            "xcodebuild test-without-building -xctestrun \"$XCTESTRUN\" -destination \"$PIPELINE_XCODE_DESTINATION\" "
+                + "-enumerate-tests -test-enumeration-style flat -test-enumeration-format json "
+                + "-test-enumeration-output-path \(products)/tests.json",
+            "pipeline plan --nodes \(request.nodes) --format xcodebuild --tests \(products)/tests.json "
+                + "--xctestrun \"$XCTESTRUN\" --timings develop --queue",
+        ]
+    }
+
+    /// A test node: the references pulled, its part run from the build's `products` with
+    /// swift-snapshot-testing's switches, and the results imported into the run (`node` is its
+    /// `--node` option, empty where the tool reads the CI's parallel index; `index` its number).
+    static func nodeScript(
+        spec: String, products: String, index: String, node: String, deploy: String
+    ) -> [String] {
+        let work = ".build/pipeline"
+        return [
+            "pipeline run \(spec) --only pull",
+            "XCTESTRUN=$(ls \(products)/*.xctestrun | grep -v -- '-node-' | head -n 1)",
+            "NODE_RUN=$(pipeline plan --nodes \"$PIPELINE_NODES\" --format xcodebuild --tests \(products)/tests.json "
+                + "--xctestrun \"$XCTESTRUN\" --timings develop --queue --node \(index))",
+            "rm -rf \(work)/tests.xcresult \(work)/snapshot-artifacts && mkdir -p \(work)",
+            "status=0",
+            "TEST_RUNNER_SNAPSHOT_TESTING_RECORD=never TEST_RUNNER_SNAPSHOT_ARTIFACTS=\"$PWD/\(work)/snapshot-artifacts\" \\",
+            "  xcodebuild test-without-building -xctestrun \"$NODE_RUN\" -destination \"$PIPELINE_XCODE_DESTINATION\" \\",
+            "  -resultBundlePath \(work)/tests.xcresult || status=$?",
+            "[ \"$status\" = 0 ] || [ \"$status\" = 65 ] || exit \"$status\"   # 65: tests failed; the import reports them",
+            "xcrun xcresulttool get test-results tests --path \(work)/tests.xcresult > \(work)/results.json",
+            "pipeline import xcresult \(work)/results.json\(node) --queue --timings develop "
+                + "--artifacts \(work)/snapshot-artifacts --review \(deploy)/snapshot-review.html "
+                + "--junit \(deploy)/junit.xml",
+        ]
+    }
+
+    static let reportScript = "pipeline report --queue --timings develop --junit junit-all.xml"
+    static let promoteScript = "pipeline run post-merge --only promote"
+
+    // MARK: GitHub Actions
+
+    private static func gitHubEnvironment(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> String {
+        var lines = [
+            "env:", "  PIPELINE_XCODE_SCHEME: \(SpecWriter.quoted(app.scheme))",
+            "  PIPELINE_XCODE_DESTINATION: \(SpecWriter.quoted(app.destination))",
+            "  PIPELINE_NODES: \"\(request.nodes)\"",
+        ]
+        if request.usesS3 {
+            lines += [
+                "  AWS_ACCESS_KEY_ID: ${{ secrets.PIPELINE_AWS_ACCESS_KEY_ID }}",
+                "  AWS_SECRET_ACCESS_KEY: ${{ secrets.PIPELINE_AWS_SECRET_ACCESS_KEY }}",
+            ]
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func gitHubScript(_ lines: [String]) -> String {
+        "      - run: |\n" + lines.map { "          " + $0 }.joined(separator: "\n")
+    }
+
+    static func gitHubRun(_ request: SetupRequest, _ app: SetupRequest.XcodeApp, pullRequest: Bool) -> String {
+        let spec = pullRequest ? "pull-request" : "post-merge"
+        let depth = pullRequest ? 0 : request.postMergeDepth
+        let nodes = (1...request.nodes).map(String.init).joined(separator: ", ")
+        let promote =
+            pullRequest
+            ? ""
+            : """
+
+              promote:
+                needs: report
+                runs-on: ubuntu-latest
+                steps:
+            \(GitHubWorkflows.setup(request, depth: depth))
+                  - run: \(promoteScript)
+            """
+        let header =
+            pullRequest
+            ? """
+            # Written by `pipeline init --xcode`. A pull request's tests: built once for testing, run on
+            # \(request.nodes) macOS machine\(request.nodes == 1 ? "" : "s"), imported; failed snapshots are kept in feature with the review
+            # page, and the step summary gives the accept command (run by pipeline-accept.yml).
+            name: pipeline pull request
+            on:
+              pull_request:
+                branches: [\(request.base)]
+            """
+            : """
+            # Written by `pipeline init --xcode`. After a merge into \(request.base): the tests, then the merged
+            # branch's references promoted to develop (exit 10 if a touched test's references would not reach it).
+            name: pipeline post-merge
+            on:
+              push:
+                branches: [\(request.base)]
+            """
+        return """
+            \(header)
+            \(gitHubEnvironment(request, app))
+            jobs:
+              build:
+                runs-on: macos-15
+                steps:
+            \(GitHubWorkflows.setup(request, depth: depth))
+            \(gitHubScript(buildScript(request, app)))
+                  - uses: actions/upload-artifact@v4
+                    with: { name: test-products, path: \(products) }
+              test:
+                needs: build
+                runs-on: macos-15
+                strategy:
+                  fail-fast: false
+                  matrix: { node: [\(nodes)] }
+                steps:
+            \(GitHubWorkflows.setup(request, depth: depth))
+                  - uses: actions/download-artifact@v4
+                    with: { name: test-products, path: \(products) }
+            \(gitHubScript(nodeScript(spec: spec, products: products, index: "${{ matrix.node }}", node: " --node ${{ matrix.node }}/$PIPELINE_NODES", deploy: ".build/pipeline")))
+                  - uses: actions/upload-artifact@v4
+                    if: always()
+                    with: { name: "pipeline-\(spec)-${{ matrix.node }}", path: .build/pipeline/, if-no-files-found: ignore }
+              report:
+                needs: test
+                if: always()
+                runs-on: ubuntu-latest
+                steps:
+            \(GitHubWorkflows.setup(request, depth: 1))
+                  - run: \(reportScript)\(promote)
+
+            """
+    }
+
+    // MARK: Bitrise
+
+    static func bitriseText(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> String {
+        func node(_ spec: String) -> String {
+            // The tool reads the node from BITRISE_IO_PARALLEL_INDEX/_TOTAL itself.
+            BitriseWorkflows.script(
+                "pull, test this node, import",
+                nodeScript(
+                    spec: spec, products: "\"$PIPELINE_TEST_PRODUCTS\"", index: "$((BITRISE_IO_PARALLEL_INDEX + 1))",
+                    node: "", deploy: "\"$BITRISE_DEPLOY_DIR\""))
+        }
+        let pulled = """
+                  - pull-intermediate-files@1:
+                      inputs:
+                        - artifact_sources: build
+            """
+        let deploy = """
+                  - deploy-to-bitrise-io@2:
+                      is_always_run: true
+            """
+        let secrets =
+            request.usesS3 ? "\n    # S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as the app's secrets." : ""
+        return """
+            # Written by `pipeline init --xcode`. Pull requests into \(request.base) run the pull-request pipeline,
+            # merges post-merge: one build for testing, \(request.nodes) parallel test workflow\(request.nodes == 1 ? "" : "s"), a report over all of
+            # them; reviewers start 'accept' by hand on the pull request's branch (TESTS: test files, or all).
+            format_version: "13"
+            default_step_lib_source: https://github.com/bitrise-io/bitrise-steplib.git
+            project_type: ios
+            meta:
+              bitrise.io:
+                stack: osx-xcode-16.2.x
+            app:
+              envs:
+                - PIPELINE_VERSION: "\(request.version)"
+                - PIPELINE_XCODE_SCHEME: \(SpecWriter.quoted(app.scheme))
+                - PIPELINE_XCODE_DESTINATION: \(SpecWriter.quoted(app.destination))
+                - PIPELINE_NODES: "\(request.nodes)"\(secrets)
+            trigger_map:
+              - pull_request_target_branch: \(request.base)
+                pipeline: pull-request
+              - push_branch: \(request.base)
+                pipeline: post-merge
+            \(BitriseWorkflows.pipelinesSection(nodes: request.nodes))
+            workflows:
+            \(BitriseWorkflows.installWorkflow)
+              build:
+                before_run: [_install]
+                steps:
+            \(BitriseWorkflows.script("build for testing, plan the nodes", buildScript(request, app)))
+                  - deploy-to-bitrise-io@2:
+                      inputs:
+                        - pipeline_intermediate_files: \(products):PIPELINE_TEST_PRODUCTS
+              pr-test:
+                before_run: [_install]
+                steps:
+            \(pulled)
+            \(node("pull-request"))
+            \(deploy)
+              merge-test:
+                before_run: [_install]
+                steps:
+            \(pulled)
+            \(node("post-merge"))
+            \(deploy)
+              report:
+                before_run: [_install]
+                steps:
+            \(BitriseWorkflows.script("pipeline report", [reportScript]))
+              promote:
+                before_run: [_install]
+                steps:
+            \(BitriseWorkflows.script("pipeline promote", [promoteScript]))
+            \(BitriseWorkflows.acceptWorkflow)
+
+            """
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// The workflows `pipeline init --xcode` writes for an app tested with xcodebuild, run as written
+/// on this Linux machine with a stub `xcodebuild`/`xcrun` on the PATH (Tests/XcodeStub), which
+/// plays Xcode on the example app's sources (Examples/XcodeApp) and writes what swift-snapshot-
+/// testing writes. The loop, on GitHub Actions then Bitrise, each with two test machines: a pull
+/// request changes the view; the build job builds once; each node pulls the references, runs its
+/// part and imports it; the report fails over all nodes; the review page is in the node's
+/// artifacts (GitHub) or deploy folder (Bitrise); a reviewer accepts CI's renderings; the re-run
+/// passes; the merge's post-merge run tests, reports and promotes; the next pull request passes
+/// on what develop then holds.
+@Suite("the generated Xcode workflows, run as written with a stub xcodebuild: GitHub Actions and Bitrise", .serialized)
+struct XcodeWorkflowTests {
+    static let stub = Shell.repository.appendingPathComponent("Tests/XcodeStub")
+    /// On a Mac (`PIPELINE_TEST_REAL_XCODE=1`, this repository's macOS job) the real xcodebuild runs.
+    static let realXcode = ProcessInfo.processInfo.environment["PIPELINE_TEST_REAL_XCODE"] == "1"
+    static let destination = "platform=iOS Simulator,name=iPhone 16"
+
+    static func team(_ backend: RefsBackend, log: URL) async throws -> WorkflowTeam {
+        let xcode = ["--xcode", "--scheme", "BadgeUI", "--nodes", "2"]
+        return try await WorkflowTeam(
+            backend,
+            app: WorkflowTeam.App(
+                source: Shell.repository.appendingPathComponent("Examples/XcodeApp"),
+                view: "Sources/BadgeUI/BadgeView.swift", ignored: [".build", "__Snapshots__", "DerivedData"]),
+            setups: [
+                WorkflowTeam.Setup(
+                    flags: ["--ci", "github"] + xcode, files: [("pipelines", "pipelines"), (".github", ".github")]),
+                WorkflowTeam.Setup(flags: ["--ci", "bitrise"] + xcode, files: [("bitrise.yml", "bitrise.yml")]),
+            ],
+            record: [
+                ["refs", "record", "--all", "--xcode", "--scheme", "BadgeUI", "--destination", destination],
+                ["refs", "promote", "--all", "--force", "--yes"],
+            ],
+            variables: realXcode
+                ? [:]
+                : [
+                    "PATH": stub.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? ""),
+                    "XCODE_STUB_LOG": log.path,
+                ])
+    }
+
+    static func expect(_ job: CIRunner.Job, passed: Bool, _ what: String) {
+        #expect(job.passed == passed, "\(what): \(job.statuses) \(job.output.suffix(3000))")
+    }
+
+    /// The stub's record of xcodebuild's and xcrun's invocations.
+    static func invocations(_ log: URL) throws -> [[String: Any]] {
+        try String(contentsOf: log, encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
+
+    /// The stub's log: the first recording ran BadgeViewTests' two tests alone, with recording forced.
+    static func expectRecording(_ log: URL) throws {
+        let recorded = try Self.invocations(log)
+        let recording = try #require(
+            recorded.first { ($0["arguments"] as? [String])?.contains("-resultBundlePath") == true })
+        #expect((recording["environment"] as? [String: String])?["TEST_RUNNER_SNAPSHOT_TESTING_RECORD"] == "all")
+        #expect(
+            Set((recording["arguments"] as? [String] ?? []).filter { $0.hasPrefix("-only-testing:") }) == [
+                "-only-testing:BadgeUITests/BadgeViewTests/testInbox()",
+                "-only-testing:BadgeUITests/BadgeViewTests/testDrafts()",
+            ], "\(recording)")
+    }
+
+    @Test(
+        "GitHub Actions then Bitrise: built once, two nodes import, the report fails over both, accept, re-run, merge, promote",
+        arguments: RefsBackend.available)
+    func loop(backend: RefsBackend) async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("xcode-stub-\(UUID().uuidString).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let team = try await Self.team(backend, log: log)
+        let runner = team.runner
+
+        // The first recording ran only the snapshot tests, with recording forced, through the stub.
+        if !Self.realXcode { try Self.expectRecording(log) }
+
+        // GitHub Actions: the pull request, checked out as GitHub's merge commit.
+        let workflows = ".github/workflows/"
+        let brand = try team.pullRequest("feature/brand", colour: "208, 64, 32")
+        let event: [String: Any] = ["pull_request": ["head": ["sha": brand.head], "base": ["ref": "develop"]]]
+        func gitHubRun(_ file: String, sha: String, event name: String, payload: [String: Any], passes: Bool) throws {
+            let build = try runner.gitHub(workflows + file, job: "build", sha: sha, event: name, payload: payload)
+            Self.expect(build, passed: true, "\(file)'s build job")
+            var nodes: [CIRunner.Job] = []
+            for (index, node) in ["1", "2"].enumerated() {
+                let ran = try runner.gitHub(
+                    workflows + file, job: "test", sha: sha, event: name, payload: payload, node: (index, node))
+                #expect(ran.output.contains("Filed node \(node)/2's results"), "\(ran.output.suffix(2000))")
+                #expect(!ran.output.contains("build-for-testing"), "node \(node) builds nothing")
+                nodes.append(ran)
+            }
+            #expect(nodes.allSatisfy(\.passed) == passes, "\(nodes.map { $0.output.suffix(1500) })")
+            let report = try runner.gitHub(workflows + file, job: "report", sha: sha, event: name, payload: payload)
+            Self.expect(report, passed: passes, "\(file)'s report over both nodes")
+            if !passes {
+                let failing = try #require(nodes.first { !$0.passed })
+                #expect(
+                    failing.summary.contains("pipeline refs accept BadgeViewTests --commit \(brand.head)"),
+                    "\(failing.summary)")
+                let pages = try FileManager.default.contentsOfDirectory(atPath: runner.artifacts.path).filter {
+                    FileManager.default.fileExists(
+                        atPath: runner.artifacts.appendingPathComponent("\($0)/snapshot-review.html").path)
+                }
+                #expect(!pages.isEmpty, "the review page is in a node's artifacts")
+            }
+        }
+        try gitHubRun(
+            "pipeline-pull-request.yml", sha: brand.merge, event: "pull_request", payload: event, passes: false)
+        let accepted = try runner.gitHub(
+            workflows + "pipeline-accept.yml", job: "accept", sha: brand.head, event: "workflow_dispatch",
+            inputs: ["tests": "all", "commit": ""])
+        Self.expect(accepted, passed: true, "the accept job")
+        try gitHubRun(
+            "pipeline-pull-request.yml", sha: brand.merge, event: "pull_request", payload: event, passes: true)
+        let merged = try team.merge("feature/brand")
+        try gitHubRun("pipeline-post-merge.yml", sha: merged, event: "push", payload: [:], passes: true)
+        let promoted = try runner.gitHub(
+            workflows + "pipeline-post-merge.yml", job: "promote", sha: merged, event: "push")
+        Self.expect(promoted, passed: true, "the promotion after the report")
+        #expect(promoted.output.contains("copied 2"), "both references reach develop: \(promoted.output.suffix(2000))")
+
+        // Bitrise, on the develop GitHub's merge left: another colour, the same loop.
+        let green = try team.pullRequest("feature/green", colour: "32, 160, 64")
+        var pipelineRun = 200
+        func bitriseRun(_ test: String, sha: String, extra: [String: String], passes: Bool) throws {
+            pipelineRun += 1
+            let extra = extra.merging(["BITRISEIO_PIPELINE_ID": "pipeline-\(pipelineRun)"]) { $1 }
+            Self.expect(try runner.bitrise("build", sha: sha, extra: extra), passed: true, "Bitrise's build")
+            var nodes: [CIRunner.Job] = []
+            for index in 0..<2 {
+                let node = try runner.bitrise(
+                    test, sha: sha,
+                    extra: extra.merging(["BITRISE_IO_PARALLEL_INDEX": "\(index)", "BITRISE_IO_PARALLEL_TOTAL": "2"]) {
+                        $1
+                    })
+                #expect(node.output.contains("Filed node \(index + 1)/2's results"), "\(node.output.suffix(2000))")
+                nodes.append(node)
+            }
+            #expect(nodes.allSatisfy(\.passed) == passes, "\(nodes.map { $0.output.suffix(1500) })")
+            if !passes {
+                let failing = try #require(nodes.first { !$0.passed })
+                let deploy = try #require(failing.home).appendingPathComponent("deploy")
+                let page = try String(
+                    contentsOf: deploy.appendingPathComponent("snapshot-review.html"), encoding: .utf8)
+                #expect(page.contains("BadgeViewTests"), "the review page is in the deploy folder")
+                #expect(FileManager.default.fileExists(atPath: deploy.appendingPathComponent("junit.xml").path))
+                #expect(failing.output.contains("--commit \(green.head)"), "\(failing.output.suffix(2000))")
+            }
+            Self.expect(try runner.bitrise("report", sha: sha, extra: extra), passed: passes, "Bitrise's report")
+        }
+        let pullRequest = [
+            "BITRISE_GIT_BRANCH": "feature/green", "BITRISEIO_GIT_BRANCH_DEST": "develop", "BITRISE_PULL_REQUEST": "2",
+        ]
+        try bitriseRun("pr-test", sha: green.merge, extra: pullRequest, passes: false)
+        let accept = try runner.bitrise(
+            "accept", sha: green.head,
+            extra: ["BITRISE_GIT_BRANCH": "feature/green", "TESTS": "all", "BITRISEIO_PIPELINE_ID": "accept-1"])
+        Self.expect(accept, passed: true, "Bitrise's accept workflow")
+        try bitriseRun("pr-test", sha: green.merge, extra: pullRequest, passes: true)
+        let mergedGreen = try team.merge("feature/green")
+        try bitriseRun("merge-test", sha: mergedGreen, extra: ["BITRISE_GIT_BRANCH": "develop"], passes: true)
+        let promote = try runner.bitrise(
+            "promote", sha: mergedGreen,
+            extra: ["BITRISE_GIT_BRANCH": "develop", "BITRISEIO_PIPELINE_ID": "pipeline-204"])
+        Self.expect(promote, passed: true, "Bitrise's promotion")
+
+        // The next pull request, changing no view, passes on the references develop now holds.
+        let next = try team.pullRequest("feature/notes", colour: nil)
+        try bitriseRun(
+            "pr-test", sha: next.merge,
+            extra: [
+                "BITRISE_GIT_BRANCH": "feature/notes", "BITRISEIO_GIT_BRANCH_DEST": "develop",
+                "BITRISE_PULL_REQUEST": "3",
+            ],
+            passes: true)
+    }
+}
