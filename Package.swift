@@ -86,7 +86,10 @@ let package = Package(
         // `refs record` selects by.
         .target(
             name: "TestImpact",
-            dependencies: ["PipelineCore", "TestSharding", "Coverage", "GitChanges", "ChildProcesses", "ReadTracing"]
+            dependencies: [
+                "PipelineCore", "TestSharding", "Coverage", "GitChanges", "ChildProcesses", "ReadTracing",
+                "SymbolIndex",
+            ]
         ),
         // Coverage: the test processes' profiles merged with the toolchain's tools, and written as
         // lcov, Cobertura and a JSON summary; lcov files of several nodes merged.
@@ -101,6 +104,9 @@ let package = Package(
             name: "XcodeResults",
             dependencies: ["PipelineCore", "TestSharding", "ChildProcesses", "SnapshotConventions"]
         ),
+        // The package's declarations and every resolved use of them, read from the index store a
+        // debug build writes, through the toolchain's libIndexStore (CIndexStore opens it by path).
+        .target(name: "SymbolIndex", dependencies: ["CIndexStore", "ChildProcesses"]),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
@@ -150,6 +156,9 @@ let package = Package(
             pkgConfig: libgit2PkgConfig,
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
+        // The toolchain's libIndexStore, opened at run time from beside the swift in use (its path is
+        // known only then); the few functions read are declared in index_store_reader.c.
+        .target(name: "CIndexStore", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // libgit2 loaded lazily (libgit2_loader.c), and the one variadic option Swift cannot set.
         .target(
             name: "CLibgit2Loader",
@@ -199,6 +208,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
+        .testTarget(name: "SymbolIndexTests", dependencies: ["SymbolIndex", "TestSupport"]),
         .testTarget(
             name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ReferenceStore", "PipelineSpec", "Coverage"]),
         .testTarget(
@@ -207,7 +217,9 @@ let package = Package(
         .testTarget(
             name: "ReadTracingTests",
             dependencies: ["ReadTracing", "ChildProcesses", "PipelineCore", "TestSharding", "TestSupport"]),
-        .testTarget(name: "TestImpactTests", dependencies: ["TestImpact", "TestSharding", "Coverage", "ReadTracing"]),
+        .testTarget(
+            name: "TestImpactTests",
+            dependencies: ["TestImpact", "TestSharding", "Coverage", "ReadTracing", "SymbolIndex"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),

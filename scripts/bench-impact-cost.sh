@@ -7,7 +7,8 @@
 #    interleaved runs. Goals: ≤ 1.5× and ≤ 1.15×.
 # 2. Selection on a generated package of 10,000 tests (500 XCTest classes of 20 tests over 50 library
 #    files of 10 functions): the map is recorded once, then a body change and a new overload are
-#    selected with --impacted --dry-run. Prints the selection's own time ("selected in", which
+#    selected with --impacted --dry-run, then a declaration change (a default parameter) by the index
+#    rule (the map keeps the compiler's index: read with the map) and by the name rule. Prints the selection's own time ("selected in", which
 #    reads the map, diffs, reads and parses the sources, and selects) and the whole command's
 #    (which also lists the 10,000 tests). Goal: selection ≤ 0.3 s.
 set -euo pipefail
@@ -75,5 +76,9 @@ select_once "a body change in F7.swift (10,000 tests)"
 git -C "$big" checkout -q -- .
 printf '\npublic func f7_0(_ x: Double) -> Double { x }\n' >>"$big/Sources/Big/F7.swift"
 select_once "a new overload of f7_0 (10,000 tests)"
+git -C "$big" checkout -q -- .
+sed -i 's/^public func f7_0(_ x: Int) -> Int {$/public func f7_0(_ x: Int, _ z: Int = 0) -> Int {/' "$big/Sources/Big/F7.swift"
+select_once "f7_0 given a parameter with a default (10,000 tests; the index rule)"
+PIPELINE_IMPACT_RULE=names select_once "the same by the name rule"
 git -C "$big" checkout -q -- .
 echo "(goal: selection ≤ 0.3 s)"

@@ -4,8 +4,11 @@
 #   e.g. scripts/bench-impact-history.sh ../shared/histories/swift-algorithms.bundle 40
 # For each of the last COMMITS non-merge commits that change Sources/, the impact map is recorded at
 # the commit's parent (the tests built there with coverage), then the commit is checked out and
-# --impacted --dry-run says what it would run. Prints each commit's selected share of the suite's
-# expected time, and the distribution: mean, median and the commits that run every test. The tests are listed from the parent's
+# --impacted --dry-run says what it would run, by each rule on the same map: the index rule (what each
+# use resolves to, from the compiler's index kept in the map) and the name rule
+# (PIPELINE_IMPACT_RULE=names: every file naming a changed declaration). Prints each commit's
+# selected share of the suite's expected time by both, and each rule's distribution: mean, median
+# and the commits that run every test, with why. The tests are listed from the parent's
 # build, so a suite the commit adds is not counted (it would run, with no recorded time yet).
 # FIXUP, a shell command, is for parents that no longer build here (an old dependency this machine
 # cannot fetch): it runs in such a parent's checkout, the result is committed as the map's commit,
@@ -27,7 +30,7 @@ record() {
     grep -q "^Impact map" "$scratch/record.err"
 }
 mapfile -t picked < <(git log --no-merges --format=%H -n "$commits" -- Sources | tac)
-: > "$scratch/shares.txt"
+: > "$scratch/shares-index.txt"; : > "$scratch/shares-names.txt"
 for commit in "${picked[@]}"; do
     git checkout -q --force "$commit^"
     fixed=""
@@ -45,16 +48,16 @@ for commit in "${picked[@]}"; do
     else
         git checkout -q --force "$commit"
     fi
-    "$bin" test --impacted --dry-run --skip-build --timings "$timings" >"$scratch/plan.out" 2>"$scratch/plan.err" || true
-    python3 - "$commit" "$scratch/plan.out" "$scratch/plan.err" "$timings" "$scratch/shares.txt" "$fixed" <<'PY'
+    line="  ${commit:0:12}:"
+    for rule in index names; do
+        PIPELINE_IMPACT_RULE="$rule" "$bin" test --impacted --dry-run --skip-build --timings "$timings" \
+            >"$scratch/plan.out" 2>"$scratch/plan.err" || true
+        share=$(python3 - "$commit" "$scratch/plan.out" "$scratch/plan.err" "$timings" "$scratch/shares-$rule.txt" <<'PY'
 import json, re, sys
-commit, plan, err, timings, shares, fixed = sys.argv[1:7]
+commit, plan, err, timings, shares = sys.argv[1:6]
 text = open(err).read()
-tests = json.load(open(timings)).get("tests", {})
-total = sum(t.get("seconds", t.get("mean", 0)) if isinstance(t, dict) else 0 for t in tests.values())
-every = "every test runs" in text
 m = re.search(r"(\d+) suite\(s\) run, (\d+) left out \(expected ([0-9.]+) s\)", text)
-if every:
+if "every test runs" in text:
     share, why = 1.0, re.search(r"every test runs, since (.*)", text).group(1)
 elif "No test is reachable" in open(plan).read() + text:
     share, why = 0.0, "nothing reachable"
@@ -66,18 +69,26 @@ elif m:
     why = f"{m.group(1)} suites run, {m.group(2)} left out"
 else:
     share, why = 1.0, "no selection line"
-open(shares, "a").write(f"{share}\n")
-print(f"  {commit[:12]}: {share * 100:5.1f} %  ({why}){fixed}")
+open(shares, "a").write(f"{share}\t{commit[:12]}\t{why}\n")
+print(f"{share * 100:5.1f} % ({why})")
+PY
+)
+        line="$line  $rule $share"
+    done
+    echo "$line$fixed"
+done
+for rule in index names; do
+python3 - "$scratch/shares-$rule.txt" "$rule" <<'PY'
+import statistics, sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1]) if line.strip()]
+if not rows: sys.exit("no commit measured")
+shares = sorted(float(r[0]) for r in rows)
+q = statistics.quantiles(shares, n=4) if len(shares) > 1 else [shares[0]] * 3
+print(f"{sys.argv[2]} rule, {len(shares)} commits: selected share of the suite's time: mean {statistics.mean(shares)*100:.1f} %, "
+      f"median {statistics.median(shares)*100:.1f} %, quartiles {q[0]*100:.1f} % / {q[2]*100:.1f} %, "
+      f"min {shares[0]*100:.1f} %, max {shares[-1]*100:.1f} %   (goals: mean ≤ 10 %, at most 3 of 40 run everything)")
+full = [r for r in rows if float(r[0]) >= 0.999]
+print(f"  every test: {len(full)}, nothing: {sum(1 for s in shares if s == 0)}")
+for r in full: print(f"    {r[1]}: {r[2]}")
 PY
 done
-python3 - "$scratch/shares.txt" <<'PY'
-import statistics, sys
-shares = sorted(float(x) for x in open(sys.argv[1]) if x.strip())
-if not shares: sys.exit("no commit measured")
-q = statistics.quantiles(shares, n=4) if len(shares) > 1 else [shares[0]] * 3
-print(f"commits measured {len(shares)}: selected share of the suite's time: mean {statistics.mean(shares)*100:.1f} %, "
-      f"median {statistics.median(shares)*100:.1f} %, quartiles {q[0]*100:.1f} % / {q[2]*100:.1f} %, "
-      f"min {shares[0]*100:.1f} %, max {shares[-1]*100:.1f} %   (goals: mean ≤ 10 %, median ≤ 5 %)")
-full = sum(1 for s in shares if s >= 0.999)
-print(f"  every test: {full} (goal: at most 3 of 40), nothing: {sum(1 for s in shares if s == 0)}")
-PY

@@ -12,7 +12,10 @@
 # mutants change a stored property's or constant's initial value, or a default argument. Data
 # mutants change one byte of a file that is not Swift source (a fixture, a resource, a reference):
 # a letter or digit of a text file for another, or a byte of a binary one inverted.
-# Prints mutants tried, built, killed by the full run, and missed by the selection; exits 1 on a miss.
+# Each killed mutant is selected by both rules on the same map: the index rule (what each use
+# resolves to) and the name rule (PIPELINE_IMPACT_RULE=names). Prints mutants tried, built, killed
+# by the full run, and missed by each rule, with the median share of the tests each selects; exits 1
+# when the index rule (the one --impacted uses) misses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" mutants="${2:-50}" data_mutants="${3:-10}"
@@ -112,9 +115,14 @@ def declaration_mutant(line):
     changed = {"true": "false", "false": "true"}.get(value) or str(int(value) + 1)
     return line[:match.start(1)] + changed + line[match.end(1):]
 
-def run(args):
-    return subprocess.run(args, cwd=package, capture_output=True, text=True)
+def run(args, rule=None):
+    env = dict(os.environ, **({"PIPELINE_IMPACT_RULE": rule} if rule else {}))
+    return subprocess.run(args, cwd=package, capture_output=True, text=True, env=env)
 
+# Each rule on the same map: the index rule (what each use resolves to) and the name rule.
+rules = {"index": None, "names": "names"}
+missed_by = {rule: 0 for rule in rules}
+shares = {rule: [] for rule in rules}
 tried = built = killed = missed = 0
 declarations = {"killed": 0}
 kinds = {"data": [0, 0, 0], "code": [0, 0, 0]}  # tried, killed, missed
@@ -155,23 +163,36 @@ for path, number, pattern, replacement in candidates:
         if not failed: continue
         killed += 1
         kinds[kind][1] += 1
-        chosen = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-update-timings", "--impacted", "--list"])
-        # A declaration mutant is one the selection judged a declaration change (by name or by fallback).
-        if "declared in" in chosen.stderr or "fallback:" in chosen.stderr or "changes declarations" in chosen.stderr:
-            declarations["killed"] += 1
-        selected = set(chosen.stdout.split("\n")) if chosen.returncode == 0 else set()
-        if "nothing to run" in chosen.stdout: selected = set()
-        lost = sorted(failed - selected)
-        if lost:
+        listed = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-update-timings", "--list"])
+        everything = {t for t in listed.stdout.split("\n") if t}
+        lost_any = False
+        for rule, value in rules.items():
+            chosen = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-update-timings", "--impacted", "--list"], value)
+            # A declaration mutant is one the selection judged a declaration change (by name or by fallback).
+            if rule == "index" and ("declared in" in chosen.stderr or "fallback:" in chosen.stderr or "changes declarations" in chosen.stderr):
+                declarations["killed"] += 1
+            selected = set(chosen.stdout.split("\n")) - {""} if chosen.returncode == 0 else set()
+            if "nothing to run" in chosen.stdout: selected = set()
+            shares[rule].append(len(selected & everything) / max(1, len(everything)))
+            lost = sorted(failed - selected)
+            if lost:
+                missed_by[rule] += 1
+                lost_any = lost_any or rule == "index"
+                print(f"  MISSED by the {rule} rule {path}:{number}: {lines[number - 1].strip() if kind == 'code' else '(data)'} — {', '.join(lost)}")
+                print("    " + chosen.stderr.strip().replace("\n", "\n    "))
+        if lost_any:
             missed += 1
             kinds[kind][2] += 1
-            print(f"  MISSED {path}:{number}: {lines[number - 1].strip()} — {', '.join(lost)}")
-            print("    " + chosen.stderr.strip().replace("\n", "\n    "))
     finally:
         open(file, "wb").write(original)
 print(f"mutants tried {tried}, built {built}, killed by the full run {killed}, missed by --impacted {missed}")
 for kind, (k_tried, k_killed, k_missed) in kinds.items():
     print(f"  {kind}: tried {k_tried}, killed {k_killed}, missed {k_missed}")
 print(f"  of the killed, judged declaration changes by the selection: {declarations['killed']}")
+import statistics
+for rule in rules:
+    if shares[rule]:
+        print(f"  {rule} rule: missed {missed_by[rule]}, median share of the tests selected {statistics.median(shares[rule]) * 100:.1f} %, "
+              f"mean {statistics.mean(shares[rule]) * 100:.1f} % (of {len(shares[rule])} killed mutants)")
 sys.exit(1 if missed else 0)
 PY

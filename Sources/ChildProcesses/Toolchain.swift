@@ -25,6 +25,21 @@ public struct Toolchain: Sendable {
         self.folders = unique
     }
 
+    /// `swift --version`'s version (`6.3.1`) of the `swift` on PATH, read once per process; nil when
+    /// it cannot be run.
+    public static let swiftVersion = Task<String?, Never> {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-swift-version-\(getpid()).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        guard
+            let result = try? await ChildProcess.run(
+                ["swift", "--version"], environment: ProcessInfo.processInfo.environment, log: log,
+                timeout: .seconds(30)),
+            let range = result.output.range(of: "Swift version ")
+        else { return nil }
+        return result.output[range.upperBound...].prefix { !$0.isWhitespace }.description
+    }
+
     /// The toolchain's `tool`, nil when none of the folders has it.
     public func tool(_ tool: String) -> URL? {
         for folder in folders {

@@ -57,6 +57,31 @@ public struct CoverageSettings: Sendable {
         ["LLVM_PROFILE_FILE": profiles.appendingPathComponent(SuiteFiles.name(of: suite, "%p.profraw")).path]
     }
 
+    /// Profiles the run's processes left where they ran (`default.profraw`): an instrumented child
+    /// that a test started with an environment of its own loses `LLVM_PROFILE_FILE`, and writes
+    /// into its working folder, the package's. Those written since the profile folder was emptied
+    /// (this run) are moved into it, so they count in the run's coverage and nothing is left in the
+    /// user's tree; older ones are the user's and stay. Returns the paths moved.
+    public func adoptStrayProfiles(in folders: [URL]) -> [String] {
+        let manager = FileManager.default
+        guard
+            let started = (try? manager.attributesOfItem(atPath: profiles.path))?[.creationDate] as? Date
+                ?? (try? manager.attributesOfItem(atPath: profiles.path))?[.modificationDate] as? Date
+        else { return [] }
+        var moved: [String] = []
+        for folder in Set(folders.map(\.standardizedFileURL)) {
+            for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".profraw") {
+                let file = folder.appendingPathComponent(name)
+                guard let written = (try? manager.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date,
+                    written >= started.addingTimeInterval(-1)
+                else { continue }
+                let target = profiles.appendingPathComponent("stray-\(moved.count)-\(name)")
+                if (try? manager.moveItem(at: file, to: target)) != nil { moved.append(file.path) }
+            }
+        }
+        return moved
+    }
+
     /// Empties the profile folder, so a run counts only its own processes.
     public func clearProfiles() throws(CoverageError) {
         try? FileManager.default.removeItem(at: profiles)

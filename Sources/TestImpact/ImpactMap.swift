@@ -1,6 +1,7 @@
 import Coverage
 import Foundation
 import PipelineCore
+import SymbolIndex
 import TestSharding
 
 /// What each test suite executed, recorded from a run that keeps suites apart (one process and one
@@ -47,6 +48,12 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     /// What the manifest excludes from its targets (`exclude:`), relative to the package: no
     /// target builds it. Absent in maps recorded before it existed.
     public var excluded: [String]?
+    /// The package's declarations and every use the compiler resolved, from the index store of the
+    /// build the map was recorded with (`SymbolIndex`): a changed declaration reaches the suites that
+    /// executed a function referring to it. Absent in older maps, and where `unindexed` says why.
+    public var index: SymbolIndex?
+    /// Why no index was kept (none written, no libIndexStore beside the toolchain).
+    public var unindexed: String?
 
     public init(
         commit: String, package: String, configuration: String, recordedAt: String, suites: [String: [String]],
@@ -70,6 +77,25 @@ public struct ImpactMap: Codable, Sendable, Equatable {
         excluded = graph.targets.flatMap { target in
             (manifest.excluded[target.name] ?? []).map { target.path + "/" + $0 }
         }.sorted()
+    }
+
+    /// Keeps the index store of the build in `bin` (`index` or why not); a file edited but not
+    /// committed keeps no unit (its lines may not be the commit's: changes to it use the name rule).
+    public mutating func keepIndex(bin: URL, package: URL, uncommitted: [String]) {
+        guard let library = IndexStoreReader.library(environment: ProcessInfo.processInfo.environment) else {
+            unindexed = "no libIndexStore beside the swift on PATH (usr/lib of its toolchain)"
+            return
+        }
+        do {
+            var read = try IndexStoreReader.read(
+                store: IndexStoreReader.store(bin: bin), library: library, package: package)
+            let prefix = self.package == "." ? "" : self.package + "/"
+            read.drop(
+                files: Set(uncommitted.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }))
+            index = read
+        } catch {
+            unindexed = "\(error)"
+        }
     }
 
     /// The suites whose traced reads cover `path` (relative to the package), each with the read.

@@ -78,6 +78,8 @@ public struct ImpactSelection: Sendable, Equatable {
                     for (target, why) in targets { selection.fallbackTargets[target] = why }
                 case .everything(let why):
                     selection.everything = selection.everything ?? "\(why): every test"
+                case .unread(let why):
+                    selection.notes.append("\(path): \(why), no test runs for it")
                 case nil:
                     selection.everything = selection.everything ?? "\(path) changed: every test"
                 }
@@ -127,6 +129,32 @@ public struct ImpactSelection: Sendable, Equatable {
                             + "elsewhere coverage cannot see"
                         break
                     }
+                    // What each use resolves to, where the map keeps the compiler's index; names otherwise.
+                    var names = names
+                    if let index = map.index {
+                        switch IndexRule(index: index, map: map).reach(
+                            path, old: old, new: new, executedBy: executedBy, files: &files, changed: changed)
+                        {
+                        case .success(let reach):
+                            for (suite, why) in reach.suites.sorted(by: { $0.key < $1.key }) {
+                                selection.add(suite, why)
+                            }
+                            if !reach.byNames.isEmpty {
+                                selection.notes.append(
+                                    "\(path): by names for \(reach.byNames.joined(separator: ", ")) (a new declaration "
+                                        + "with another module's name may capture its uses, which the index does not keep)"
+                                )
+                            }
+                            names = reach.byNames
+                        case .failure(let refusal):
+                            selection.notes.append("\(path): by names: \(refusal.why)")
+                        }
+                    } else {
+                        selection.byNames(
+                            map.unindexed.map { "the impact map kept no index: \($0)" }
+                                ?? "the impact map was recorded before it kept the compiler's index")
+                    }
+                    if names?.isEmpty == true { break }
                     guard let names else {
                         selection.fallback[path] =
                             "\(path) changes declarations (\(line)), whose effect elsewhere coverage cannot see"
@@ -307,6 +335,12 @@ public struct ImpactSelection: Sendable, Equatable {
                 "\(path): no suite executed \(unexecuted.joined(separator: ", ")), whose pins moved, no test runs for them"
             )
         }
+    }
+
+    /// Says once why declarations are judged by the names files use.
+    private mutating func byNames(_ why: String) {
+        let note = "declarations are judged by names: \(why)"
+        if !notes.contains(note) { notes.append(note) }
     }
 
     private mutating func add(_ suite: String, _ reason: String) {

@@ -45,6 +45,11 @@ public struct ImpactedTests: Sendable {
                 "this clone lacks the impact map's commit \(from.prefix(12)) (a shallow clone? fetch enough history "
                     + "to reach it, e.g. git fetch --deepen=50)")
         }
+        // The benchmarks compare the rules on the same map: PIPELINE_IMPACT_RULE=names sets the index aside.
+        if ProcessInfo.processInfo.environment["PIPELINE_IMPACT_RULE"] == "names", map.index != nil {
+            map.index = nil
+            map.unindexed = "PIPELINE_IMPACT_RULE=names"
+        }
         // The functions' lines are those of the map's commit: from another base, files read now may
         // differ from what was recorded without being among the changes, so files count whole.
         if from != map.commit { map.functions = nil }
@@ -54,11 +59,25 @@ public struct ImpactedTests: Sendable {
         for test in discovered { current[test.suite, default: []].append(test.name) }
         let sources = Self.swiftSources(of: package)
         var manifests: [String: ManifestChange] = [:]
-        for change in changes where change.path == "Package.swift" {
+        // Of a package with version-specific manifests, the toolchain reads one: the others change nothing.
+        let manifestChanges = changes.filter {
+            !$0.path.contains("/") && ($0.path == "Package.swift" || $0.path.hasPrefix("Package@swift-"))
+        }
+        let variants =
+            ((try? FileManager.default.contentsOfDirectory(atPath: package.path)) ?? []).contains {
+                $0.hasPrefix("Package@swift-")
+            } || manifestChanges.contains { $0.path.hasPrefix("Package@swift-") }
+        let read =
+            variants && !manifestChanges.isEmpty ? await ManifestChange.manifestRead(in: package) : "Package.swift"
+        for change in manifestChanges where change.path != read {
+            manifests[change.path] = .unread("this toolchain reads \(read), not \(change.path)")
+        }
+        let traits = buildArguments.contains { $0.hasPrefix("--traits") || $0 == "--enable-all-traits" }
+        for change in changes where change.path == read {
             guard let old = change.old, let new = change.new,
                 SwiftChange.kind(old: old, new: new) != .commentsOnly
             else { continue }
-            manifests[change.path] = await ManifestChange.read(old: old, new: new)
+            manifests[change.path] = await ManifestChange.read(old: old, new: new, askedTraits: traits)
         }
         let resolved = changes.first { $0.path == "Package.resolved" }.flatMap {
             ResolvedChange.read(old: $0.old, new: $0.new, checkouts: package.appendingPathComponent(".build/checkouts"))

@@ -11,10 +11,14 @@ public enum ManifestChange: Sendable, Equatable {
     /// Target name → what changed in it.
     case targets([String: String])
     case everything(String)
+    /// A manifest this toolchain does not read (`Package@swift-5.8.swift` beside the one it reads).
+    case unread(String)
 
     /// Reads both manifests with SwiftPM, one after the other in one temporary folder (so paths
     /// they compute come out alike); a manifest SwiftPM cannot read runs everything, saying why.
-    public static func read(old: String, new: String) async -> ManifestChange {
+    /// `askedTraits`: the build enables traits of its own (`--traits`, `--enable-all-traits`), so a
+    /// change of the traits' declarations is not judged by the default ones.
+    public static func read(old: String, new: String, askedTraits: Bool = false) async -> ManifestChange {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pipeline-manifest-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -38,16 +42,68 @@ public enum ManifestChange: Sendable, Equatable {
                 return .everything("SwiftPM could not read Package.swift as it was \(when) (\(error))")
             }
         }
-        return compare(old: dumped[0], new: dumped[1])
+        return compare(old: dumped[0], new: dumped[1], askedTraits: askedTraits)
+    }
+
+    /// The manifest SwiftPM reads in `package` with the `swift` on PATH: the version-specific one
+    /// (`Package@swift-X[.Y[.Z]].swift`) of the highest version not above the toolchain's, else
+    /// `Package.swift`.
+    public static func manifestRead(in package: URL) async -> String {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: package.path)) ?? []
+        guard let version = await Toolchain.swiftVersion.value else { return "Package.swift" }
+        let toolchain = (version.split(separator: ".").map { Int($0.prefix { $0.isNumber }) ?? 0 } + [0, 0, 0]).prefix(
+            3
+        )
+        .map { $0 }
+        return chosen(among: names, toolchain: toolchain)
+    }
+
+    /// Of the files `names`, the manifest a toolchain of version `toolchain` (`[6, 3, 1]`) reads.
+    static func chosen(among names: [String], toolchain: [Int]) -> String {
+        var best: (version: [Int], name: String)?
+        for name in names where name.hasPrefix("Package@swift-") && name.hasSuffix(".swift") {
+            let text = name.dropFirst("Package@swift-".count).dropLast(".swift".count)
+            let parts = text.split(separator: ".").map { Int($0) }
+            guard !parts.isEmpty, parts.count <= 3, parts.allSatisfy({ $0 != nil }) else { continue }
+            let version = (parts.map { $0! } + [0, 0, 0]).prefix(3).map { $0 }
+            guard version.lexicographicallyPrecedes(toolchain) || version == toolchain else { continue }
+            if best.map({ $0.version.lexicographicallyPrecedes(version) }) ?? true { best = (version, name) }
+        }
+        return best?.name ?? "Package.swift"
+    }
+
+    /// The traits a manifest's reading enables by default: its `default` trait's, and theirs in turn.
+    static func defaultTraits(_ manifest: [String: Any]) -> Set<String> {
+        var enables: [String: [String]] = [:]
+        for trait in manifest["traits"] as? [[String: Any]] ?? [] {
+            if let name = trait["name"] as? String { enables[name] = trait["enabledTraits"] as? [String] ?? [] }
+        }
+        var enabled: Set<String> = []
+        var queue = enables["default"] ?? []
+        while let trait = queue.popLast() {
+            guard enabled.insert(trait).inserted else { continue }
+            queue += (enables[trait] ?? []).filter { !enabled.contains($0) }
+        }
+        return enabled
     }
 
     /// Compares two `dump-package` readings (JSON objects).
-    static func compare(old: Any, new: Any) -> ManifestChange {
+    static func compare(old: Any, new: Any, askedTraits: Bool = false) -> ManifestChange {
         guard let old = old as? [String: Any], let new = new as? [String: Any] else {
             return .everything("Package.swift reads as no package")
         }
-        // Products name what other packages can use; this package's tests use its targets.
-        let ignored: Set<String> = ["targets", "products"]
+        // Products name what other packages can use; this package's tests use its targets. Traits
+        // change the build only through those enabled: declaring one the build does not enable
+        // changes nothing (its conditions in targets' settings are judged with the targets).
+        var ignored: Set<String> = ["targets", "products"]
+        if !askedTraits, !same(old["traits"], new["traits"]) {
+            let (was, now) = (defaultTraits(old), defaultTraits(new))
+            guard was == now else {
+                let changed = was.symmetricDifference(now).sorted().joined(separator: ", ")
+                return .everything("Package.swift changes the traits the build enables by default (\(changed))")
+            }
+            ignored.insert("traits")
+        }
         let keys = Set(old.keys).union(new.keys).subtracting(ignored).sorted()
         if let key = keys.first(where: { !same(old[$0], new[$0]) }) {
             return .everything("Package.swift changes the package's \(key)")

@@ -127,7 +127,11 @@ public struct TestFlow: Sendable {
             var findings = ran.findings
             await keepCandidates(session.snapshots, findings: &findings, passed: report.passed)
             let measured = try await session.collectCoverage(of: report, product: prepared.product)
-            if let reads, let measured { try await session.recordImpact(from: measured, report: report, reads: reads) }
+            if let reads, let measured {
+                try await session.recordImpact(
+                    from: measured, report: report, reads: reads, bin: prepared.product.path.deletingLastPathComponent()
+                )
+            }
             // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
             let run = queue?.run ?? (request.limits.node.count > 1 ? keptInRun : nil)
             if let measured, let folder = measured.folder, let run {

@@ -46,8 +46,11 @@ extension TestSession {
     /// `--record-impact` (`impact: record`): what each suite of this run executed, kept beside the
     /// timings with the commit, package and configuration, and what each read (`reads`). A suite
     /// whose process crashed or timed out left a partial profile: it stays out, so it runs as a new
-    /// suite until a clean recording.
-    public func recordImpact(from measured: CoverageReport, report: TestReport, reads: ReadRecording) async throws {
+    /// suite until a clean recording. The declarations and their resolved uses come from the index
+    /// store the same build wrote in `bin`, so the map's lines and theirs are the same commit's.
+    public func recordImpact(
+        from measured: CoverageReport, report: TestReport, reads: ReadRecording, bin: URL
+    ) async throws {
         guard let coverage else { return }
         let package = suite.settings.packagePath
         let history = try CommitHistory(repositoryPath: package.path)
@@ -71,6 +74,7 @@ extension TestSession {
                 executed.functions[suite]?[String(file.dropFirst(prefix.count))] = nil
             }
         }
+        executed.separateInstanceCreation(package: package)
         var map = ImpactMap(
             commit: try history.sha("HEAD"), package: relative,
             configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
@@ -78,6 +82,7 @@ extension TestSession {
             functions: executed.functions.filter { !partial.contains($0.key) })
         map.dependencies = executed.dependencies.filter { !partial.contains($0.key) }
         try await reads.add(to: &map, package: path, repository: root)
+        map.keepIndex(bin: bin, package: package, uncommitted: try history.uncommittedChanges().flatMap(\.touchedPaths))
         try await timings.saveImpact(try map.encoded())
         let traced = map.reads.map { reads in
             let unknown = map.unknownReads?.count ?? 0
@@ -87,6 +92,7 @@ extension TestSession {
             "Impact map of \(map.suites.count) suites at \(map.commit.prefix(12))\(traced ?? "") kept beside \(timings)\n"
         )
         if let untraced = map.untraced { write("Reads were not traced: \(untraced)\n") }
+        if let unindexed = map.unindexed { write("No index kept with it (selection by names): \(unindexed)\n") }
     }
 }
 

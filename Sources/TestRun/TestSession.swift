@@ -257,6 +257,12 @@ public struct TestSession: Sendable {
     public func collectCoverage(of report: TestReport, product: TestProduct) async throws -> CoverageReport? {
         guard let coverage else { return nil }
         write("Merging the coverage profiles…\n")
+        let working = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        for stray in coverage.adoptStrayProfiles(in: [suite.settings.packagePath, working]) {
+            write(
+                "\(stray): written by an instrumented process that lost LLVM_PROFILE_FILE (a child a test started "
+                    + "with an environment of its own); counted in the run's coverage and moved out of the tree\n")
+        }
         let missing = report.tests.filter { $0.status == .crashed || $0.status == .timedOut }.map(\.name)
         return try await coverage.collect(product: product.path, missing: missing)
     }

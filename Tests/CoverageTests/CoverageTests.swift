@@ -177,3 +177,29 @@ struct CoverageTests {
         #expect(text.contains(folder.path), "it names the folders it looked in: \(text)")
     }
 }
+
+@Suite("profiles written where a process ran")
+struct StrayProfileTests {
+    @Test(
+        "a profile an instrumented child wrote into the package during the run is moved into the run's; an older one stays"
+    )
+    func adopted() throws {
+        let package = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-stray-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: package) }
+        try FileManager.default.createDirectory(at: package, withIntermediateDirectories: true)
+        let old = package.appendingPathComponent("old.profraw")
+        try Data("old".utf8).write(to: old)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: old.path)
+        let settings = try CoverageSettings(package: package)
+        try settings.clearProfiles()
+        let stray = package.appendingPathComponent("default.profraw")
+        try Data("new".utf8).write(to: stray)
+        let moved = settings.adoptStrayProfiles(in: [package, package])
+        #expect(moved == [stray.path], "once, though the folder is named twice")
+        #expect(!FileManager.default.fileExists(atPath: stray.path) && FileManager.default.fileExists(atPath: old.path))
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: settings.profiles.path) == ["stray-0-default.profraw"])
+    }
+}

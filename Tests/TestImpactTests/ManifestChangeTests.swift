@@ -21,6 +21,33 @@ struct ManifestChangeTests {
         )
         """
 
+    @Test(
+        "a trait the build does not enable changes nothing; one enabled by default runs everything; an unread manifest runs nothing"
+    )
+    func traitsAndVersions() {
+        func manifest(_ traits: [[String: Any]]) -> [String: Any] {
+            ["name": "App", "traits": traits, "targets": [["name": "Core"]]]
+        }
+        let base: [[String: Any]] = [
+            ["name": "default", "enabledTraits": ["Fast"]], ["name": "Fast", "enabledTraits": []],
+        ]
+        let extra = base + [["name": "Extra", "enabledTraits": ["Fast"]]]
+        #expect(ManifestChange.compare(old: manifest(base), new: manifest(extra)) == .nothing, "declared, not enabled")
+        let enabled: [[String: Any]] = [["name": "default", "enabledTraits": ["Fast", "Extra"]]] + extra.dropFirst()
+        #expect(
+            ManifestChange.compare(old: manifest(base), new: manifest(enabled))
+                == .everything("Package.swift changes the traits the build enables by default (Extra)"))
+        #expect(
+            ManifestChange.compare(old: manifest(base), new: manifest(extra), askedTraits: true)
+                == .everything("Package.swift changes the package's traits"), "the run asks for traits of its own")
+        let names = ["Package.swift", "Package@swift-5.8.swift", "Package@swift-6.0.swift", "Package@swift-7.swift"]
+        #expect(ManifestChange.chosen(among: names, toolchain: [6, 3, 1]) == "Package@swift-6.0.swift")
+        #expect(ManifestChange.chosen(among: names, toolchain: [5, 7, 0]) == "Package.swift")
+        #expect(
+            ManifestChange.chosen(among: ["Package.swift", "Package@swift-6.3.1.swift"], toolchain: [6, 3, 1])
+                == "Package@swift-6.3.1.swift")
+    }
+
     @Test("the same package written otherwise runs nothing; a target's settings run it; dependencies run everything")
     func readBySwiftPM() async throws {
         // The same target built by a constant: the text differs, the package does not.

@@ -101,7 +101,7 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
     /// workflows set it), the destination's device and OS, and Xcode's version.
     public static func current(package: URL, variables: [String: String]) async -> RenderEnvironment {
         var environment = RenderEnvironment(
-            os: operatingSystem(), arch: architecture(), swift: await toolchainSwift.value,
+            os: operatingSystem(), arch: architecture(), swift: await Toolchain.swiftVersion.value,
             snapshotTesting: snapshotTestingVersion(package: package), ci: CIContext(variables).name)
         if let destination = variables[destinationVariable], !destination.isEmpty {
             (environment.device, environment.deviceOS) = Self.device(destination: destination)
@@ -162,20 +162,6 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
         return withUnsafeBytes(of: &name.machine) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
-    }
-
-    /// `swift --version`'s version, read once per process; nil when it cannot be run.
-    static let toolchainSwift = Task<String?, Never> {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pipeline-swift-version-\(getpid()).log")
-        defer { try? FileManager.default.removeItem(at: log) }
-        guard
-            let result = try? await ChildProcess.run(
-                ["swift", "--version"], environment: ProcessInfo.processInfo.environment, log: log,
-                timeout: .seconds(30)),
-            let range = result.output.range(of: "Swift version ")
-        else { return nil }
-        return result.output[range.upperBound...].prefix { !$0.isWhitespace }.description
     }
 
     /// swift-snapshot-testing's version in the package's `Package.resolved`; nil without one.
