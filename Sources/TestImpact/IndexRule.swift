@@ -42,7 +42,13 @@ struct IndexRule {
         let changedNew = Self.starts(of: after.reachable(added, other: before), in: after)
         for (source, line) in changedOld.map({ (before, $0) }) + changedNew.map({ (after, $0) }) {
             let text = source.lines[line].text
-            if source.lines[line].isExtension, text.firstMatch(of: #/^[^{]*\bextension\s+[\w.]+(<[^>]*>)?\s*:/#) != nil
+            // A conformance of a type this file declares (now or before) is found through the type's uses.
+            let ownType =
+                SwiftSource.extendedType(text).map { type in
+                    [before, after].contains { $0.lines.contains { $0.declaresType && $0.names == [type] } }
+                } ?? false
+            if source.lines[line].isExtension, !ownType,
+                text.firstMatch(of: #/^[^{]*\bextension\s+[\w.]+(<[^>]*>)?\s*:/#) != nil
             {
                 return .failure(
                     Refusal(
@@ -90,8 +96,23 @@ struct IndexRule {
             let declaration = after.lines[line]
             // A member of one of the package's types captures only what is looked up on that type:
             // the type's uses reach it (extension ↔ type), other modules' names do not.
-            let owners = Self.enclosingType(of: line, in: after).map { index.declarations(named: [$0]) } ?? []
-            for name in (declaration.names ?? []).map(SymbolIndex.baseName) {
+            let owner =
+                declaration.isExtension
+                ? SwiftSource.extendedType(declaration.text) : Self.enclosingType(of: line, in: after)
+            let owners = owner.map { index.declarations(named: [$0]) } ?? []
+            // A member of a type this change adds has no uses yet to capture.
+            if owners.isEmpty, let owner, after.lines.contains(where: { $0.declaresType && $0.names == [owner] }) {
+                continue
+            }
+            // A private declaration is seen by its own file only, whose suites run anyway; an
+            // extension declares its members' names, each private or not.
+            let members =
+                declaration.isExtension
+                ? after.lines.indices.filter { after.lines[$0].type == line && after.lines[$0].starts } : [line]
+            let names = members.filter { !after.lines[$0].text.contains("private ") }.flatMap {
+                after.lines[$0].names ?? []
+            }
+            for name in names.map(SymbolIndex.baseName) {
                 let added = !bases.contains(name)
                 let defaulted = defaults[name].map { declaration.text.count { $0 == "=" } > $0 } ?? false
                 guard added || defaulted else { continue }

@@ -98,8 +98,12 @@ struct IndexRuleTests {
 
     @Test("where the index cannot see, names judge, and the note says why")
     func refusals() {
-        let conformance = Self.shapes + "extension Square: Equatable {}\n"
-        #expect(select(conformance).notes.contains { $0.contains("changes a conformance") })
+        // A conformance added to a type another file declares; one of its own file's type is found through its uses.
+        let conformance = Self.report + "extension Square: Equatable {}\n"
+        let refused = select(conformance, path: "Sources/App/Report.swift")
+        #expect(refused.notes.contains { $0.contains("changes a conformance") }, "\(refused.notes)")
+        let own = select(Self.shapes + "extension Square: Equatable {}\n")
+        #expect(!own.notes.contains { $0.contains("by names") }, "\(own.notes)")
         let dynamic = Self.shapes.replacingOccurrences(
             of: "public struct Square {", with: "@dynamicMemberLookup\npublic struct Square {")
         #expect(select(dynamic).notes.contains { $0.contains("dynamic dispatch") }, "\(select(dynamic).notes)")
