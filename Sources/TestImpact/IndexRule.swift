@@ -99,11 +99,13 @@ struct IndexRule {
             let owner =
                 declaration.isExtension
                 ? SwiftSource.extendedType(declaration.text) : Self.enclosingType(of: line, in: after)
-            let owners = owner.map { index.declarations(named: [$0]) } ?? []
-            // A member of a type this change adds has no uses yet to capture.
-            if owners.isEmpty, let owner, after.lines.contains(where: { $0.declaresType && $0.names == [owner] }) {
-                continue
-            }
+            // The owner as the index knows it: of the package's types of that name (nested `Index`
+            // types abound), this file's when it declares the type; a type the change adds has no
+            // uses yet to capture.
+            let ownType = owner.map { type in after.lines.contains { $0.declaresType && $0.names == [type] } } ?? false
+            let named = owner.map { index.declarations(named: [$0]) } ?? []
+            let owners = ownType ? named.filter { index.files[index.declarations[$0]!.file] == path } : named
+            if ownType, owners.isEmpty { continue }
             // A private declaration is seen by its own file only, whose suites run anyway; an
             // extension declares its members' names, each private or not.
             let members =
