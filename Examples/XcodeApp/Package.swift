@@ -11,13 +11,15 @@ let package = Package(
     platforms: [.iOS(.v15)],
     products: [.library(name: "BadgeUI", targets: ["BadgeUI"])],
     dependencies: [
-        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.17.0"),
+        .package(url: "https://github.com/pointfreeco/swift-snapshot-testing", from: "1.17.0")
     ],
     targets: [
         .target(name: "BadgeUI"),
-        .testTarget(name: "BadgeUITests", dependencies: [
-            "BadgeUI",
-            .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
-        ]),
+        .testTarget(
+            name: "BadgeUITests",
+            dependencies: [
+                "BadgeUI",
+                .product(name: "SnapshotTesting", package: "swift-snapshot-testing"),
+            ]),
     ]
 )

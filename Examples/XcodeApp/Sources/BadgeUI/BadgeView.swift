@@ -4,7 +4,9 @@
     /// A colour of the app's palette, as 8-bit red, green and blue.
     public struct RGB: Sendable {
         public var red, green, blue: UInt8
-        public init(_ red: UInt8, _ green: UInt8, _ blue: UInt8) { (self.red, self.green, self.blue) = (red, green, blue) }
+        public init(_ red: UInt8, _ green: UInt8, _ blue: UInt8) {
+            (self.red, self.green, self.blue) = (red, green, blue)
+        }
         public var color: UIColor {
             UIColor(red: CGFloat(red) / 255, green: CGFloat(green) / 255, blue: CGFloat(blue) / 255, alpha: 1)
         }
