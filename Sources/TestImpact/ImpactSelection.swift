@@ -122,8 +122,15 @@ public struct ImpactSelection: Sendable, Equatable {
                     selection.notes.append("\(path): comments, blank lines or formatting only, no test runs for it")
                 case .declarations(let line, let names, let imports):
                     for suite in executedBy[path] ?? [] { selection.add(suite, "executed \(path)") }
-                    // An import another file of the target has too changes nothing beyond this file.
-                    if let lone = imports.first(where: { !files.has($0, elsewhere: path) }) {
+                    // An import another file of the target has too changes nothing beyond this file; nor
+                    // does a module imported before and after in another form (an access level,
+                    // `@_implementationOnly`), unless re-exported.
+                    let both = Self.importedModules(old).intersection(Self.importedModules(new))
+                    let reformed = { (line: String) in
+                        !line.contains("@_exported")
+                            && both.contains(line.split(separator: " ").last.map(String.init) ?? "")
+                    }
+                    if let lone = imports.first(where: { !files.has($0, elsewhere: path) && !reformed($0) }) {
                         selection.fallback[path] =
                             "\(path) changes an import no other file of its target has (\(lone)), whose effect "
                             + "elsewhere coverage cannot see"
@@ -258,6 +265,15 @@ public struct ImpactSelection: Sendable, Equatable {
             if let new = Set(tests).subtracting(known).sorted().first { selection.add(suite, "new test \(new)") }
         }
         return selection
+    }
+
+    /// The modules `text`'s imports name (`internal import RealModule` → `RealModule`), none re-exported.
+    static func importedModules(_ text: String?) -> Set<String> {
+        guard let text else { return [] }
+        return Set(
+            SwiftSource(text).imports.filter { !$0.contains("@_exported") }.compactMap {
+                $0.split(separator: " ").last.map(String.init)
+            })
     }
 
     /// Why `path` (not Swift source) is read by the build rather than by tests, when it is: source

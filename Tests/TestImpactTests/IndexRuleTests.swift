@@ -96,6 +96,28 @@ struct IndexRuleTests {
         #expect(selection.suites["AppTests.OtherTests"] == nil, "\(selection.suites)")
     }
 
+    @Test("a module imported before and after in another form changes nothing beyond the file; a re-export does")
+    func importForms() {
+        let before = "@_implementationOnly import RealModule\n" + Self.shapes
+        let after =
+            "#if swift(>=5.11)\ninternal import RealModule\n#else\n@_implementationOnly import RealModule\n#endif\n"
+            + Self.shapes
+        let selection = ImpactSelection.select(
+            map: Self.map, changes: [ImpactChange(path: "Sources/App/Shapes.swift", old: before, new: after)],
+            current: Self.map.tests,
+            sources: ["Sources/App/Shapes.swift": after, "Sources/App/Report.swift": Self.report])
+        #expect(selection.fallback.isEmpty, "\(selection.fallback)")
+        #expect(Set(selection.suites.keys) == ["AppTests.ShapeTests"], "the file's own suites: \(selection.suites)")
+        let exported = ImpactSelection.select(
+            map: Self.map,
+            changes: [
+                ImpactChange(
+                    path: "Sources/App/Shapes.swift", old: before,
+                    new: "@_exported import RealModule\n" + Self.shapes)
+            ], current: Self.map.tests, sources: Self.sources)
+        #expect(exported.fallback["Sources/App/Shapes.swift"]?.contains("an import no other file") == true)
+    }
+
     @Test("where the index cannot see, names judge, and the note says why")
     func refusals() {
         // A conformance added to a type another file declares; one of its own file's type is found through its uses.
