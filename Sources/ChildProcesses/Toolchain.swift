@@ -28,14 +28,23 @@ public struct Toolchain: Sendable {
     /// `swift --version`'s version (`6.3.1`) of the `swift` on PATH, read once per process; nil when
     /// it cannot be run.
     public static let swiftVersion = Task<String?, Never> {
+        await version(["swift", "--version"], after: "Swift version ")
+    }
+
+    /// `xcodebuild -version`'s version (`16.2` of `Xcode 16.2`), read once per process; nil without Xcode.
+    public static let xcodeVersion = Task<String?, Never> {
+        await version(["xcodebuild", "-version"], after: "Xcode ")
+    }
+
+    /// The word after `marker` in what `arguments` print; nil when they cannot be run or do not say.
+    static func version(_ arguments: [String], after marker: String) async -> String? {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pipeline-swift-version-\(getpid()).log")
+            "pipeline-\(arguments[0])-version-\(getpid())-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
         guard
             let result = try? await ChildProcess.run(
-                ["swift", "--version"], environment: ProcessInfo.processInfo.environment, log: log,
-                timeout: .seconds(30)),
-            let range = result.output.range(of: "Swift version ")
+                arguments, environment: ProcessInfo.processInfo.environment, log: log, timeout: .seconds(30)),
+            let range = result.output.range(of: marker)
         else { return nil }
         return result.output[range.upperBound...].prefix { !$0.isWhitespace }.description
     }

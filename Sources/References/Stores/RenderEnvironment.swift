@@ -105,7 +105,7 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
             snapshotTesting: snapshotTestingVersion(package: package), ci: CIContext(variables).name)
         if let destination = variables[destinationVariable], !destination.isEmpty {
             (environment.device, environment.deviceOS) = Self.device(destination: destination)
-            environment.xcode = await xcodeVersion.value
+            environment.xcode = await Toolchain.xcodeVersion.value
         }
         return environment
     }
@@ -122,20 +122,6 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
             if pair.count == 2 { fields[pair[0].lowercased()] = pair[1] }
         }
         return (fields["name"], fields["os"].flatMap { $0 == "latest" ? nil : $0 })
-    }
-
-    /// `xcodebuild -version`'s version (`Xcode 16.2`), read once per process; nil without Xcode.
-    static let xcodeVersion = Task<String?, Never> {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pipeline-xcode-version-\(getpid()).log")
-        defer { try? FileManager.default.removeItem(at: log) }
-        guard
-            let result = try? await ChildProcess.run(
-                ["xcodebuild", "-version"], environment: ProcessInfo.processInfo.environment, log: log,
-                timeout: .seconds(30)),
-            let range = result.output.range(of: "Xcode ")
-        else { return nil }
-        return result.output[range.upperBound...].prefix { !$0.isWhitespace }.description
     }
 
     static func operatingSystem() -> String {
