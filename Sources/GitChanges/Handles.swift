@@ -46,14 +46,37 @@ final class Repository {
         var display = workdir ?? gitdir
         while display.hasSuffix("/") { display.removeLast() }
         displayPath = display
+        var folder = gitdir
+        while folder.hasSuffix("/") { folder.removeLast() }
+        shallowHistory = ShallowHistory(gitFolder: folder, workTree: display)
     }
 
     var isShallow: Bool { git_repository_is_shallow(handle.pointer) == 1 }
 
+    /// The history a shallow clone lacks, fetched once when a question needs it.
+    private var shallowHistory: ShallowHistory
+
+    /// Fetches the rest of a shallow clone's history because `missing` is not in it; true when
+    /// the question should be asked again.
+    func deepen(missing: @autoclosure () -> String) -> Bool {
+        guard isShallow else { return false }
+        return shallowHistory.deepen(missing: missing())
+    }
+
+    /// The error for history this clone lacks, with why fetching it failed.
+    func shallowClone(missing: String) -> GitError {
+        .shallowClone(
+            missing: missing + (shallowHistory.failure.map { " (fetching it from origin failed: \($0))" } ?? ""))
+    }
+
     /// The commit a revision names (`HEAD~2`, `origin/develop`, a tag, a short SHA).
     func commit(_ revision: String) throws(GitError) -> Commit {
         var object: OpaquePointer?
-        let result = git_revparse_single(&object, handle.pointer, revision)
+        var result = git_revparse_single(&object, handle.pointer, revision)
+        // A commit named by its full id that a shallow clone has not fetched: fetch, then ask again.
+        if result == GIT_ENOTFOUND.rawValue, Self.isFullID(revision), deepen(missing: "commit \(revision.prefix(12))") {
+            result = git_revparse_single(&object, handle.pointer, revision)
+        }
         if result < 0 {
             let (_, message) = LibGit2Runtime.lastError()
             if revision == "HEAD", git_repository_head_unborn(handle.pointer) == 1 {
@@ -76,6 +99,10 @@ final class Repository {
         }
         guard let peeled else { throw .unknownRevision(revision, reason: "no commit") }
         return Commit(Owned(peeled, free: git_object_free))
+    }
+
+    static func isFullID(_ text: String) -> Bool {
+        text.utf8.count == 40 && text.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
     /// The tree `id` names; `path` names it in messages (and is only made for one).
@@ -106,14 +133,16 @@ final class Repository {
         var oid = git_oid()
         var firstID = first.oid
         var secondID = second.oid
-        let result = git_merge_base(&oid, handle.pointer, &firstID, &secondID)
+        let missing = "the merge base of '\(names.0)' and '\(names.1)'"
+        var result = git_merge_base(&oid, handle.pointer, &firstID, &secondID)
+        if result < 0, deepen(missing: missing) {
+            result = git_merge_base(&oid, handle.pointer, &firstID, &secondID)
+        }
         if result == GIT_ENOTFOUND.rawValue {
-            if isShallow { throw .shallowClone(missing: "the merge base of '\(names.0)' and '\(names.1)'") }
+            if isShallow { throw shallowClone(missing: missing) }
             throw .noMergeBase(names.0, names.1)
         }
-        if result < 0, isShallow {
-            throw .shallowClone(missing: "the merge base of '\(names.0)' and '\(names.1)'")
-        }
+        if result < 0, isShallow { throw shallowClone(missing: missing) }
         try LibGit2Runtime.check(result, "finding the merge base of '\(names.0)' and '\(names.1)'")
         return try commit(Commit.hex(oid))
     }
@@ -134,15 +163,23 @@ final class Commit {
 
     var parentCount: Int { Int(git_commit_parentcount(handle.pointer)) }
 
-    func parent(_ index: Int, in repository: Repository) throws(GitError) -> Commit {
+    /// The committer's time, in seconds since 1970.
+    var time: Int64 { git_commit_time(handle.pointer) }
+
+    /// The parent at `index`. A shallow clone lists parents it does not have: with `fetching`, the
+    /// clone's history is fetched then; without, the lack is thrown (`shallowClone`).
+    func parent(_ index: Int, in repository: Repository, fetching: Bool = true) throws(GitError) -> Commit {
         var parent: OpaquePointer?
-        let result = git_commit_parent(&parent, handle.pointer, UInt32(index))
-        if result < 0, repository.isShallow || result == GIT_ENOTFOUND.rawValue {
-            // A shallow clone lists parents it does not have.
-            throw .shallowClone(missing: "parent \(index + 1) of commit \(sha.prefix(12))")
+        let missing = "parent \(index + 1) of commit \(sha.prefix(12))"
+        var result = git_commit_parent(&parent, handle.pointer, UInt32(index))
+        if result < 0, fetching, repository.deepen(missing: missing) {
+            result = git_commit_parent(&parent, handle.pointer, UInt32(index))
         }
-        try LibGit2Runtime.check(result, "reading parent \(index + 1) of commit \(sha.prefix(12))")
-        guard let parent else { throw .shallowClone(missing: "parent \(index + 1) of commit \(sha.prefix(12))") }
+        if result < 0, repository.isShallow || result == GIT_ENOTFOUND.rawValue {
+            throw repository.shallowClone(missing: missing)
+        }
+        try LibGit2Runtime.check(result, "reading \(missing)")
+        guard let parent else { throw repository.shallowClone(missing: missing) }
         return Commit(Owned(parent, free: git_commit_free))
     }
 

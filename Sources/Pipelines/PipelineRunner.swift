@@ -163,18 +163,11 @@ public struct PipelineRunner: Sendable {
         await detail(DryRun(spec: spec, file: origin, availableCores: cores, dryRun: true, changeSet: changes))
     }
 
-    /// Runs the stages after saying what changed; each test stage's results also go where the CI
-    /// shows them (GitHub Actions' annotations and step summary).
+    /// Runs the stages after saying what changed. A test stage's results reach the CI (annotations,
+    /// step summary) from the test flow that ran them, once: not again here.
     public func run() async throws -> PipelineOutcome {
         write(ChangeReport.render(changes).joined(separator: "\n") + "\n")
-        let outcome = try await runStages()
-        let name = URL(fileURLWithPath: origin).deletingPathExtension().lastPathComponent
-        for stage in outcome.stages {
-            if let report = stage.test {
-                CIReport.publish(report, title: "pipeline run \(name): \(stage.kind.rawValue)")
-            }
-        }
-        return outcome
+        return try await runStages()
     }
 
     /// Runs the stages in order.

@@ -58,7 +58,9 @@ struct PromoteExecutor: StageExecutor {
         guard let reports = try await promotion(in: &context, dryRun: false) else {
             return .skipped(.promote, Self.nothingChanged)
         }
-        if reports.contains(where: { !$0.neverAccepted.isEmpty }) {
+        // The stage fails exactly when `pipeline refs promote` would: renderings never accepted
+        // (exit 8), tests develop stays stale for (10), objects that failed to copy.
+        if reports.contains(where: { !$0.neverAccepted.isEmpty || !$0.notPromoted.isEmpty || !$0.failures.isEmpty }) {
             reports.flatMap { $0.render() }.forEach { context.runner.write("    \($0)\n") }
             try TransferReport.requireComplete(reports)
         }

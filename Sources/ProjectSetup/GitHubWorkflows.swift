@@ -1,5 +1,5 @@
-/// GitHub Actions workflows: the pull request's, the post-merge one, and the accept job a reviewer
-/// starts from the Actions tab on the pull request's branch.
+/// GitHub Actions workflows: the pull request's (also the merge queue's check), the post-merge
+/// one, and the accept job a reviewer starts from the Actions tab on the pull request's branch.
 enum GitHubWorkflows {
     static func files(_ request: SetupRequest) -> [SetupFile] {
         [
@@ -9,25 +9,58 @@ enum GitHubWorkflows {
         ]
     }
 
-    private static func header(_ request: SetupRequest) -> String {
-        guard request.usesS3 else { return "" }
+    /// `fetch-depth: 0`, every commit: a pull request's changes are found from its merge base with
+    /// the base branch; the promotion asks whether the merges that last wrote develop's files came
+    /// before this one, a push may bring several merges (a merge queue), and a rebase's branch is
+    /// several commits. (A shallower clone works too: pipeline fetches the rest when it needs it.)
+    static let fullHistory = 0
+
+    /// What every workflow says before its jobs: read-only repository access (the store is written
+    /// with its own credentials), the store's credentials, and on a folder store the warning that
+    /// a hosted runner's folders are gone when the job ends.
+    private static func header(_ request: SetupRequest, concurrency: String) -> String {
+        var lines =
+            ["permissions:", "  contents: read", "concurrency:"]
+            + concurrency.split(separator: "\n").map {
+                "  " + $0
+            }
+        if request.usesS3 {
+            lines += [
+                "env:", "  AWS_ACCESS_KEY_ID: ${{ secrets.PIPELINE_AWS_ACCESS_KEY_ID }}",
+                "  AWS_SECRET_ACCESS_KEY: ${{ secrets.PIPELINE_AWS_SECRET_ACCESS_KEY }}",
+            ]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The note a folder store's workflows open with.
+    private static func folderWarning(_ request: SetupRequest) -> String {
+        guard request.usesFolder else { return "" }
         return """
-            env:
-              AWS_ACCESS_KEY_ID: ${{ secrets.PIPELINE_AWS_ACCESS_KEY_ID }}
-              AWS_SECRET_ACCESS_KEY: ${{ secrets.PIPELINE_AWS_SECRET_ACCESS_KEY }}
+            # The store is a folder: this works only on a self-hosted runner that keeps it between jobs.
+            # A GitHub-hosted runner's folders are gone when the job ends; use an s3:// store there.
 
             """
     }
 
     /// The steps every job starts with: the checkout (`depth` commits, 0 for all) and the release.
     static func setup(_ request: SetupRequest, depth: Int) -> String {
-        """
-              - uses: actions/checkout@v4
-                with: { fetch-depth: \(depth) }
-              - uses: \(SetupFile.actionRepository)@v\(request.version)
-                with: { version: \(request.version) }
-        """
+        let releases = request.releases.map { ", releases: \"\($0)\"" } ?? ""
+        return """
+                  - uses: actions/checkout@v4
+                    with: { fetch-depth: \(depth) }
+                  - uses: \(request.action)
+                    with: { version: \(request.version)\(releases) }
+            """
     }
+
+    /// A hosted Ubuntu runner has no Swift 6: the toolchain for the jobs that build (a
+    /// self-hosted runner, or a container with Swift, skips it).
+    private static let swift = """
+              - uses: swift-actions/setup-swift@v2
+                if: runner.environment == 'github-hosted'
+                with: { swift-version: "6.1" }
+        """
 
     private static func matrix(_ request: SetupRequest) -> String {
         let nodes = (1...request.nodes).map { "\($0)/\(request.nodes)" }.joined(separator: ", ")
@@ -38,23 +71,26 @@ enum GitHubWorkflows {
             """
     }
 
+    /// The job's results kept with the run: named per attempt, so a re-run keeps its own.
     private static func artifacts(_ name: String) -> String {
         """
               - uses: actions/upload-artifact@v4
                 if: always()
-                with: { name: "\(name)", path: .build/pipeline/, if-no-files-found: ignore }
+                with: { name: "\(name)-${{ github.run_attempt }}", path: .build/pipeline/, if-no-files-found: ignore }
         """
     }
 
     /// The test job (one machine runs the pipeline; N share its tests through the store's queue)
     /// and, for N, the report job that checks every test ran once.
-    private static func testJobs(_ request: SetupRequest, spec: String, depth: Int, retries: Bool) -> String {
+    private static func testJobs(_ request: SetupRequest, spec: String, retries: Bool) -> String {
         guard request.nodes > 1 else {
             return """
                   test:
                     runs-on: ubuntu-latest
+                    timeout-minutes: 60
                     steps:
-                \(setup(request, depth: depth))
+                \(setup(request, depth: fullHistory))
+                \(swift)
                       - run: pipeline run \(spec)
                 \(artifacts("pipeline-\(spec)"))
                 """
@@ -63,15 +99,19 @@ enum GitHubWorkflows {
         return """
               build:
                 runs-on: ubuntu-latest
+                timeout-minutes: 60
                 steps:
-            \(setup(request, depth: depth))
+            \(setup(request, depth: fullHistory))
+            \(swift)
                   - run: pipeline test --build-only --build-cache \(request.buildCacheWord)
               test:
                 needs: build
                 runs-on: ubuntu-latest
+                timeout-minutes: 60
             \(matrix(request))
                 steps:
-            \(setup(request, depth: depth))
+            \(setup(request, depth: fullHistory))
+            \(swift)
                   - run: pipeline run \(spec) --only pull
                   - run: pipeline test --node ${{ matrix.node }} --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord)
             \(artifacts("pipeline-\(spec)-${{ strategy.job-index }}"))
@@ -79,6 +119,7 @@ enum GitHubWorkflows {
                 needs: test
                 if: always()
                 runs-on: ubuntu-latest
+                timeout-minutes: 15
                 steps:
             \(setup(request, depth: 1))
                   - run: pipeline report --queue --timings develop --junit junit-all.xml
@@ -87,14 +128,17 @@ enum GitHubWorkflows {
 
     static func pullRequest(_ request: SetupRequest) -> String {
         """
-        # Written by `pipeline init`. A pull request's tests; failed snapshots are kept in feature with
-        # the review page, and the step summary gives the accept command (run by pipeline-accept.yml).
-        name: pipeline pull request
+        # Written by `pipeline init`. A pull request's tests, and the merge queue's check of each entry;
+        # failed snapshots are kept in feature with the review page, and the step summary gives the
+        # accept command (run by pipeline-accept.yml on the pull request's branch).
+        \(folderWarning(request))name: pipeline pull request
         on:
           pull_request:
             branches: [\(request.base)]
-        \(header(request))jobs:
-        \(testJobs(request, spec: "pull-request", depth: 0, retries: true))
+          merge_group:
+            types: [checks_requested]
+        \(header(request, concurrency: "group: pipeline-pr-${{ github.event.pull_request.number || github.ref }}\ncancel-in-progress: true"))jobs:
+        \(testJobs(request, spec: "pull-request", retries: true))
 
         """
     }
@@ -106,20 +150,22 @@ enum GitHubWorkflows {
               promote:
                 needs: report
                 runs-on: ubuntu-latest
+                timeout-minutes: 15
                 steps:
-            \(setup(request, depth: request.postMergeDepth))
+            \(setup(request, depth: fullHistory))
                   - run: pipeline run post-merge --only promote
 
             """ : ""
         return """
-            # Written by `pipeline init`. After a merge into \(request.base): the tests, then the merged
-            # branch's references promoted to develop (exit 10 if a touched test's references would not reach it).
-            name: pipeline post-merge
+            # Written by `pipeline init`. After a push to \(request.base) (one merge, or a merge queue's several):
+            # the tests, then the merged branches' references promoted to develop (exit 10 if a touched
+            # test's references would not reach it). Runs of one branch wait for each other, in push order.
+            \(folderWarning(request))name: pipeline post-merge
             on:
               push:
                 branches: [\(request.base)]
-            \(header(request))jobs:
-            \(testJobs(request, spec: "post-merge", depth: request.postMergeDepth, retries: false))
+            \(header(request, concurrency: "group: pipeline-post-merge-${{ github.ref }}\ncancel-in-progress: false"))jobs:
+            \(testJobs(request, spec: "post-merge", retries: false))
             \(promote)
             """
     }
@@ -129,7 +175,7 @@ enum GitHubWorkflows {
         # Written by `pipeline init`. Reviewers: Actions > pipeline accept > Run workflow, on the pull
         # request's branch, makes what CI rendered of its failed snapshots the branch's references
         # (pushed to feature; the merge promotes them). Then re-run the pull request's checks.
-        name: pipeline accept
+        \(folderWarning(request))name: pipeline accept
         on:
           workflow_dispatch:
             inputs:
@@ -139,11 +185,12 @@ enum GitHubWorkflows {
               commit:
                 description: "The commit CI rendered at (default: the branch's head)"
                 required: false
-        \(header(request))jobs:
+        \(header(request, concurrency: "group: pipeline-accept-${{ github.ref }}\ncancel-in-progress: false"))jobs:
           accept:
             runs-on: ubuntu-latest
+            timeout-minutes: 15
             steps:
-        \(setup(request, depth: 0))
+        \(setup(request, depth: fullHistory))
               - env: { TESTS: "${{ inputs.tests }}", COMMIT: "${{ inputs.commit }}" }
                 run: |
                   if [ "$TESTS" = all ]; then set -- --all; else set -- $TESTS; fi

@@ -7,11 +7,10 @@ public struct SetupFile: Sendable, Equatable {
     public let path: String
     public let text: String
 
-    /// Where CI finds the release: this repository's action and install script (a team serving
-    /// releases itself sets PIPELINE_INSTALL_SCRIPT and PIPELINE_RELEASES).
-    static let actionRepository = "your-org/pipeline"
+    /// Where CI finds the install script (a team serving releases itself sets PIPELINE_INSTALL_SCRIPT
+    /// and PIPELINE_RELEASES).
     static var installScript: String {
-        "${PIPELINE_INSTALL_SCRIPT:-https://raw.githubusercontent.com/\(actionRepository)/v$PIPELINE_VERSION/scripts/install.sh}"
+        "${PIPELINE_INSTALL_SCRIPT:-https://raw.githubusercontent.com/\(SetupRequest.defaultActionRepository)/v$PIPELINE_VERSION/scripts/install.sh}"
     }
 }
 
@@ -61,6 +60,24 @@ public enum ProjectSetup {
             }
         }
         return files
+    }
+
+    /// What the team must know about the files written: a folder store on a hosted CI, an action
+    /// still the placeholder.
+    public static func warnings(_ request: SetupRequest) -> [String] {
+        var lines: [String] = []
+        if request.usesFolder {
+            lines.append(
+                "the store is a folder: it works on a self-hosted runner that keeps it between jobs; a hosted "
+                    + "runner's folders (GitHub's, GitLab's shared runners, Bitrise's VMs) are gone when the job ends: "
+                    + "use --store s3://bucket/prefix there")
+        }
+        if request.ci == .github, request.actionIsPlaceholder {
+            lines.append(
+                "the workflows install pipeline with \(request.action): pass --action OWNER/REPO@REF (the repository "
+                    + "that publishes its releases), or edit the 'uses:' lines")
+        }
+        return lines
     }
 
     /// What to run next, one command per line with what it does.

@@ -68,11 +68,18 @@ public struct SetupRequest: Sendable {
     public let version: String
     /// The app xcodebuild tests, for a team that does not test with SwiftPM.
     public let xcode: XcodeApp?
+    /// The GitHub action that installs the release (`OWNER/REPO@REF`): the repository that
+    /// publishes pipeline's releases, or the team's fork of it.
+    public let action: String
+    /// Where the install step finds releases (`<releases>/v<version>/<tarball>`), when not the
+    /// action's repository's GitHub releases.
+    public let releases: String?
 
     /// Checks the flags; each problem is one line naming the flag.
     public init(
         ci: CI, store text: String, region: String? = nil, endpoint: String? = nil, nodes: Int = 1,
-        mergeStyle: MergeStyle = .merge, base: String = "develop", version: String, xcode: XcodeApp? = nil
+        mergeStyle: MergeStyle = .merge, base: String = "develop", version: String, xcode: XcodeApp? = nil,
+        action: String? = nil, releases: String? = nil
     ) throws(RequestError) {
         guard let store = StoreAddress(parsing: text), !text.isEmpty, text != "s3://", !text.hasPrefix("s3:///") else {
             throw RequestError("--store \(text): a folder (such as .pipeline/storage) or s3://bucket/prefix")
@@ -97,7 +104,29 @@ public struct SetupRequest: Sendable {
                 "--xcode writes GitHub Actions' and Bitrise's workflows (macOS runners): --ci github or bitrise")
         }
         self.xcode = xcode
+        let action = action ?? "\(Self.defaultActionRepository)@v\(version)"
+        let parts = action.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].split(separator: "/").count == 2, !parts[1].isEmpty,
+            action.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_./@".contains($0)) })
+        else {
+            throw RequestError("--action \(action): the action's repository and ref, such as acme/pipeline@v\(version)")
+        }
+        self.action = action
+        if let releases, !(releases.hasPrefix("https://") || releases.hasPrefix("http://")) || releases.contains(" ") {
+            throw RequestError(
+                "--releases \(releases): an http(s) address, such as https://example.com/pipeline/releases")
+        }
+        self.releases = releases
     }
+
+    /// The action named when `--action` is not given: a placeholder the team edits (init says so).
+    static let defaultActionRepository = "your-org/pipeline"
+
+    /// Whether the action is still the placeholder.
+    var actionIsPlaceholder: Bool { action.hasPrefix(Self.defaultActionRepository + "@") }
+
+    /// Whether references live in a folder: on a hosted runner, gone when the job ends.
+    var usesFolder: Bool { !usesS3 }
 
     var usesS3: Bool {
         if case .s3 = store { return true }
@@ -122,7 +151,4 @@ public struct SetupRequest: Sendable {
         let safe = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/:-+=@".contains($0)) }
         return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
-
-    /// Commits the post-merge checkout needs: the merge and its parents, or a rebase's branch.
-    var postMergeDepth: Int { mergeStyle == .rebase ? 0 : 2 }
 }

@@ -92,7 +92,7 @@ enum XcodeWorkflows {
 
     static func gitHubRun(_ request: SetupRequest, _ app: SetupRequest.XcodeApp, pullRequest: Bool) -> String {
         let spec = pullRequest ? "pull-request" : "post-merge"
-        let depth = pullRequest ? 0 : request.postMergeDepth
+        let depth = GitHubWorkflows.fullHistory
         let nodes = (1...request.nodes).map(String.init).joined(separator: ", ")
         let promote =
             pullRequest

@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import GitChanges
 import PipelineCore
@@ -49,10 +50,28 @@ public struct ChangeQuery: Sendable {
         return try changes(in: directory, settings: settings ?? ChangeSettings())
     }
 
-    /// What the compared commits of the repository at `directory` changed.
-    public func changes(in directory: URL, settings: ChangeSettings = ChangeSettings()) throws -> ChangeSet {
+    /// What the compared commits of the repository at `directory` changed. On a CI push that
+    /// brought several commits (a merge queue's fast-forward over its entries, two merges served by
+    /// one run), a merge comparison of the pushed head covers the whole push: from where the
+    /// branch stood before it (`CIContext.pushedFrom`) to the head.
+    public func changes(
+        in directory: URL, settings: ChangeSettings = ChangeSettings(),
+        variables: [String: String] = ProcessInfo.processInfo.environment
+    ) throws -> ChangeSet {
         let detector = ChangeDetector(
             repositoryPath: directory.path, testPattern: testPattern ?? settings.tests, detectRenames: detectRenames)
-        return try detector.changes(try comparison(settings: settings))
+        var comparison = try comparison(settings: settings)
+        if case .merge(let head) = comparison, self.head == nil, settings.head == nil,
+            let before = CIContext(variables).pushedFrom
+        {
+            let history = try CommitHistory(repositoryPath: directory.path)
+            let parents = try history.parents(of: head)
+            if try history.sha(head) != before, parents.first != before,
+                try history.isAncestor(before, of: head) == true
+            {
+                comparison = .range(base: before, head: head)
+            }
+        }
+        return try detector.changes(comparison)
     }
 }

@@ -5,6 +5,9 @@ import Foundation
 public enum GitHubReport {
     /// One `::error` workflow command per test that did not pass (flaky and quarantined ones as `::warning`),
     /// pointing at the first `File.swift:LINE` its message or output names, relative to `workspace`.
+    /// The longest first line an annotation keeps whole (GitHub shows up to 4 KB of a message).
+    static let annotationLimit = 2000
+
     public static func annotations(_ report: TestReport, workspace: String?) -> [String] {
         report.tests.compactMap { record in
             let level: String
@@ -16,17 +19,20 @@ public enum GitHubReport {
             let title = "\(record.name) \(record.status.rawValue)" + (record.quarantine == nil ? "" : " (quarantined)")
             var properties = ["title=\(escapeProperty(title))"]
             if let (file, line) = location(
-                in: [record.message, record.output].compactMap { $0 }.joined(separator: "\n"))
+                in: [record.message, record.output].compactMap { $0 }.joined(separator: "\n"), workspace: workspace)
             {
                 let relative =
                     workspace.flatMap { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : nil } ?? file
                 properties.insert(contentsOf: ["file=\(escapeProperty(relative))", "line=\(line)"], at: 0)
             }
-            // One line: the message's first, shortened (the whole message is in the log and JUnit).
+            // One line: the message's first, whole (it ends in the command that fixes it, such as
+            // the accept command); only a runaway line is shortened (the whole message is in the log and JUnit).
             let first = (record.message ?? "").split(separator: "\n").first {
                 !$0.trimmingCharacters(in: .whitespaces).isEmpty
             }
-            let brief = first.map { $0.count > 200 ? $0.prefix(199) + "…" : String($0) } ?? record.status.rawValue
+            let brief =
+                first.map { $0.count > annotationLimit ? $0.prefix(annotationLimit - 1) + "…" : String($0) }
+                ?? record.status.rawValue
             let message = (record.quarantine.map { "\($0.description): " } ?? "") + brief
             return "::\(level) \(properties.joined(separator: ","))::\(escapeData(message))"
         }
@@ -57,10 +63,17 @@ public enum GitHubReport {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    /// The first `/path/File.swift:LINE` in `text`.
-    static func location(in text: String) -> (String, Int)? {
-        guard let match = text.firstMatch(of: /(\/[^:\n]*?\.swift):(\d+)/), let line = Int(match.2) else { return nil }
-        return (String(match.1), line)
+    /// The first `/path/File.swift:LINE` in `text` (an absolute path, as XCTest writes it), else
+    /// Swift Testing's `Module/File.swift:LINE` where `workspace/Tests/Module/File.swift` exists.
+    static func location(in text: String, workspace: String? = nil) -> (String, Int)? {
+        if let match = text.firstMatch(of: /(?:^|[\s('"])(\/[^:\n]*?\.swift):(\d+)/), let line = Int(match.2) {
+            return (String(match.1), line)
+        }
+        guard let workspace, let match = text.firstMatch(of: /(?:^|[\s('"])([A-Za-z_][\w]*\/[^\/:\n]+\.swift):(\d+)/),
+            let line = Int(match.2)
+        else { return nil }
+        let path = "Tests/" + match.1
+        return FileManager.default.fileExists(atPath: workspace + "/" + path) ? (workspace + "/" + path, line) : nil
     }
 
     /// GitHub's escaping of a workflow command's message.

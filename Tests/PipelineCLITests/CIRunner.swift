@@ -105,6 +105,7 @@ final class CIRunner {
             .merging(inputs.map { ("inputs.\($0.key)", $0.value) }) { $1 }
             .merging([
                 "strategy.job-index": "\(node?.index ?? 0)", "github.action_repository": "your-org/pipeline",
+                "github.run_attempt": "1",
             ]) { $1 }
             .merging(node.map { ["matrix.node": $0.value] } ?? [:]) { $1 }
         var environment = variables.merging([
@@ -122,6 +123,8 @@ final class CIRunner {
         var result = Job()
         for step in try field(job["steps"] as? [[String: Any]], "jobs.\(name).steps") {
             guard result.passed || (step["if"] as? String) == "always()" else { continue }
+            // This runner is a self-hosted one: the hosted runner's toolchain step is skipped.
+            if (step["if"] as? String) == "runner.environment == 'github-hosted'" { continue }
             var stepEnvironment = environment
             for (key, value) in (step["env"] as? [String: String]) ?? [:] {
                 stepEnvironment[key] = try substitute(value, contexts)

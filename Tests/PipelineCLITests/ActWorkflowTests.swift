@@ -1,0 +1,253 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `pipeline init --ci github`'s workflows on GitHub's own runner code (nektos/act with the real
+/// actions/checkout@v4, `ActRunner`), each job in a fresh workspace with the checkout's shallow
+/// fetch of the event's commit, for the events GitHub sends: `pull_request` on its
+/// `refs/pull/N/merge`, `workflow_dispatch` with inputs on the branch, `merge_group` on a queue
+/// entry, and `push` with `before`/`after`, including a push that brings several merges.
+@Suite(
+    "the generated GitHub workflows under act with the real actions/checkout", .serialized,
+    .enabled(if: ActRunner.unavailable == nil, "\(ActRunner.unavailable ?? "")"))
+struct ActWorkflowTests {
+    /// A team on GitHub: the example package with init's files (`--merge-style squash`), its
+    /// references recorded and promoted, hosted on the stand-in as `acme/app`.
+    final class Team {
+        let scratch: URL
+        let dev: URL
+        let bare: URL
+        let runner: ActRunner
+        let secrets: [String: String]
+        var pullRequests = 0
+
+        init(_ backend: RefsBackend) async throws {
+            scratch = try Scratch.folder("act")
+            dev = scratch.appendingPathComponent("dev")
+            let version = String(
+                try PipelineBinary.run(["--version"], in: scratch).stdout.dropFirst("pipeline ".count)
+            ).trimmingCharacters(in: .whitespacesAndNewlines)
+            runner = try ActRunner(root: scratch.appendingPathComponent("github"), version: version)
+            var flags = ["--action", "\(ActRunner.owner)/pipeline@v\(version)", "--merge-style", "squash"]
+            switch backend {
+            case .folder:
+                // A self-hosted runner keeps the folder between jobs.
+                flags += ["--store", scratch.appendingPathComponent("store").path]
+                secrets = [:]
+            case .s3:
+                let references = try await backend.references()
+                let bucket = try #require(references.firstMatch(of: /s3:\/\/([^\/]+)\//)?.output.1)
+                flags += ["--store", "s3://\(bucket)/app", "--endpoint", RefsBackend.s3Endpoint!]
+                secrets = [
+                    "PIPELINE_AWS_ACCESS_KEY_ID": "test:tester", "PIPELINE_AWS_SECRET_ACCESS_KEY": "testing",
+                ]
+            }
+            try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
+            for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path)
+            where item != ".build" {
+                try FileManager.default.copyItem(
+                    at: ExamplePackage.root.appendingPathComponent(item), to: dev.appendingPathComponent(item))
+            }
+            try Scratch.write(".build/\n__Snapshots__/\n", to: dev.appendingPathComponent(".gitignore"))
+            let initialized = try PipelineBinary.run(["init", "--ci", "github"] + flags, in: dev)
+            guard initialized.status == 0 else { throw ActRunner.Failure(description: initialized.stderr) }
+            try Git.run(["init", "-q", "-b", "develop"], in: dev)
+            try Git.run(["add", "-A"], in: dev)
+            try Git.run(["commit", "-q", "-m", "The app, and pipeline init's files"], in: dev)
+            for command in [["refs", "record", "--all"], ["refs", "promote", "--all", "--force", "--yes"]] {
+                let result = try PipelineBinary.run(command, in: dev, environment: RefsBackend.environment)
+                guard result.status == 0 else { throw ActRunner.Failure(description: "\(command): \(result.stderr)") }
+            }
+            bare = try runner.host(dev, name: "app", base: "develop")
+            try Git.run(["remote", "add", "origin", bare.path], in: dev)
+        }
+
+        deinit { try? FileManager.default.removeItem(at: scratch) }
+
+        func sha(_ revision: String = "HEAD") throws -> String { try Git.run(["rev-parse", revision], in: dev) }
+
+        /// A branch from develop with `change` made, pushed.
+        func branch(_ name: String, _ change: (URL) throws -> Void) throws -> String {
+            try Git.run(["checkout", "-q", "-B", name, "develop"], in: dev)
+            try change(dev)
+            try Git.run(["add", "-A"], in: dev)
+            try Git.run(["commit", "-q", "-m", name], in: dev)
+            try Git.run(["push", "-q", "-f", "origin", name], in: dev)
+            return try sha()
+        }
+
+        /// The pull request of `branch`: GitHub's merge of it into develop at `refs/pull/N/merge`;
+        /// its number, head and merge commit.
+        func pullRequest(_ branch: String) throws -> (number: Int, head: String, merge: String) {
+            pullRequests += 1
+            let head = try sha(branch)
+            try Git.run(["checkout", "-q", "--detach", "develop"], in: dev)
+            try Git.run(["merge", "-q", "--no-ff", "-m", "Merge \(head) into develop", branch], in: dev)
+            let merge = try sha()
+            try Git.run(["push", "-q", "-f", "origin", "HEAD:refs/pull/\(pullRequests)/merge"], in: dev)
+            try Git.run(["checkout", "-q", "develop"], in: dev)
+            return (pullRequests, head, merge)
+        }
+
+        func checks(_ pr: (number: Int, head: String, merge: String), branch: String) throws -> ActRunner.Run {
+            let payload: [String: Any] = [
+                "number": pr.number,
+                "pull_request": [
+                    "number": pr.number, "head": ["ref": branch, "sha": pr.head],
+                    "base": ["ref": "develop", "sha": try sha("develop")],
+                ],
+            ]
+            return try run(
+                "pipeline-pull-request.yml", event: "pull_request", sha: pr.merge, ref: "refs/pull/\(pr.number)/merge",
+                payload: payload)
+        }
+
+        func accept(branch: String) throws -> ActRunner.Run {
+            try run(
+                "pipeline-accept.yml", event: "workflow_dispatch", sha: try sha(branch), ref: "refs/heads/\(branch)",
+                payload: ["inputs": ["tests": "all", "commit": ""]])
+        }
+
+        /// `branch` squashed onto `onto` as GitHub's button (or a merge queue entry) does.
+        func squash(_ branch: String, onto: String) throws -> String {
+            try Git.run(["checkout", "-q", "--detach", onto], in: dev)
+            try Git.run(["merge", "-q", "--squash", branch], in: dev)
+            try Git.run(["commit", "-q", "-m", "\(branch) (squashed)"], in: dev)
+            return try sha()
+        }
+
+        /// Develop moved to `commit` in one push, the merged branches deleted; the post-merge run.
+        func push(_ commit: String, deleting branches: [String]) throws -> ActRunner.Run {
+            let before = try sha("develop")
+            try Git.run(["checkout", "-q", "-B", "develop", commit], in: dev)
+            try Git.run(["push", "-q", "origin", "develop"] + branches.map { ":\($0)" }, in: dev)
+            for branch in branches { try Git.run(["branch", "-q", "-D", branch], in: dev) }
+            return try run(
+                "pipeline-post-merge.yml", event: "push", sha: commit, ref: "refs/heads/develop",
+                payload: ["ref": "refs/heads/develop", "before": before, "after": commit])
+        }
+
+        func run(_ file: String, event: String, sha: String, ref: String, payload: [String: Any]) throws
+            -> ActRunner.Run
+        {
+            try runner.run(
+                ".github/workflows/\(file)", repository: "app", event: event, sha: sha, ref: ref, payload: payload,
+                secrets: secrets, in: scratch)
+        }
+    }
+
+    static func expect(_ run: ActRunner.Run, passed: Bool, _ what: String) {
+        #expect(run.passed == passed, "\(what): exit \(run.status)\n\(run.output.suffix(4000))")
+    }
+
+    /// Each annotation once, one summary section: one owner of the job's report.
+    static func expectReportedOnce(_ run: ActRunner.Run) {
+        #expect(!run.annotations.isEmpty, "the failing tests are annotated")
+        #expect(Set(run.annotations).count == run.annotations.count, "each annotation once: \(run.annotations)")
+        #expect(run.summaryHeadings.count == 1, "one summary section: \(run.summaryHeadings)")
+    }
+
+    /// The promote stage copied the references of `tests` tests into develop.
+    static func expectPromoted(_ run: ActRunner.Run, tests: Int) {
+        let line = run.output.split(separator: "\n").first { $0.contains("promote  passed") }
+        #expect(line?.contains("promote  passed  \(tests) test(s): copied ") == true, "\(line ?? "no promote line")")
+        #expect(line?.contains("copied 0,") == false, "\(line ?? "")")
+    }
+
+    static func changeColour(_ dev: URL) throws {
+        let url = dev.appendingPathComponent("Sources/ExampleKit/BadgeView.swift")
+        let source = try String(contentsOf: url, encoding: .utf8)
+        try Data(
+            source.replacingOccurrences(
+                of: #"primary = RGB\([0-9, ]+\)"#, with: "primary = RGB(208, 64, 32)", options: .regularExpression
+            ).utf8
+        ).write(to: url)
+    }
+
+    static func notes(_ text: String) -> (URL) throws -> Void {
+        { dev in try Scratch.write(text + "\n", to: dev.appendingPathComponent("NOTES.md")) }
+    }
+
+    @Test(
+        "a view change fails with its accept command, the accept workflow, the re-run passes, a squash merge's post-merge job (as generated) promotes, the next pull request passes",
+        arguments: RefsBackend.available)
+    func loop(backend: RefsBackend) async throws {
+        let team = try await Team(backend)
+        _ = try team.branch("feature/brand", Self.changeColour)
+        let brand = try team.pullRequest("feature/brand")
+        let failed = try team.checks(brand, branch: "feature/brand")
+        Self.expect(failed, passed: false, "the pull request's snapshots fail")
+        #expect(failed.output.contains("install: pipeline "), "the action installed the release from the stand-in")
+        #expect(
+            failed.output.contains("pipeline refs accept BadgeViewTests --commit \(brand.head)"),
+            "the summary's accept command names the branch head")
+        Self.expectReportedOnce(failed)
+
+        Self.expect(try team.accept(branch: "feature/brand"), passed: true, "the accept workflow")
+        Self.expect(try team.checks(brand, branch: "feature/brand"), passed: true, "the re-run on CI's renderings")
+
+        let merged = try team.squash("feature/brand", onto: "develop")
+        let postMerge = try team.push(merged, deleting: ["feature/brand"])
+        Self.expect(postMerge, passed: true, "the post-merge job")
+        Self.expectPromoted(postMerge, tests: 2)
+
+        _ = try team.branch("feature/notes", Self.notes("next"))
+        let next = try team.pullRequest("feature/notes")
+        Self.expect(try team.checks(next, branch: "feature/notes"), passed: true, "the next pull request on develop")
+    }
+
+    @Test(
+        "a merge queue: two stacked entries (a changed rendering, a new snapshot test) pass their merge_group checks, one push brings both and promotes both"
+    )
+    func mergeQueue() async throws {
+        let team = try await Team(.folder)
+        _ = try team.branch("feature/brand", Self.changeColour)
+        _ = try team.branch("feature/new-test") { dev in
+            try Scratch.write(
+                """
+                import ExampleKit
+                import SnapshotTesting
+                import XCTest
+
+                final class WelcomeTests: XCTestCase {
+                    func testWelcome() {
+                        assertSnapshot(of: BadgeView(title: "Welcome", count: 1).layout, as: .lines)
+                    }
+                }
+
+                """, to: dev.appendingPathComponent("Tests/ExampleKitTests/WelcomeTests.swift"))
+        }
+        for branch in ["feature/brand", "feature/new-test"] {
+            let pr = try team.pullRequest(branch)
+            Self.expect(try team.checks(pr, branch: branch), passed: false, "\(branch): new renderings to accept")
+            Self.expect(try team.accept(branch: branch), passed: true, "\(branch): accepted")
+            Self.expect(try team.checks(pr, branch: branch), passed: true, "\(branch): passes on its renderings")
+        }
+        // The queue: each entry squashed onto the one before it, checked at its temporary branch.
+        let base = try team.sha("develop")
+        var entries: [String] = []
+        for (index, branch) in ["feature/brand", "feature/new-test"].enumerated() {
+            let entry = try team.squash(branch, onto: entries.last ?? base)
+            let queueRef = "gh-readonly-queue/develop/pr-\(index + 1)-\(entry)"
+            try Git.run(["push", "-q", "origin", "\(entry):refs/heads/\(queueRef)"], in: team.dev)
+            let check = try team.run(
+                "pipeline-pull-request.yml", event: "merge_group", sha: entry, ref: "refs/heads/\(queueRef)",
+                payload: [
+                    "merge_group": [
+                        "head_sha": entry, "head_ref": "refs/heads/\(queueRef)", "base_sha": entries.last ?? base,
+                        "base_ref": "refs/heads/develop",
+                    ]
+                ])
+            Self.expect(check, passed: true, "the queue's check of entry \(index + 1) (\(branch))")
+            entries.append(entry)
+        }
+        let postMerge = try team.push(entries[1], deleting: ["feature/brand", "feature/new-test"])
+        Self.expect(postMerge, passed: true, "one push bringing both entries")
+        #expect(postMerge.output.contains("(range)"), "the push's whole range is compared")
+        Self.expectPromoted(postMerge, tests: 3)
+
+        _ = try team.branch("feature/notes", Self.notes("after the queue"))
+        let next = try team.pullRequest("feature/notes")
+        Self.expect(try team.checks(next, branch: "feature/notes"), passed: true, "the next pull request on develop")
+    }
+}
