@@ -319,13 +319,24 @@ struct ChangeDetectorTests {
         #expect(try changes(repository, .range(base: "develop~1", head: "feature/avatar")).files.count > 0)
     }
 
-    @Test("a shallow clone says so and how to fix it, never 'object not found'")
+    @Test(
+        "a shallow clone fetches the history it lacks from origin; one that cannot says so and how to fix it, never 'object not found'"
+    )
     func shallow() throws {
         let source = try mergedFeature()
+        let fetching = TestRepository(
+            existing: FileManager.default.temporaryDirectory.appendingPathComponent("shallow-\(UUID())"))
+        _ = try TestRepository.run(
+            ["git", "clone", "-q", "--depth", "1", "file://" + source.path, fetching.path], in: source.root)
+        #expect(try changes(fetching).files.count > 0, "the merge's parent fetched from origin")
+        #expect(!FileManager.default.fileExists(atPath: fetching.path + "/.git/shallow"), "no longer shallow")
+
         let clone = TestRepository(
             existing: FileManager.default.temporaryDirectory.appendingPathComponent("shallow-\(UUID())"))
         _ = try TestRepository.run(
             ["git", "clone", "-q", "--depth", "1", "file://" + source.path, clone.path], in: source.root)
+        _ = try TestRepository.run(
+            ["git", "-C", clone.path, "remote", "set-url", "origin", "file:///nonexistent/repository"], in: source.root)
         #expect(throws: GitError.self) { try changes(clone) }
         do {
             _ = try changes(clone)
@@ -336,6 +347,7 @@ struct ChangeDetectorTests {
             }
             #expect(error.description.hasPrefix("shallow clone: parent 1 of commit "))
             #expect(error.description.contains("git fetch --deepen=1"))
+            #expect(error.description.contains("fetching it from origin failed"))
             #expect(!error.description.contains("object not found"))
         }
         do {
