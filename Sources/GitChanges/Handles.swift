@@ -46,9 +46,7 @@ final class Repository {
         var display = workdir ?? gitdir
         while display.hasSuffix("/") { display.removeLast() }
         displayPath = display
-        var folder = gitdir
-        while folder.hasSuffix("/") { folder.removeLast() }
-        shallowHistory = ShallowHistory(gitFolder: folder, workTree: display)
+        shallowHistory = ShallowHistory(workTree: display)
     }
 
     var isShallow: Bool { git_repository_is_shallow(handle.pointer) == 1 }

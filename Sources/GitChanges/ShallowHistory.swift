@@ -8,26 +8,24 @@ import Foundation
 /// actions/checkout does by default), and says so; when that cannot be done, the question fails
 /// with a line naming what is missing and the depth to set.
 struct ShallowHistory {
-    let gitFolder: String
+    /// The work tree (or a bare repository's folder) git runs in.
     let workTree: String
     /// The outcome of this repository's one fetch: nil before it, `.some(nil)` after it worked,
     /// the failure's text when it failed.
     private(set) var outcome: String??
 
-    init(gitFolder: String, workTree: String) {
-        (self.gitFolder, self.workTree) = (gitFolder, workTree)
+    init(workTree: String) {
+        self.workTree = workTree
     }
 
     /// `PIPELINE_FETCH_HISTORY=0` turns the fetch off (a clone whose remote must not be asked).
     static var enabled: Bool { ProcessInfo.processInfo.environment["PIPELINE_FETCH_HISTORY"] != "0" }
 
-    /// Whether the clone is shallow (git's own record of it).
-    var isShallow: Bool { FileManager.default.fileExists(atPath: gitFolder + "/shallow") }
-
-    /// Fetches the history the shallow clone lacks; true when there is now more to read (the
-    /// question should be asked again), false when it was fetched already or cannot be.
+    /// Fetches the history the shallow clone lacks (the caller knows it is shallow); true when
+    /// there is now more to read (the question should be asked again), false when it was fetched
+    /// already or cannot be.
     mutating func deepen(missing: String) -> Bool {
-        guard Self.enabled, outcome == nil, isShallow else { return false }
+        guard Self.enabled, outcome == nil else { return false }
         FileHandle.standardError.write(
             Data("shallow clone: \(missing) is not in this clone; fetching its history from origin…\n".utf8))
         let process = Process()

@@ -3,11 +3,11 @@ import Foundation
 /// A test report as GitHub Actions shows it: `::error` annotations on the failing lines, and a
 /// Markdown summary for `$GITHUB_STEP_SUMMARY`.
 public enum GitHubReport {
-    /// One `::error` workflow command per test that did not pass (flaky and quarantined ones as `::warning`),
-    /// pointing at the first `File.swift:LINE` its message or output names, relative to `workspace`.
     /// The longest first line an annotation keeps whole (GitHub shows up to 4 KB of a message).
     static let annotationLimit = 2000
 
+    /// One `::error` workflow command per test that did not pass (flaky and quarantined ones as `::warning`),
+    /// pointing at the first `File.swift:LINE` its message or output names, relative to `workspace`.
     public static func annotations(_ report: TestReport, workspace: String?) -> [String] {
         report.tests.compactMap { record in
             let level: String
