@@ -46,6 +46,14 @@ public struct DryRun: Sendable, Encodable {
         public var transfers: [TransferReport]? = nil
         /// Why the dry run could not work the stage out in detail.
         public var note: String? = nil
+        /// The exit status the run would stop with at this stage (a store that does not exist, a
+        /// comparison git cannot make), when working it out failed; the dry run exits with the first.
+        public var exitStatus: Int32? = nil
+    }
+
+    /// The exit status the run would stop with: the first stage that could not be worked out.
+    public var exitStatus: ExitStatus? {
+        stages.lazy.compactMap { $0.exitStatus.flatMap(ExitStatus.init(rawValue:)) }.first
     }
 
     public struct StoreDryRun: Sendable, Encodable {

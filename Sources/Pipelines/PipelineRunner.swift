@@ -200,6 +200,7 @@ public struct PipelineRunner: Sendable {
                 try await stage.executor.detail(&plan.stages[index], in: &context)
             } catch {
                 plan.stages[index].note = "cannot work this stage out: \(error)"
+                plan.stages[index].exitStatus = (ExitStatus.classify(error)?.status ?? .internalError).rawValue
             }
         }
         return plan

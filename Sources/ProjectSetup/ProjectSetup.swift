@@ -80,19 +80,35 @@ public enum ProjectSetup {
         return lines
     }
 
-    /// What to run next, one command per line with what it does.
-    public static func nextSteps(_ request: SetupRequest, files: [SetupFile]) -> [String] {
+    /// The specs in `repository`'s pipelines folder that init did not write (the team's own),
+    /// which it leaves alone.
+    public static func otherSpecs(in repository: URL, written files: [SetupFile]) -> [String] {
+        let folder = repository.appendingPathComponent("pipelines")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".yml") || $0.hasSuffix(".yaml") }.map { "pipelines/" + $0 }
+            .filter { path in !files.contains { $0.path == path } }.sorted()
+    }
+
+    /// What to run next, one command per line with what it does. With `others` (the team's own
+    /// specs, left alone), the reference commands name init's post-merge spec, whose stores these are.
+    public static func nextSteps(_ request: SetupRequest, files: [SetupFile], others: [String] = []) -> [String] {
         let folders = Set(files.map { $0.path.split(separator: "/").first.map(String.init) ?? $0.path }).sorted()
+        let spec = others.isEmpty ? "" : " --pipeline post-merge"
         let record =
             request.xcode.map { app in
                 "pipeline refs record --all --xcode --scheme \(app.scheme) --destination '\(app.destination)'"
                     + (app.container.isEmpty ? "" : " --\(app.container[0].dropFirst()) \(app.container[1])")
             } ?? "pipeline refs record --all                 "
         var lines = [
-            record + " # record every snapshot test's references",
-            "pipeline refs promote --all --force --yes   # store them in develop (and feature)",
+            record + spec + " # record every snapshot test's references",
+            "pipeline refs promote --all --force --yes\(spec)   # store them in develop (and feature)",
             "git add \(folders.joined(separator: " ")) && git commit -m 'CI: pipeline'",
         ]
+        if !others.isEmpty {
+            lines.insert(
+                "(left alone: \(others.joined(separator: ", ")); the commands name --pipeline post-merge, init's spec)",
+                at: 0)
+        }
         if request.usesS3 {
             let names =
                 request.ci == .github

@@ -26,6 +26,8 @@ struct CachedBuild: Sendable {
     let savedUnder: String?
     let branch: String
     let run: String?
+    /// The cache's folder when it did not exist before this run: its first save creates it, and says so.
+    var newFolder: String? = nil
 
     /// A run without the cache.
     static func none(_ request: TestRequest) -> CachedBuild {
@@ -53,6 +55,7 @@ struct CachedBuild: Sendable {
         if let cache {
             do {
                 lines.append(try await cache.save(commit: savedUnder ?? commit, branch: branch))
+                if let newFolder { lines.append("created \(newFolder) for it (the build-cache folder did not exist)") }
             } catch {
                 if request.mode.isBuildOnly { throw error }
                 lines.append("could not keep this build in the cache: \(error)")
@@ -84,6 +87,10 @@ extension TestFlow {
             return .none(request)
         }
         let folder = try openStore(address)
+        // A folder that does not exist yet: said when the first save creates it, not made silently.
+        let newFolder = (folder.store as? FolderStore).map(\.root.path).flatMap { root in
+            FileManager.default.fileExists(atPath: root) ? nil : root
+        }
         let scratch = SuiteRun.workFolder(of: request.package)
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let key = try await BuildCacheKey.current(
@@ -120,7 +127,7 @@ extension TestFlow {
         }
         return CachedBuild(
             cache: cache, products: products, arguments: arguments, skipBuild: false, commit: commits[0],
-            savedUnder: savedUnder, branch: branch, run: run)
+            savedUnder: savedUnder, branch: branch, run: run, newFolder: newFolder)
     }
 
     /// The cache's store: a folder (relative to the working folder) or an S3 prefix, opened as

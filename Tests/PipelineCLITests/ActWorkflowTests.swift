@@ -21,14 +21,16 @@ struct ActWorkflowTests {
         let secrets: [String: String]
         var pullRequests = 0
 
-        init(_ backend: RefsBackend) async throws {
+        init(_ backend: RefsBackend, nodes: Int = 1) async throws {
             scratch = try Scratch.folder("act")
             dev = scratch.appendingPathComponent("dev")
             let version = String(
                 try PipelineBinary.run(["--version"], in: scratch).stdout.dropFirst("pipeline ".count)
             ).trimmingCharacters(in: .whitespacesAndNewlines)
             runner = try ActRunner(root: scratch.appendingPathComponent("github"), version: version)
-            var flags = ["--action", "\(ActRunner.owner)/pipeline@v\(version)", "--merge-style", "squash"]
+            var flags = [
+                "--action", "\(ActRunner.owner)/pipeline@v\(version)", "--merge-style", "squash", "--nodes", "\(nodes)",
+            ]
             switch backend {
             case .folder:
                 // A self-hosted runner keeps the folder between jobs.
@@ -197,6 +199,27 @@ struct ActWorkflowTests {
     }
 
     @Test(
+        "two machines: the build job, the matrix nodes through the store's queue and the report job fail over both, accept, re-run, a squash merge's post-merge (report, then promote)"
+    )
+    func twoMachines() async throws {
+        let team = try await Team(.folder, nodes: 2)
+        _ = try team.branch("feature/brand", Self.changeColour)
+        let brand = try team.pullRequest("feature/brand")
+        let failed = try team.checks(brand, branch: "feature/brand")
+        Self.expect(failed, passed: false, "the pull request's snapshots fail on their node")
+        for job in ["build", "test-1", "test-2", "report"] {
+            #expect(failed.output.contains("[pipeline pull request/\(job)"), "the \(job) job ran")
+        }
+        #expect(failed.output.contains("pipeline refs accept BadgeViewTests --commit \(brand.head)"))
+        Self.expect(try team.accept(branch: "feature/brand"), passed: true, "the accept workflow")
+        Self.expect(try team.checks(brand, branch: "feature/brand"), passed: true, "the re-run on both nodes")
+        let postMerge = try team.push(try team.squash("feature/brand", onto: "develop"), deleting: ["feature/brand"])
+        Self.expect(postMerge, passed: true, "the post-merge run: build, nodes, report, promote")
+        #expect(postMerge.output.contains("[pipeline post-merge/promote"), "the promote job ran after the report")
+        Self.expectPromoted(postMerge, tests: 2)
+    }
+
+    @Test(
         "a merge queue: two stacked entries (a changed rendering, a new snapshot test) pass their merge_group checks, one push brings both and promotes both",
         .enabled(
             if: ProcessInfo.processInfo.environment["PIPELINE_TEST_MERGE_QUEUE"] == "1",
@@ -213,7 +236,7 @@ struct ActWorkflowTests {
 
                 final class WelcomeTests: XCTestCase {
                     func testWelcome() {
-                        assertSnapshot(of: BadgeView(title: "Welcome", count: 1).layout, as: .lines)
+                        assertSnapshot(of: "Welcome, \\(BadgeView(title: "Ada", count: 1).title)", as: .lines)
                     }
                 }
 

@@ -119,6 +119,35 @@ struct InitCommandTests {
         #expect(unknown.stderr.contains("jenkins"), "\(unknown.stderr)")
     }
 
+    @Test("a repository with specs of its own: init leaves them alone, says so, and its next commands name its spec")
+    func otherSpecs() throws {
+        let folder = try Scratch.folder("init-others")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Scratch.write(
+            "name: pr\ndescription: The team's own.\nreferences:\n  feature: other/feature\n  develop: other/develop\n"
+                + "stages:\n  - pull:\n      from: develop\n", to: folder.appendingPathComponent("pipelines/pr.yml"))
+        let result = try PipelineBinary.run(["init", "--ci", "github", "--store", "store"], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("left alone: pipelines/pr.yml"), "\(result.stdout)")
+        #expect(result.stdout.contains("pipeline refs promote --all --force --yes --pipeline post-merge"))
+        #expect(result.stderr.contains("warning: the store is a folder"), "\(result.stderr)")
+        #expect(result.stderr.contains("pass --action OWNER/REPO@REF"), "\(result.stderr)")
+        // The command init prints works where the specs disagree; without --pipeline it is refused.
+        let named = try PipelineBinary.run(
+            ["refs", "promote", "--all", "--force", "--yes", "--pipeline", "post-merge", "--dry-run"], in: folder)
+        #expect(!named.stderr.contains("name different references"), "\(named.stderr)")
+        let unnamed = try PipelineBinary.run(["refs", "promote", "--all", "--force", "--yes", "--dry-run"], in: folder)
+        #expect(unnamed.stderr.contains("name different references"), "\(unnamed.stderr)")
+        let action = try PipelineBinary.run(
+            ["init", "--ci", "github", "--store", "s3://team-snapshots", "--action", "acme/pipeline@v1.2.3"],
+            in: try Scratch.folder("init-action"))
+        #expect(action.status == 0 && !action.stderr.contains("--action"), "\(action.stderr)")
+        let badAction = try PipelineBinary.run(
+            ["init", "--ci", "github", "--store", "s3://team-snapshots", "--action", "pipeline"],
+            in: try Scratch.folder("init-action"))
+        #expect(badAction.status == 2 && badAction.stderr.contains("--action pipeline"), "\(badAction.stderr)")
+    }
+
     @Test("a CI job runs part of a generated pipeline: --only keeps the stages named, in the spec's order")
     func onlyStages() throws {
         let folder = try Scratch.folder("init-only")
@@ -128,6 +157,11 @@ struct InitCommandTests {
         try Scratch.git(folder, "add", "-A")
         try Scratch.git(folder, "commit", "-q", "-m", "init")
         try Scratch.git(folder, "commit", "-q", "--allow-empty", "-m", "next")
+        // The stores as the first recording leaves them (a dry run on a store that does not exist exits 5).
+        for role in ["feature", "develop"] {
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent("store/\(role)"), withIntermediateDirectories: true)
+        }
 
         let plan = try PipelineBinary.run(
             ["run", "post-merge", "--only", "promote,pull", "--dry-run", "--json"], in: folder)

@@ -37,6 +37,24 @@ struct PipelineRunTests {
         return repo
     }
 
+    @Test("a dry run on a store that does not exist says so and exits as the run would (5), after its plan")
+    func dryRunMissingStore() throws {
+        let repo = try SnapshotRepository(
+            references: "references:\n  feature: missing/feature\n  develop: missing/develop\n")
+        try repo.write("Tests/AppTests/LoginTests.swift", "// login v2\n")
+        try repo.commitAll("a change")
+        let run = try repo.pipeline("run", "post-merge")
+        let dryRun = try repo.pipeline("run", "post-merge", "--dry-run")
+        #expect(run.status == 5, "\(run.stderr)")
+        #expect(dryRun.status == run.status, "\(dryRun.stdout)\(dryRun.stderr)")
+        #expect(dryRun.stdout.contains("cannot work this stage out") && dryRun.stdout.contains("does not exist"))
+        let json = try repo.pipeline("run", "post-merge", "--dry-run", "--json")
+        #expect(json.status == 5)
+        let plan = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((plan?["stages"] as? [[String: Any]])?.first?["exitStatus"] as? Int == 5, "\(json.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: repo.root.appendingPathComponent("missing").path))
+    }
+
     @Test(
         "a dry run shows the plan and writes nothing; the run tests, then promotes the changed test's references",
         arguments: RefsBackend.available)

@@ -119,8 +119,8 @@ struct ShallowCloneTests {
             try Scratch.write("public func f() -> Int { 1 }\n// \(index)\n", to: source)
             try Git.run(["commit", "-q", "-am", "commit \(index)"], in: package)
         }
+        // The cache's folder does not exist: the first save creates it and says so.
         let cache = folder.appendingPathComponent("cache")
-        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
         for depth in Self.depths {
             let clone = try clone(package, depth: depth)
             defer { try? FileManager.default.removeItem(at: clone.deletingLastPathComponent()) }
@@ -129,6 +129,8 @@ struct ShallowCloneTests {
             #expect(test.status == 0, "depth \(depth): \(test.stdout)\(test.stderr.suffix(2000))")
             #expect(!test.stderr.contains("Fatal error"), "depth \(depth)")
             #expect(test.stdout.contains("1 passed"), "depth \(depth): \(test.stdout)")
+            let created = (test.stdout + test.stderr).contains("created \(cache.path) for it")
+            #expect(created == (depth == Self.depths[0]), "depth \(depth): \(test.stdout)\(test.stderr)")
         }
     }
 }

@@ -50,7 +50,10 @@ struct RunCommand: AsyncParsableCommand {
         if let only { try runner.only(only) }
         if dryRun {
             let plan = await runner.dryRun()
-            return json ? try Console.json(plan) : Console.out(plan.render())
+            json ? try Console.json(plan) : Console.out(plan.render())
+            // A plan the run could not carry out ends as the run would (a store that does not exist: 5).
+            if let status = plan.exitStatus { throw QuietExit(status: status) }
+            return
         }
         Interrupts.install()
         let outcome = try await runner.run()

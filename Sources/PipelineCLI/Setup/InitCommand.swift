@@ -97,6 +97,7 @@ struct InitCommand: AsyncParsableCommand {
         for file in files { Console.out("wrote \(file.path)") }
         for warning in ProjectSetup.warnings(request) { Console.error("warning: " + warning) }
         Console.out("\nNext:")
-        for line in ProjectSetup.nextSteps(request, files: files) { Console.out("  " + line) }
+        let others = ProjectSetup.otherSpecs(in: global.workingDirectory, written: files)
+        for line in ProjectSetup.nextSteps(request, files: files, others: others) { Console.out("  " + line) }
     }
 }
