@@ -30,6 +30,9 @@ else
     echo "test: ../shared/ci-actions is not here: the workflow tests under act (ActWorkflowTests) are skipped" >&2
 fi
 
+# GitLab's file runs under gitlabci-local (PyPI), GitLab's job semantics on this host.
+command -v gcil >/dev/null || python3 -m pip install --quiet --disable-pip-version-check gitlabci-local >&2
+
 # The S3 store's tests run against a real S3-compatible server (OpenStack Swift with s3api, strict
 # Signature V4 checks) on 127.0.0.1, started here and stopped when the tests end.
 endpoint="$(scripts/s3-server.sh start 18080)"

@@ -25,6 +25,10 @@ final class ActRunner {
                     ?? line.range(of: "::warning ").map { String(line[$0.lowerBound...]) }
             }
         }
+        /// What the job `name` printed (act prefixes each line with `[workflow/job]`).
+        func job(_ name: String) -> String {
+            output.split(separator: "\n").filter { $0.contains("/\(name)] ") }.joined(separator: "\n")
+        }
         /// The step summary sections (`### …` headings).
         var summaryHeadings: [String] {
             output.split(separator: "\n").compactMap { line in

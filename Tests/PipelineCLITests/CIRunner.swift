@@ -67,12 +67,24 @@ final class CIRunner {
         self.variables = variables
         workspace = scratch.appendingPathComponent("workspace")
         try Git.run(["clone", "-q", origin.path, workspace.path], in: scratch)
+        // A CI's clone fetches its commit by id, as GitHub and Bitrise allow.
+        try Git.run(["config", "uploadpack.allowAnySHA1InWant", "true"], in: origin)
     }
 
     /// A fresh runner's checkout of `sha`: nothing but the commit's files (and the build cache).
-    func checkout(_ sha: String) throws {
-        try Git.run(
-            ["fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*", "+refs/pull/*:refs/pull/*"], in: workspace)
+    /// With `depth`, a shallow clone of that many commits, as Bitrise's git-clone step makes it
+    /// (`git fetch --depth=N origin <sha>` into a new repository): nothing else is in it.
+    func checkout(_ sha: String, depth: Int? = nil) throws {
+        if let depth {
+            try? FileManager.default.removeItem(at: workspace.appendingPathComponent(".git"))
+            try Git.run(["init", "-q"], in: workspace)
+            try Git.run(["remote", "add", "origin", "file://" + origin.path], in: workspace)
+            try Git.run(["fetch", "-q", "--no-tags", "--depth=\(depth)", "origin", sha], in: workspace)
+        } else {
+            try Git.run(
+                ["fetch", "-q", "origin", "+refs/heads/*:refs/remotes/origin/*", "+refs/pull/*:refs/pull/*"],
+                in: workspace)
+        }
         try Git.run(["checkout", "-q", "--force", sha], in: workspace)
         try Git.run(["clean", "-q", "-ffdx", "-e", ".build"], in: workspace)
     }
@@ -216,7 +228,7 @@ final class CIRunner {
                 guard result.passed || settings["is_always_run"] as? Bool == true else { continue }
                 let inputs = (settings["inputs"] as? [[String: Any]] ?? []).flatMap { $0 }
                 if id.hasPrefix("git-clone@") {
-                    try checkout(sha)
+                    try checkout(sha, depth: 1)
                 } else if id.hasPrefix("deploy-to-bitrise-io@") {
                     // `path:VARIABLE` pairs, separated by `|`: kept for the pipeline's later workflows.
                     let files = inputs.first { $0.key == "pipeline_intermediate_files" }?.value as? String ?? ""
@@ -255,25 +267,20 @@ final class CIRunner {
 
     // MARK: GitLab
 
-    /// Runs `job` of .gitlab-ci.yml on a checkout of `sha` as GitLab's shell runner does: the
-    /// file's and the job's variables and GitLab's (`extra`), `before_script` then `script` in one
-    /// shell, stopping at the first command that fails.
+    /// Runs `job` of .gitlab-ci.yml on a checkout of `sha` with gitlabci-local (PyPI's
+    /// `gitlabci-local`, `gcil -H`: GitLab's job semantics on this host): the file's and the job's
+    /// variables, `before_script` then `script`, with GitLab's own variables (`extra`).
     func gitLab(_ name: String, sha: String, extra: [String: String]) throws -> Job {
-        let file = try yaml(workspace.appendingPathComponent(".gitlab-ci.yml"))
-        let job = try field(file[name] as? [String: Any], name)
         let home = scratch.appendingPathComponent("gitlab-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        var environment = variables.merging([
+        // GitLab's own variables for the job; the file's `variables:`, `default.before_script`
+        // and the job's script are gitlabci-local's to read and run, on this host.
+        let environment = variables.merging([
             "CI": "true", "GITLAB_CI": "true", "CI_COMMIT_SHA": sha, "HOME": home.path,
-        ]) { $1 }
-        for level in [file["variables"], job["variables"]] {
-            for (key, value) in (level as? [String: Any]) ?? [:] { environment[key] = "\(value)" }
-        }
-        environment.merge(extra) { $1 }
+        ]) { $1 }.merging(extra) { $1 }
         try checkout(sha)
-        let before = ((file["default"] as? [String: Any])?["before_script"] as? [String]) ?? []
-        let script = try field(job["script"] as? [String], "\(name).script")
-        let ran = try shell((before + script).joined(separator: "\n"), environment)
+        let ran = try Shell.run(
+            "gcil", ["-H", "--no-git-safeties", "--no-color", name], in: workspace, environment: environment)
         return Job(statuses: [ran.status], output: ran.stdout + ran.stderr)
     }
 

@@ -248,6 +248,11 @@ struct CLITests {
     @Test("run --dry-run --json gives the plan for machines")
     func dryRunJSON() throws {
         let workspace = try Workspace(pipelines: ["post-merge.yml": Specs.postMerge])
+        // The stores exist (a dry run on one that does not exits as the run would: PipelineRunTests).
+        for store in [".pipeline/storage/feature", ".pipeline/storage/develop"] {
+            try FileManager.default.createDirectory(
+                at: workspace.root.appendingPathComponent(store), withIntermediateDirectories: true)
+        }
         let result = try workspace.run("run", "post-merge", "--dry-run", "--json")
         #expect(result.status == 0)
         let plan = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
