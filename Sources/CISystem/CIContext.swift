@@ -138,7 +138,7 @@ public struct CIContext: Sendable {
     }
 
     /// Whether this is a pull request's (or merge request's) run, as the CI says: GitHub's
-    /// `pull_request` events, GitLab's `CI_MERGE_REQUEST_IID`, Bitrise's `BITRISE_PULL_REQUEST`,
+    /// `pull_request` events and merge queue checks (`merge_group`), GitLab's `CI_MERGE_REQUEST_IID`, Bitrise's `BITRISE_PULL_REQUEST`,
     /// Jenkins' `CHANGE_ID`, Azure's `SYSTEM_PULLREQUEST_PULLREQUESTID`, Buildkite's and Travis'
     /// `…_PULL_REQUEST` other than `false`, CircleCI's `CIRCLE_PULL_REQUEST`; or
     /// `PIPELINE_PULL_REQUEST=1` for any other CI.
@@ -146,6 +146,8 @@ public struct CIContext: Sendable {
         guard isCI else { return false }
         if variables["PIPELINE_PULL_REQUEST"] == "1" { return true }
         if variables["GITHUB_EVENT_NAME"]?.hasPrefix("pull_request") == true { return true }
+        // A merge queue's check runs before the merge, as a pull request's does.
+        if variables["GITHUB_EVENT_NAME"] == "merge_group" { return true }
         for name in [
             "CI_MERGE_REQUEST_IID", "BITRISE_PULL_REQUEST", "CHANGE_ID", "SYSTEM_PULLREQUEST_PULLREQUESTID",
             "CIRCLE_PULL_REQUEST",
@@ -223,14 +225,33 @@ public struct CIContext: Sendable {
         return before
     }
 
+    /// On GitHub's merge queue (`merge_group`), the entry being checked: its pull request's number
+    /// and the branch it merges into, read from the entry's temporary branch
+    /// (`gh-readonly-queue/<base>/pr-<N>-<sha>`); nil elsewhere.
+    public var mergeQueueEntry: (pullRequest: Int, base: String)? {
+        guard variables["GITHUB_EVENT_NAME"] == "merge_group", let path = variables["GITHUB_EVENT_PATH"],
+            let data = FileManager.default.contents(atPath: path),
+            let ref = (try? JSONDecoder().decode(GitHubEvent.self, from: data))?.merge_group?.head_ref,
+            let match = ref.firstMatch(of: /^(?:refs\/heads\/)?gh-readonly-queue\/(.+)\/pr-(\d+)-[0-9a-f]+$/),
+            let number = Int(match.2)
+        else { return nil }
+        return (number, String(match.1))
+    }
+
     private struct GitHubEvent: Decodable {
         struct PullRequest: Decodable {
             struct Head: Decodable { let sha: String? }
             let head: Head?
         }
+        struct MergeGroup: Decodable {
+            // swift-format-ignore: AlwaysUseLowerCamelCase
+            let head_ref: String?
+        }
         // swift-format-ignore: AlwaysUseLowerCamelCase
         let pull_request: PullRequest?
         let before: String?
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        let merge_group: MergeGroup?
     }
 
     /// Forty (or sixty-four) hexadecimal digits.

@@ -121,4 +121,34 @@ import Testing
         let travis = CIContext(["CI": "true", "TRAVIS_PULL_REQUEST_SHA": head])
         #expect(travis.branchHead(of: merge, parents: parents)?.why.contains("Travis") == true)
     }
+
+    /// GitHub's event file at a scratch path, and the variables of a run of `event` that reads it.
+    private func gitHub(_ event: String, payload: String) throws -> CIContext {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("event-\(UUID().uuidString).json")
+        try Data(payload.utf8).write(to: file)
+        return CIContext(["CI": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": file.path])
+    }
+
+    @Test func aPushSaysWhereTheBranchStoodAndAQueueCheckIsAPullRequestsRun() throws {
+        let merge = String(repeating: "a", count: 40)
+        let push = try gitHub(
+            "push",
+            payload:
+                #"{"before": "\#(String(repeating: "b", count: 40))", "after": "\#(String(repeating: "c", count: 40))"}"#
+        )
+        #expect(push.pushedFrom == String(repeating: "b", count: 40))
+        #expect(!push.isPullRequest)
+        let newBranch = try gitHub("push", payload: #"{"before": "\#(String(repeating: "0", count: 40))"}"#)
+        #expect(newBranch.pushedFrom == nil, "a new branch has nothing before it")
+        #expect(
+            CIContext(["CI": "true", "GITLAB_CI": "true", "CI_PIPELINE_SOURCE": "push", "CI_COMMIT_BEFORE_SHA": merge])
+                .pushedFrom == merge)
+        #expect(CIContext(["PIPELINE_PUSH_BEFORE": merge]).pushedFrom == merge)
+        let queue = try gitHub(
+            "merge_group",
+            payload: #"{"merge_group": {"head_ref": "refs/heads/gh-readonly-queue/main/pr-42-\#(merge)"}}"#)
+        #expect(queue.isPullRequest, "a queue's check writes feature only, as a pull request's")
+        #expect(queue.mergeQueueEntry?.pullRequest == 42 && queue.mergeQueueEntry?.base == "main")
+        #expect(queue.pushedFrom == nil)
+    }
 }

@@ -247,7 +247,7 @@ struct ActWorkflowTests {
     }
 
     @Test(
-        "a merge queue: two stacked entries (a changed rendering, a new snapshot test) pass their merge_group checks, one push brings both and promotes both",
+        "a merge queue: two stacked entries (a changed rendering, a new snapshot test drawn in it); the second's check fails naming its pull request, is accepted on its branch and passes; one push brings both and promotes both"
     )
     func mergeQueue() async throws {
         let team = try await Team(.folder)
@@ -261,7 +261,7 @@ struct ActWorkflowTests {
 
                 final class WelcomeTests: XCTestCase {
                     func testWelcome() {
-                        assertSnapshot(of: "Welcome, \\(BadgeView(title: "Ada", count: 1).title)", as: .lines)
+                        assertSnapshot(of: BadgeView(title: "Welcome", count: 1).layout, as: .lines)
                     }
                 }
 
@@ -281,15 +281,33 @@ struct ActWorkflowTests {
             let entry = try team.squash(branch, onto: entries.last ?? base)
             let queueRef = "gh-readonly-queue/develop/pr-\(index + 1)-\(entry)"
             try Git.run(["push", "-q", "origin", "\(entry):refs/heads/\(queueRef)"], in: team.dev)
+            let payload: [String: Any] = [
+                "merge_group": [
+                    "head_sha": entry, "head_ref": "refs/heads/\(queueRef)", "base_sha": entries.last ?? base,
+                    "base_ref": "refs/heads/develop",
+                ]
+            ]
             let check = try team.run(
                 "pipeline-pull-request.yml", event: "merge_group", sha: entry, ref: "refs/heads/\(queueRef)",
-                payload: [
-                    "merge_group": [
-                        "head_sha": entry, "head_ref": "refs/heads/\(queueRef)", "base_sha": entries.last ?? base,
-                        "base_ref": "refs/heads/develop",
-                    ]
-                ])
-            Self.expect(check, passed: true, "the queue's check of entry \(index + 1) (\(branch))")
+                payload: payload)
+            if index == 0 {
+                Self.expect(check, passed: true, "the queue's check of entry 1 (\(branch))")
+            } else {
+                // The entries interact: stacked on the brand colour, the new test renders otherwise
+                // than its pull request accepted. The check names the pull request, and its accept
+                // command the branch's head (a queue commit is never the branch's)…
+                Self.expect(check, passed: false, "entry 2 renders the new test in entry 1's colour")
+                let head = try team.sha(branch)
+                #expect(check.output.contains("pull request #2"), "\(check.output.suffix(3000))")
+                #expect(check.output.contains("pipeline refs accept WelcomeTests --commit \(head)"))
+                // …so accepting on the branch, then re-running the queue's check, passes.
+                Self.expect(try team.accept(branch: branch), passed: true, "\(branch): accepted on the new base")
+                Self.expect(
+                    try team.run(
+                        "pipeline-pull-request.yml", event: "merge_group", sha: entry, ref: "refs/heads/\(queueRef)",
+                        payload: payload),
+                    passed: true, "the queue's check of entry 2, re-run")
+            }
             entries.append(entry)
         }
         let postMerge = try team.push(entries[1], deleting: ["feature/brand", "feature/new-test"])

@@ -19,6 +19,12 @@ public enum Scratch {
     /// Runs git in `folder` (as a test author with a fixed name) and returns what it printed.
     @discardableResult
     public static func git(_ folder: URL, _ arguments: String...) throws -> String {
+        try git(folder, arguments: arguments)
+    }
+
+    /// `git(_:_:)` with the arguments as an array.
+    @discardableResult
+    public static func git(_ folder: URL, arguments: [String]) throws -> String {
         let git = Process()
         let output = Pipe()
         git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
