@@ -182,8 +182,7 @@ struct ActWorkflowTests {
 
     @Test(
         "a view change fails with its accept command, the accept workflow, the re-run passes, a squash merge's post-merge job (as generated) promotes, the next pull request passes",
-        // The S3 server when the test script started one (the folder store is the other tests').
-        arguments: [RefsBackend.available.last ?? .folder])
+        arguments: RefsBackend.available)
     func loop(backend: RefsBackend) async throws {
         let team = try await Team(backend)
         _ = try team.branch("feature/brand", Self.changeColour)

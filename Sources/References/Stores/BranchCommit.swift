@@ -16,8 +16,8 @@ public enum BranchCommit {
         {
             return (
                 head.sha,
-                "the merge queue's entry of pull request #\(entry.pullRequest), whose branch \(head.name) it squashes "
-                    + "or merges: accept on that branch, on the entry's new base"
+                "the merge queue's entry of pull request #\(entry.pullRequest), which brings in \(head.name): accept "
+                    + "on that branch, on the entry's new base"
             )
         }
         guard let head = ci.branchHead(of: checkedOut, parents: parents) else { return (checkedOut, nil) }
@@ -31,7 +31,7 @@ public enum BranchCommit {
     static func queuedBranch(of entry: String, parents: [String], base: String, history: CommitHistory) -> (
         name: String, sha: String
     )? {
-        if parents.count == 2 { return ("of its second parent", parents[1]) }
+        if parents.count == 2 { return ("its branch's head (the entry's second parent)", parents[1]) }
         guard let parent = parents.first, let own = try? history.changeIdentity(from: parent, to: entry),
             let branches = try? history.branches(matching: "refs/remotes/origin/*")
         else { return nil }
@@ -45,6 +45,6 @@ public enum BranchCommit {
         }
         // Two branches with one change cannot be told apart: the entry's commit stays the key.
         guard matches.count == 1, let match = matches.first else { return nil }
-        return (String(match.name.dropFirst("refs/remotes/".count)), match.sha)
+        return ("its branch " + match.name.dropFirst("refs/remotes/origin/".count), match.sha)
     }
 }
