@@ -233,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "ReferencesTests",
             dependencies: [
-                "References", "PipelineCore", "PipelineSpec", "ReferenceStore", "GitChanges", "TestSupport",
+                "References", "PipelineCore", "PipelineSpec", "ReferenceStore", "GitChanges", "CISystem", "TestSupport",
             ]
         ),
         .testTarget(
