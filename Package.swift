@@ -74,7 +74,9 @@ let package = Package(
         // Builds kept in the team's store: a package's build tree by key and commit (restored from
         // the nearest ancestor, decided by content), and a CI run's test products built once for N
         // machines.
-        .target(name: "BuildCache", dependencies: ["PipelineCore", "ReferenceStore", "ChildProcesses"]),
+        .target(
+            name: "BuildCache",
+            dependencies: ["PipelineCore", "ReferenceStore", "ChildProcesses", "CISystem", "GitChanges"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses"]),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue

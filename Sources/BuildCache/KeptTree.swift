@@ -103,9 +103,9 @@ struct KeptTrees: Sendable {
         return FileManager.default.contents(atPath: file.path)
     }
 
-    /// The keys below `prefix`, relative to the folder.
-    func names(under prefix: String) async throws(BuildCacheError) -> [String] {
-        let under = try key(prefix)
+    /// The keys below `prefix` (the whole folder when nil), relative to the folder.
+    func names(under prefix: String?) async throws(BuildCacheError) -> [String] {
+        let under = try prefix.map { text throws(BuildCacheError) in try key(text) } ?? folder.prefix
         do {
             return try await folder.store.list(under: under).map { info in
                 folder.prefix.flatMap { info.key.relative(to: $0) }?.rawValue ?? info.key.rawValue

@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import ReferenceStore
 
@@ -5,7 +6,11 @@ import ReferenceStore
 /// resource bundles and libraries) in the store under the CI run; the nodes fetch them and run
 /// them without building, when they were built by this toolchain at this path from this commit.
 ///
-/// In the store: `products/<run>/record.json` (written last) and `products/<run>/<save>/part-*`.
+/// Products are kept in the job's trust scope and fetched from it only: a pull request's run's
+/// nodes run what its build job built, never what another scope's job kept under the same run id.
+///
+/// In the store, below the scope's folder (`TrustScope.folder`): `products/<run>/record.json`
+/// (written last) and `products/<run>/<save>/part-*`.
 public struct TestProducts: Sendable {
     public let key: BuildCacheKey
     public let package: URL
@@ -13,10 +18,16 @@ public struct TestProducts: Sendable {
     /// Other runs' products are removed once this old.
     static let runAge: Double = 24 * 3600
 
-    public init(folder: StoreFolder, key: BuildCacheKey, package: URL, environment: [String: String]) {
+    public init(
+        folder: StoreFolder, key: BuildCacheKey, package: URL, environment: [String: String], scope: TrustScope
+    ) throws(BuildCacheError) {
         self.key = key
         self.package = package
-        trees = KeptTrees(folder: folder, environment: environment)
+        do {
+            trees = KeptTrees(folder: try folder.below(scope.folder), environment: environment)
+        } catch {
+            throw .store(error)
+        }
     }
 
     /// What a fetch did.

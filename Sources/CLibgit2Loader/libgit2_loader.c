@@ -29,7 +29,15 @@
     X(int, git_object_peel, (git_object **peeled, const git_object *object, git_object_t type),    \
       (peeled, object, type))                                                                      \
     X(const git_oid *, git_object_id, (const git_object *obj), (obj))                              \
+    X(int, git_odb_add_disk_alternate, (git_odb *odb, const char *path), (odb, path))              \
+    X(int, git_odb_hash, (git_oid *out, const void *data, size_t len, git_object_t type), (out, data, len, type)) \
+    X(int, git_odb_hashfile, (git_oid *out, const char *path, git_object_t type), (out, path, type)) \
+    X(const void *, git_odb_object_data, (git_odb_object *object), (object))                       \
+    X(size_t, git_odb_object_size, (git_odb_object *object), (object))                             \
+    X(git_object_t, git_odb_object_type, (git_odb_object *object), (object))                       \
+    X(int, git_odb_read, (git_odb_object **out, git_odb *db, const git_oid *id), (out, db, id))    \
     X(int, git_oid_equal, (const git_oid *a, const git_oid *b), (a, b))                            \
+    X(int, git_oid_fromstr, (git_oid *out, const char *str), (out, str))                           \
     X(int, git_reference_iterator_glob_new, (git_reference_iterator **out, git_repository *repo, const char *glob), \
       (out, repo, glob))                                                                           \
     X(const char *, git_reference_name, (const git_reference *ref), (ref))                         \
@@ -37,6 +45,7 @@
     X(int, git_reference_peel, (git_object **out, const git_reference *ref, git_object_t type), (out, ref, type)) \
     X(int, git_repository_head_unborn, (git_repository *repo), (repo))                             \
     X(int, git_repository_is_shallow, (git_repository *repo), (repo))                              \
+    X(int, git_repository_odb, (git_odb **out, git_repository *repo), (out, repo))                 \
     X(const char *, git_repository_path, (const git_repository *repo), (repo))                     \
     X(const char *, git_repository_workdir, (const git_repository *repo), (repo))                  \
     X(int, git_revparse_single, (git_object **out, git_repository *repo, const char *spec), (out, repo, spec)) \
@@ -59,6 +68,8 @@
     X(git_commit_free, (git_commit *commit), (commit))                                             \
     X(git_hashsig_free, (git_hashsig *sig), (sig))                                                 \
     X(git_object_free, (git_object *object), (object))                                             \
+    X(git_odb_free, (git_odb *db), (db))                                                           \
+    X(git_odb_object_free, (git_odb_object *object), (object))                                     \
     X(git_reference_free, (git_reference *ref), (ref))                                             \
     X(git_reference_iterator_free, (git_reference_iterator *iter), (iter))                         \
     X(git_repository_free, (git_repository *repo), (repo))                                         \

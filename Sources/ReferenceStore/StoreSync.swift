@@ -9,6 +9,11 @@ public struct StoreFolder: Sendable {
     }
 
     public var name: String { store.name + (prefix.map { " (\($0))" } ?? "") }
+
+    /// The folder `path` below this one (`pr/12` below `build-cache`).
+    public func below(_ path: String) throws(StoreError) -> StoreFolder {
+        StoreFolder(store: store, prefix: try ObjectKey(path).under(prefix))
+    }
 }
 
 /// What promoting some tests' references would do: for each test, make the destination hold

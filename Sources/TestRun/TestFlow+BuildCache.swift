@@ -24,7 +24,6 @@ struct CachedBuild: Sendable {
     /// branch head, which the branch's next commit descends from (the merge commit is no one's
     /// ancestor).
     let savedUnder: String?
-    let branch: String
     let run: String?
     /// The cache's folder when it did not exist before this run: its first save creates it, and says so.
     var newFolder: String? = nil
@@ -33,7 +32,7 @@ struct CachedBuild: Sendable {
     static func none(_ request: TestRequest) -> CachedBuild {
         CachedBuild(
             cache: nil, products: nil, arguments: request.buildArguments, skipBuild: request.skipBuild, commit: nil,
-            savedUnder: nil, branch: "local", run: nil)
+            savedUnder: nil, run: nil)
     }
 
     /// Keeps what this run built: the tree as its commit's entry, and the test products when this
@@ -54,7 +53,7 @@ struct CachedBuild: Sendable {
         }
         if let cache {
             do {
-                lines.append(try await cache.save(commit: savedUnder ?? commit, branch: branch))
+                lines.append(try await cache.save(commit: savedUnder ?? commit))
                 if let newFolder { lines.append("created \(newFolder) for it (the build-cache folder did not exist)") }
             } catch {
                 if request.mode.isBuildOnly { throw error }
@@ -96,11 +95,14 @@ extension TestFlow {
         let key = try await BuildCacheKey.current(
             package: request.package, configuration: request.configuration.rawValue,
             flags: arguments + (coverage ? ["--enable-code-coverage"] : []), environment: variables, scratch: scratch)
-        let cache = BuildCache(folder: folder, key: key, package: request.package, environment: variables)
-        let products = TestProducts(folder: folder, key: key, package: request.package, environment: variables)
+        let scope = ci.trustScope
+        let cache = try BuildCache(
+            folder: folder, key: key, package: request.package, environment: variables, scope: scope)
+        let products = try TestProducts(
+            folder: folder, key: key, package: request.package, environment: variables, scope: scope)
         cache.removeLeftovers()
         let run = ci.runID
-        let branch = ci.branch ?? "local"
+        write("Build cache: \(scope)\n")
         // A node of a CI run first looks for the products the run's build job kept.
         if let run, request.limits.node.count > 1 || request.shared.queue != nil, !request.mode.isBuildOnly {
             switch await products.fetch(run: run, commit: commits[0]) {
@@ -108,16 +110,16 @@ extension TestFlow {
                 write("Build cache: \(line)\n")
                 return CachedBuild(
                     cache: nil, products: nil, arguments: request.buildArguments, skipBuild: true, commit: commits[0],
-                    savedUnder: savedUnder, branch: branch, run: run)
+                    savedUnder: savedUnder, run: run)
             case .unavailable(let why):
                 write("Build cache: \(why); building here\n")
             }
         }
         switch await cache.restore(commits: commits) {
-        case .restored(let tree, let seconds, let unchanged, let changed):
+        case .restored(let tree, let scope, let seconds, let unchanged, let changed):
             let which = tree.commit == commits[0] ? "this commit" : "ancestor \(tree.commit.prefix(12))"
             write(
-                "Build cache: restored the build of \(which) from \(cache.storeName) "
+                "Build cache: restored the build of \(which) from \(cache.storeName), \(scope) "
                     + "(\(String(format: "%.1f", Double(tree.bytes) / 1_000_000)) MB, \(String(format: "%.1f", seconds)) s; "
                     + "\(unchanged) files as the build saw them, \(changed) changed since)\n")
         case .missed(let why):
@@ -127,7 +129,7 @@ extension TestFlow {
         }
         return CachedBuild(
             cache: cache, products: products, arguments: arguments, skipBuild: false, commit: commits[0],
-            savedUnder: savedUnder, branch: branch, run: run, newFolder: newFolder)
+            savedUnder: savedUnder, run: run, newFolder: newFolder)
     }
 
     /// The cache's store: a folder (relative to the working folder) or an S3 prefix, opened as

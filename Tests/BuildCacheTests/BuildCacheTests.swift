@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import ReferenceStore
 import TestSupport
@@ -19,15 +20,26 @@ struct BuildCacheTests {
         }
     }
 
-    /// A package folder with a build tree of its own making, and a cache in a new store.
+    /// A package folder with a build tree of its own making (a dependency checked out with git as
+    /// SwiftPM does), and a cache in a new store.
     struct Setup {
         let root: URL
         let package: URL
         let folder: StoreFolder
+        /// The dependency's repository, and the revision the package pins.
+        let numerics: URL
+        let revision: String
 
         init(_ kind: Kind) async throws {
             root = try Scratch.folder("build-cache")
             package = root.appendingPathComponent("pkg")
+            numerics = root.appendingPathComponent("swift-numerics")
+            try Scratch.write("real", to: numerics.appendingPathComponent("Sources/Real.swift"))
+            try Scratch.write("package", to: numerics.appendingPathComponent("Package.swift"))
+            try Scratch.git(numerics, "init", "-q")
+            try Scratch.git(numerics, "add", "-A")
+            try Scratch.git(numerics, "commit", "-q", "-m", "numerics")
+            revision = try Scratch.git(numerics, "rev-parse", "HEAD")
             switch kind {
             case .folder:
                 folder = StoreFolder(store: FolderStore(root: root.appendingPathComponent("store")), prefix: nil)
@@ -42,28 +54,44 @@ struct BuildCacheTests {
             }
         }
 
-        func cache(_ key: BuildCacheKey = Setup.key(), keep: Int = 3) -> BuildCache {
-            var cache = BuildCache(
-                folder: folder, key: key, package: package, environment: ProcessInfo.processInfo.environment)
+        func cache(
+            _ key: BuildCacheKey? = nil, keep: Int = 3, scope: TrustScope = .branch("main")
+        ) throws -> BuildCache {
+            var cache = try BuildCache(
+                folder: folder, key: key ?? self.key(), package: package,
+                environment: ProcessInfo.processInfo.environment, scope: scope)
             cache.keep = keep
             return cache
         }
 
-        static func key(toolchain: String = "Swift version 6.3.1", path: String = "/ci/app") -> BuildCacheKey {
+        func key(toolchain: String = "Swift version 6.3.1", path: String = "/ci/app", pinned: Bool = true)
+            -> BuildCacheKey
+        {
             BuildCacheKey(
                 toolchain: toolchain, triple: "x86_64-unknown-linux-gnu", configuration: "debug",
-                flags: BuildCache.hashingFlags, pins: ["swift-numerics@1234"], path: path, buildSystem: "native")
+                flags: BuildCache.hashingFlags, pins: pinned ? ["swift-numerics@\(revision)"] : [], path: path,
+                buildSystem: "native")
         }
 
-        /// Writes a build tree: an object file, a checkout with an old modification time, and
-        /// pipeline's own outputs.
+        /// Writes a build tree: an object file, the dependency's clone and checkout (as SwiftPM
+        /// makes them: the checkout borrows the clone's objects) with an old modification time, a
+        /// downloaded artifact, and pipeline's own outputs.
         func build(_ marker: String) throws {
             try Scratch.write("object \(marker)", to: package.appendingPathComponent(".build/debug/App.o"))
-            let checkout = package.appendingPathComponent(".build/checkouts/numerics/Sources/Real.swift")
-            try Scratch.write("real", to: checkout)
+            let build = package.appendingPathComponent(".build")
+            let clone = build.appendingPathComponent("repositories/swift-numerics-1a2b3c4d")
+            let checkout = build.appendingPathComponent("checkouts/swift-numerics")
+            if !FileManager.default.fileExists(atPath: checkout.path) {
+                try FileManager.default.createDirectory(
+                    at: clone.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Scratch.git(root, "clone", "-q", "--mirror", numerics.path, clone.path)
+                try Scratch.git(root, "clone", "-q", "--shared", clone.path, checkout.path)
+            }
             try FileManager.default.setAttributes(
-                [.modificationDate: Date(timeIntervalSince1970: 1_600_000_000)], ofItemAtPath: checkout.path)
-            try Scratch.write("timings", to: package.appendingPathComponent(".build/pipeline/timings.json"))
+                [.modificationDate: Date(timeIntervalSince1970: 1_600_000_000)],
+                ofItemAtPath: checkout.appendingPathComponent("Sources/Real.swift").path)
+            try Scratch.write("zip", to: build.appendingPathComponent("artifacts/binary/Binary.zip"))
+            try Scratch.write("timings", to: build.appendingPathComponent("pipeline/timings.json"))
         }
 
         func read(_ path: String) -> String? {
@@ -92,15 +120,15 @@ struct BuildCacheTests {
             try FileManager.default.setAttributes([.modificationDate: built], ofItemAtPath: file.path)
         }
         let builtTime = try #require(try modified(same))
-        let saved = try await setup.cache().save(commit: "c1", branch: "main")
+        let saved = try await setup.cache().save(commit: "c1")
         #expect(saved.contains("kept c1's build"), "\(saved)")
-        #expect(try await setup.cache().save(commit: "c1", branch: "main").contains("holds c1's build already"))
+        #expect(try await setup.cache().save(commit: "c1").contains("holds c1's build already"))
         try setup.clean()
         // A fresh clone: every file written anew, one of them changed.
         try Scratch.write("let same = 1", to: same)
         try Scratch.write("let changed = 2", to: changed)
         guard
-            case .restored(let tree, _, let unchanged, let changedCount) = await setup.cache().restore(commits: ["c1"])
+            case .restored(let tree, _, _, let unchanged, let changedCount) = try await setup.cache().restore(commits: ["c1"])
         else {
             Issue.record("nothing restored")
             return
@@ -113,7 +141,8 @@ struct BuildCacheTests {
         #expect(try modified(changed) != builtTime, "so it is rebuilt")
         #expect(setup.read(".build/debug/App.o") == "object c1")
         #expect(setup.read(".build/pipeline/timings.json") == nil, "pipeline's own outputs are not kept")
-        let checkout = setup.package.appendingPathComponent(".build/checkouts/numerics/Sources/Real.swift")
+        #expect(setup.read(".build/artifacts/binary/Binary.zip") == nil, "downloads are not kept")
+        let checkout = setup.package.appendingPathComponent(".build/checkouts/swift-numerics/Sources/Real.swift")
         let time = try FileManager.default.attributesOfItem(atPath: checkout.path)[.modificationDate] as? Date
         #expect(time == Date(timeIntervalSince1970: 1_600_000_000))
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: setup.package.path)
@@ -133,23 +162,23 @@ struct BuildCacheTests {
         defer { try? FileManager.default.removeItem(at: setup.root) }
         for commit in ["c1", "c3"] {
             try setup.build(commit)
-            _ = try await setup.cache().save(commit: commit, branch: "main")
+            _ = try await setup.cache().save(commit: commit)
         }
-        if case .builtHere(let why) = await setup.cache().restore(commits: ["c5", "c4", "c3"]) {
+        if case .builtHere(let why) = try await setup.cache().restore(commits: ["c5", "c4", "c3"]) {
             #expect(why.contains("holds a build already"))
         } else {
             Issue.record("a build already here was replaced")
         }
         try setup.clean()
-        let restored = await setup.cache().restore(commits: ["c5", "c4", "c3", "c2", "c1"])
-        guard case .restored(let tree, _, _, _) = restored else {
+        let restored = try await setup.cache().restore(commits: ["c5", "c4", "c3", "c2", "c1"])
+        guard case .restored(let tree, _, _, _, _) = restored else {
             Issue.record("nothing restored: \(restored)")
             return
         }
         #expect(tree.commit == "c3")
         #expect(setup.read(".build/debug/App.o") == "object c3")
         try setup.clean()
-        guard case .missed(let why) = await setup.cache().restore(commits: ["c9", "c8"]) else {
+        guard case .missed(let why) = try await setup.cache().restore(commits: ["c9", "c8"]) else {
             Issue.record("an entry of no ancestor was restored")
             return
         }
@@ -160,16 +189,16 @@ struct BuildCacheTests {
     func keyMiss(kind: Kind) async throws {
         let setup = try await Setup(kind)
         defer { try? FileManager.default.removeItem(at: setup.root) }
-        guard case .missed(let empty) = await setup.cache().restore(commits: ["c1"]) else {
+        guard case .missed(let empty) = try await setup.cache().restore(commits: ["c1"]) else {
             Issue.record("an empty cache restored something")
             return
         }
-        #expect(empty.contains("is empty"))
+        #expect(empty.contains("holds nothing for scope branch/main"), "\(empty)")
         try setup.build("c1")
-        _ = try await setup.cache().save(commit: "c1", branch: "main")
+        _ = try await setup.cache().save(commit: "c1")
         try setup.clean()
-        let other = Setup.key(toolchain: "Swift version 6.2", path: "/elsewhere/app")
-        guard case .missed(let why) = await setup.cache(other).restore(commits: ["c1"]) else {
+        let other = setup.key(toolchain: "Swift version 6.2", path: "/elsewhere/app")
+        guard case .missed(let why) = try await setup.cache(other).restore(commits: ["c1"]) else {
             Issue.record("a build of another toolchain and path was restored")
             return
         }
@@ -183,20 +212,21 @@ struct BuildCacheTests {
         let setup = try await Setup(.folder)
         defer { try? FileManager.default.removeItem(at: setup.root) }
         try setup.build("c1")
-        _ = try await setup.cache().save(commit: "c1", branch: "main")
+        _ = try await setup.cache().save(commit: "c1")
         let store = setup.root.appendingPathComponent("store")
-        let hash = Setup.key().hash
-        let records = try FileManager.default.subpathsOfDirectory(atPath: store.appendingPathComponent(hash).path)
+        let hash = setup.key().hash
+        let scoped = store.appendingPathComponent("branch/main")
+        let records = try FileManager.default.subpathsOfDirectory(atPath: scoped.appendingPathComponent(hash).path)
             .filter { $0.hasPrefix("entries/") && $0.hasSuffix(".json") }
         #expect(records.count == 1)
         // A part changed after its record was written: refused, nothing put in place.
-        let parts = store.appendingPathComponent("\(hash)/parts/c1")
+        let parts = scoped.appendingPathComponent("\(hash)/parts/c1")
         let save = try #require(try FileManager.default.contentsOfDirectory(atPath: parts.path).first)
         let part = parts.appendingPathComponent("\(save)/part-aaaa")
         let original = try Data(contentsOf: part)
         try Data("not the archive".utf8).write(to: part)
         try setup.clean()
-        let corrupted = await setup.cache().restore(commits: ["c1"])
+        let corrupted = try await setup.cache().restore(commits: ["c1"])
         guard case .missed(let why) = corrupted else {
             Issue.record("a part that does not match was restored: \(corrupted)")
             return
@@ -206,26 +236,28 @@ struct BuildCacheTests {
         // Parts without their record (a save killed before its record): never restored.
         try original.write(to: part)
         for record in records {
-            try FileManager.default.removeItem(at: store.appendingPathComponent("\(hash)/\(record)"))
+            try FileManager.default.removeItem(at: scoped.appendingPathComponent("\(hash)/\(record)"))
         }
-        guard case .missed = await setup.cache().restore(commits: ["c1"]) else {
+        guard case .missed = try await setup.cache().restore(commits: ["c1"]) else {
             Issue.record("parts without a record were restored")
             return
         }
     }
 
-    @Test("retention keeps the newest entries of each key and branch", arguments: Kind.available)
+    @Test("retention keeps the newest entries of each key and scope", arguments: Kind.available)
     func retention(kind: Kind) async throws {
         let setup = try await Setup(kind)
         defer { try? FileManager.default.removeItem(at: setup.root) }
         for (commit, branch) in [("d1", "develop"), ("f1", "feature/a"), ("d2", "develop"), ("d3", "develop")] {
             try setup.build(commit)
-            _ = try await setup.cache(keep: 2).save(commit: commit, branch: branch)
+            _ = try await setup.cache(keep: 2, scope: .branch(branch)).save(commit: commit)
             // Saves are told apart by the second they were made in.
             try await Task.sleep(for: .milliseconds(1100))
         }
-        let entries = try await setup.cache().entries()
-        #expect(Set(entries.map(\.commit)) == ["f1", "d2", "d3"])
+        let develop = try setup.cache(scope: .branch("develop"))
+        let feature = try setup.cache(scope: .branch("feature/a"))
+        #expect(Set(try await develop.entries(in: develop.trees, scope: "").map(\.commit)) == ["d2", "d3"])
+        #expect(Set(try await feature.entries(in: feature.trees, scope: "").map(\.commit)) == ["f1"])
         let parts = try await setup.folder.store.list(under: nil).map(\.key.rawValue).filter { $0.contains("/parts/") }
         #expect(!parts.contains { $0.contains("/parts/d1/") }, "the removed entry's parts went with it: \(parts)")
     }
@@ -270,9 +302,9 @@ struct BuildCacheTests {
         try FileManager.default.createSymbolicLink(
             atPath: setup.package.appendingPathComponent(".build/debug").path,
             withDestinationPath: "x86_64-unknown-linux-gnu/debug")
-        let products = TestProducts(
-            folder: setup.folder, key: Setup.key(), package: setup.package,
-            environment: ProcessInfo.processInfo.environment)
+        let products = try TestProducts(
+            folder: setup.folder, key: setup.key(), package: setup.package,
+            environment: ProcessInfo.processInfo.environment, scope: .pullRequest("7", base: "main"))
         let kept = try await products.keep(
             product: setup.package.appendingPathComponent(".build/debug/AppPackageTests.xctest"),
             configuration: "debug", run: "77", commit: "c1")
@@ -283,9 +315,9 @@ struct BuildCacheTests {
             return
         }
         #expect(otherCommit.contains("built from c1"), "\(otherCommit)")
-        let elsewhere = TestProducts(
-            folder: setup.folder, key: Setup.key(path: "/other"), package: setup.package,
-            environment: ProcessInfo.processInfo.environment)
+        let elsewhere = try TestProducts(
+            folder: setup.folder, key: setup.key(path: "/other"), package: setup.package,
+            environment: ProcessInfo.processInfo.environment, scope: .pullRequest("7", base: "main"))
         guard case .unavailable(let otherPath) = await elsewhere.fetch(run: "77", commit: "c1") else {
             Issue.record("products built at another path were fetched")
             return
@@ -296,6 +328,15 @@ struct BuildCacheTests {
             return
         }
         #expect(none.contains("no test products are kept for CI run 78"))
+        // Another scope's job with the same run id (a post-merge run) never runs them.
+        let develop = try TestProducts(
+            folder: setup.folder, key: setup.key(), package: setup.package,
+            environment: ProcessInfo.processInfo.environment, scope: .branch("main"))
+        guard case .unavailable(let untrusted) = await develop.fetch(run: "77", commit: "c1") else {
+            Issue.record("a pull request's products were fetched by a branch's job")
+            return
+        }
+        #expect(untrusted.contains("no test products are kept for CI run 77"), "\(untrusted)")
         guard case .fetched = await products.fetch(run: "77", commit: "c1") else {
             Issue.record("the run's products were not fetched")
             return
@@ -303,5 +344,120 @@ struct BuildCacheTests {
         #expect(setup.read(".build/debug/AppPackageTests.xctest") == "tests")
         #expect(setup.read(".build/debug/App_AppTests.resources/badges.json") == "{}")
         #expect(setup.read(".build/debug/App.build/App.o") == nil, "only the products travel")
+    }
+
+    @Test("a job reads its own scope and those above it, never a pull request's it is not", arguments: Kind.available)
+    func scopes(kind: Kind) async throws {
+        let setup = try await Setup(kind)
+        defer { try? FileManager.default.removeItem(at: setup.root) }
+        let first = TrustScope.pullRequest("7", base: "develop")
+        try setup.build("pr7")
+        _ = try await setup.cache(scope: first).save(commit: "p1")
+        try setup.clean()
+        // The post-merge job of develop, on the merge whose second parent is p1: nothing restored.
+        let develop = TrustScope.branch("develop")
+        guard case .missed(let why) = try await setup.cache(scope: develop).restore(commits: ["m1", "p1", "d0"])
+        else {
+            Issue.record("develop's job restored a pull request's build")
+            return
+        }
+        #expect(
+            why.contains("the nearest entry, p1's, was kept by pr/7, which this job does not trust"), "\(why)")
+        #expect(!FileManager.default.fileExists(atPath: setup.package.appendingPathComponent(".build").path))
+        // Another pull request on the same base does not read it either.
+        let second = TrustScope.pullRequest("8", base: "develop")
+        guard case .missed = try await setup.cache(scope: second).restore(commits: ["p1"]) else {
+            Issue.record("a pull request restored another's build")
+            return
+        }
+        // Its own job does; a release reads nothing.
+        guard case .restored(_, let scope, _, _, _) = try await setup.cache(scope: first).restore(commits: ["p1"]) else {
+            Issue.record("a pull request's own build was not restored")
+            return
+        }
+        #expect(scope == "pr/7")
+        try setup.clean()
+        guard case .missed(let release) = try await setup.cache(scope: .tag("v1.0")).restore(commits: ["p1"]) else {
+            Issue.record("a release restored a build")
+            return
+        }
+        #expect(release.contains("p1's, was kept by pr/7"), "\(release)")
+        // Develop's own entry is read by develop's job and by every pull request into develop.
+        try setup.build("develop")
+        _ = try await setup.cache(scope: develop).save(commit: "d0")
+        for reader in [develop, second] {
+            try setup.clean()
+            guard case .restored(let tree, let scope, _, _, _) = try await setup.cache(scope: reader).restore(
+                commits: ["p2", "d0"])
+            else {
+                Issue.record("\(reader) did not restore develop's build")
+                continue
+            }
+            #expect((tree.commit, scope) == ("d0", "branch/develop"))
+            #expect(setup.read(".build/debug/App.o") == "object develop")
+        }
+        // The store holds each scope below its own folder, as bucket policies name them.
+        let keys = try await setup.folder.store.list(under: setup.folder.prefix).map(\.key.rawValue)
+        let relative = keys.map { key in setup.folder.prefix.map { String(key.dropFirst($0.rawValue.count + 1)) } ?? key }
+        #expect(relative.allSatisfy { $0.hasPrefix("pr/7/") || $0.hasPrefix("branch/develop/") }, "\(relative)")
+    }
+
+    @Test("a dependency checkout that is not its pin's tree refuses the whole entry", arguments: Kind.available)
+    func tamperedCheckout(kind: Kind) async throws {
+        let setup = try await Setup(kind)
+        defer { try? FileManager.default.removeItem(at: setup.root) }
+        let checkout = setup.package.appendingPathComponent(".build/checkouts/swift-numerics")
+        let tampering: [(String, () throws -> Void)] = [
+            ("Sources/Real.swift differs from", { try Scratch.write("evil", to: checkout.appendingPathComponent("Sources/Real.swift")) }),
+            ("Sources/Extra.swift is not in", { try Scratch.write("evil", to: checkout.appendingPathComponent("Sources/Extra.swift")) }),
+            ("Package.swift is missing", { try FileManager.default.removeItem(at: checkout.appendingPathComponent("Package.swift")) }),
+            ("Package.swift's executable bit differs", {
+                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: checkout.appendingPathComponent("Package.swift").path)
+            }),
+        ]
+        for (index, (expected, tamper)) in tampering.enumerated() {
+            try? FileManager.default.removeItem(at: setup.package.appendingPathComponent(".build"))
+            try setup.build("t\(index)")
+            try tamper()
+            _ = try await setup.cache().save(commit: "t\(index)")
+            try setup.clean()
+            guard case .missed(let why) = try await setup.cache().restore(commits: ["t\(index)"]) else {
+                Issue.record("a tampered checkout was restored (\(expected))")
+                continue
+            }
+            #expect(why.contains("is not restored: its dependency checkout 'swift-numerics' is not the pinned revision"), "\(why)")
+            #expect(why.contains(expected), "\(why)")
+            #expect(!FileManager.default.fileExists(atPath: setup.package.appendingPathComponent(".build").path))
+        }
+        // A checkout Package.resolved does not pin.
+        try? FileManager.default.removeItem(at: setup.package.appendingPathComponent(".build"))
+        try setup.build("unpinned")
+        try Scratch.git(setup.root, "clone", "-q", setup.numerics.path, checkout.deletingLastPathComponent().appendingPathComponent("other").path)
+        _ = try await setup.cache().save(commit: "u1")
+        try setup.clean()
+        guard case .missed(let unpinned) = try await setup.cache().restore(commits: ["u1"]) else {
+            Issue.record("an unpinned checkout was restored")
+            return
+        }
+        #expect(unpinned.contains("'other' is pinned by no entry of Package.resolved"), "\(unpinned)")
+    }
+
+    @Test("without pins the checkouts are left out and SwiftPM's state with them; the products are restored")
+    func unpinnedPackage() async throws {
+        let setup = try await Setup(.folder)
+        defer { try? FileManager.default.removeItem(at: setup.root) }
+        try setup.build("c1")
+        let key = setup.key(pinned: false)
+        try Scratch.write("{}", to: setup.package.appendingPathComponent(".build/workspace-state.json"))
+        _ = try await setup.cache(key).save(commit: "c1")
+        try setup.clean()
+        guard case .restored = try await setup.cache(key).restore(commits: ["c1"]) else {
+            Issue.record("the products were not restored")
+            return
+        }
+        #expect(setup.read(".build/debug/App.o") == "object c1")
+        for left in ["checkouts", "repositories", "workspace-state.json"] {
+            #expect(!FileManager.default.fileExists(atPath: setup.package.appendingPathComponent(".build/\(left)").path), "\(left)")
+        }
     }
 }
