@@ -231,7 +231,8 @@ let package = Package(
             dependencies: ["SharedRun", "ReferenceStore", "TestSharding", "TestSupport"]
         ),
         .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
-        .testTarget(name: "BuildCacheTests", dependencies: ["BuildCache", "ReferenceStore", "TestSupport"]),
+        .testTarget(
+            name: "BuildCacheTests", dependencies: ["BuildCache", "ReferenceStore", "CISystem", "TestSupport"]),
         .testTarget(
             name: "ReferencesTests",
             dependencies: [

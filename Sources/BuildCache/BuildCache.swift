@@ -61,9 +61,11 @@ public struct BuildCache: Sendable {
 
     /// What a restore did.
     public enum Restore: Sendable, Equatable {
-        /// With the scope it came from, and the number of the package's files whose build-time
-        /// stamps were put back (unchanged) and of those that changed since.
-        case restored(KeptTree, scope: String, seconds: Double, unchanged: Int, changed: Int)
+        /// With the scope it came from, the number of the package's files whose build-time stamps
+        /// were put back (unchanged) and of those that changed since, and the nearer entries this
+        /// job passed over because a scope it does not trust kept them (`<commit>'s, kept by pr/7`).
+        case restored(
+            KeptTree, scope: String, seconds: Double, unchanged: Int, changed: Int, passedOver: [String] = [])
         /// Nothing restored, and why (the build runs clean).
         case missed(String)
         /// The package holds a build already, which the build goes on from.
@@ -121,9 +123,17 @@ public struct BuildCache: Sendable {
                 return .missed("the entry of \(commit.prefix(12)) in \(entry.scope) is not restored: \(refused)")
             }
             let times = tree.sources?.apply(to: package) ?? (restored: 0, changed: 0)
+            let seconds = (ContinuousClock.now - started).seconds
+            var passedOver: [String] = []
+            if let index = commits.firstIndex(of: commit), index > 0 {
+                let untrusted = try await untrustedEntries()
+                passedOver = commits[..<index].compactMap { nearer in
+                    untrusted[nearer].map { "\(nearer.prefix(12))'s, kept by \($0)" }
+                }
+            }
             return .restored(
-                tree, scope: entry.scope, seconds: (ContinuousClock.now - started).seconds, unchanged: times.restored,
-                changed: times.changed)
+                tree, scope: entry.scope, seconds: seconds, unchanged: times.restored, changed: times.changed,
+                passedOver: passedOver)
         } catch {
             return .missed("the build cache in \(storeName) could not be used: \(error)")
         }
@@ -195,17 +205,7 @@ public struct BuildCache: Sendable {
     /// none of this key near HEAD; or the keys the trusted scopes hold and how the nearest differs.
     private func whyMissed(entries: Int, commits: [String]) async throws(BuildCacheError) -> String {
         let trust = readable.isEmpty ? "\(scope.folder) restores nothing kept" : scope.description
-        // The whole location's records of this key, to say what this scope left unread.
-        let marker = "/\(key.hash)/entries/"
-        var untrusted: [String: String] = [:]
-        for name in try await location.names(under: nil) {
-            guard let range = name.range(of: marker) else { continue }
-            let owner = String(name[..<range.lowerBound])
-            guard !readable.contains(where: { $0.scope == owner }),
-                let commit = name[range.upperBound...].split(separator: "/").first.map(String.init)
-            else { continue }
-            untrusted[commit] = owner
-        }
+        let untrusted = try await untrustedEntries()
         if let nearest = commits.first(where: { untrusted[$0] != nil }), let owner = untrusted[nearest] {
             return "the nearest entry, \(nearest.prefix(12))'s, was kept by \(owner), which this job does not "
                 + "trust (\(trust))"
@@ -228,6 +228,21 @@ public struct BuildCache: Sendable {
             return readable.isEmpty ? trust : "the build cache in \(storeName) holds nothing for \(trust)"
         }
         return "the build cache's entries were built otherwise: " + nearest.joined(separator: "; ")
+    }
+
+    /// This key's entries in the scopes this job does not read, commit → scope: what it passed over.
+    private func untrustedEntries() async throws(BuildCacheError) -> [String: String] {
+        let marker = "/\(key.hash)/entries/"
+        var untrusted: [String: String] = [:]
+        for name in try await location.names(under: nil) {
+            guard let range = name.range(of: marker) else { continue }
+            let owner = String(name[..<range.lowerBound])
+            guard !readable.contains(where: { $0.scope == owner }),
+                let commit = name[range.upperBound...].split(separator: "/").first.map(String.init)
+            else { continue }
+            untrusted[commit] = owner
+        }
+        return untrusted
     }
 
     /// Unpacks `tree` beside the package, vets it (`RestoredTree`) and moves its build folder into

@@ -15,6 +15,8 @@ public struct TestProducts: Sendable {
     public let key: BuildCacheKey
     public let package: URL
     let trees: KeptTrees
+    /// The store and scope, for the log: `s3://team/build-cache, pr/12`.
+    let place: String
     /// Other runs' products are removed once this old.
     static let runAge: Double = 24 * 3600
 
@@ -23,6 +25,7 @@ public struct TestProducts: Sendable {
     ) throws(BuildCacheError) {
         self.key = key
         self.package = package
+        place = "\(folder.name), \(scope.folder)"
         do {
             trees = KeptTrees(folder: try folder.below(scope.folder), environment: environment)
         } catch {
@@ -47,7 +50,7 @@ public struct TestProducts: Sendable {
             members, of: package, excluding: [], parts: "products/\(run)", save: save,
             record: "products/\(run)/record.json", commit: commit, branch: run, key: key)
         try await removeOldRuns(besides: run)
-        return "kept the test products of \(commit.prefix(12)) for CI run \(run) in \(trees.folder.name) "
+        return "kept the test products of \(commit.prefix(12)) for CI run \(run) in \(place) "
             + "(\(megabytes(tree.bytes)))"
     }
 
@@ -57,7 +60,7 @@ public struct TestProducts: Sendable {
         let started = ContinuousClock.now
         do {
             guard let tree = try await trees.record("products/\(run)/record.json") else {
-                return .unavailable("no test products are kept for CI run \(run) in \(trees.folder.name)")
+                return .unavailable("no test products are kept for CI run \(run) in \(place)")
             }
             guard tree.commit == commit else {
                 return .unavailable(

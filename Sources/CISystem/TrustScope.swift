@@ -47,8 +47,8 @@ public enum TrustScope: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        let reads = readable.isEmpty ? "reads nothing kept" : "reads " + readable.joined(separator: ", ")
-        return "scope \(folder) (\(reads))"
+        let reads = readable.isEmpty ? "reading nothing kept" : "reading " + readable.joined(separator: ", ")
+        return "scope \(folder), \(reads)"
     }
 
     /// A name as one or more key segments: letters, digits, `.`, `_`, `-` and `/` between them are
@@ -106,7 +106,9 @@ extension CIContext {
             return .unknown(run: runID)
         }
         if variables["BITRISE_IO"] != nil {
-            if let id = value("BITRISE_PULL_REQUEST") { return .pullRequest(id, base: value("BITRISEIO_GIT_BRANCH_DEST")) }
+            if let id = value("BITRISE_PULL_REQUEST") {
+                return .pullRequest(id, base: value("BITRISEIO_GIT_BRANCH_DEST"))
+            }
             if let tag = value("BITRISE_GIT_TAG") { return .tag(tag) }
             if let branch = value("BITRISE_GIT_BRANCH") { return .branch(branch) }
             return .unknown(run: runID)

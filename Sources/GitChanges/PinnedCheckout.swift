@@ -123,7 +123,8 @@ public struct PinnedCheckout: Sendable {
                 try PinnedCheckout(folder: URL(fileURLWithPath: file), revision: entryID).check(
                     into: &found, limit: limit, prefix: prefix + relative + "/")
             case "120000":
-                guard exists, kind == S_IFLNK, let target = try? FileManager.default.destinationOfSymbolicLink(atPath: file)
+                guard exists, kind == S_IFLNK,
+                    let target = try? FileManager.default.destinationOfSymbolicLink(atPath: file)
                 else {
                     found.append("\(prefix)\(relative) is not the symbolic link \(revision.prefix(12)) has")
                     continue
@@ -148,7 +149,7 @@ public struct PinnedCheckout: Sendable {
 }
 
 /// A folder's object database, each object read hashed again against its id.
-private struct VerifiedObjects {
+fileprivate struct VerifiedObjects {
     let odb: Owned
     let folder: String
 

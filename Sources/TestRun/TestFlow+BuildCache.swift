@@ -116,12 +116,15 @@ extension TestFlow {
             }
         }
         switch await cache.restore(commits: commits) {
-        case .restored(let tree, let scope, let seconds, let unchanged, let changed):
+        case .restored(let tree, let scope, let seconds, let unchanged, let changed, let passedOver):
             let which = tree.commit == commits[0] ? "this commit" : "ancestor \(tree.commit.prefix(12))"
+            let untrusted =
+                passedOver.isEmpty
+                ? "" : "; passed over nearer entries this job does not trust: " + passedOver.joined(separator: ", ")
             write(
                 "Build cache: restored the build of \(which) from \(cache.storeName), \(scope) "
                     + "(\(String(format: "%.1f", Double(tree.bytes) / 1_000_000)) MB, \(String(format: "%.1f", seconds)) s; "
-                    + "\(unchanged) files as the build saw them, \(changed) changed since)\n")
+                    + "\(unchanged) files as the build saw them, \(changed) changed since)\(untrusted)\n")
         case .missed(let why):
             write("Build cache: nothing restored: \(why); building clean\n")
         case .builtHere(let why):

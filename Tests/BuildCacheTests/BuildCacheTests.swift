@@ -128,7 +128,8 @@ struct BuildCacheTests {
         try Scratch.write("let same = 1", to: same)
         try Scratch.write("let changed = 2", to: changed)
         guard
-            case .restored(let tree, _, _, let unchanged, let changedCount) = try await setup.cache().restore(commits: ["c1"])
+            case .restored(let tree, _, _, let unchanged, let changedCount, _) = try await setup.cache().restore(
+                commits: ["c1"])
         else {
             Issue.record("nothing restored")
             return
@@ -171,7 +172,7 @@ struct BuildCacheTests {
         }
         try setup.clean()
         let restored = try await setup.cache().restore(commits: ["c5", "c4", "c3", "c2", "c1"])
-        guard case .restored(let tree, _, _, _, _) = restored else {
+        guard case .restored(let tree, _, _, _, _, _) = restored else {
             Issue.record("nothing restored: \(restored)")
             return
         }
@@ -371,7 +372,8 @@ struct BuildCacheTests {
             return
         }
         // Its own job does; a release reads nothing.
-        guard case .restored(_, let scope, _, _, _) = try await setup.cache(scope: first).restore(commits: ["p1"]) else {
+        guard case .restored(_, let scope, _, _, _, _) = try await setup.cache(scope: first).restore(commits: ["p1"])
+        else {
             Issue.record("a pull request's own build was not restored")
             return
         }
@@ -387,18 +389,22 @@ struct BuildCacheTests {
         _ = try await setup.cache(scope: develop).save(commit: "d0")
         for reader in [develop, second] {
             try setup.clean()
-            guard case .restored(let tree, let scope, _, _, _) = try await setup.cache(scope: reader).restore(
-                commits: ["p2", "d0"])
+            guard
+                case .restored(let tree, let scope, _, _, _, let passedOver) = try await setup.cache(scope: reader)
+                    .restore(
+                        commits: ["p2", "p1", "d0"])
             else {
                 Issue.record("\(reader) did not restore develop's build")
                 continue
             }
             #expect((tree.commit, scope) == ("d0", "branch/develop"))
+            #expect(passedOver == ["p1's, kept by pr/7"], "the nearer entry of the other pull request is said")
             #expect(setup.read(".build/debug/App.o") == "object develop")
         }
         // The store holds each scope below its own folder, as bucket policies name them.
         let keys = try await setup.folder.store.list(under: setup.folder.prefix).map(\.key.rawValue)
-        let relative = keys.map { key in setup.folder.prefix.map { String(key.dropFirst($0.rawValue.count + 1)) } ?? key }
+        let relative = keys.map { key in setup.folder.prefix.map { String(key.dropFirst($0.rawValue.count + 1)) } ?? key
+        }
         #expect(relative.allSatisfy { $0.hasPrefix("pr/7/") || $0.hasPrefix("branch/develop/") }, "\(relative)")
     }
 
@@ -408,12 +414,25 @@ struct BuildCacheTests {
         defer { try? FileManager.default.removeItem(at: setup.root) }
         let checkout = setup.package.appendingPathComponent(".build/checkouts/swift-numerics")
         let tampering: [(String, () throws -> Void)] = [
-            ("Sources/Real.swift differs from", { try Scratch.write("evil", to: checkout.appendingPathComponent("Sources/Real.swift")) }),
-            ("Sources/Extra.swift is not in", { try Scratch.write("evil", to: checkout.appendingPathComponent("Sources/Extra.swift")) }),
-            ("Package.swift is missing", { try FileManager.default.removeItem(at: checkout.appendingPathComponent("Package.swift")) }),
-            ("Package.swift's executable bit differs", {
-                try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: checkout.appendingPathComponent("Package.swift").path)
-            }),
+            (
+                "Sources/Real.swift differs from",
+                { try Scratch.write("evil", to: checkout.appendingPathComponent("Sources/Real.swift")) }
+            ),
+            (
+                "Sources/Extra.swift is not in",
+                { try Scratch.write("evil", to: checkout.appendingPathComponent("Sources/Extra.swift")) }
+            ),
+            (
+                "Package.swift is missing",
+                { try FileManager.default.removeItem(at: checkout.appendingPathComponent("Package.swift")) }
+            ),
+            (
+                "Package.swift's executable bit differs",
+                {
+                    try FileManager.default.setAttributes(
+                        [.posixPermissions: 0o755], ofItemAtPath: checkout.appendingPathComponent("Package.swift").path)
+                }
+            ),
         ]
         for (index, (expected, tamper)) in tampering.enumerated() {
             try? FileManager.default.removeItem(at: setup.package.appendingPathComponent(".build"))
@@ -425,14 +444,18 @@ struct BuildCacheTests {
                 Issue.record("a tampered checkout was restored (\(expected))")
                 continue
             }
-            #expect(why.contains("is not restored: its dependency checkout 'swift-numerics' is not the pinned revision"), "\(why)")
+            #expect(
+                why.contains("is not restored: its dependency checkout 'swift-numerics' is not the pinned revision"),
+                "\(why)")
             #expect(why.contains(expected), "\(why)")
             #expect(!FileManager.default.fileExists(atPath: setup.package.appendingPathComponent(".build").path))
         }
         // A checkout Package.resolved does not pin.
         try? FileManager.default.removeItem(at: setup.package.appendingPathComponent(".build"))
         try setup.build("unpinned")
-        try Scratch.git(setup.root, "clone", "-q", setup.numerics.path, checkout.deletingLastPathComponent().appendingPathComponent("other").path)
+        try Scratch.git(
+            setup.root, "clone", "-q", setup.numerics.path,
+            checkout.deletingLastPathComponent().appendingPathComponent("other").path)
         _ = try await setup.cache().save(commit: "u1")
         try setup.clean()
         guard case .missed(let unpinned) = try await setup.cache().restore(commits: ["u1"]) else {
@@ -457,7 +480,9 @@ struct BuildCacheTests {
         }
         #expect(setup.read(".build/debug/App.o") == "object c1")
         for left in ["checkouts", "repositories", "workspace-state.json"] {
-            #expect(!FileManager.default.fileExists(atPath: setup.package.appendingPathComponent(".build/\(left)").path), "\(left)")
+            #expect(
+                !FileManager.default.fileExists(atPath: setup.package.appendingPathComponent(".build/\(left)").path),
+                "\(left)")
         }
     }
 }
