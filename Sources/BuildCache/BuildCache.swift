@@ -159,17 +159,19 @@ public struct BuildCache: Sendable {
             sources: SourceStamps.read(package))
         try await trees.delete(pending)
         let seconds = (ContinuousClock.now - started).seconds
-        let removed = try await prune()
+        let removed = try await prune(keeping: save)
         return "kept \(commit.prefix(12))'s build in \(storeName), \(scope.folder): \(megabytes(tree.bytes)) in "
             + "\(tree.parts.count) part\(tree.parts.count == 1 ? "" : "s"), \(String(format: "%.1f", seconds)) s"
             + (removed > 0 ? "; \(removed) older entr\(removed == 1 ? "y" : "ies") removed" : "")
     }
 
-    /// Removes this key's entries in this job's scope beyond the newest `keep`, and saves killed
+    /// Removes this key's entries in this job's scope beyond the newest `keep` (the save just made,
+    /// `current`, first: saves of one second are not told apart by time), and saves killed
     /// part-way (a pending mark older than `orphanAge`); the number of entries removed.
-    func prune() async throws(BuildCacheError) -> Int {
+    func prune(keeping current: String) async throws(BuildCacheError) -> Int {
         let entries = try await entries(in: trees, scope: scope.folder)
-        let old = entries.sorted { $0.seconds > $1.seconds }.dropFirst(keep)
+        let old = entries.sorted { ($0.save == current ? 1 : 0, $0.seconds) > ($1.save == current ? 1 : 0, $1.seconds) }
+            .dropFirst(keep)
         for entry in old {
             let tree = try await trees.record("\(key.hash)/entries/\(entry.record)")
             // The record first: parts without one are never restored.

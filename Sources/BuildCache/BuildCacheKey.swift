@@ -18,7 +18,7 @@ public struct BuildCacheKey: Sendable, Codable, Equatable {
     /// The package's absolute path: a build tree is not relocatable (its module caches and
     /// dependency files name it).
     public var path: String
-    /// `native`, unless the flags name another `--build-system`.
+    /// The build system that builds (`native`, `swiftbuild`): named by the flags, else the toolchain's default.
     public var buildSystem: String
 
     public init(
@@ -29,9 +29,10 @@ public struct BuildCacheKey: Sendable, Codable, Equatable {
         (self.pins, self.path, self.buildSystem) = (pins, path, buildSystem)
     }
 
-    /// The key of building `package` here, with the `swift` on `environment`'s PATH.
+    /// The key of building `package` here with `buildSystem`, with the `swift` on `environment`'s PATH.
     public static func current(
-        package: URL, configuration: String, flags: [String], environment: [String: String], scratch: URL
+        package: URL, configuration: String, flags: [String], buildSystem: String, environment: [String: String],
+        scratch: URL
     ) async throws(BuildCacheError) -> BuildCacheKey {
         let swift = Toolchain(environment: environment).swift
         let log = scratch.appendingPathComponent("swift-version.log")
@@ -49,12 +50,11 @@ public struct BuildCacheKey: Sendable, Codable, Equatable {
         let lines = result.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         let version = lines.filter { !$0.hasPrefix("Target:") && !$0.isEmpty }.joined(separator: "; ")
         let triple = lines.first { $0.hasPrefix("Target:") }.map { String($0.dropFirst("Target:".count)) } ?? ""
-        let system = flags.firstIndex(of: "--build-system").flatMap { flags.indices.contains($0 + 1) ? $0 + 1 : nil }
         return BuildCacheKey(
             toolchain: version + " at " + (swift?.deletingLastPathComponent().path ?? "PATH"),
             triple: triple.trimmingCharacters(in: .whitespaces), configuration: configuration, flags: flags,
             pins: pins(of: package), path: package.standardizedFileURL.path,
-            buildSystem: system.map { flags[$0] } ?? "native")
+            buildSystem: buildSystem)
     }
 
     /// `Package.resolved`'s pins (versions 1 to 3 of its format); the file's hash when it reads

@@ -40,11 +40,11 @@ public struct TestProducts: Sendable {
         case unavailable(String)
     }
 
-    /// Keeps `product` (in the package's bin folder) and what runs with it for the CI run `run`.
-    public func keep(product: URL, configuration: String, run: String, commit: String)
+    /// Keeps the test runners (in the package's bin folder) and what runs with them for the CI run `run`.
+    public func keep(runners: [URL], configuration: String, run: String, commit: String)
         async throws(BuildCacheError) -> String
     {
-        let members = try members(product: product, configuration: configuration)
+        let members = try members(runners: runners, configuration: configuration)
         let save = KeptTrees.newSave()
         let tree = try await trees.put(
             members, of: package, excluding: [], parts: "products/\(run)", save: save,
@@ -81,17 +81,20 @@ public struct TestProducts: Sendable {
         }
     }
 
-    /// The product, the bin folder's resource bundles and libraries, and `.build/<configuration>`
-    /// when it is the link to the bin folder; relative to the package.
-    func members(product: URL, configuration: String) throws(BuildCacheError) -> [String] {
+    /// The runners (the native build's `.xctest`, Swift Build's `-test-runner`s), the bin
+    /// folder's resource bundles and libraries (Swift Build's `PackageFrameworks` too), and
+    /// `.build/<configuration>` when it is the link to the bin folder; relative to the package.
+    func members(runners: [URL], configuration: String) throws(BuildCacheError) -> [String] {
         let root = package.standardizedFileURL.resolvingSymlinksInPath().path + "/"
-        let bin = product.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath()
+        guard let first = runners.first else { throw .unusable("there is no test product to keep") }
+        let bin = first.deletingLastPathComponent().standardizedFileURL.resolvingSymlinksInPath()
         guard bin.path.hasPrefix(root) else {
-            throw .unusable("the test product \(product.path) is not inside the package \(package.path)")
+            throw .unusable("the test product \(first.path) is not inside the package \(package.path)")
         }
         let relative = String(bin.path.dropFirst(root.count))
+        let runnerNames = Set(runners.map(\.lastPathComponent))
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: bin.path)) ?? []).filter { name in
-            name == product.lastPathComponent
+            runnerNames.contains(name) || name == "PackageFrameworks"
                 || [".resources", ".bundle", ".so", ".dylib"].contains { name.hasSuffix($0) }
         }
         var members = names.sorted().map { relative + "/" + $0 }

@@ -36,17 +36,32 @@ public struct Toolchain: Sendable {
         await version(["xcodebuild", "-version"], after: "Xcode ")
     }
 
+    /// The build system SwiftPM builds with when none is named, as `swift build --help` says it
+    /// (`--build-system … (default: native)`): `native`, or `swiftbuild` from SwiftPM 6.4 on. Read
+    /// once per process; nil when it cannot be run or does not say.
+    public static let defaultBuildSystem = Task<String?, Never> {
+        guard let help = await output(of: ["swift", "build", "--help"]),
+            let option = help.range(of: "--build-system"),
+            let marker = help[option.upperBound...].range(of: "(default: ")
+        else { return nil }
+        let name = help[marker.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        return name.isEmpty ? nil : String(name)
+    }
+
     /// The word after `marker` in what `arguments` print; nil when they cannot be run or do not say.
     static func version(_ arguments: [String], after marker: String) async -> String? {
+        guard let output = await output(of: arguments), let range = output.range(of: marker) else { return nil }
+        return output[range.upperBound...].prefix { !$0.isWhitespace }.description
+    }
+
+    /// What `arguments` print; nil when they cannot be run.
+    private static func output(of arguments: [String]) async -> String? {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "pipeline-\(arguments[0])-version-\(getpid())-\(UUID().uuidString).log")
+            "pipeline-\(arguments[0])-\(getpid())-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
-        guard
-            let result = try? await ChildProcess.run(
-                arguments, environment: ProcessInfo.processInfo.environment, log: log, timeout: .seconds(30)),
-            let range = result.output.range(of: marker)
-        else { return nil }
-        return result.output[range.upperBound...].prefix { !$0.isWhitespace }.description
+        return try? await ChildProcess.run(
+            arguments, environment: ProcessInfo.processInfo.environment, log: log, timeout: .seconds(30)
+        ).output
     }
 
     /// The toolchain's `tool`, nil when none of the folders has it.

@@ -92,18 +92,18 @@ public struct CoverageSettings: Sendable {
         }
     }
 
-    /// After the run: merges the profiles, exports the coverage of `product`, keeps the files the
-    /// filter shows, and writes the reports into `output`. `missing` names the tests whose process
-    /// ended without writing a profile.
-    public func collect(product: URL, missing: [String]) async throws(CoverageError) -> CoverageReport {
+    /// After the run: merges the profiles, exports the coverage of the code in `objects` (the test
+    /// product's, `TestProduct.coverageObjects`), keeps the files the filter shows, and writes the
+    /// reports into `output`. `missing` names the tests whose process ended without writing a profile.
+    public func collect(objects: [URL], missing: [String]) async throws(CoverageError) -> CoverageReport {
         let profiles = ProfileExport.profiles(in: self.profiles)
         guard !profiles.isEmpty else { throw .noProfiles(folder: self.profiles.path) }
-        return try await report(from: profiles, product: product, missing: missing)
+        return try await report(from: profiles, objects: objects, missing: missing)
     }
 
-    /// The reports of `profiles` (raw, or several nodes' merged ones) for `product`, written into
-    /// `output` with the merged profile, `coverage.profdata`.
-    public func report(from profiles: [URL], product: URL, missing: [String] = [], missingNodes: [String] = [])
+    /// The reports of `profiles` (raw, or several nodes' merged ones) for the code in `objects`,
+    /// written into `output` with the merged profile, `coverage.profdata`.
+    public func report(from profiles: [URL], objects: [URL], missing: [String] = [], missingNodes: [String] = [])
         async throws(CoverageError) -> CoverageReport
     {
         let started = ContinuousClock.now
@@ -111,7 +111,7 @@ public struct CoverageSettings: Sendable {
         let merged = output.appendingPathComponent("coverage.profdata")
         try? FileManager.default.createDirectory(at: self.profiles, withIntermediateDirectories: true)
         try await export.merge(profiles, into: merged, logs: self.profiles)
-        let all = try await export.export(merged, product: product, logs: self.profiles)
+        let all = try await export.export(merged, objects: objects, logs: self.profiles)
         var report = CoverageReport(
             coverage: all.selecting(filter.selector()), missing: missing, missingNodes: missingNodes)
         report.minimumLines = minLines

@@ -24,10 +24,14 @@ public struct ProfileExport: Sendable {
             log: logs.appendingPathComponent("llvm-profdata-merge.log"))
     }
 
-    /// The coverage `merged` records of `product`'s code: each line and function for lcov and
-    /// Cobertura, and llvm-cov's own counts of each file (SwiftPM's), exported at once.
-    public func export(_ merged: URL, product: URL, logs: URL) async throws(CoverageError) -> LineCoverage {
-        let export = [tools.cov.path, "export", "-instr-profile", merged.path, Self.executable(of: product).path]
+    /// The coverage `merged` records of the code in `objects` (a test product; with Swift Build,
+    /// each test runner and the library holding its target's code): each line and function for
+    /// lcov and Cobertura, and llvm-cov's own counts of each file (SwiftPM's), exported at once.
+    public func export(_ merged: URL, objects: [URL], logs: URL) async throws(CoverageError) -> LineCoverage {
+        let binaries = objects.map { Self.executable(of: $0).path }
+        let export =
+            [tools.cov.path, "export", "-instr-profile", merged.path] + binaries.prefix(1)
+            + binaries.dropFirst().flatMap { ["-object", $0] }
         let tools = tools
         func run(_ format: [String], log: String) async -> Result<String, CoverageError> {
             do {
@@ -38,7 +42,7 @@ public struct ProfileExport: Sendable {
         }
         async let lcov = run(["-format=lcov"], log: "llvm-cov-export-lcov.log")
         async let summary = run(["-format=text", "-summary-only"], log: "llvm-cov-export-summary.log")
-        let name = "llvm-cov export of \(product.lastPathComponent)"
+        let name = "llvm-cov export of " + objects.map(\.lastPathComponent).joined(separator: ", ")
         var coverage = try LineCoverage.parse(lcov: try await lcov.get(), name: name)
         try coverage.addSummaries(json: Data(try await summary.get().utf8), name: name)
         return coverage

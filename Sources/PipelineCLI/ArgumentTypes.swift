@@ -32,6 +32,7 @@ extension ShardCount: SpecText {}
 extension StoreAddress: SpecText {}
 extension Percentage: SpecText {}
 extension BuildConfiguration: ExpressibleByArgument {}
+extension BuildSystemName: ExpressibleByArgument {}
 extension FlakyPolicy: ExpressibleByArgument {}
 extension StoreRole: ExpressibleByArgument {}
 

@@ -182,6 +182,8 @@ public struct TestStage: Sendable, Hashable {
     public var keepsCandidates = true
     /// Where builds are kept and restored from (`build-cache:`): a folder or an S3 prefix.
     public var buildCache: StoreAddress?
+    /// `build-system:`, the build system that builds the tests; nil: the toolchain's default.
+    public var buildSystem: BuildSystemName?
 
     public init(
         shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,
@@ -262,6 +264,14 @@ public enum BuildConfiguration: String, Sendable, Hashable, CaseIterable, SpecEn
     case release
 
     static let noun = "build configuration"
+}
+
+/// SwiftPM's build systems: its native one, and Swift Build (SwiftPM 6.4's default).
+public enum BuildSystemName: String, Sendable, Hashable, CaseIterable, SpecEnum {
+    case native
+    case swiftbuild
+
+    static let noun = "build system"
 }
 
 /// Makes one store hold what another holds for the changed tests.

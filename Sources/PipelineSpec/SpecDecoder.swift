@@ -160,6 +160,7 @@ struct SpecDecoder {
                 allowed: [
                     "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
                     "configuration", "output-limit", "coverage", "impact", "candidates", "build-cache",
+                    "build-system",
                 ])
         else { return nil }
         var stage = TestStage()
@@ -195,6 +196,7 @@ struct SpecDecoder {
         stage.buildCache = value(fields, "build-cache") {
             $0.scalar($1, $2, expected: "a folder or s3://bucket/prefix", parse: StoreAddress.init(parsing:))
         }
+        stage.buildSystem = value(fields, "build-system") { $0.choice($1, $2) }
         return stage
     }
 

@@ -46,6 +46,7 @@ public enum SpecWriter {
                 if test.recordsImpact { lines.append("      impact: record") }
                 if !test.keepsCandidates { lines.append("      candidates: false") }
                 if let cache = test.buildCache { lines.append("      build-cache: \(quoted(cache.description))") }
+                if let system = test.buildSystem { lines.append("      build-system: \(system.rawValue)") }
                 if let coverage = test.coverage, coverage == CoverageSpec() {
                     lines.append("      coverage: true")
                 } else if let coverage = test.coverage {

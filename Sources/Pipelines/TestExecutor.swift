@@ -55,7 +55,7 @@ struct TestExecutor: StageExecutor {
         shared.timings = stage.timingsPlace(runner.spec.references)
         return TestRequest(
             package: package(context), shared: shared, cores: runner.cores, configuration: stage.configuration,
-            buildCache: stage.buildCache,
+            buildSystem: stage.buildSystem, buildCache: stage.buildCache,
             limits: TestRequest.Limits(
                 shards: stage.shards, timeout: stage.timeout, retries: stage.retries, maxRetried: stage.maxRetried,
                 flaky: stage.flaky, outputLimit: stage.outputLimit),

@@ -35,8 +35,17 @@ public enum IndexStoreReader {
         return nil
     }
 
-    /// The index store of the build whose products are in `bin` (`.build/<triple>/debug`).
-    public static func store(bin: URL) -> URL { bin.appendingPathComponent("index/store") }
+    /// The index store of the build whose products are in `bin`: the native build system's
+    /// `<bin>/index/store` (`.build/<triple>/debug`), or Swift Build's, whose store is its output
+    /// folder two levels up (`.build/out/v5` beside `.build/out/Products/Debug-linux`).
+    public static func store(bin: URL) -> URL {
+        let native = bin.appendingPathComponent("index/store")
+        let swiftBuild = bin.deletingLastPathComponent().deletingLastPathComponent()
+        let hasStore = { (folder: URL) in
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("v5/units").path)
+        }
+        return !hasStore(native) && hasStore(swiftBuild) ? swiftBuild : native
+    }
 
     /// The package's declarations and their uses, from the store at `store`; only files below
     /// `package` (not its `.build`) that exist count.

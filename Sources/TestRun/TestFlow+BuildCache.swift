@@ -37,7 +37,7 @@ struct CachedBuild: Sendable {
 
     /// Keeps what this run built: the tree as its commit's entry, and the test products when this
     /// job builds for the nodes (`--build-only`, or node 1). The lines to log.
-    func keep(product: URL, request: TestRequest) async throws(BuildCacheError) -> [String] {
+    func keep(runners: [URL], request: TestRequest) async throws(BuildCacheError) -> [String] {
         guard let commit, !skipBuild else { return [] }
         var lines: [String] = []
         let buildsForNodes = request.mode.isBuildOnly || request.limits.node.index == 1
@@ -45,7 +45,7 @@ struct CachedBuild: Sendable {
             do {
                 lines.append(
                     try await products.keep(
-                        product: product, configuration: request.configuration.rawValue, run: run, commit: commit))
+                        runners: runners, configuration: request.configuration.rawValue, run: run, commit: commit))
             } catch {
                 if request.mode.isBuildOnly { throw error }
                 lines.append("could not keep the test products for the other nodes: \(error)")
@@ -94,7 +94,9 @@ extension TestFlow {
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let key = try await BuildCacheKey.current(
             package: request.package, configuration: request.configuration.rawValue,
-            flags: arguments + (coverage ? ["--enable-code-coverage"] : []), environment: variables, scratch: scratch)
+            flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
+            buildSystem: await BuildSettings.buildSystem(arguments: arguments), environment: variables, scratch: scratch
+        )
         let scope = ci.trustScope
         let cache = try BuildCache(
             folder: folder, key: key, package: request.package, environment: variables, scope: scope)

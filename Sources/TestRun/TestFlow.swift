@@ -76,16 +76,18 @@ public struct TestFlow: Sendable {
             options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage,
             build: cached)
         if !cached.skipBuild {
-            request.write("Building the tests of \(request.package.path) (\(request.configuration.rawValue))…\n")
+            let system = await BuildSettings.buildSystem(arguments: request.buildArguments)
+            request.write(
+                "Building the tests of \(request.package.path) (\(request.configuration.rawValue), \(system))…\n")
         }
         var prepared = try await session.prepare(pinningTo: pin)
-        let product = prepared.product.path
+        let runners = prepared.product.runners
         if request.mode.isBuildOnly {
-            let lines = try await cached.keep(product: product, request: request)
+            let lines = try await cached.keep(runners: runners, request: request)
             return .built(lines.isEmpty ? "Built the tests; no build cache to keep them in.\n" : lines.joined())
         }
         // What was built is kept while the tests run.
-        async let kept = (try? cached.keep(product: product, request: request)) ?? []
+        async let kept = (try? cached.keep(runners: runners, request: request)) ?? []
         let outcome: Result<TestOutcome, any Error>
         do {
             outcome = .success(try await afterBuild())
@@ -129,7 +131,7 @@ public struct TestFlow: Sendable {
             let measured = try await session.collectCoverage(of: report, product: prepared.product)
             if let reads, let measured {
                 try await session.recordImpact(
-                    from: measured, report: report, reads: reads, bin: prepared.product.path.deletingLastPathComponent()
+                    from: measured, report: report, reads: reads, bin: prepared.product.binFolder
                 )
             }
             // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.

@@ -82,7 +82,8 @@ public struct TestRequest: Sendable {
     /// pipeline's test stage, `refs record`); what it leaves out is `pipeline test`'s default.
     public init(
         package: URL, shared: SharedRunSettings, cores: Int, configuration: BuildConfiguration = .debug,
-        skipBuild: Bool = false, buildArguments: [String] = [], buildCache: StoreAddress? = nil, mode: Mode = .run,
+        skipBuild: Bool = false, buildSystem: BuildSystemName? = nil, buildArguments: [String] = [],
+        buildCache: StoreAddress? = nil, mode: Mode = .run,
         limits: Limits = Limits(),
         quarantineFile: (url: URL, display: String)? = nil, quarantine: Quarantine? = nil,
         updatesTimings: Bool = true, junit: URL? = nil, review: URL? = nil, coverage: CoverageRequest? = nil,
@@ -96,7 +97,10 @@ public struct TestRequest: Sendable {
         self.cores = cores
         self.configuration = configuration
         self.skipBuild = skipBuild
-        self.buildArguments = buildArguments
+        // A build system named (`--build-system`, `build-system:`, else `PIPELINE_BUILD_SYSTEM`) goes
+        // to `swift build` as its own flag.
+        self.buildArguments = BuildSettings.naming(
+            (buildSystem.map { ["--build-system", $0.rawValue] } ?? []) + buildArguments, environment: shared.variables)
         self.buildCache = buildCache
         self.mode = mode
         self.limits = limits

@@ -264,7 +264,7 @@ public struct TestSession: Sendable {
                     + "with an environment of its own); counted in the run's coverage and moved out of the tree\n")
         }
         let missing = report.tests.filter { $0.status == .crashed || $0.status == .timedOut }.map(\.name)
-        return try await coverage.collect(product: product.path, missing: missing)
+        return try await coverage.collect(objects: product.coverageObjects, missing: missing)
     }
 
     /// Marks the failures of quarantined tests, which then do not fail the run.

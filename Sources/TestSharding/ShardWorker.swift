@@ -57,9 +57,20 @@ struct ShardWorker {
         var failures: [TestID] = []
         for framework in [TestFramework.xctest, .swiftTesting] {
             var pending = tests.filter { $0.framework == framework }
-            if suiteEnvironment != nil { pending.sort { ($0.suite, $0.name) < ($1.suite, $1.name) } }
+            if suiteEnvironment != nil {
+                pending.sort { ($0.suite, $0.name) < ($1.suite, $1.name) }
+            } else if self.product.runners.count > 1 {
+                // One process runs one runner's tests: each runner's together, in the batch's order.
+                pending = pending.enumerated().sorted {
+                    (self.product.runner(for: $0.element).path, $0.offset)
+                        < (self.product.runner(for: $1.element).path, $1.offset)
+                }.map(\.element)
+            }
             while !pending.isEmpty && !Task.isCancelled {
                 var chunk = Self.chunk(pending, framework: framework, limit: limits.selectorBytes)
+                if let runner = chunk.first.map(self.product.runner(for:)) {
+                    chunk = Array(chunk.prefix { self.product.runner(for: $0) == runner })
+                }
                 var product = self.product
                 if let suiteEnvironment, let suite = chunk.first?.suite {
                     chunk = Array(chunk.prefix { $0.suite == suite })

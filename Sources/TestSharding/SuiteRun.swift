@@ -74,7 +74,7 @@ public struct SuiteRun: Sendable {
         } catch {
             throw .cannotWrite(path: logs.path, reason: error.localizedDescription)
         }
-        let product = try await TestProduct.build(settings, scratch: logs)
+        var product = try await TestProduct.build(settings, scratch: logs)
         let all = try await product.discover(scratch: logs, timeout: options.limits.timeout)
         guard !all.isEmpty else { throw .noTests(package: settings.packagePath.path) }
         let tests = try options.select(all)

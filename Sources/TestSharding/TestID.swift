@@ -1,4 +1,4 @@
-/// Which library runs a test. Both live in the same test product.
+/// Which library runs a test. Both live in the same test runner.
 public enum TestFramework: String, Codable, Sendable, Comparable {
     case xctest
     case swiftTesting = "swift-testing"
@@ -28,6 +28,9 @@ public struct TestID: Hashable, Comparable, Codable, Sendable, CustomStringConve
         // A free Swift Testing function, `Module.name()`: the module is the part before the first dot.
         return String(name.prefix { $0 != "." })
     }
+
+    /// The test target's module: the part of the name before the first dot.
+    public var module: String { String(name.prefix { $0 != "." }) }
 
     /// The test's own name within its suite.
     public var shortName: String {

@@ -32,18 +32,75 @@ public struct BuildSettings: Sendable {
         return extraArguments.contains { argument in moving.contains { argument.hasPrefix($0) } }
     }
 
+    /// The build system that builds: the one the extra arguments name (`--build-system X`), else
+    /// the toolchain's default (`Toolchain.defaultBuildSystem`; `native` when it cannot be asked).
+    public var buildSystem: String {
+        get async { await Self.buildSystem(arguments: extraArguments) }
+    }
+
+    /// `PIPELINE_BUILD_SYSTEM`, set in a CI's or a shell's environment: the build system of every
+    /// command at once (`native`, `swiftbuild`) where neither an option nor a spec names one.
+    public static let buildSystemVariable = "PIPELINE_BUILD_SYSTEM"
+
+    /// `arguments` for `swift build`, with `--build-system` from `environment` when they name none.
+    public static func naming(_ arguments: [String], environment: [String: String]) -> [String] {
+        guard !arguments.contains(where: { $0.hasPrefix("--build-system") }),
+            let system = environment[buildSystemVariable], !system.isEmpty
+        else { return arguments }
+        return ["--build-system", system] + arguments
+    }
+
+    /// The build system `arguments` for `swift build` build with.
+    public static func buildSystem(arguments: [String]) async -> String {
+        for (index, argument) in arguments.enumerated() {
+            if argument.hasPrefix("--build-system=") { return String(argument.dropFirst("--build-system=".count)) }
+            if argument == "--build-system", arguments.indices.contains(index + 1) { return arguments[index + 1] }
+        }
+        return await Toolchain.defaultBuildSystem.value ?? "native"
+    }
+
     var buildArguments: [String] {
         ["swift", "build", "--package-path", packagePath.path, "--configuration", configuration]
             + (coverage ? ["--enable-code-coverage"] : []) + extraArguments
     }
 }
 
-/// The built `<Package>PackageTests.xctest`, and the commands that list and run its tests directly,
-/// as `swift test` does internally (parallel `swift test` processes would serialise on SwiftPM's lock).
+/// The built executables that run a package's tests, and the commands that list and run them
+/// directly, as `swift test` does internally (parallel `swift test` processes would serialise on
+/// SwiftPM's lock). SwiftPM's native build system makes one `<Package>PackageTests.xctest` for
+/// every test target; Swift Build (`--build-system swiftbuild`, SwiftPM 6.4's default) makes a
+/// `<Target>-test-runner` per test target, beside its `<Target>.so` and resource bundle. Each
+/// runner lists and runs its own tests the way the `.xctest` product does.
 public struct TestProduct: Sendable {
-    public let path: URL
+    /// The runners, by name: one `.xctest`, or one `-test-runner` per test target.
+    public let runners: [URL]
     public let packagePath: URL
     let environment: [String: String]
+    /// Test module → the runner that listed its tests (index into `runners`).
+    private(set) var modules: [String: Int] = [:]
+
+    init(runners: [URL], packagePath: URL, environment: [String: String]) {
+        self.runners = runners
+        self.packagePath = packagePath
+        self.environment = environment
+    }
+
+    /// The folder the runners are in (SwiftPM's bin folder).
+    public var binFolder: URL { runners[0].deletingLastPathComponent() }
+
+    /// What coverage is exported from: each runner and, for Swift Build, the library beside it
+    /// that holds its target's code (`<Target>.so`).
+    public var coverageObjects: [URL] {
+        runners.flatMap { runner -> [URL] in
+            let name = runner.lastPathComponent
+            guard name.hasSuffix(Self.runnerSuffix) else { return [runner] }
+            let library = binFolder.appendingPathComponent(String(name.dropLast(Self.runnerSuffix.count)) + ".so")
+            return [runner] + (FileManager.default.fileExists(atPath: library.path) ? [library] : [])
+        }
+    }
+
+    /// Swift Build's test runners end so: `<Target>-test-runner`.
+    static let runnerSuffix = "-test-runner"
 
     /// Builds the tests (unless told to skip) and finds the product in `swift build --show-bin-path`.
     public static func build(_ settings: BuildSettings, scratch: URL) async throws(TestRunError) -> TestProduct {
@@ -72,9 +129,9 @@ public struct TestProduct: Sendable {
         // SwiftPM keeps `.build/<configuration>` pointing at the bin folder; asking `swift build
         // --show-bin-path` costs ≈0.3 s, so it is asked only when build arguments may move the folder.
         if !settings.movesBinFolder,
-            let product = product(in: settings.packagePath.appendingPathComponent(".build/\(settings.configuration)"))
+            let runners = runners(in: settings.packagePath.appendingPathComponent(".build/\(settings.configuration)"))
         {
-            return TestProduct(path: product, packagePath: settings.packagePath, environment: childEnvironment)
+            return TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
         }
         let log = scratch.appendingPathComponent("bin-path.log")
         let result = try await TestRunError.starting(
@@ -83,8 +140,8 @@ public struct TestProduct: Sendable {
         else {
             throw .listingFailed(command: "swift build --show-bin-path", output: result.output)
         }
-        guard let product = product(in: URL(fileURLWithPath: binPath)) else { throw .noTestProduct(binPath: binPath) }
-        return TestProduct(path: product, packagePath: settings.packagePath, environment: childEnvironment)
+        guard let runners = runners(in: URL(fileURLWithPath: binPath)) else { throw .noTestProduct(binPath: binPath) }
+        return TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
     }
 
     /// The compiler's error lines, each once, without the source excerpts drawn under them; the
@@ -99,41 +156,65 @@ public struct TestProduct: Sendable {
         return (errors.isEmpty ? Array(lines.suffix(10)) : errors).map(String.init)
     }
 
-    /// The `*PackageTests.xctest` in a bin folder, if there is one.
-    private static func product(in bin: URL) -> URL? {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: bin.path)) ?? []
-        return names.filter { $0.hasSuffix("PackageTests.xctest") }.sorted().first.map {
-            bin.appendingPathComponent($0)
+    /// The test runners in a bin folder: the `*PackageTests.xctest`, else every `*-test-runner`
+    /// executable; nil when there is none.
+    static func runners(in bin: URL) -> [URL]? {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: bin.path)) ?? []).sorted()
+        if let xctest = names.first(where: { $0.hasSuffix("PackageTests.xctest") }) {
+            return [bin.appendingPathComponent(xctest)]
         }
+        let runners = names.filter { $0.hasSuffix(runnerSuffix) }.map { bin.appendingPathComponent($0) }.filter {
+            FileManager.default.isExecutableFile(atPath: $0.path)
+        }
+        return runners.isEmpty ? nil : runners
     }
 
     /// The same product, its tests run with `extra` set over its environment.
     func adding(environment extra: [String: String]) -> TestProduct {
-        TestProduct(path: path, packagePath: packagePath, environment: environment.merging(extra) { $1 })
+        var product = TestProduct(
+            runners: runners, packagePath: packagePath, environment: environment.merging(extra) { $1 })
+        product.modules = modules
+        return product
     }
 
-    /// Every test in the product, from the product's own listings (≈10 ms each, run at once).
-    /// A listing that takes longer than `timeout` (the limit for one test) is stuck and stopped.
-    public func discover(scratch: URL, timeout: Duration = .seconds(600)) async throws(TestRunError) -> [TestID] {
+    /// The runner of a test: the one that listed its module (the only one, with the native build).
+    func runner(for test: TestID) -> URL {
+        runners[modules[test.module] ?? 0]
+    }
+
+    /// Every test of every runner, from the runners' own listings (≈10 ms each, run at once), and
+    /// which runner runs each module's tests. A listing that takes longer than `timeout` (the limit
+    /// for one test) is stuck and stopped.
+    public mutating func discover(scratch: URL, timeout: Duration = .seconds(600)) async throws(TestRunError)
+        -> [TestID]
+    {
         #if os(macOS)
             // Xcode's xctest has no listing flag; SwiftPM's listing covers both libraries.
             return try await list(
                 ["swift", "test", "list", "--skip-build", "--package-path", packagePath.path],
                 framework: nil, log: scratch.appendingPathComponent("list.log"), timeout: timeout)
         #else
-            async let xctest = list(
-                [path.path, "--testing-library", "xctest", "--list-tests"], framework: .xctest,
-                log: scratch.appendingPathComponent("list-xctest.log"), timeout: timeout)
-            async let swiftTesting = list(
-                [path.path, "--testing-library", "swift-testing", "--list-tests"],
-                framework: .swiftTesting, log: scratch.appendingPathComponent("list-swift-testing.log"),
-                timeout: timeout)
-            do {
-                return try await xctest + swiftTesting
-            } catch {
-                // `async let` forgets the typed error; the listings throw nothing else.
-                throw (error as? TestRunError) ?? .listingFailed(command: path.path, output: "\(error)")
+            var found: [TestID] = []
+            for (index, runner) in runners.enumerated() {
+                let name = runners.count == 1 ? "" : "-\(runner.lastPathComponent)"
+                async let xctest = list(
+                    [runner.path, "--testing-library", "xctest", "--list-tests"], framework: .xctest,
+                    log: scratch.appendingPathComponent("list-xctest\(name).log"), timeout: timeout)
+                async let swiftTesting = list(
+                    [runner.path, "--testing-library", "swift-testing", "--list-tests"],
+                    framework: .swiftTesting, log: scratch.appendingPathComponent("list-swift-testing\(name).log"),
+                    timeout: timeout)
+                let tests: [TestID]
+                do {
+                    tests = try await xctest + swiftTesting
+                } catch {
+                    // `async let` forgets the typed error; the listings throw nothing else.
+                    throw (error as? TestRunError) ?? .listingFailed(command: runner.path, output: "\(error)")
+                }
+                for test in tests { modules[test.module] = index }
+                found += tests
             }
+            return found
         #endif
     }
 
@@ -155,8 +236,9 @@ public struct TestProduct: Sendable {
         return TestListing.parse(result.output, framework: framework)
     }
 
-    /// The command running the given tests of one framework in one process.
+    /// The command running the given tests of one framework, all of one runner, in one process.
     func command(for tests: [TestID], framework: TestFramework, eventStream: URL) -> [String] {
+        let path = tests.first.map(runner(for:)) ?? runners[0]
         switch framework {
         case .xctest:
             let selectors = tests.map(\.name).joined(separator: ",")

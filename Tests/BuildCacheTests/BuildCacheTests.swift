@@ -271,7 +271,7 @@ struct BuildCacheTests {
             #"{"pins":[{"identity":"swift-numerics","location":"x","state":{"revision":"abc","version":"1.0.0"}}],"version":2}"#,
             to: root.appendingPathComponent("Package.resolved"))
         let key = try await BuildCacheKey.current(
-            package: root, configuration: "debug", flags: ["--build-system", "swiftbuild"],
+            package: root, configuration: "debug", flags: ["--build-system", "swiftbuild"], buildSystem: "swiftbuild",
             environment: ProcessInfo.processInfo.environment, scratch: root)
         #expect(key.toolchain.contains("Swift version"), "\(key.toolchain)")
         #expect(key.triple.contains("-"), "\(key.triple)")
@@ -307,7 +307,7 @@ struct BuildCacheTests {
             folder: setup.folder, key: setup.key(), package: setup.package,
             environment: ProcessInfo.processInfo.environment, scope: .pullRequest("7", base: "main"))
         let kept = try await products.keep(
-            product: setup.package.appendingPathComponent(".build/debug/AppPackageTests.xctest"),
+            runners: [setup.package.appendingPathComponent(".build/debug/AppPackageTests.xctest")],
             configuration: "debug", run: "77", commit: "c1")
         #expect(kept.contains("for CI run 77"), "\(kept)")
         try setup.clean()

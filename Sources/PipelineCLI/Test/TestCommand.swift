@@ -30,6 +30,12 @@ struct TestCommand: AsyncParsableCommand {
     var skipBuild = false
 
     @Option(
+        help: ArgumentHelp(
+            "The build system: native or swiftbuild (Swift Build). Default: the toolchain's own, as 'swift build "
+                + "--help' says it.", valueName: "name"))
+    var buildSystem: BuildSystemName?
+
+    @Option(
         name: .customLong("Xbuild"), parsing: .unconditionalSingleValue,
         help: ArgumentHelp(
             "An extra argument for 'swift build' (repeat it: --Xbuild -Xswiftc --Xbuild -DCI).", valueName: "arg"))
@@ -118,6 +124,9 @@ struct TestCommand: AsyncParsableCommand {
         if buildOnly, skipBuild || list || plan || dryRun {
             throw ValidationError("--build-only builds and runs nothing: it cannot take --skip-build, --list or --plan")
         }
+        if buildSystem != nil, buildArguments.contains(where: { $0.hasPrefix("--build-system") }) {
+            throw ValidationError("--build-system names the build system once: drop '--Xbuild --build-system'")
+        }
         if buildCache != nil, skipBuild {
             throw ValidationError("--build-cache keeps and restores builds: it cannot take --skip-build")
         }
@@ -142,7 +151,9 @@ struct TestCommand: AsyncParsableCommand {
             affected ? .affected : impactedOrAll ? .impactedOrAll : impacted ? .impacted : .all
         let request = TestRequest(
             package: global.resolve(packagePath), shared: shared, cores: global.availableCores,
-            configuration: configuration, skipBuild: skipBuild, buildArguments: buildArguments, buildCache: buildCache,
+            configuration: configuration, skipBuild: skipBuild, buildSystem: buildSystem,
+            buildArguments: buildArguments,
+            buildCache: buildCache,
             mode: buildOnly ? .buildOnly : options.mode(else: list ? .list : plan || dryRun ? .plan : .run),
             limits: options.limits,
             quarantineFile: options.quarantine(global), updatesTimings: !(noUpdateTimings || noRecord),

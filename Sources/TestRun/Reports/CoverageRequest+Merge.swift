@@ -15,14 +15,17 @@ extension CoverageRequest {
             throw CoverageError.unreadable(path: file.path, reason: "no such file")
         }
         let product = try await Self.product(package: package, skipBuild: skipBuild, scratch: settings.profiles)
-        return try await settings.report(from: files, product: product.path)
+        return try await settings.report(from: files, objects: product.coverageObjects)
     }
 
     /// The package's test product, built with coverage unless `skipBuild`.
     static func product(package: URL, skipBuild: Bool, scratch: URL) async throws -> TestProduct {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         return try await TestProduct.build(
-            BuildSettings(packagePath: package, skipBuild: skipBuild, coverage: true), scratch: scratch)
+            BuildSettings(
+                packagePath: package,
+                extraArguments: BuildSettings.naming([], environment: ProcessInfo.processInfo.environment),
+                skipBuild: skipBuild, coverage: true), scratch: scratch)
     }
 }
 
@@ -50,6 +53,6 @@ extension SharedRunSettings {
         if !missing.isEmpty, !allowPartial { throw CoverageError.nodesMissing(missing, store: location) }
         let product = try await CoverageRequest.product(
             package: package, skipBuild: skipBuild, scratch: settings.profiles)
-        return try await settings.report(from: files, product: product.path, missingNodes: missing)
+        return try await settings.report(from: files, objects: product.coverageObjects, missingNodes: missing)
     }
 }

@@ -19,7 +19,10 @@ extension TestFlow {
                     extraArguments: request.buildArguments, skipBuild: request.skipBuild),
                 options: options, updatesTimings: false, snapshots: recorder.check, junit: nil,
                 interactive: request.interactive, write: request.write)
-            if !request.skipBuild { request.write("Building the tests of \(request.package.path)…\n") }
+            if !request.skipBuild {
+                let system = await BuildSettings.buildSystem(arguments: request.buildArguments)
+                request.write("Building the tests of \(request.package.path) (\(system))…\n")
+            }
             let prepared = try await session.prepare()
             request.write(
                 prepared.announcement(
