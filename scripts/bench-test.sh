@@ -11,6 +11,8 @@
 # `swift test --parallel` (for suites whose every run takes minutes).
 # The example package made to have one long test: EXAMPLE_LONG_SECONDS=4 scripts/bench-test.sh
 # (its SlowRenderingTests.testRendersLargeCanvas then takes 4 s instead of 1.6 s).
+# Then the same suite built by Swift Build (--build-system swiftbuild, SwiftPM 6.4's default): pipeline
+# (first and informed) against `swift test --build-system swiftbuild --parallel`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" runs="${2:-3}" quick="${3:-}"
@@ -68,6 +70,16 @@ else
         "direct=bash $(printf %q "$scratch/direct.sh")"
 fi
 
+# Swift Build: its own products (a runner per test target), its own swift test --parallel.
+echo "building the tests of $package with Swift Build…" >&2
+swift build --build-tests --build-system swiftbuild --package-path "$package" >/dev/null
+sb_timings="$scratch/sb-timings.json"
+"$bin" test --package-path "$package" --build-system swiftbuild --skip-build --timings "$sb_timings" >/dev/null 2>&1 || true
+sb_run="$(printf %q "$bin") test --package-path $q_package --build-system swiftbuild --skip-build --no-update-timings"
+measure "sb_first=$sb_run --timings $(printf %q "$scratch/sb-none.json")" \
+    "sb_pipeline=$sb_run --timings $(printf %q "$sb_timings")" \
+    "sb_parallel=swift test --package-path $q_package --build-system swiftbuild --skip-build --parallel"
+
 echo "package: $package ($tests tests, $cores cores, median of $runs runs)"
 printf '%-58s %8.2f s\n' \
     "pipeline test, first run (no recorded durations)" "$t_first" \
@@ -83,6 +95,12 @@ echo "ratio first run / swift test --parallel:              $(ratio "$t_first" "
 echo "ratio pipeline test (informed) / ideal:               $(ratio "$t_pipeline" "$ideal_cores")   (target ≤ 1.02)"
 echo "  the same within each run (its shards' wall time / its own ideal; start-up and listing excluded): $inner_ratio"
 echo "ratio pipeline test (informed) / swift test --parallel: $(ratio "$t_pipeline" "$t_swift_parallel")   (target ≤ 0.60 on many small tests)"
+printf '%-58s %8.2f s\n' \
+    "Swift Build: pipeline test, first run" "$t_sb_first" \
+    "Swift Build: pipeline test, informed" "$t_sb_pipeline" \
+    "Swift Build: swift test --skip-build --parallel" "$t_sb_parallel"
+echo "Swift Build: ratio first run / swift test --parallel:   $(ratio "$t_sb_first" "$t_sb_parallel")"
+echo "Swift Build: ratio informed / swift test --parallel:    $(ratio "$t_sb_pipeline" "$t_sb_parallel")"
 [[ "$quick" == --quick ]] && exit 0
 echo "ratio pipeline test --shards 1 / direct binary:       $(ratio "$t_pipeline_one" "$t_direct")   (target ≤ 1.03)"
 echo "ratio pipeline test / swift test (serial):            $(ratio "$t_pipeline" "$t_swift")"

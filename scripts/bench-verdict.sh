@@ -16,6 +16,8 @@
 #   floor       in the original checkout, built at the parent: the change checked out, then
 #               pipeline test --impacted (an incremental build of the change + the impacted tests)
 # The floor and the warm run are each measured PIPELINE_BENCH_REPEATS times (3), their medians kept.
+# Then today, warm and the floor again with Swift Build (--build-system swiftbuild, SwiftPM 6.4's
+# default), against its own `swift build` + `swift test --parallel`.
 # Prints each time, its ratio to the floor, warm against today's way, and the cache's restore and
 # save times and sizes. Exits 1 when a node compiled, or a run did not do its work.
 set -euo pipefail
@@ -165,5 +167,35 @@ print(f"  warm / today: {warm / today:.2f}x   warm / floor: {warm / floor:.2f}x 
       f"(medians of {repeats}: floor {', '.join(f'{x:.1f}' for x in floors)} s; warm {', '.join(f'{x:.1f}' for x in warms)} s)")
 print(f"  cache: restored {restored.group(1)} MB in {restored.group(2)} s; kept {saved.group(1)} MB in {saved.group(2)} s")
 print(f"  nodes: {nodes[0]:.1f} s and {nodes[1]:.1f} s, " + ("no compile step" if not compiled else f"node {', '.join(compiled)} compiled"))
+
+# Swift Build: the same verdicts built by it (its own products, its own cache entries).
+system = ["--build-system", "swiftbuild"]
+floors_sb = []
+for _ in range(repeats):
+    git(original, "checkout", "-q", parent)
+    run([pipeline, "test", "--package-path", original, *system, "--list"], original)
+    git(original, "checkout", "-q", child)
+    seconds, _ = run([pipeline, "test", "--package-path", original, *system, *impacted], original)
+    floors_sb.append(seconds)
+floor_sb = median(floors_sb)
+today_sb, _ = run("swift build --build-system swiftbuild --build-tests && swift test --build-system swiftbuild --parallel",
+                  fresh(child))
+run([pipeline, "test", *system, "--build-only", "--build-cache", cache + "-sb"], fresh(parent))
+warms_sb = []
+for _ in range(repeats):
+    shutil.rmtree(cache + "-sb-warm", ignore_errors=True)
+    shutil.copytree(cache + "-sb", cache + "-sb-warm")
+    seconds, result = run([pipeline, "test", *system, *impacted, "--build-cache", cache + "-sb-warm"], fresh(child))
+    if "restored the build of" not in result.stderr:
+        sys.exit(f"bench-verdict: the Swift Build warm run restored nothing:\n{result.stderr[-3000:]}")
+    warms_sb.append(seconds)
+warm_sb = median(warms_sb)
+print("Swift Build (--build-system swiftbuild)")
+for label, seconds in [("today: swift build + swift test --parallel (Swift Build)", today_sb),
+                       ("pipeline warm (cache from the parent)", warm_sb),
+                       ("floor: incremental build + impacted tests", floor_sb)]:
+    print(f"  {label:58s} {seconds:6.1f} s  {seconds / floor_sb:5.2f}x floor")
+print(f"  warm / today: {warm_sb / today_sb:.2f}x   warm / floor: {warm_sb / floor_sb:.2f}x   "
+      f"(medians of {repeats}: floor {', '.join(f'{x:.1f}' for x in floors_sb)} s; warm {', '.join(f'{x:.1f}' for x in warms_sb)} s)")
 sys.exit(1 if compiled else 0)
 PY

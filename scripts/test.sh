@@ -52,6 +52,13 @@ fi
 later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests|ShallowCloneTests"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --skip "$later"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$later"
+# The same end-to-end runs of real packages under Swift Build (SwiftPM 6.4's default), through the
+# variable every command reads: the example package's loop, coverage against SwiftPM's own numbers,
+# the build cache's warm restore, sharded runs (each test once), crashes and interrupts.
+# (SwiftBuildTests, in the first group, runs both build systems side by side on two test targets.)
+swiftbuild='SnapshotLoopTests/outOfGit\(|CoverageCommandTests/reports\(|BuildCacheCommandTests/restoredBuildIsSafe\('
+swiftbuild+='|TestCommandTests/(cleanRun|faults|nodes|interrupt)\('
+PIPELINE_BUILD_SYSTEM=swiftbuild PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$swiftbuild"
 
 # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed corpus
 # and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer).

@@ -161,7 +161,7 @@ struct SharedRunCommandTests {
         #expect(slow.waitFor("Batch 1 of 1"), "\(slow.stderr)")
         kill(slow.process.processIdentifier, SIGKILL)
         // Its test processes live on (they are in their own process groups); end them as the CI runner would.
-        let product = package.appendingPathComponent(".build/debug/\(ExamplePackage.productName)").path
+        let product = package.appendingPathComponent(ExamplePackage.productPath).path
         ExamplePackage.processes(named: product).forEach { kill(pid_t($0)!, SIGKILL) }
 
         let survivor = try node("2/2", store, run: "k", lease).wait()

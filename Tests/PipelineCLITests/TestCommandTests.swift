@@ -313,7 +313,7 @@ struct TestCommandTests {
         process.standardError = FileHandle.nullDevice
         try process.run()
         // This package's own product (other suites may run copies of the example elsewhere).
-        let product = package.appendingPathComponent(".build/debug/\(ExamplePackage.productName)").path
+        let product = package.appendingPathComponent(ExamplePackage.productPath).path
         // pipeline records each process group as it starts a test process, so once one is seen the
         // interrupt reaches it.
         #expect(poll(seconds: 20) { !ExamplePackage.processes(named: product).isEmpty }, "test processes started")
@@ -439,7 +439,13 @@ struct TimingsMergeTests {
 enum ExamplePackage {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Examples/ExampleSuite")
-    static let productName = "ExampleSuitePackageTests.xctest"
+    /// The test product's path below the package: the native build's `.xctest`, or Swift Build's
+    /// runner of the one test target when the test script runs under it (`PIPELINE_BUILD_SYSTEM`).
+    static var productPath: String {
+        ProcessInfo.processInfo.environment["PIPELINE_BUILD_SYSTEM"] == "swiftbuild"
+            ? ".build/out/Products/Debug-linux/ExampleKitTests-test-runner"
+            : ".build/debug/ExampleSuitePackageTests.xctest"
+    }
     /// 17 XCTest methods and 11 Swift Testing functions, 5 of them snapshot tests.
     static let testCount = 30
 

@@ -1,0 +1,55 @@
+import Foundation
+import TestSupport
+import Testing
+
+@testable import TestSharding
+
+/// Which build system builds, found from the arguments, `PIPELINE_BUILD_SYSTEM` and the
+/// toolchain; and which runners a bin folder holds under each.
+@Suite("build systems: found, never assumed")
+struct BuildSystemTests {
+    @Test func namedByTheArgumentsElseTheToolchain() async {
+        #expect(await BuildSettings.buildSystem(arguments: ["--build-system", "swiftbuild"]) == "swiftbuild")
+        #expect(await BuildSettings.buildSystem(arguments: ["-Xswiftc", "-DCI", "--build-system=native"]) == "native")
+        // Swift 6.3's `swift build --help` says `(default: native)`; 6.4's says swiftbuild.
+        let toolchain = await BuildSettings.buildSystem(arguments: [])
+        #expect(["native", "swiftbuild"].contains(toolchain), "\(toolchain)")
+    }
+
+    @Test func theEnvironmentNamesItWhereTheArgumentsDoNot() {
+        let environment = ["PIPELINE_BUILD_SYSTEM": "swiftbuild"]
+        #expect(
+            BuildSettings.naming(["-Xswiftc", "-DCI"], environment: environment) == [
+                "--build-system", "swiftbuild", "-Xswiftc", "-DCI",
+            ])
+        #expect(
+            BuildSettings.naming(["--build-system", "native"], environment: environment) == [
+                "--build-system", "native",
+            ])
+        #expect(BuildSettings.naming([], environment: [:]) == [])
+    }
+
+    @Test func runnersOfEitherBuildSystem() throws {
+        let bin = try Scratch.folder("runners")
+        defer { try? FileManager.default.removeItem(at: bin) }
+        #expect(TestProduct.runners(in: bin) == nil)
+        for name in ["Beta-Tests-test-runner", "AlphaTests-test-runner"] {
+            try Scratch.write("#!/bin/sh\n", to: bin.appendingPathComponent(name))
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o755], ofItemAtPath: bin.appendingPathComponent(name).path)
+        }
+        try Scratch.write("", to: bin.appendingPathComponent("AlphaTests.so"))
+        try Scratch.write("not executable", to: bin.appendingPathComponent("Stray-test-runner"))
+        let runners = try #require(TestProduct.runners(in: bin))
+        #expect(runners.map(\.lastPathComponent) == ["AlphaTests-test-runner", "Beta-Tests-test-runner"])
+        let product = TestProduct(runners: runners, packagePath: bin, environment: [:])
+        #expect(
+            product.coverageObjects.map(\.lastPathComponent) == [
+                "AlphaTests-test-runner", "AlphaTests.so", "Beta-Tests-test-runner",
+            ])
+        // The native build's one product wins where both are.
+        try FileManager.default.createDirectory(
+            at: bin.appendingPathComponent("AppPackageTests.xctest"), withIntermediateDirectories: true)
+        #expect(TestProduct.runners(in: bin)?.map(\.lastPathComponent) == ["AppPackageTests.xctest"])
+    }
+}
