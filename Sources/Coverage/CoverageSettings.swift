@@ -68,6 +68,14 @@ public struct CoverageSettings: Sendable {
             let started = (try? manager.attributesOfItem(atPath: profiles.path))?[.creationDate] as? Date
                 ?? (try? manager.attributesOfItem(atPath: profiles.path))?[.modificationDate] as? Date
         else { return [] }
+        return Self.moveStrayProfiles(in: folders, since: started, into: profiles)
+    }
+
+    /// Moves the profiles (`*.profraw`) written in `folders` since `started` into `target`, as
+    /// `stray-<n>-<name>`: a run that measures no coverage on an instrumented build (one built
+    /// for coverage before) leaves none in the user's tree either. Returns the paths moved.
+    public static func moveStrayProfiles(in folders: [URL], since started: Date, into target: URL) -> [String] {
+        let manager = FileManager.default
         var moved: [String] = []
         for folder in Set(folders.map(\.standardizedFileURL)) {
             for name in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasSuffix(".profraw") {
@@ -75,8 +83,9 @@ public struct CoverageSettings: Sendable {
                 guard let written = (try? manager.attributesOfItem(atPath: file.path))?[.modificationDate] as? Date,
                     written >= started.addingTimeInterval(-1)
                 else { continue }
-                let target = profiles.appendingPathComponent("stray-\(moved.count)-\(name)")
-                if (try? manager.moveItem(at: file, to: target)) != nil { moved.append(file.path) }
+                try? manager.createDirectory(at: target, withIntermediateDirectories: true)
+                let destination = target.appendingPathComponent("stray-\(moved.count)-\(name)")
+                if (try? manager.moveItem(at: file, to: destination)) != nil { moved.append(file.path) }
             }
         }
         return moved

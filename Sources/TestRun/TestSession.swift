@@ -139,8 +139,21 @@ public struct TestSession: Sendable {
             prepared.announcement(node: suite.options.node, note: snapshots.mode == .missing ? nil : snapshotModeNote)
                 + "\n")
         let before = snapshots.begin()
+        let started = Date()
         var report = try await execute(prepared)
         try await renderNewTests(of: report, prepared)
+        if coverage == nil {
+            // An instrumented build (one built for coverage before) run without measuring it: what
+            // its children wrote into the tree goes to the logs.
+            let working = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            for stray in CoverageSettings.moveStrayProfiles(
+                in: [suite.settings.packagePath, working], since: started, into: suite.logs)
+            {
+                write(
+                    "\(stray): a coverage profile written by a child a test started with an environment of its own "
+                        + "(the build is instrumented); moved into \(suite.logs.path)\n")
+            }
+        }
         let findings = snapshots.check(&report, since: before)
         return try await finish(&report, findings: findings, planned: prepared.timings)
     }

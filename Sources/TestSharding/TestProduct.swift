@@ -89,14 +89,23 @@ public struct TestProduct: Sendable {
     public var binFolder: URL { runners[0].deletingLastPathComponent() }
 
     /// What coverage is exported from: each runner and, for Swift Build, the library beside it
-    /// that holds its target's code (`<Target>.so`).
+    /// that holds its target's code (`<Target>.so`) and the package's executables its tests may
+    /// run (the native build links their code into the `.xctest`; Swift Build does not).
     public var coverageObjects: [URL] {
-        runners.flatMap { runner -> [URL] in
-            let name = runner.lastPathComponent
-            guard name.hasSuffix(Self.runnerSuffix) else { return [runner] }
-            let library = binFolder.appendingPathComponent(String(name.dropLast(Self.runnerSuffix.count)) + ".so")
-            return [runner] + (FileManager.default.fileExists(atPath: library.path) ? [library] : [])
-        }
+        guard runners.allSatisfy({ $0.lastPathComponent.hasSuffix(Self.runnerSuffix) }) else { return runners }
+        let manager = FileManager.default
+        let libraries = runners.map { runner in
+            binFolder.appendingPathComponent(String(runner.lastPathComponent.dropLast(Self.runnerSuffix.count)) + ".so")
+        }.filter { manager.fileExists(atPath: $0.path) }
+        let names = ((try? manager.contentsOfDirectory(atPath: binFolder.path)) ?? []).sorted()
+        let executables = names.filter { name in
+            var folder: ObjCBool = false
+            let path = binFolder.appendingPathComponent(name).path
+            return !name.hasSuffix(Self.runnerSuffix) && !name.contains(".")
+                && manager.fileExists(atPath: path, isDirectory: &folder) && !folder.boolValue
+                && manager.isExecutableFile(atPath: path)
+        }.map { binFolder.appendingPathComponent($0) }
+        return runners + libraries + executables
     }
 
     /// Swift Build's test runners end so: `<Target>-test-runner`.

@@ -4,9 +4,10 @@ import Testing
 
 /// Swift Build (`--build-system swiftbuild`, SwiftPM 6.4's default) beside SwiftPM's native build
 /// system, on a package of two test targets (one with a dash in its name) holding XCTest and Swift
-/// Testing tests: every test target's runner runs its tests, each exactly once across shards, with
-/// the outcomes and the coverage the native build gives; a crash stays in its own process; a warm
-/// build-cache restore compiles only the changed file.
+/// Testing tests, one of which runs the package's executable: every test target's runner runs its
+/// tests, each exactly once across shards, with the outcomes and the coverage the native build
+/// gives; a crash stays in its own process; no profile is left in the package; a warm build-cache
+/// restore compiles only the changed file.
 @Suite("Swift Build beside the native build system", .serialized)
 struct SwiftBuildTests {
     /// The package: a library of two files, test targets `AlphaTests` and `Beta-Tests` (module
@@ -27,14 +28,17 @@ struct SwiftBuildTests {
                     name: "Twin",
                     targets: [
                         .target(name: "Twin"),
-                        .testTarget(name: "AlphaTests", dependencies: ["Twin"]),
+                        .executableTarget(name: "twin-tool", dependencies: ["Twin"]),
+                        .testTarget(name: "AlphaTests", dependencies: ["Twin", "twin-tool"]),
                         .testTarget(name: "Beta-Tests", dependencies: ["Twin"]),
                     ]
                 )
                 """,
                 "Sources/Twin/Twin.swift": "public func twice(_ value: Int) -> Int { value * 2 }\n",
                 "Sources/Twin/Other.swift": "public func half(_ value: Int) -> Int { value / 2 }\n",
+                "Sources/twin-tool/main.swift": "import Twin\n\nprint(twice(21))\n",
                 "Tests/AlphaTests/AlphaTests.swift": """
+                import Foundation
                 import Testing
                 import Twin
                 import XCTest
@@ -42,6 +46,20 @@ struct SwiftBuildTests {
                 final class AlphaCaseTests: XCTestCase {
                     func testTwice() { XCTAssertEqual(twice(2), 4) }
                     func testFails() { XCTAssertEqual(twice(2), 5, "alpha fails") }
+                    /// Runs the package's executable with an environment of its own (no LLVM_PROFILE_FILE).
+                    func testToolRuns() throws {
+                        let main = Bundle.main.bundleURL
+                        let tool = [main, main.deletingLastPathComponent()].map { $0.appendingPathComponent("twin-tool") }
+                            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+                        let process = Process()
+                        process.executableURL = try XCTUnwrap(tool, "twin-tool beside the runner")
+                        process.environment = ["PATH": "/usr/bin:/bin"]
+                        let output = Pipe()
+                        process.standardOutput = output
+                        try process.run()
+                        process.waitUntilExit()
+                        XCTAssertEqual(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), "42\\n")
+                    }
                 }
 
                 @Test func alphaHalf() { #expect(half(4) == 2) }
@@ -96,6 +114,7 @@ struct SwiftBuildTests {
         defer { try? FileManager.default.removeItem(at: twin.root) }
         let expected = [
             "AlphaTests.AlphaCaseTests/testTwice": "passed", "AlphaTests.AlphaCaseTests/testFails": "failed",
+            "AlphaTests.AlphaCaseTests/testToolRuns": "passed",
             "AlphaTests.alphaHalf()": "passed", "Beta_Tests.BetaCaseTests/testHalf": "passed",
             "Beta_Tests.BetaCaseTests/testCrashes": "passed", "Beta_Tests.BetaSuite/twiceOfHalf()": "passed",
             "Beta_Tests.BetaSuite/fails()": "failed",
@@ -129,7 +148,7 @@ struct SwiftBuildTests {
         #expect(swiftBuildRunners.sorted() == ["AlphaTests-test-runner", "Beta-Tests-test-runner"])
     }
 
-    @Test("coverage is the same under both build systems, from every runner")
+    @Test("coverage is the same under both build systems, from every runner and the executable a test runs")
     func coverage() throws {
         let twin = try Twin()
         defer { try? FileManager.default.removeItem(at: twin.root) }
@@ -139,9 +158,15 @@ struct SwiftBuildTests {
             #expect(run.status == 1, "\(system): \(run.stderr)")
             let summary = (run.stdout + run.stderr).split(separator: "\n").first { $0.hasPrefix("Coverage: lines") }
             lines[system] = summary.map { String($0.prefix { $0 != ";" }) }
+            // The instrumented build run again without measuring: the executable's profile, written
+            // where the test ran it, ends in the logs, never in the package.
+            let plain = try twin.test(system, ["--skip-build"])
+            #expect(plain.status == 1, "\(system): \(plain.stderr)")
+            let status = try Scratch.git(twin.package, "status", "--porcelain", "--ignored=no")
+            #expect(status.isEmpty, "\(system): nothing left in the package: \(status)")
         }
-        // Both files, every line of them reached: the two runners' profiles merged.
-        #expect(lines["native"] == "Coverage: lines 100 % (2/2), functions 100 % (2/2) in 2 files", "\(lines)")
+        // Every file, every line reached: the runners' profiles and the executable's merged.
+        #expect(lines["native"] == "Coverage: lines 100 % (3/3), functions 100 % (3/3) in 3 files", "\(lines)")
         #expect(lines["swiftbuild"] == lines["native"], "\(lines)")
     }
 
@@ -177,6 +202,6 @@ struct SwiftBuildTests {
         let restoredAt = try modified("Other.o")
         #expect(try modified("Twin.o") > restoredAt, "the changed file was compiled")
         #expect(restoredAt < Date().addingTimeInterval(-1), "the unchanged file kept the restored object")
-        #expect(try Self.outcomes(warm).count == 7)
+        #expect(try Self.outcomes(warm).count == 8)
     }
 }

@@ -45,8 +45,13 @@ struct BuildSystemTests {
         let product = TestProduct(runners: runners, packagePath: bin, environment: [:])
         #expect(
             product.coverageObjects.map(\.lastPathComponent) == [
-                "AlphaTests-test-runner", "AlphaTests.so", "Beta-Tests-test-runner",
+                "AlphaTests-test-runner", "Beta-Tests-test-runner", "AlphaTests.so",
             ])
+        // The package's executables, which tests may run, count too.
+        try Scratch.write("#!/bin/sh\n", to: bin.appendingPathComponent("tool"))
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o755], ofItemAtPath: bin.appendingPathComponent("tool").path)
+        #expect(product.coverageObjects.last?.lastPathComponent == "tool")
         // The native build's one product wins where both are.
         try FileManager.default.createDirectory(
             at: bin.appendingPathComponent("AppPackageTests.xctest"), withIntermediateDirectories: true)
