@@ -137,7 +137,9 @@ public struct TestProduct: Sendable {
         }
         // SwiftPM keeps `.build/<configuration>` pointing at the bin folder; asking `swift build
         // --show-bin-path` costs ≈0.3 s, so it is asked only when build arguments may move the folder.
-        if !settings.movesBinFolder,
+        // Swift Build (the toolchain's default from SwiftPM 6.4) keeps no such link: a native build's
+        // left there would be stale.
+        if !settings.movesBinFolder, await settings.buildSystem == "native",
             let runners = runners(in: settings.packagePath.appendingPathComponent(".build/\(settings.configuration)"))
         {
             return TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
