@@ -283,9 +283,31 @@ struct SnapshotLoopTests {
             "\(writer ?? [:])")
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent("\(Self.snapshots)/ThumbnailTests"))
 
+        // The record-switch trap: a helper's `record: false` overrides SNAPSHOT_TESTING_RECORD. A test
+        // that passes through it would have its references removed as no longer asserted; one that
+        // fails records nothing. Both are refused, naming the helper pattern and the fix.
+        let unchanged = repo.references()
+        let inCode = ["EXAMPLE_RECORD_IN_CODE": "1"]
+        let passing = try repo.pipeline(["refs", "record", "BadgeViewTests"], environment: inCode)
+        #expect(passing.status == 1, "\(passing.stdout)\(passing.stderr)")
+        #expect(
+            passing.stderr.contains(
+                "recording stopped: ExampleKitTests.BadgeViewTests/testBadgeLayout passed without recording its "
+                    + "reference BadgeViewTests/testBadgeLayout.1.txt: its record mode is set in code"),
+            "\(passing.stderr)")
+        #expect(passing.stderr.contains("`record: SnapshotTestingConfiguration.Record? = nil`"), "\(passing.stderr)")
+        #expect(repo.references() == unchanged, "nothing removed")
+
         // refs record is all or nothing: a stray write puts every reference back, exit 1.
         try repo.changeTheView()
         let before = repo.references()
+        let failing = try repo.pipeline(["refs", "record", "BadgeViewTests"], environment: inCode)
+        #expect(failing.status == 1, "\(failing.stdout)\(failing.stderr)")
+        #expect(
+            failing.stderr.contains(
+                "recording stopped: ExampleKitTests.BadgeViewTests/testBadgeLayout asserted a snapshot and recorded "
+                    + "nothing: its record mode is set in code"), "\(failing.stderr)")
+        #expect(repo.references() == before, "byte for byte as before")
         let refused = try repo.pipeline(
             ["refs", "record", "BadgeViewTests"], environment: ["EXAMPLE_RECORD_ELSEWHERE": "1"])
         #expect(refused.status == 1)

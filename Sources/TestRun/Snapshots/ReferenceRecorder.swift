@@ -94,6 +94,10 @@ public struct ReferenceRecorder: Sendable {
                 test: writer ?? tests.joined(separator: ", "),
                 reason: "wrote \(check.display(URL(fileURLWithPath: stray))), a reference of another test")
         }
+        if let (test, reason) = Self.recordModeInCode(report, before: before, written: Set(written), check: check) {
+            restore(before: before, after: after, backup: backup)
+            throw ReferenceError.recordingFailed(test: test, reason: reason)
+        }
         if let failure = report.tests.first(where: Self.failedForReal) {
             restore(before: before, after: after, backup: backup)
             // The first line that is not a recording says why.
@@ -178,6 +182,39 @@ public struct ReferenceRecorder: Sendable {
                 file.test, reason: "\(file.url.lastPathComponent) declares no test type or @Test function")
         }
         return filters
+    }
+
+    /// The record-switch trap: a test that asserted snapshots without recording them while
+    /// recording was forced (`SNAPSHOT_TESTING_RECORD=all`), and why. Its record mode is set in
+    /// code, which the variable cannot override: swift-snapshot-testing (1.17 and later) reads an
+    /// explicit `record:` before it, and a helper's `record: … = false` default is `.missing`. Seen
+    /// as a mismatch or a missing reference reported with nothing recorded, or as a test that
+    /// passed while owning references it did not write (which would otherwise be removed).
+    static func recordModeInCode(
+        _ report: TestReport, before: ReferenceInventory, written: Set<String>, check: SnapshotCheck
+    ) -> (test: String, reason: String)? {
+        let fix =
+            "its record mode is set in code, ahead of SNAPSHOT_TESTING_RECORD (a helper passing `record: false` "
+            + "to assertSnapshot means .missing to swift-snapshot-testing 1.17+): give the helper "
+            + "`record: SnapshotTestingConfiguration.Record? = nil` and pass it on, so the environment decides"
+        for entry in report.tests {
+            let kinds = SnapshotMessages.kinds(in: entry.output ?? entry.message ?? "")
+            if !kinds.contains(.recorded), kinds.contains(where: { $0 == .mismatch || $0 == .missingReference }) {
+                return (entry.name, "asserted a snapshot and recorded nothing: " + fix)
+            }
+        }
+        for path in before.files.keys.sorted() where !written.contains(path) {
+            guard let file = SnapshotFile(referenceAt: URL(fileURLWithPath: path)),
+                let owner = check.owner(of: file, in: report),
+                report.tests.contains(where: { $0.name == owner && $0.status == .passed })
+            else { continue }
+            return (
+                owner,
+                "passed without recording its reference \(file.key): " + fix
+                    + "; or it no longer asserts it, and the file is to be deleted by hand"
+            )
+        }
+        return nil
     }
 
     /// Whether a test failed for something other than the library's "Record mode is on" (which

@@ -12,7 +12,21 @@ final class BadgeViewTests: XCTestCase {
     }
 
     func testBadgeLayout() {
-        assertSnapshot(of: BadgeView(title: "Inbox", count: 7).layout + Switch.renderedIn, as: .lines)
+        let layout = BadgeView(title: "Inbox", count: 7).layout + Switch.renderedIn
+        if Switch.isOn("EXAMPLE_RECORD_IN_CODE") {
+            assertLayout(layout)
+        } else {
+            assertSnapshot(of: layout, as: .lines)
+        }
+    }
+
+    /// The helper many teams write, whose `record: false` default swift-snapshot-testing reads as
+    /// `.missing`, ahead of SNAPSHOT_TESTING_RECORD (used only when EXAMPLE_RECORD_IN_CODE=1).
+    private func assertLayout(
+        _ layout: String, record: SnapshotTestingConfiguration.Record = false, file: StaticString = #filePath,
+        testName: String = #function, line: UInt = #line
+    ) {
+        assertSnapshot(of: layout, as: .lines, record: record, file: file, testName: testName, line: line)
     }
 
     func test_初期起動時_バッジが表示されていること() {
