@@ -33,19 +33,20 @@ enum BitriseWorkflows {
     }
 
     /// Bitrise's pipelines: the build once, `nodes` parallel copies of the test workflow, the
-    /// report after all of them, and after a merge the promotion.
+    /// report after all of them, and after a merge the promotion. The node count is written once
+    /// (the YAML anchor `&nodes`); every job reads it from `BITRISE_IO_PARALLEL_TOTAL`.
     static func pipelinesSection(nodes: Int) -> String {
         """
         pipelines:
           pull-request:
             workflows:
               build: {}
-              pr-test: { parallel: \(nodes), depends_on: [build] }
+              pr-test: { parallel: &nodes \(nodes), depends_on: [build] }
               report: { depends_on: [pr-test], should_always_run: workflow }
           post-merge:
             workflows:
               build: {}
-              merge-test: { parallel: \(nodes), depends_on: [build] }
+              merge-test: { parallel: *nodes, depends_on: [build] }
               report: { depends_on: [merge-test], should_always_run: workflow }
               promote: { depends_on: [report] }
         """

@@ -26,7 +26,9 @@ enum XcodeWorkflows {
 
     // MARK: The scripts both CIs run
 
-    /// The build job: build for testing once, list the tests, plan the nodes' split into the store.
+    /// The build job: build for testing once and list the tests. The split is planned by the
+    /// nodes (the first to plan keeps it in the run's folder), so the node count lives only where
+    /// the CI starts the nodes.
     static func buildScript(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> [String] {
         let container = app.container.isEmpty ? "" : " " + app.container.joined(separator: " ")
         return [
@@ -36,22 +38,21 @@ enum XcodeWorkflows {
             "xcodebuild test-without-building -xctestrun \"$XCTESTRUN\" -destination \"$PIPELINE_XCODE_DESTINATION\" "
                 + "-enumerate-tests -test-enumeration-style flat -test-enumeration-format json "
                 + "-test-enumeration-output-path \(products)/tests.json",
-            "pipeline plan --nodes \(request.nodes) --format xcodebuild --tests \(products)/tests.json "
-                + "--xctestrun \"$XCTESTRUN\" --timings develop --queue",
         ]
     }
 
-    /// A test node: the references pulled, its part run from the build's `products` with
+    /// A test node: the references pulled, its part of the run's split (planned by the first node
+    /// over `total`, the CI's own count of the nodes) run from the build's `products` with
     /// swift-snapshot-testing's switches, and the results imported into the run (`node` is its
     /// `--node` option, empty where the tool reads the CI's parallel index; `index` its number).
     static func nodeScript(
-        spec: String, products: String, index: String, node: String, deploy: String
+        spec: String, products: String, index: String, total: String, node: String, deploy: String
     ) -> [String] {
         let work = ".build/pipeline"
         return [
             "pipeline run \(spec) --only pull",
             "XCTESTRUN=$(ls \(products)/*.xctestrun | grep -v -- '-node-' | head -n 1)",
-            "NODE_RUN=$(pipeline plan --nodes \"$PIPELINE_NODES\" --format xcodebuild --tests \(products)/tests.json "
+            "NODE_RUN=$(pipeline plan --nodes \(total) --format xcodebuild --tests \(products)/tests.json "
                 + "--xctestrun \"$XCTESTRUN\" --timings develop --queue --node \(index))",
             "rm -rf \(work)/tests.xcresult \(work)/snapshot-artifacts && mkdir -p \(work)",
             "status=0",
@@ -75,7 +76,6 @@ enum XcodeWorkflows {
         var lines = [
             "env:", "  PIPELINE_XCODE_SCHEME: \(SpecWriter.quoted(app.scheme))",
             "  PIPELINE_XCODE_DESTINATION: \(SpecWriter.quoted(app.destination))",
-            "  PIPELINE_NODES: \"\(request.nodes)\"",
         ]
         if request.usesS3 {
             lines += [
@@ -109,9 +109,10 @@ enum XcodeWorkflows {
         let header =
             pullRequest
             ? """
-            # Written by `pipeline init --xcode`. A pull request's tests: built once for testing, run on
-            # \(request.nodes) macOS machine\(request.nodes == 1 ? "" : "s"), imported; failed snapshots are kept in feature with the review
-            # page, and the step summary gives the accept command (run by pipeline-accept.yml).
+            # Written by `pipeline init --xcode`. A pull request's tests: built once for testing, run on the
+            # matrix's macOS machines (the node list below is the one count), imported; failed snapshots are
+            # kept in feature with the review page, and the step summary gives the accept command (run by
+            # pipeline-accept.yml).
             name: pipeline pull request
             on:
               pull_request:
@@ -146,7 +147,7 @@ enum XcodeWorkflows {
             \(GitHubWorkflows.setup(request, depth: depth))
                   - uses: actions/download-artifact@v4
                     with: { name: test-products, path: \(products) }
-            \(gitHubScript(nodeScript(spec: spec, products: products, index: "${{ matrix.node }}", node: " --node ${{ matrix.node }}/$PIPELINE_NODES", deploy: ".build/pipeline")))
+            \(gitHubScript(nodeScript(spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}", deploy: ".build/pipeline")))
                   - uses: actions/upload-artifact@v4
                     if: always()
                     with: { name: "pipeline-\(spec)-${{ matrix.node }}", path: .build/pipeline/, if-no-files-found: ignore }
@@ -170,7 +171,7 @@ enum XcodeWorkflows {
                 "pull, test this node, import",
                 nodeScript(
                     spec: spec, products: "\"$PIPELINE_TEST_PRODUCTS\"", index: "$((BITRISE_IO_PARALLEL_INDEX + 1))",
-                    node: "", deploy: "\"$BITRISE_DEPLOY_DIR\""))
+                    total: "\"$BITRISE_IO_PARALLEL_TOTAL\"", node: "", deploy: "\"$BITRISE_DEPLOY_DIR\""))
         }
         let pulled = """
                   - pull-intermediate-files@1:
@@ -185,8 +186,9 @@ enum XcodeWorkflows {
             request.usesS3 ? "\n    # S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as the app's secrets." : ""
         return """
             # Written by `pipeline init --xcode`. Pull requests into \(request.base) run the pull-request pipeline,
-            # merges post-merge: one build for testing, \(request.nodes) parallel test workflow\(request.nodes == 1 ? "" : "s"), a report over all of
-            # them; reviewers start 'accept' by hand on the pull request's branch (TESTS: test files, or all).
+            # merges post-merge: one build for testing, the parallel test workflows (`parallel:` below is the one
+            # node count), a report over all of them; reviewers start 'accept' by hand on the pull request's
+            # branch (TESTS: test files, or all).
             format_version: "13"
             default_step_lib_source: https://github.com/bitrise-io/bitrise-steplib.git
             project_type: ios
@@ -197,8 +199,7 @@ enum XcodeWorkflows {
               envs:
                 - PIPELINE_VERSION: "\(request.version)"
                 - PIPELINE_XCODE_SCHEME: \(SpecWriter.quoted(app.scheme))
-                - PIPELINE_XCODE_DESTINATION: \(SpecWriter.quoted(app.destination))
-                - PIPELINE_NODES: "\(request.nodes)"\(secrets)
+                - PIPELINE_XCODE_DESTINATION: \(SpecWriter.quoted(app.destination))\(secrets)
             trigger_map:
               - pull_request_target_branch: \(request.base)
                 pipeline: pull-request
@@ -210,7 +211,7 @@ enum XcodeWorkflows {
               build:
                 before_run: [_install]
                 steps:
-            \(BitriseWorkflows.script("build for testing, plan the nodes", buildScript(request, app)))
+            \(BitriseWorkflows.script("build for testing, list the tests", buildScript(request, app)))
                   - deploy-to-bitrise-io@2:
                       inputs:
                         - pipeline_intermediate_files: \(products):PIPELINE_TEST_PRODUCTS

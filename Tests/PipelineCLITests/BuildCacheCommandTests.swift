@@ -48,7 +48,10 @@ struct BuildCacheCommandTests {
                 [
                     "test", "--package-path", package.path, "--build-cache", cache ?? self.cache.path, "--timings",
                     timings.path,
-                ] + extra, in: root, environment: environment)
+                ] + extra, in: root,
+                // A developer's machine unless the test says which CI (the test script runs with CI=true,
+                // which alone is a CI whose jobs' trust cannot be told: they restore nothing).
+                environment: ["CI": "false"].merging(environment) { $1 })
         }
 
         /// The failed tests of a `--json` report.

@@ -96,6 +96,13 @@ final class CIRunner {
 
     // MARK: GitHub Actions
 
+    /// How many jobs a job's matrix makes (GitHub's `strategy.job-total`): the product of its
+    /// lists' lengths, 1 without a matrix.
+    static func matrixSize(of job: [String: Any]) -> Int {
+        let matrix = (job["strategy"] as? [String: Any])?["matrix"] as? [String: Any] ?? [:]
+        return matrix.values.compactMap { $0 as? [Any] }.reduce(1) { $0 * $1.count }
+    }
+
     /// Runs `job` of the workflow at `path` (relative to the workspace) on a checkout of `sha`,
     /// with GitHub's variables for `event`, the workflow_dispatch `inputs`, and one entry of the
     /// job's matrix (`node`, the `index`th).
@@ -116,7 +123,8 @@ final class CIRunner {
         let contexts = Dictionary(uniqueKeysWithValues: secrets.map { ("secrets.\($0.key)", $0.value) })
             .merging(inputs.map { ("inputs.\($0.key)", $0.value) }) { $1 }
             .merging([
-                "strategy.job-index": "\(node?.index ?? 0)", "github.action_repository": "your-org/pipeline",
+                "strategy.job-index": "\(node?.index ?? 0)", "strategy.job-total": "\(Self.matrixSize(of: job))",
+                "github.action_repository": "your-org/pipeline",
                 "github.run_attempt": "1",
             ]) { $1 }
             .merging(node.map { ["matrix.node": $0.value] } ?? [:]) { $1 }

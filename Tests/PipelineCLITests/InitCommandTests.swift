@@ -222,6 +222,14 @@ struct InitCommandTests {
                 let commands = Self.commands(in: parsed as Any).joined(separator: "\n")
                 #expect(commands.contains("xcodebuild build-for-testing"), "\(path)")
                 #expect(commands.contains("pipeline import xcresult"), "\(path)")
+                // The node count is written once, where the CI starts the nodes; every job reads it from the CI.
+                #expect(!text.contains("PIPELINE_NODES") && !commands.contains("--nodes 4"), "\(path)")
+                #expect(
+                    ci == "github"
+                        ? text.contains("matrix: { node: [1, 2, 3, 4] }")
+                            && commands.contains("${{ strategy.job-total }}")
+                        : text.components(separatedBy: "4").count == 2 && text.contains("parallel: &nodes 4")
+                            && commands.contains("$BITRISE_IO_PARALLEL_TOTAL"), "\(path)")
                 #expect(
                     guide.contains("```yaml\n" + text + "```\n"),
                     "docs/xcode.md lacks \(ci)'s \(path) as init writes it")

@@ -95,7 +95,8 @@ struct SwiftBuildTests {
         {
             try PipelineBinary.run(
                 ["test", "--package-path", (package ?? self.package).path, "--build-system", system] + arguments,
-                in: root, environment: environment)
+                // A developer's machine (its build cache scope `local`), whatever CI runs the tests.
+                in: root, environment: ["CI": "false"].merging(environment) { $1 })
         }
     }
 
