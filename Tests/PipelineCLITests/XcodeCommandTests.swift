@@ -170,6 +170,32 @@ struct XcodeCommandTests {
         #expect(evil.status == 3 && evil.stderr.contains("is not a file name"), "\(evil.stderr)")
     }
 
+    @Test("a new snapshot test in an app: the missing reference's hint is the Xcode form of refs record")
+    func newTestHint() throws {
+        _ = try write("Tests/AppTests/ProfileTests.swift", "import XCTest\nfinal class ProfileTests: XCTestCase {}\n")
+        let log = try write(
+            "new.log",
+            """
+            Test Suite 'AppTests.xctest' started at 2026-11-24 10:00:00.000.
+            Test Case '-[AppTests.ProfileTests testAvatar]' started.
+            \(scratch.path)/Tests/AppTests/ProfileTests.swift:4: error: -[AppTests.ProfileTests testAvatar] : failed - No reference was found on disk. New snapshot was not recorded because recording is disabled
+            Test Case '-[AppTests.ProfileTests testAvatar]' failed (0.100 seconds).
+
+            """)
+        let result = try PipelineBinary.run(
+            ["import", "xcodebuild-log", log, "--artifacts", scratch.appendingPathComponent("none").path, "--json"],
+            in: scratch,
+            environment: [
+                "CI": "true", "PIPELINE_XCODE_SCHEME": "App",
+                "PIPELINE_XCODE_DESTINATION": "platform=iOS Simulator,name=iPhone 16",
+            ])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stdout.contains(
+                #"pipeline refs record ProfileTests --push --xcode --scheme App --destination \"platform=iOS Simulator,name=iPhone 16\""#
+            ), "an app has no Package.swift: \(result.stdout)")
+    }
+
     @Test("bad input: one line naming the file, exit 3 for what is not a result, 7 for none; a plan needs --tests")
     func badInput() throws {
         let cut = try pipeline("import", "xcresult", try write("cut.json", "{\"testNodes\": [{\"nodeType\""))

@@ -50,6 +50,26 @@ public struct SnapshotCheck: Sendable {
         self.page = page ?? work.appendingPathComponent("snapshot-review.html")
     }
 
+    /// The command that records a test file's references and pushes them: SwiftPM's, or in an app
+    /// (no `Package.swift` at the package path) xcodebuild's, with the scheme and destination the
+    /// CI names (`PIPELINE_XCODE_SCHEME`, `PIPELINE_XCODE_DESTINATION`, which `pipeline init --xcode`
+    /// sets), else placeholders to fill in.
+    func recordCommand(_ testFile: String) -> String {
+        let command = "pipeline refs record \(testFile) --push"
+        guard !FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
+            return command
+        }
+        let scheme = inherited["PIPELINE_XCODE_SCHEME"].flatMap { $0.isEmpty ? nil : $0 } ?? "SCHEME"
+        let destination = inherited["PIPELINE_XCODE_DESTINATION"].flatMap { $0.isEmpty ? nil : $0 } ?? "DESTINATION"
+        return command + " --xcode --scheme \(Self.quoted(scheme)) --destination \(Self.quoted(destination))"
+    }
+
+    /// A shell word: as it is when plain, else in double quotes.
+    private static func quoted(_ word: String) -> String {
+        word.allSatisfy({ $0.isLetter || $0.isNumber || "-_./".contains($0) })
+            ? word : "\"" + word.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
     /// The variables the test processes get.
     public var variables: [String: String] {
         SnapshotSwitches.environment(inherited: inherited, artifacts: artifacts, record: forcedMode)
@@ -146,7 +166,7 @@ public struct SnapshotCheck: Sendable {
             }
             var problem =
                 "wrote \(display(url)) during a CI run, where references are only read (\(SnapshotSwitches.record)="
-                + "\(mode.rawValue)); record it with 'pipeline refs record \(file?.testFile ?? "TEST")' and push it"
+                + "\(mode.rawValue)); record it and push it: '\(recordCommand(file?.testFile ?? "TEST"))'"
             if file == nil {
                 problem =
                     "wrote \(display(url)), which is not in swift-snapshot-testing's layout __Snapshots__/<TestFile>/<file>"
@@ -342,7 +362,7 @@ public struct SnapshotCheck: Sendable {
         let message =
             "missing reference: no \(name).* in \(folder.map(display) ?? "__Snapshots__/\(testFile)") "
             + "(\(SnapshotSwitches.record)=never in CI records none); pull the references first, or, for a new "
-            + "test, " + (accept ?? "") + "record them and push them: 'pipeline refs record \(testFile) --push'"
+            + "test, " + (accept ?? "") + "record them and push them: '\(recordCommand(testFile))'"
         report.explain(record.name, message)
         var entry = ReviewEntry(key: "\(testFile)/\(name).*", status: .missing)
         entry.testName = record.name
