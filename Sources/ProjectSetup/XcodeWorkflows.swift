@@ -1,15 +1,12 @@
 import PipelineSpec
 
 /// The workflows of an app tested with xcodebuild on macOS runners, for GitHub Actions and
-/// Bitrise, in one shape: a build job builds for testing once, lists the tests and plans the
-/// nodes' split (kept in the store as the run's plan); N test jobs each pull the references, run
-/// their part of the products with swift-snapshot-testing's switches, and import the results
+/// Bitrise, in one shape: a build job builds for testing once and lists the tests; N test jobs
+/// each plan the nodes' split (the first keeps it in the store as the run's plan), pull the
+/// references, run their part of the products with swift-snapshot-testing's switches, and import the results
 /// (review page, CI's candidates, their part of the run); a report job checks that every planned
 /// test was reported exactly once; after a merge, a promote job follows it.
 enum XcodeWorkflows {
-    /// Where the build keeps what the nodes run: the products, the `.xctestrun` and the test list.
-    static let products = "DerivedData/Build/Products"
-
     static func gitHub(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> [SetupFile] {
         [
             SetupFile(
@@ -68,6 +65,17 @@ enum XcodeWorkflows {
     }
 
     static let reportScript = "pipeline report --queue --timings develop --junit junit-all.xml"
+
+    /// GitHub's artifacts keep no file modes (the app's and the bundles' executables would arrive
+    /// without their executable bit): the products travel as a tar in this folder.
+    static let productsArchive = ".build/pipeline/test-products"
+    /// Where the build keeps what the nodes run: the products, the `.xctestrun` and the test list.
+    static let productsParent = "DerivedData/Build"
+    static let products = productsParent + "/Products"
+    static let archiveProducts =
+        "mkdir -p \(productsArchive) && tar -czf \(productsArchive)/products.tgz -C \(productsParent) Products"
+    static let unpackProducts =
+        "mkdir -p \(productsParent) && tar -xzf \(productsArchive)/products.tgz -C \(productsParent)"
     static let promoteScript = "pipeline run post-merge --only promote"
 
     // MARK: GitHub Actions
@@ -134,9 +142,9 @@ enum XcodeWorkflows {
                 runs-on: macos-15
                 steps:
             \(GitHubWorkflows.setup(request, depth: depth))
-            \(gitHubScript(buildScript(request, app)))
+            \(gitHubScript(buildScript(request, app) + [archiveProducts]))
                   - uses: actions/upload-artifact@v4
-                    with: { name: test-products, path: \(products) }
+                    with: { name: test-products, path: \(productsArchive) }
               test:
                 needs: build
                 runs-on: macos-15
@@ -146,8 +154,8 @@ enum XcodeWorkflows {
                 steps:
             \(GitHubWorkflows.setup(request, depth: depth))
                   - uses: actions/download-artifact@v4
-                    with: { name: test-products, path: \(products) }
-            \(gitHubScript(nodeScript(spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}", deploy: ".build/pipeline")))
+                    with: { name: test-products, path: \(productsArchive) }
+            \(gitHubScript([unpackProducts] + nodeScript(spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}", deploy: ".build/pipeline")))
                   - uses: actions/upload-artifact@v4
                     if: always()
                     with: { name: "pipeline-\(spec)-${{ matrix.node }}", path: .build/pipeline/, if-no-files-found: ignore }

@@ -49,7 +49,10 @@ final class CIRunner {
     }
 
     /// Copies the artifact `name` to `target`; a missing artifact fails the job as the CI's step would.
-    private func download(_ name: String, to target: URL) throws {
+    /// GitHub's artifacts are zip files that keep no file modes: every file arrives as 0644, as it
+    /// does on GitHub's runners (an executable loses its bit); Bitrise's intermediate folders
+    /// travel as tar archives, which keep them (`keepingModes`).
+    private func download(_ name: String, to target: URL, keepingModes: Bool = false) throws {
         let source = artifacts.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: source.path) else {
             throw Failure(description: "no artifact \(name) was uploaded")
@@ -58,6 +61,12 @@ final class CIRunner {
         try FileManager.default.createDirectory(
             at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: source, to: target)
+        guard !keepingModes else { return }
+        let files = FileManager.default.enumerator(at: target, includingPropertiesForKeys: [.isRegularFileKey])
+        while let file = files?.nextObject() as? URL {
+            guard (try? file.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true else { continue }
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
+        }
     }
 
     init(origin: URL, scratch: URL, releases: URL, variables: [String: String]) throws {
@@ -251,7 +260,7 @@ final class CIRunner {
                     for name in kept where name.hasPrefix("bitrise-") {
                         let variable = String(name.dropFirst("bitrise-".count))
                         let target = home.appendingPathComponent("intermediate/\(variable)")
-                        try download(name, to: target)
+                        try download(name, to: target, keepingModes: true)
                         environment[variable] = target.path
                     }
                 } else if id.hasPrefix("script@") {

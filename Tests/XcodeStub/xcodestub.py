@@ -162,6 +162,11 @@ def build_for_testing(values):
         os.makedirs(bundle, exist_ok=True)
         with open(os.path.join(bundle, "stub.json"), "w") as handle:
             json.dump({"target": target, "colour": colour, "classes": classes}, handle)
+        # The bundle's executable, which xcodebuild launches: it must keep its executable bit.
+        executable = os.path.join(bundle, target)
+        with open(executable, "w") as handle:
+            handle.write("#!/bin/sh\n")
+        os.chmod(executable, 0o755)
         configurations.append({
             "BlueprintName": target,
             "ProductModuleName": target,
@@ -198,6 +203,9 @@ def selected_tests(values, only):
     for configuration in run["TestConfigurations"]:
         for target in configuration["TestTargets"]:
             bundle = target["TestBundlePath"].replace("__TESTROOT__", root)
+            executable = os.path.join(bundle, target["BlueprintName"])
+            if not os.access(executable, os.X_OK):
+                fail(f"Failed to launch {executable}: Permission denied (its executable bit was lost)", 65)
             with open(os.path.join(bundle, "stub.json")) as handle:
                 built = json.load(handle)
             wanted = target.get("OnlyTestIdentifiers")
