@@ -49,13 +49,13 @@ fi
 # several fresh repositories, and the shared-run tests start several nodes at once: they run after
 # the rest, so their processes do not starve the timing tests (stalled S3 requests, timeouts) of
 # the other suites.
-later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests|ShallowCloneTests"
+later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests|ShallowCloneTests|SwiftBuildTests"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --skip "$later"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$later"
 # The same end-to-end runs of real packages under Swift Build (SwiftPM 6.4's default), through the
 # variable every command reads: the example package's loop, coverage against SwiftPM's own numbers,
 # the build cache's warm restore, sharded runs (each test once), crashes and interrupts.
-# (SwiftBuildTests, in the first group, runs both build systems side by side on two test targets.)
+# (SwiftBuildTests, in the later group, runs both build systems side by side on two test targets.)
 swiftbuild='SnapshotLoopTests/outOfGit\(|CoverageCommandTests/reports\(|BuildCacheCommandTests/restoredBuildIsSafe\('
 swiftbuild+='|TestCommandTests/(cleanRun|faults|nodes|interrupt)\('
 PIPELINE_BUILD_SYSTEM=swiftbuild PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$swiftbuild"
