@@ -137,12 +137,16 @@ public struct TestProduct: Sendable {
         }
         // SwiftPM keeps `.build/<configuration>` pointing at the bin folder; asking `swift build
         // --show-bin-path` costs ≈0.3 s, so it is asked only when build arguments may move the folder.
-        // Swift Build (the toolchain's default from SwiftPM 6.4) keeps no such link: a native build's
-        // left there would be stale.
-        if !settings.movesBinFolder, await settings.buildSystem == "native",
-            let runners = runners(in: settings.packagePath.appendingPathComponent(".build/\(settings.configuration)"))
-        {
-            return TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
+        // Swift Build (the toolchain's default from SwiftPM 6.4) keeps no such link: where it has
+        // built too (`.build/out`), a native build's products there may be stale, so the toolchain
+        // is asked which one builds; a package only the native build has built is not.
+        let build = settings.packagePath.appendingPathComponent(".build")
+        if !settings.movesBinFolder, let runners = runners(in: build.appendingPathComponent(settings.configuration)) {
+            let swiftBuildToo = FileManager.default.fileExists(atPath: build.appendingPathComponent("out").path)
+            let native = swiftBuildToo ? await settings.buildSystem == "native" : true
+            if native {
+                return TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
+            }
         }
         let log = scratch.appendingPathComponent("bin-path.log")
         let result = try await TestRunError.starting(
