@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PipelineSpec
 import Pipelines
 import TestSharding
@@ -49,4 +50,16 @@ func timingsAddress(_ option: String) -> @Sendable (String) throws -> TimingsAdd
         }
         return address
     }
+}
+
+/// xcodebuild's destination for `flag` (`--xcode`, `--render-new`): `--destination`, else
+/// `PIPELINE_XCODE_DESTINATION` (which `pipeline init --xcode` sets in CI).
+func xcodeDestination(_ destination: String?, for flag: String) throws -> String {
+    let variable = "PIPELINE_XCODE_DESTINATION"
+    guard let destination = destination ?? ProcessInfo.processInfo.environment[variable], !destination.isEmpty else {
+        throw ValidationError(
+            "\(flag) runs on a destination: pass --destination 'platform=iOS Simulator,name=iPhone 16' "
+                + "(or set \(variable))")
+    }
+    return destination
 }

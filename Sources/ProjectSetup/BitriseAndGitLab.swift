@@ -24,12 +24,43 @@ enum BitriseWorkflows {
         """
 
     private static func node(_ request: SetupRequest, _ spec: String, retries: Bool) -> [String] {
-        [
-            "pipeline run \(spec) --only pull",
-            "pipeline test --node \"$((BITRISE_IO_PARALLEL_INDEX + 1))/$BITRISE_IO_PARALLEL_TOTAL\" --queue "
-                + "--timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) "
-                + "--build-cache \(request.buildCacheWord)",
+        [nodeNumber, "pipeline run \(spec) --only pull"]
+            + publishing(
+                "pipeline test --node \"$NODE/$BITRISE_IO_PARALLEL_TOTAL\" --queue "
+                    + "--timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) "
+                    + "--build-cache \(request.buildCacheWord)")
+    }
+
+    /// This machine's number among the parallel copies of its workflow, 1 when there are none.
+    static let nodeNumber = "NODE=$((${BITRISE_IO_PARALLEL_INDEX:-0} + 1))"
+
+    /// `command`, then its results handed to Bitrise's own places whatever its verdict (which the
+    /// step's exit status stays), as deploy-to-bitrise-io collects them: the JUnit in the step's
+    /// test results (`$BITRISE_TEST_RESULT_DIR/<run>/`, named by its `test-info.json`) for the Tests
+    /// tab, the review page as an HTML report (`$BITRISE_HTML_REPORT_DIR/<name>/index.html`), and
+    /// an `.xcresult` as an artifact (the deploy step uploads files, not folders). `NODE` is set.
+    static func publishing(_ command: String, xcresult: String? = nil) -> [String] {
+        let (junit, review) = (SetupSpecs.junit, ".build/pipeline/snapshot-review.html")
+        let report = "\"$BITRISE_HTML_REPORT_DIR/snapshot-review-node-$NODE\""
+        var lines = [
+            "ran=0",
+            command + " || ran=$?",
+            "results=\"$BITRISE_TEST_RESULT_DIR/pipeline-node-$NODE\" && mkdir -p \"$results\"",
+            "[ ! -f \(junit) ] || cp \(junit) \"$results/junit.xml\"",
+            "printf '{\"test-name\": \"pipeline node %s of %s\"}\\n' \"$NODE\" \"${BITRISE_IO_PARALLEL_TOTAL:-1}\" "
+                + "> \"$results/test-info.json\"",
+            "[ ! -f \(review) ] || { mkdir -p \(report) && cp \(review) \(report)/index.html; }",
         ]
+        if let xcresult {
+            let (folder, name) = (
+                String(xcresult[..<(xcresult.lastIndex(of: "/") ?? xcresult.startIndex)]),
+                xcresult.split(separator: "/").last.map(String.init) ?? xcresult
+            )
+            lines.append(
+                "[ ! -d \(xcresult) ] || tar -czf \"$BITRISE_DEPLOY_DIR/tests-node-$NODE.xcresult.tgz\" "
+                    + "-C \(folder) \(name)")
+        }
+        return lines + ["exit \"$ran\""]
     }
 
     /// Bitrise's pipelines: the build once, `nodes` parallel copies of the test workflow, the
@@ -38,24 +69,24 @@ enum BitriseWorkflows {
     static func pipelinesSection(nodes: Int) -> String {
         """
         pipelines:
-          pull-request:
+          pipeline-pull-request:
             workflows:
-              build: {}
-              pr-test: { parallel: &nodes \(nodes), depends_on: [build] }
-              report: { depends_on: [pr-test], should_always_run: workflow }
-          post-merge:
+              pipeline-build: {}
+              pipeline-pr-test: { parallel: &nodes \(nodes), depends_on: [pipeline-build] }
+              pipeline-report: { depends_on: [pipeline-pr-test], should_always_run: workflow }
+          pipeline-post-merge:
             workflows:
-              build: {}
-              merge-test: { parallel: *nodes, depends_on: [build] }
-              report: { depends_on: [merge-test], should_always_run: workflow }
-              promote: { depends_on: [report] }
+              pipeline-build: {}
+              pipeline-merge-test: { parallel: *nodes, depends_on: [pipeline-build] }
+              pipeline-report: { depends_on: [pipeline-merge-test], should_always_run: workflow }
+              pipeline-promote: { depends_on: [pipeline-report] }
         """
     }
 
     /// Every workflow's first: the checkout with its history, and the release installed.
     static var installWorkflow: String {
         """
-          _install:
+          _pipeline-install:
             steps:
               - git-clone@8: {}
         \(script("install pipeline", [
@@ -68,7 +99,7 @@ enum BitriseWorkflows {
 
     /// The workflow a reviewer starts on the pull request's branch: CI's renderings accepted.
     static var acceptWorkflow: String {
-        "  accept:\n    before_run: [_install]\n    envs:\n      - TESTS: all\n      - COMMIT: \"\"\n    steps:\n"
+        "  pipeline-accept:\n    before_run: [_pipeline-install]\n    envs:\n      - TESTS: all\n      - COMMIT: \"\"\n    steps:\n"
             + script(
                 "pipeline refs accept",
                 [
@@ -87,24 +118,26 @@ enum BitriseWorkflows {
         if shared {
             workflows += [
                 // One build for the N machines: the build keeps the test products; each node runs them.
-                "  build:\n    before_run: [_install]\n    steps:\n"
+                "  pipeline-build:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script(
                         "pipeline build", ["pipeline test --build-only --build-cache \(request.buildCacheWord)"]),
-                "  pr-test:\n    before_run: [_install]\n    steps:\n"
+                "  pipeline-pr-test:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline test (node)", node(request, "pull-request", retries: true)) + "\n" + deploy,
-                "  merge-test:\n    before_run: [_install]\n    steps:\n"
+                "  pipeline-merge-test:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline test (node)", node(request, "post-merge", retries: false)) + "\n" + deploy,
-                "  report:\n    before_run: [_install]\n    steps:\n"
+                "  pipeline-report:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline report", ["pipeline report --queue --timings develop --junit junit-all.xml"]),
-                "  promote:\n    before_run: [_install]\n    steps:\n"
+                "  pipeline-promote:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline promote", ["pipeline run post-merge --only promote"]),
             ]
         } else {
             workflows += [
-                "  pull-request:\n    before_run: [_install]\n    steps:\n"
-                    + script("pipeline run pull-request", ["pipeline run pull-request"]) + "\n" + deploy,
-                "  post-merge:\n    before_run: [_install]\n    steps:\n"
-                    + script("pipeline run post-merge", ["pipeline run post-merge"]) + "\n" + deploy,
+                "  pipeline-pull-request:\n    before_run: [_pipeline-install]\n    steps:\n"
+                    + script("pipeline run pull-request", [nodeNumber] + publishing("pipeline run pull-request"))
+                    + "\n" + deploy,
+                "  pipeline-post-merge:\n    before_run: [_pipeline-install]\n    steps:\n"
+                    + script("pipeline run post-merge", [nodeNumber] + publishing("pipeline run post-merge"))
+                    + "\n" + deploy,
             ]
         }
         workflows.append(acceptWorkflow)
@@ -120,9 +153,9 @@ enum BitriseWorkflows {
                 - PIPELINE_VERSION: "\(request.version)"\(secrets)
             trigger_map:
               - pull_request_target_branch: \(request.base)
-                \(kind): pull-request
+                \(kind): pipeline-pull-request
               - push_branch: \(request.base)
-                \(kind): post-merge
+                \(kind): pipeline-post-merge
             \(pipelines)workflows:
             \(workflows.joined(separator: "\n"))
 

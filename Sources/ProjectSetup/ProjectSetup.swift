@@ -6,6 +6,8 @@ import PipelineSpec
 public struct SetupFile: Sendable, Equatable {
     public let path: String
     public let text: String
+    /// Written into the team's own file of that name (bitrise.yml), beside what it held.
+    public var joined = false
 
     /// Where CI finds the install script (a team serving releases itself sets PIPELINE_INSTALL_SCRIPT
     /// and PIPELINE_RELEASES).
@@ -37,13 +39,27 @@ public enum ProjectSetup {
     }
 
     /// Writes `request`'s files below `repository`. Any of them existing already stops it before
-    /// anything is written; each spec is read back by the spec loader first.
+    /// anything is written, except a bitrise.yml, which pipeline's workflows join (`BitriseJoin`;
+    /// its clashes stop it); each spec is read back by the spec loader first.
     public static func write(_ request: SetupRequest, in repository: URL) throws -> [SetupFile] {
-        let files = files(request)
-        for file in files
-        where FileManager.default.fileExists(atPath: repository.appendingPathComponent(file.path).path) {
-            throw RequestError(
-                "\(file.path) exists already: pipeline init writes only new files (move it aside to regenerate)")
+        var files = files(request)
+        for (index, file) in files.enumerated() {
+            let url = repository.appendingPathComponent(file.path)
+            guard FileManager.default.fileExists(atPath: url.path) else { continue }
+            guard file.path == "bitrise.yml", let data = FileManager.default.contents(atPath: url.path) else {
+                throw RequestError(
+                    "\(file.path) exists already: pipeline init writes only new files (move it aside to regenerate)")
+            }
+            do {
+                let text = try BitriseJoin.join(
+                    existing: String(decoding: data, as: UTF8.self), generated: file.text, base: request.base)
+                files[index] = SetupFile(path: file.path, text: text, joined: true)
+            } catch {
+                throw RequestError(
+                    (error.clashes.map { "\(file.path):\($0.line): \($0.reason)" }
+                        + ["pipeline init joins bitrise.yml only where nothing clashes: nothing was written"])
+                        .joined(separator: "\n"))
+            }
         }
         for file in files where file.path.hasPrefix("pipelines/") {
             let stem = URL(fileURLWithPath: file.path).deletingPathExtension().lastPathComponent
@@ -54,7 +70,7 @@ public enum ProjectSetup {
             do {
                 try FileManager.default.createDirectory(
                     at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(file.text.utf8).write(to: url, options: .withoutOverwriting)
+                try Data(file.text.utf8).write(to: url, options: file.joined ? .atomic : .withoutOverwriting)
             } catch {
                 throw FileError.cannotWrite(path: url.path, reason: error.localizedDescription)
             }

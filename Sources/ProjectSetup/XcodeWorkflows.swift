@@ -42,10 +42,17 @@ enum XcodeWorkflows {
     /// over `total`, the CI's own count of the nodes) run from the build's `products` with
     /// swift-snapshot-testing's switches, and the results imported into the run (`node` is its
     /// `--node` option, empty where the tool reads the CI's parallel index; `index` its number).
+    /// The import renders the node's new snapshot tests once more (`--render-new`), so a new
+    /// test's rendering is kept as a candidate to accept; `publishing` wraps it with what hands
+    /// the results to the CI's own places (Bitrise's).
     static func nodeScript(
-        spec: String, products: String, index: String, total: String, node: String, deploy: String
+        spec: String, products: String, index: String, total: String, node: String,
+        publishing: (String) -> [String] = { [$0] }
     ) -> [String] {
         let work = ".build/pipeline"
+        let importing =
+            "pipeline import xcresult \(work)/results.json\(node) --queue --timings develop "
+            + "--artifacts \(work)/snapshot-artifacts --render-new \"$NODE_RUN\" --junit \(SetupSpecs.junit)"
         return [
             "pipeline run \(spec) --only pull",
             "XCTESTRUN=$(ls \(products)/*.xctestrun | grep -v -- '-node-' | head -n 1)",
@@ -58,10 +65,8 @@ enum XcodeWorkflows {
             "  -resultBundlePath \(work)/tests.xcresult || status=$?",
             "[ \"$status\" = 0 ] || [ \"$status\" = 65 ] || exit \"$status\"   # 65: tests failed; the import reports them",
             "xcrun xcresulttool get test-results tests --path \(work)/tests.xcresult > \(work)/results.json",
-            "pipeline import xcresult \(work)/results.json\(node) --queue --timings develop "
-                + "--artifacts \(work)/snapshot-artifacts --review \(deploy)/snapshot-review.html "
-                + "--junit \(deploy)/junit.xml",
         ]
+            + publishing(importing)
     }
 
     static let reportScript = "pipeline report --queue --timings develop --junit junit-all.xml"
@@ -155,7 +160,7 @@ enum XcodeWorkflows {
             \(GitHubWorkflows.setup(request, depth: depth))
                   - uses: actions/download-artifact@v4
                     with: { name: test-products, path: \(productsArchive) }
-            \(gitHubScript([unpackProducts] + nodeScript(spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}", deploy: ".build/pipeline")))
+            \(gitHubScript([unpackProducts] + nodeScript(spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}")))
                   - uses: actions/upload-artifact@v4
                     if: always()
                     with: { name: "pipeline-\(spec)-${{ matrix.node }}", path: .build/pipeline/, if-no-files-found: ignore }
@@ -177,14 +182,16 @@ enum XcodeWorkflows {
             // The tool reads the node from BITRISE_IO_PARALLEL_INDEX/_TOTAL itself.
             BitriseWorkflows.script(
                 "pull, test this node, import",
-                nodeScript(
-                    spec: spec, products: "\"$PIPELINE_TEST_PRODUCTS\"", index: "$((BITRISE_IO_PARALLEL_INDEX + 1))",
-                    total: "\"$BITRISE_IO_PARALLEL_TOTAL\"", node: "", deploy: "\"$BITRISE_DEPLOY_DIR\""))
+                [BitriseWorkflows.nodeNumber]
+                    + nodeScript(
+                        spec: spec, products: "\"$PIPELINE_TEST_PRODUCTS\"", index: "\"$NODE\"",
+                        total: "\"$BITRISE_IO_PARALLEL_TOTAL\"", node: ""
+                    ) { BitriseWorkflows.publishing($0, xcresult: ".build/pipeline/tests.xcresult") })
         }
         let pulled = """
                   - pull-intermediate-files@1:
                       inputs:
-                        - artifact_sources: build
+                        - artifact_sources: pipeline-build
             """
         let deploy = """
                   - deploy-to-bitrise-io@2:
@@ -210,37 +217,37 @@ enum XcodeWorkflows {
                 - PIPELINE_XCODE_DESTINATION: \(SpecWriter.quoted(app.destination))\(secrets)
             trigger_map:
               - pull_request_target_branch: \(request.base)
-                pipeline: pull-request
+                pipeline: pipeline-pull-request
               - push_branch: \(request.base)
-                pipeline: post-merge
+                pipeline: pipeline-post-merge
             \(BitriseWorkflows.pipelinesSection(nodes: request.nodes))
             workflows:
             \(BitriseWorkflows.installWorkflow)
-              build:
-                before_run: [_install]
+              pipeline-build:
+                before_run: [_pipeline-install]
                 steps:
             \(BitriseWorkflows.script("build for testing, list the tests", buildScript(request, app)))
                   - deploy-to-bitrise-io@2:
                       inputs:
                         - pipeline_intermediate_files: \(products):PIPELINE_TEST_PRODUCTS
-              pr-test:
-                before_run: [_install]
+              pipeline-pr-test:
+                before_run: [_pipeline-install]
                 steps:
             \(pulled)
             \(node("pull-request"))
             \(deploy)
-              merge-test:
-                before_run: [_install]
+              pipeline-merge-test:
+                before_run: [_pipeline-install]
                 steps:
             \(pulled)
             \(node("post-merge"))
             \(deploy)
-              report:
-                before_run: [_install]
+              pipeline-report:
+                before_run: [_pipeline-install]
                 steps:
             \(BitriseWorkflows.script("pipeline report", [reportScript]))
-              promote:
-                before_run: [_install]
+              pipeline-promote:
+                before_run: [_pipeline-install]
                 steps:
             \(BitriseWorkflows.script("pipeline promote", [promoteScript]))
             \(BitriseWorkflows.acceptWorkflow)

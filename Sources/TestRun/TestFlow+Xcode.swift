@@ -1,6 +1,7 @@
 import Foundation
 import References
 import SharedRun
+import SnapshotConventions
 import TestSharding
 import XcodeResults
 
@@ -12,19 +13,24 @@ extension TestFlow {
     /// JUnit file, the last run kept for `--failed`, the durations folded into the timings, and
     /// the CI's report. In a shared run (`--queue`) the report is filed as the node's part
     /// (`request.limits.node`) of the split `xcodePlan` kept, for `pipeline report` to merge.
-    public func importRun(_ kind: XcodeInput.Kind, at path: String, snapshots: XcodeSnapshots? = nil) async throws
-        -> TestOutcome
-    {
+    /// With `renderNew` (the node's `.xctestrun` and destination), the tests that failed on a
+    /// missing reference run once more recording only what is missing, and their renderings are
+    /// kept as CI's candidates, as `pipeline test` keeps a new test's.
+    public func importRun(
+        _ kind: XcodeInput.Kind, at path: String, snapshots: XcodeSnapshots? = nil, renderNew: XcodeRender? = nil
+    ) async throws -> TestOutcome {
         let shared = try request.shared.runID()
         let run = try await XcodeInput.run(kind, at: path)
         let place = try timingsFolder()
         let recorded = try await place.plannedTimings.load()
-        var report = run.resolved(among: Set(recorded.tests.keys)).report(flakyFails: request.limits.flaky == .fail)
+        let resolved = run.resolved(among: Set(recorded.tests.keys))
+        var report = resolved.report(flakyFails: request.limits.flaky == .fail)
         var check = snapshotCheck()
         var findings = SnapshotFindings()
         if let device = run.device { findings.notes += deviceNotes(device, check: &check) }
         if let snapshots {
             _ = try snapshots.copy(into: check.artifacts)
+            if let renderNew { try await self.renderNew(of: report, tests: resolved.tests, check: check, renderNew) }
             findings = check.check(&report, since: check.inventory())
         }
         findings.notes += run.notes
@@ -33,7 +39,13 @@ extension TestFlow {
             options: request.runOptions(), timings: place, keptInRun: request.shared.keptInRun, snapshots: check,
             coverage: nil)
         (report, findings) = try await session.finish(&report, findings: findings, planned: recorded)
-        if snapshots != nil { await keepCandidates(check, findings: &findings, passed: report.passed) }
+        if snapshots != nil {
+            await keepCandidates(check, findings: &findings, passed: report.passed)
+            // The run's page is on this machine; reviewers open the copy kept in the store.
+            if let page = findings.page, let kept = findings.kept {
+                report.readdress(review: page.path, as: kept.review.page)
+            }
+        }
         if let shared {
             let queue = try place.queue(run: shared, node: request.limits.node)
             try await queue.file(report)
@@ -43,6 +55,30 @@ extension TestFlow {
             report, coverage: nil, title: request.title, review: findings.reviewForCI,
             variables: request.shared.variables)
         return .ran(report, findings, coverage: nil, storeFailure: nil)
+    }
+
+    /// The tests of `report` that failed on a missing reference, run once more through xcodebuild
+    /// with `SNAPSHOT_TESTING_RECORD=missing`; what they record in the checkout is moved into the
+    /// artifacts as their candidates. Their verdict stays the first run's: failed.
+    private func renderNew(
+        of report: TestReport, tests: [XcodeTestName], check: SnapshotCheck, _ render: XcodeRender
+    ) async throws {
+        guard check.rendersNewTests else { return }
+        let missing = Set(check.missingReferences(in: report))
+        let chosen = tests.filter { missing.contains($0.key) }
+        guard !chosen.isEmpty else { return }
+        request.write(
+            "Rendering \(chosen.count) new snapshot test\(chosen.count == 1 ? "" : "s") for CI's candidates "
+                + "(\(SnapshotSwitches.record)=missing; the verdict stays failed)\n")
+        let xcodebuild = Xcodebuild(
+            products: .xctestrun(render.xctestrun), destination: render.destination, folder: request.package,
+            work: request.package.appendingPathComponent(".build/pipeline/xcode-render"), write: request.write)
+        let before = check.inventory()
+        _ = try await xcodebuild.run(
+            chosen, of: render.xctestrun,
+            variables: ["TEST_RUNNER_" + SnapshotSwitches.record: SnapshotSwitches.RecordMode.missing.rawValue])
+        let kept = check.keepRendered(since: before)
+        request.write("  kept \(kept) rendering\(kept == 1 ? "" : "s") of new snapshot tests\n")
     }
 
     /// The candidates' render environment with the device the run recorded; a note when the

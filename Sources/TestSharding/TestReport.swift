@@ -259,6 +259,17 @@ public struct TestReport: Codable, Sendable {
         tests[index].brief = (tests[index].brief ?? []) + lines
     }
 
+    /// Points every mention of the review page at `path` to `address` instead (where the page was
+    /// kept for reviewers: the store's link), in the messages, the terminal's lines and `review`.
+    public mutating func readdress(review path: String, as address: String) {
+        guard path != address else { return }
+        for index in tests.indices {
+            tests[index].message = tests[index].message?.replacingOccurrences(of: path, with: address)
+            tests[index].brief = tests[index].brief?.map { $0.replacingOccurrences(of: path, with: address) }
+        }
+        if review == path { review = address }
+    }
+
     /// The counts and the verdict, from the results and problems.
     private mutating func recount() {
         var summary = self.summary

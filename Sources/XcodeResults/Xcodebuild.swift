@@ -116,3 +116,14 @@ public struct Xcodebuild: Sendable {
             errors: log == nil ? URL(fileURLWithPath: scratch.path + ".err") : nil)
     }
 }
+
+/// Where a CI node runs its new snapshot tests once more to render them (`pipeline import
+/// --render-new`): the `.xctestrun` it ran and xcodebuild's destination.
+public struct XcodeRender: Sendable, Equatable {
+    public var xctestrun: URL
+    public var destination: String
+
+    public init(xctestrun: URL, destination: String) {
+        (self.xctestrun, self.destination) = (xctestrun, destination)
+    }
+}

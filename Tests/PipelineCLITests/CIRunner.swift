@@ -22,6 +22,10 @@ final class CIRunner {
         var summary = ""
         /// The job's own folder: Bitrise's deploy folder is `deploy` in it.
         var home: URL?
+        /// Bitrise: what deploy-to-bitrise-io sent to the Tests tab (each run's `test-name` and its
+        /// JUnit file) and the HTML reports it found (`<name>/index.html`), read as the step reads them.
+        var testResults: [(name: String, junit: URL)] = []
+        var htmlReports: [String: URL] = [:]
         var passed: Bool { statuses.allSatisfy { $0 == 0 } }
     }
 
@@ -225,9 +229,16 @@ final class CIRunner {
         )
         try FileManager.default.setAttributes(
             [.posixPermissions: 0o755], ofItemAtPath: bin.appendingPathComponent("envman").path)
+        let (deploy, reports, tests) = (
+            home.appendingPathComponent("deploy"), home.appendingPathComponent("html-reports"),
+            home.appendingPathComponent("test-results")
+        )
+        for folder in [deploy, reports, tests] {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        }
         var environment = variables.merging(extra) { $1 }.merging([
-            "CI": "true", "BITRISE_IO": "true", "HOME": home.path,
-            "BITRISE_DEPLOY_DIR": home.appendingPathComponent("deploy").path,
+            "CI": "true", "BITRISE_IO": "true", "HOME": home.path, "BITRISE_DEPLOY_DIR": deploy.path,
+            "BITRISE_HTML_REPORT_DIR": reports.path, "BITRISE_TEST_DEPLOY_DIR": tests.path,
             "PATH": bin.path + ":" + (variables["PATH"] ?? ""),
         ]) { $1 }
         let app = (file["app"] as? [String: Any])?["envs"] as? [[String: Any]] ?? []
@@ -254,6 +265,11 @@ final class CIRunner {
                         guard parts.count == 2 else { throw Failure(description: "intermediate file \(pair)") }
                         try upload(parts[0], as: "bitrise-" + parts[1])
                     }
+                    result.testResults = try Self.bitriseTestResults(in: tests)
+                    for name in (try? FileManager.default.contentsOfDirectory(atPath: reports.path)) ?? [] {
+                        let page = reports.appendingPathComponent("\(name)/index.html")
+                        if FileManager.default.fileExists(atPath: page.path) { result.htmlReports[name] = page }
+                    }
                 } else if id.hasPrefix("pull-intermediate-files@") {
                     // Each kept file or folder, downloaded, its path in its variable.
                     let kept = (try? FileManager.default.contentsOfDirectory(atPath: artifacts.path)) ?? []
@@ -265,6 +281,12 @@ final class CIRunner {
                     }
                 } else if id.hasPrefix("script@") {
                     let content = try field(inputs.first { $0.key == "content" }?.value as? String, "content")
+                    // The CLI gives each step a test results folder of its own, with its step-info.json.
+                    let results = tests.appendingPathComponent(UUID().uuidString)
+                    try FileManager.default.createDirectory(at: results, withIntermediateDirectories: true)
+                    try Scratch.write(
+                        #"{"id": "script", "version": "1"}"#, to: results.appendingPathComponent("step-info.json"))
+                    environment["BITRISE_TEST_RESULT_DIR"] = results.path
                     let ran = try Shell.run("bash", ["-c", content], in: workspace, environment: environment)
                     result.statuses.append(ran.status)
                     result.output += ran.stdout + ran.stderr
@@ -280,6 +302,40 @@ final class CIRunner {
         }
         try run(workflow)
         return result
+    }
+
+    /// The test runs deploy-to-bitrise-io sends to the Tests tab, read as it reads them:
+    /// `<step folder with step-info.json>/<run>/` holding a JUnit `.xml` and a `test-info.json`
+    /// naming the run (`test-name`); a run without that file fails the deploy, as it does there.
+    static func bitriseTestResults(in root: URL) throws -> [(name: String, junit: URL)] {
+        var found: [(String, URL)] = []
+        let manager = FileManager.default
+        for step in (try? manager.contentsOfDirectory(atPath: root.path)) ?? [] {
+            let folder = root.appendingPathComponent(step)
+            guard manager.fileExists(atPath: folder.appendingPathComponent("step-info.json").path) else { continue }
+            for run in (try? manager.contentsOfDirectory(atPath: folder.path)) ?? [] {
+                let files = (try? manager.contentsOfDirectory(atPath: folder.appendingPathComponent(run).path)) ?? []
+                guard let xml = files.first(where: { $0.hasSuffix(".xml") }) else { continue }
+                let info = folder.appendingPathComponent("\(run)/test-info.json")
+                guard let data = manager.contents(atPath: info.path),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let name = object["test-name"] as? String
+                else { throw Failure(description: "\(info.path): no test-info.json with a test-name") }
+                found.append((name, folder.appendingPathComponent("\(run)/\(xml)")))
+            }
+        }
+        return found.sorted { $0.0 < $1.0 }
+    }
+
+    /// The `parallel:` count bitrise.yml's pipelines give `workflow` (an anchor's alias resolved).
+    func bitriseParallel(_ workflow: String) throws -> Int? {
+        let file = try yaml(workspace.appendingPathComponent("bitrise.yml"))
+        let pipelines = (file["pipelines"] as? [String: Any]) ?? [:]
+        for case let pipeline as [String: Any] in pipelines.values {
+            let workflows = (pipeline["workflows"] as? [String: Any]) ?? [:]
+            if let count = (workflows[workflow] as? [String: Any])?["parallel"] as? Int { return count }
+        }
+        return nil
     }
 
     // MARK: GitLab

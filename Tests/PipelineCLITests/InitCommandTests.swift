@@ -63,7 +63,8 @@ struct InitCommandTests {
         let all = commands.joined(separator: "\n")
         if nodes == 1 {
             #expect(
-                all.contains("pipeline run pull-request\n") || commands.contains("pipeline run pull-request"), "\(all)")
+                all.contains("pipeline run pull-request\n") || all.contains("pipeline run pull-request || ")
+                    || commands.contains("pipeline run pull-request"), "\(all)")
             #expect(all.contains("pipeline run post-merge"), "\(all)")
             #expect(!all.contains("--node"), "one machine runs the whole pipeline: \(all)")
         } else {
@@ -117,6 +118,115 @@ struct InitCommandTests {
         let unknown = try PipelineBinary.run(["init", "--ci", "jenkins", "--store", "s3://b"], in: folder)
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("jenkins"), "\(unknown.stderr)")
+    }
+
+    /// A team's bitrise.yml as Bitrise's editor writes one: its own app variables, triggers at the
+    /// sequence's column 0, four-space workflows, a `build` workflow of its own.
+    static let teamBitrise = """
+        ---
+        format_version: '13'
+        default_step_lib_source: https://github.com/bitrise-io/bitrise-steplib.git
+        project_type: ios
+        app:
+          envs:
+          - BITRISE_PROJECT_PATH: App.xcworkspace
+          - BITRISE_SCHEME: App
+        trigger_map:
+        - push_branch: release/*
+          workflow: deploy
+        - tag: "*"
+          workflow: deploy
+        workflows:
+            build:
+                steps:
+                - script@1:
+                    inputs:
+                    - content: echo the team's build
+            deploy:
+                before_run:
+                - build
+                steps:
+                - script@1:
+                    inputs:
+                    - content: echo the team's deploy
+        meta:
+          bitrise.io:
+            stack: osx-xcode-16.2.x
+
+        """
+
+    @Test(
+        "an existing bitrise.yml: pipeline's workflows join it under their own names, or every clash is named and nothing written",
+        arguments: [false, true])
+    func joinsBitrise(xcode: Bool) throws {
+        let folder = try Scratch.folder("init-join")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("bitrise.yml")
+        let flags =
+            ["init", "--ci", "bitrise", "--store", "s3://team-snapshots", "--nodes", "3"]
+            + (xcode ? ["--xcode", "--scheme", "App"] : [])
+
+        // Clashes: a trigger on develop's pushes, one on every pull request, a workflow and a variable of pipeline's.
+        let clashing = Self.teamBitrise
+            .replacingOccurrences(of: "- push_branch: release/*", with: "- push_branch: develop")
+            .replacingOccurrences(of: "- tag: \"*\"", with: "- pull_request_source_branch: \"*\"")
+            .replacingOccurrences(of: "    deploy:\n", with: "    pipeline-report:\n")
+            .replacingOccurrences(of: "  - BITRISE_SCHEME: App", with: "  - PIPELINE_VERSION: 0.0.1")
+        try Scratch.write(clashing, to: file)
+        let refused = try PipelineBinary.run(flags, in: folder)
+        #expect(refused.status == 2, "\(refused.stderr)")
+        let lines = refused.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "\(refused.stderr)")
+        #expect(lines[0].hasPrefix("error: bitrise.yml:8: app envs has PIPELINE_VERSION"), "\(lines)")
+        #expect(lines[1].hasPrefix("bitrise.yml:10: trigger_map sends pushes to develop to 'deploy'"), "\(lines)")
+        #expect(lines[2].hasPrefix("bitrise.yml:12: trigger_map sends pull requests into develop"), "\(lines)")
+        #expect(lines[3].hasPrefix("bitrise.yml:20: workflows has 'pipeline-report' already"), "\(lines)")
+        #expect(lines[4].contains("nothing was written"))
+        #expect(try String(contentsOf: file, encoding: .utf8) == clashing, "the team's file is untouched")
+        #expect(FileManager.default.subpaths(atPath: folder.path) == ["bitrise.yml"], "no spec was written either")
+
+        // Joined: the team's file unchanged line for line around pipeline's entries, each section still one.
+        try Scratch.write(Self.teamBitrise, to: file)
+        let joined = try PipelineBinary.run(flags, in: folder)
+        #expect(joined.status == 0, "\(joined.stderr)")
+        #expect(joined.stdout.contains("joined bitrise.yml"), "\(joined.stdout)")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let theirs = Self.teamBitrise.split(separator: "\n", omittingEmptySubsequences: false)
+        var remaining = text.split(separator: "\n", omittingEmptySubsequences: false)[...]
+        for line in theirs {
+            guard let found = remaining.firstIndex(of: line) else {
+                Issue.record("the team's line '\(line)' is gone or out of order:\n\(text)")
+                break
+            }
+            remaining = remaining[(found + 1)...]
+        }
+        let parsed = try #require(try Yams.load(yaml: text) as? [String: Any], "the joined file is YAML:\n\(text)")
+        let workflows = try #require(parsed["workflows"] as? [String: Any])
+        #expect(workflows["build"] != nil && workflows["deploy"] != nil, "the team's workflows stay")
+        #expect(workflows["pipeline-build"] != nil && workflows["pipeline-accept"] != nil, "\(workflows.keys.sorted())")
+        let pipelines = try #require(parsed["pipelines"] as? [String: Any])
+        #expect(Set(pipelines.keys) == ["pipeline-pull-request", "pipeline-post-merge"])
+        let triggers = try #require(parsed["trigger_map"] as? [[String: Any]])
+        #expect(triggers.count == 4, "\(triggers)")
+        #expect(
+            triggers.contains {
+                $0["push_branch"] as? String == "develop" && $0["pipeline"] as? String == "pipeline-post-merge"
+            })
+        let envs = try #require((parsed["app"] as? [String: Any])?["envs"] as? [[String: Any]])
+        #expect(envs.contains { $0["BITRISE_SCHEME"] != nil } && envs.contains { $0["PIPELINE_VERSION"] != nil })
+        #expect(envs.contains { $0["PIPELINE_XCODE_SCHEME"] != nil } == xcode)
+        #expect((parsed["meta"] as? [String: Any]) != nil)
+        // Every workflow a pipeline or trigger names exists.
+        for case let pipeline as [String: Any] in pipelines.values {
+            for name in ((pipeline["workflows"] as? [String: Any]) ?? [:]).keys {
+                #expect(workflows[name] != nil, "\(name)")
+            }
+        }
+
+        // Again: pipeline's own names are in the file now, so a second join clashes and changes nothing.
+        let again = try PipelineBinary.run(flags, in: folder)
+        #expect(again.status == 2)
+        #expect(try String(contentsOf: file, encoding: .utf8) == text)
     }
 
     @Test("a repository with specs of its own: init leaves them alone, says so, and its next commands name its spec")

@@ -7,19 +7,23 @@ import TestSupport
 /// installs the release from a server on 127.0.0.1, and the first recording done as init's next
 /// steps say.
 final class WorkflowTeam {
-    /// What `pipeline init` is run with (the store's flags added), and which of the files it
-    /// wrote go where in the repository (`from` in init's folder, `to` in the repository).
+    /// What `pipeline init` is run with (the store's flags added), which of the files it wrote go
+    /// where in the repository (`from` in init's folder, `to` in the repository), and the team's
+    /// own files init finds there first (a bitrise.yml it joins).
     struct Setup {
         let flags: [String]
         let files: [(from: String, to: String)]
+        var existing: [(path: String, text: String)] = []
     }
 
     /// The app: a folder copied into the repository (its `.build` left out), the source file whose
-    /// `primary = RGB(…)` a pull request changes, and the folders kept out of git.
+    /// `primary = RGB(…)` a pull request changes, the folders kept out of git, and the test file a
+    /// pull request adds a new snapshot test to.
     struct App {
         let source: URL
         let view: String
         let ignored: [String]
+        var snapshotTests: String? = nil
     }
 
     let scratch: URL
@@ -85,6 +89,7 @@ final class WorkflowTeam {
         for (index, setup) in setups.enumerated() {
             let folder = scratch.appendingPathComponent("init-\(index)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            for (path, text) in setup.existing { try Scratch.write(text, to: folder.appendingPathComponent(path)) }
             let initialized = try PipelineBinary.run(["init"] + setup.flags + flags, in: folder)
             guard initialized.status == 0 else { throw CIRunner.Failure(description: initialized.stderr) }
             for (from, to) in setup.files {
@@ -121,9 +126,22 @@ final class WorkflowTeam {
 
     /// A branch changing the brand colour to `colour`, pushed, and the pull request's merge of
     /// it into develop (`refs/pull/N/merge`); the branch head and the merge.
-    func pullRequest(_ branch: String, colour: String?) throws -> (head: String, merge: String) {
+    /// `newTest`: a snapshot test method of that name added to the app's snapshot test file.
+    func pullRequest(_ branch: String, colour: String?, newTest: String? = nil) throws -> (head: String, merge: String)
+    {
         pullRequests += 1
         try Git.run(["checkout", "-q", "-B", branch, "develop"], in: dev)
+        if let newTest, let file = app.snapshotTests {
+            let url = dev.appendingPathComponent(file)
+            let source = try String(contentsOf: url, encoding: .utf8)
+            let method =
+                "func \(newTest)() {\n            assertSnapshot(of: BadgeView(title: \"\(newTest)\"), as: .image)\n        }\n\n"
+            guard let opening = source.range(of: #"class \w+: XCTestCase \{\n"#, options: .regularExpression) else {
+                throw CIRunner.Failure(description: "\(file) has no XCTestCase class")
+            }
+            try Data(source.replacingCharacters(in: opening, with: source[opening] + "        " + method).utf8)
+                .write(to: url)
+        }
         if let colour {
             let url = dev.appendingPathComponent(app.view)
             let source = try String(contentsOf: url, encoding: .utf8)
@@ -145,10 +163,16 @@ final class WorkflowTeam {
         return (head, merge)
     }
 
-    /// The branch merged into develop (a merge commit), pushed; develop's head.
-    func merge(_ branch: String) throws -> String {
+    /// The branch merged into develop (a merge commit, or with `squash` one new commit on develop),
+    /// pushed; develop's head.
+    func merge(_ branch: String, squash: Bool = false) throws -> String {
         try Git.run(["checkout", "-q", "develop"], in: dev)
-        try Git.run(["merge", "-q", "--no-ff", "-m", "Merge pull request: \(branch)", branch], in: dev)
+        if squash {
+            try Git.run(["merge", "-q", "--squash", branch], in: dev)
+            try Git.run(["commit", "-q", "-m", "\(branch) (squashed)"], in: dev)
+        } else {
+            try Git.run(["merge", "-q", "--no-ff", "-m", "Merge pull request: \(branch)", branch], in: dev)
+        }
         try Git.run(["push", "-q", "origin", "develop"], in: dev)
         return try Git.run(["rev-parse", "HEAD"], in: dev)
     }

@@ -44,20 +44,27 @@ struct WorkflowTests {
         let bitrise = ["BITRISE_GIT_BRANCH": "feature/green", "BITRISEIO_GIT_BRANCH_DEST": "develop"]
         let green = try team.pullRequest("feature/green", colour: "32, 160, 64")
         let pullRequest = bitrise.merging(["BITRISE_PULL_REQUEST": "2", "BITRISE_BUILD_NUMBER": "201"]) { $1 }
-        let red = try runner.bitrise("pull-request", sha: green.merge, extra: pullRequest)
+        let red = try runner.bitrise("pipeline-pull-request", sha: green.merge, extra: pullRequest)
         Self.expect(red, passed: false, "Bitrise's pull request fails its snapshots")
         #expect(red.output.contains("install: pipeline "), "the install script installed the release")
         #expect(red.output.contains("--commit \(green.head)"), "keyed by the branch head: \(red.output.suffix(2000))")
+        // Bitrise's own places: the JUnit for the Tests tab, the review page as an HTML report.
+        #expect(red.testResults.map(\.name) == ["pipeline node 1 of 1"], "\(red.testResults)")
+        let junit = try String(contentsOf: try #require(red.testResults.first).junit, encoding: .utf8)
+        #expect(junit.contains("<testcase ") && junit.contains("<failure"), "\(junit)")
+        let page = try #require(red.htmlReports["snapshot-review-node-1"], "\(red.htmlReports)")
+        #expect(try String(contentsOf: page, encoding: .utf8).contains("data:image/png;base64,"))
         let accept = try runner.bitrise(
-            "accept", sha: green.head, extra: bitrise.merging(["TESTS": "all", "BITRISE_BUILD_NUMBER": "202"]) { $1 })
+            "pipeline-accept", sha: green.head,
+            extra: bitrise.merging(["TESTS": "all", "BITRISE_BUILD_NUMBER": "202"]) { $1 })
         Self.expect(accept, passed: true, "Bitrise's accept workflow")
         let again = try runner.bitrise(
-            "pull-request", sha: green.merge,
+            "pipeline-pull-request", sha: green.merge,
             extra: pullRequest.merging(["BITRISE_BUILD_NUMBER": "203"]) { $1 })
         Self.expect(again, passed: true, "Bitrise's re-run")
         let mergedGreen = try team.merge("feature/green")
         let promoted = try runner.bitrise(
-            "post-merge", sha: mergedGreen,
+            "pipeline-post-merge", sha: mergedGreen,
             extra: ["BITRISE_GIT_BRANCH": "develop", "BITRISE_BUILD_NUMBER": "204"])
         Self.expect(promoted, passed: true, "Bitrise's post-merge")
 
@@ -86,7 +93,7 @@ struct WorkflowTests {
         // The next pull request, changing no view, passes on what develop now holds.
         let next = try team.pullRequest("feature/notes", colour: nil)
         let clean = try runner.bitrise(
-            "pull-request", sha: next.merge,
+            "pipeline-pull-request", sha: next.merge,
             extra: ["BITRISE_PULL_REQUEST": "3", "BITRISE_BUILD_NUMBER": "205", "BITRISE_GIT_BRANCH": "feature/notes"])
         Self.expect(clean, passed: true, "a pull request after the merges")
     }

@@ -208,6 +208,13 @@ struct XcodeCommandTests {
         #expect(empty.status == 7, "\(empty.stderr)")
         #expect(try pipeline("plan", "--nodes", "2", "--format", "xcodebuild").status == 2)
         #expect(try pipeline("import", "junit", "x").status == 2)
+        // --render-new keeps renderings beside the failed snapshots, and runs on a destination.
+        let log = try write("ok.log", "** TEST EXECUTE SUCCEEDED **\n")
+        let alone = try pipeline("import", "xcodebuild-log", log, "--render-new", "run.xctestrun")
+        #expect(alone.status == 2 && alone.stderr.contains("--render-new"), "\(alone.stderr)")
+        let nowhere = try pipeline(
+            "import", "xcodebuild-log", log, "--artifacts", "a", "--render-new", "run.xctestrun")
+        #expect(nowhere.status == 2 && nowhere.stderr.contains("PIPELINE_XCODE_DESTINATION"), "\(nowhere.stderr)")
     }
 
     /// A passing console log of `tests` (`-only-testing:` arguments), as a node's xcodebuild writes it.

@@ -5,12 +5,13 @@ import Testing
 /// The workflows `pipeline init --xcode` writes for an app tested with xcodebuild, run as written
 /// on this Linux machine with a stub `xcodebuild`/`xcrun` on the PATH (Tests/XcodeStub), which
 /// plays Xcode on the example app's sources (Examples/XcodeApp) and writes what swift-snapshot-
-/// testing writes. The loop, on GitHub Actions then Bitrise, each with two test machines: a pull
-/// request changes the view; the build job builds once; each node pulls the references, runs its
-/// part and imports it; the report fails over all nodes; the review page is in the node's
-/// artifacts (GitHub) or deploy folder (Bitrise); a reviewer accepts CI's renderings; the re-run
-/// passes; the merge's post-merge run tests, reports and promotes; the next pull request passes
-/// on what develop then holds.
+/// testing writes. The loop, on GitHub Actions (two test machines) then Bitrise (four, its one
+/// `parallel:` count): a pull request changes the view (on Bitrise it also adds a snapshot test);
+/// the build job builds once; each node pulls the references, runs its part and imports it (a new
+/// test rendered as a candidate); the report fails over all nodes; the review page is in the
+/// node's artifacts (GitHub) or an HTML report (Bitrise), the JUnit in Bitrise's test results; a
+/// reviewer accepts CI's renderings; the re-run passes; the merge (squash on Bitrise) is tested,
+/// reported and promoted; the next pull request passes on what develop then holds.
 @Suite("the generated Xcode workflows, run as written with a stub xcodebuild: GitHub Actions and Bitrise", .serialized)
 struct XcodeWorkflowTests {
     static let stub = Shell.repository.appendingPathComponent("Tests/XcodeStub")
@@ -19,16 +20,21 @@ struct XcodeWorkflowTests {
     static let destination = "platform=iOS Simulator,name=iPhone 16"
 
     static func team(_ backend: RefsBackend, log: URL) async throws -> WorkflowTeam {
-        let xcode = ["--xcode", "--scheme", "BadgeUI", "--nodes", "2"]
+        let xcode = ["--xcode", "--scheme", "BadgeUI"]
         return try await WorkflowTeam(
             backend,
             app: WorkflowTeam.App(
                 source: Shell.repository.appendingPathComponent("Examples/XcodeApp"),
-                view: "Sources/BadgeUI/BadgeView.swift", ignored: [".build", "__Snapshots__", "DerivedData"]),
+                view: "Sources/BadgeUI/BadgeView.swift", ignored: [".build", "__Snapshots__", "DerivedData"],
+                snapshotTests: "Tests/BadgeUITests/BadgeViewTests.swift"),
             setups: [
                 WorkflowTeam.Setup(
-                    flags: ["--ci", "github"] + xcode, files: [("pipelines", "pipelines"), (".github", ".github")]),
-                WorkflowTeam.Setup(flags: ["--ci", "bitrise"] + xcode, files: [("bitrise.yml", "bitrise.yml")]),
+                    flags: ["--ci", "github", "--nodes", "2"] + xcode,
+                    files: [("pipelines", "pipelines"), (".github", ".github")]),
+                // Bitrise: init joins the team's own bitrise.yml.
+                WorkflowTeam.Setup(
+                    flags: ["--ci", "bitrise", "--nodes", "4", "--merge-style", "squash"] + xcode,
+                    files: [("bitrise.yml", "bitrise.yml")], existing: [("bitrise.yml", InitCommandTests.teamBitrise)]),
             ],
             record: [
                 ["refs", "record", "--all", "--xcode", "--scheme", "BadgeUI", "--destination", destination],
@@ -67,7 +73,7 @@ struct XcodeWorkflowTests {
     }
 
     @Test(
-        "GitHub Actions then Bitrise: built once, two nodes import, the report fails over both, accept, re-run, merge, promote",
+        "GitHub (2 nodes) then Bitrise (4): built once, nodes import, a new test rendered, report, accept, re-run, merge, promote",
         arguments: RefsBackend.available)
     func loop(backend: RefsBackend) async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("xcode-stub-\(UUID().uuidString).log")
@@ -123,55 +129,84 @@ struct XcodeWorkflowTests {
         Self.expect(promoted, passed: true, "the promotion after the report")
         #expect(promoted.output.contains("copied 2"), "both references reach develop: \(promoted.output.suffix(2000))")
 
-        // Bitrise, on the develop GitHub's merge left: another colour, the same loop.
-        let green = try team.pullRequest("feature/green", colour: "32, 160, 64")
+        // Bitrise, on the develop GitHub's merge left: another colour and a new snapshot test, four
+        // nodes (bitrise.yml's one `parallel:` count), squash-merged.
+        let nodes = try #require(try runner.bitriseParallel("pipeline-pr-test"))
+        #expect(nodes == 4, "init --nodes 4 is bitrise.yml's one count")
+        #expect(try runner.bitriseParallel("pipeline-merge-test") == nodes)
+        let bitriseFile = try String(
+            contentsOf: runner.workspace.appendingPathComponent("bitrise.yml"), encoding: .utf8)
+        #expect(bitriseFile.contains("echo the team's deploy"), "init joined the team's bitrise.yml")
+        let green = try team.pullRequest("feature/green", colour: "32, 160, 64", newTest: "testArchive")
         var pipelineRun = 200
         func bitriseRun(_ test: String, sha: String, extra: [String: String], passes: Bool) throws {
             pipelineRun += 1
             let extra = extra.merging(["BITRISEIO_PIPELINE_ID": "pipeline-\(pipelineRun)"]) { $1 }
-            Self.expect(try runner.bitrise("build", sha: sha, extra: extra), passed: true, "Bitrise's build")
-            var nodes: [CIRunner.Job] = []
-            for index in 0..<2 {
+            Self.expect(try runner.bitrise("pipeline-build", sha: sha, extra: extra), passed: true, "Bitrise's build")
+            var ran: [CIRunner.Job] = []
+            for index in 0..<nodes {
                 let node = try runner.bitrise(
                     test, sha: sha,
-                    extra: extra.merging(["BITRISE_IO_PARALLEL_INDEX": "\(index)", "BITRISE_IO_PARALLEL_TOTAL": "2"]) {
-                        $1
-                    })
-                #expect(node.output.contains("Filed node \(index + 1)/2's results"), "\(node.output.suffix(2000))")
-                nodes.append(node)
+                    extra: extra.merging([
+                        "BITRISE_IO_PARALLEL_INDEX": "\(index)", "BITRISE_IO_PARALLEL_TOTAL": "\(nodes)",
+                    ]) { $1 })
+                #expect(
+                    node.output.contains("Filed node \(index + 1)/\(nodes)'s results"), "\(node.output.suffix(2000))")
+                // Bitrise's Tests tab gets each node's JUnit, named by its test-info.json.
+                #expect(
+                    node.testResults.map(\.name) == ["pipeline node \(index + 1) of \(nodes)"],
+                    "\(node.testResults) \(node.output.suffix(1500))")
+                ran.append(node)
             }
-            #expect(nodes.allSatisfy(\.passed) == passes, "\(nodes.map { $0.output.suffix(1500) })")
-            if !passes {
-                let failing = try #require(nodes.first { !$0.passed })
-                let deploy = try #require(failing.home).appendingPathComponent("deploy")
-                let page = try String(
-                    contentsOf: deploy.appendingPathComponent("snapshot-review.html"), encoding: .utf8)
-                #expect(page.contains("BadgeViewTests"), "the review page is in the deploy folder")
-                #expect(FileManager.default.fileExists(atPath: deploy.appendingPathComponent("junit.xml").path))
-                #expect(failing.output.contains("--commit \(green.head)"), "\(failing.output.suffix(2000))")
+            let junits = try ran.flatMap(\.testResults).map { try String(contentsOf: $0.junit, encoding: .utf8) }
+            let cases = junits.map { $0.components(separatedBy: "<testcase ").count - 1 }.reduce(0, +)
+            #expect(cases == 5, "every test once over the nodes' JUnit files: \(junits)")
+            #expect(ran.allSatisfy(\.passed) == passes, "\(ran.map { $0.output.suffix(1500) })")
+            let report = try runner.bitrise("pipeline-report", sha: sha, extra: extra)
+            Self.expect(report, passed: passes, "Bitrise's report")
+            guard !passes else { return }
+            // The review pages are HTML reports; the new test's card offers its rendering.
+            let pages = try ran.flatMap(\.htmlReports).map { try String(contentsOf: $0.value, encoding: .utf8) }
+            #expect(pages.contains { $0.contains("BadgeViewTests") }, "the review page is an HTML report")
+            #expect(pages.contains { $0.contains("testArchive") }, "the new test's card is on a review page")
+            let failing = ran.filter { !$0.passed }
+            #expect(failing.contains { $0.output.contains("--commit \(green.head)") })
+            #expect(
+                failing.contains { $0.output.contains("Rendering 1 new snapshot test for CI's candidates") },
+                "\(failing.map { $0.output.suffix(2000) })")
+            // The review address reviewers get is the store's copy, not a path on a node's machine.
+            let homes = ran.compactMap { $0.home?.path }
+            let reviews = (failing.map(\.output) + [report.output]).joined().split(separator: "\n").filter {
+                $0.contains("review: ")
             }
-            Self.expect(try runner.bitrise("report", sha: sha, extra: extra), passed: passes, "Bitrise's report")
+            #expect(!reviews.isEmpty, "\(report.output.suffix(2000))")
+            #expect(
+                reviews.allSatisfy { line in !homes.contains { line.contains($0) } },
+                "\(reviews.joined(separator: "\n"))")
         }
         let pullRequest = [
             "BITRISE_GIT_BRANCH": "feature/green", "BITRISEIO_GIT_BRANCH_DEST": "develop", "BITRISE_PULL_REQUEST": "2",
         ]
-        try bitriseRun("pr-test", sha: green.merge, extra: pullRequest, passes: false)
+        try bitriseRun("pipeline-pr-test", sha: green.merge, extra: pullRequest, passes: false)
         let accept = try runner.bitrise(
-            "accept", sha: green.head,
+            "pipeline-accept", sha: green.head,
             extra: ["BITRISE_GIT_BRANCH": "feature/green", "TESTS": "all", "BITRISEIO_PIPELINE_ID": "accept-1"])
         Self.expect(accept, passed: true, "Bitrise's accept workflow")
-        try bitriseRun("pr-test", sha: green.merge, extra: pullRequest, passes: true)
-        let mergedGreen = try team.merge("feature/green")
-        try bitriseRun("merge-test", sha: mergedGreen, extra: ["BITRISE_GIT_BRANCH": "develop"], passes: true)
+        try bitriseRun("pipeline-pr-test", sha: green.merge, extra: pullRequest, passes: true)
+        let mergedGreen = try team.merge("feature/green", squash: true)
+        try bitriseRun("pipeline-merge-test", sha: mergedGreen, extra: ["BITRISE_GIT_BRANCH": "develop"], passes: true)
         let promote = try runner.bitrise(
-            "promote", sha: mergedGreen,
+            "pipeline-promote", sha: mergedGreen,
             extra: ["BITRISE_GIT_BRANCH": "develop", "BITRISEIO_PIPELINE_ID": "pipeline-204"])
         Self.expect(promote, passed: true, "Bitrise's promotion")
+        #expect(
+            promote.output.contains("copied 3"),
+            "the changed references and the new test's reach develop: \(promote.output.suffix(2000))")
 
         // The next pull request, changing no view, passes on the references develop now holds.
         let next = try team.pullRequest("feature/notes", colour: nil)
         try bitriseRun(
-            "pr-test", sha: next.merge,
+            "pipeline-pr-test", sha: next.merge,
             extra: [
                 "BITRISE_GIT_BRANCH": "feature/notes", "BITRISEIO_GIT_BRANCH_DEST": "develop",
                 "BITRISE_PULL_REQUEST": "3",

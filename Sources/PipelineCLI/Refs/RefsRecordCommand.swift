@@ -80,13 +80,7 @@ extension RefsCommand {
         /// The xcodebuild the flags describe, or nil without --xcode.
         private func xcodebuild(package: URL) throws -> Xcodebuild? {
             guard xcode else { return nil }
-            guard let destination = destination ?? ProcessInfo.processInfo.environment["PIPELINE_XCODE_DESTINATION"],
-                !destination.isEmpty
-            else {
-                throw ValidationError(
-                    "--xcode runs on a destination: pass --destination 'platform=iOS Simulator,name=iPhone 16' "
-                        + "(or set PIPELINE_XCODE_DESTINATION)")
-            }
+            let destination = try xcodeDestination(destination, for: "--xcode")
             let global = options.global
             let products: Xcodebuild.Products =
                 if let xctestrun {

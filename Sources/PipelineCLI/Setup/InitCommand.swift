@@ -15,7 +15,8 @@ struct InitCommand: AsyncParsableCommand {
             the CI's files: a pull request's run, the post-merge run and an accept job a reviewer \
             starts from the pull request (GitHub: .github/workflows/pipeline-*.yml; Bitrise: \
             bitrise.yml; GitLab: .gitlab-ci.yml). A file that exists already stops it before \
-            anything is written. Then prints the next three commands. With --xcode (and --scheme), the \
+            anything is written, except a bitrise.yml, which pipeline's workflows (named pipeline-…) join \
+            unless something in it clashes (each clash named by its line; nothing written). Then prints the next three commands. With --xcode (and --scheme), the \
             workflows of an app tested with xcodebuild on macOS runners: one build for testing, N simulator \
             nodes importing their results, a report over all of them, the promotion (docs/xcode.md).
             """
@@ -94,7 +95,11 @@ struct InitCommand: AsyncParsableCommand {
                 try SetupRequest.XcodeApp(scheme: $0, destination: destination, project: project, workspace: workspace)
             }, action: action, releases: releases)
         let files = try ProjectSetup.write(request, in: global.workingDirectory)
-        for file in files { Console.out("wrote \(file.path)") }
+        for file in files {
+            Console.out(
+                file.joined ? "joined \(file.path): pipeline's workflows added, named pipeline-…" : "wrote \(file.path)"
+            )
+        }
         for warning in ProjectSetup.warnings(request) { Console.error("warning: " + warning) }
         Console.out("\nNext:")
         let others = ProjectSetup.otherSpecs(in: global.workingDirectory, written: files)

@@ -82,11 +82,32 @@ struct ImportCommand: AsyncParsableCommand {
                 + "'failure' attachments are the failed snapshots, as with --artifacts.", valueName: "folder"))
     var attachments: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "In CI: the .xctestrun this node ran. Its tests that failed on a missing reference (new snapshot tests) "
+                + "run once more with SNAPSHOT_TESTING_RECORD=missing, and their renderings are kept as CI's "
+                + "candidates to accept (the verdict stays failed). Needs --artifacts or --attachments.",
+            valueName: "xctestrun"))
+    var renderNew: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "With --render-new: xcodebuild's -destination (default: PIPELINE_XCODE_DESTINATION).",
+            valueName: "destination"))
+    var destination: String?
+
     @OptionGroup var environmentOption: EnvironmentOption
 
     func validate() throws {
         if artifacts != nil, attachments != nil {
             throw ValidationError("--artifacts and --attachments are two ways to give the failed snapshots: give one")
+        }
+        if renderNew != nil, artifacts == nil, attachments == nil {
+            throw ValidationError(
+                "--render-new keeps new tests' renderings beside the failed snapshots: give --artifacts")
+        }
+        if destination != nil, renderNew == nil {
+            throw ValidationError("--destination is where --render-new runs the new tests: give --render-new too")
         }
         if node != nil, shared.queue == nil {
             throw ValidationError("--node files this node's results in a shared run: give --queue RUN too")
@@ -105,6 +126,13 @@ struct ImportCommand: AsyncParsableCommand {
         return Node(index: index, count: count)
     }
 
+    /// The new tests' second run, with its destination from the flag or the CI's variable.
+    private func render() throws -> XcodeRender? {
+        guard let renderNew else { return nil }
+        return XcodeRender(
+            xctestrun: global.resolve(renderNew), destination: try xcodeDestination(destination, for: "--render-new"))
+    }
+
     func run() async throws {
         let write: @Sendable (String) -> Void = { Console.progress($0) }
         let shared = shared.settings(global)
@@ -119,7 +147,8 @@ struct ImportCommand: AsyncParsableCommand {
             artifacts.map { XcodeSnapshots.artifacts(global.resolve($0)) }
             ?? attachments.map { XcodeSnapshots.attachments(global.resolve($0)) }
         let path = file == "-" ? file : global.resolve(file).path
-        try await TestFlow(request).importRun(kind, at: path, snapshots: snapshots).emit(json: json, node: .whole)
+        try await TestFlow(request).importRun(kind, at: path, snapshots: snapshots, renderNew: try render())
+            .emit(json: json, node: .whole)
     }
 }
 
