@@ -24,11 +24,17 @@ enum BitriseWorkflows {
         """
 
     private static func node(_ request: SetupRequest, _ spec: String, retries: Bool) -> [String] {
-        [nodeNumber, "pipeline run \(spec) --only pull"]
+        [nodeNumber, checkAccess(spec), "pipeline run \(spec) --only pull"]
             + publishing(
                 "pipeline test --node \"$NODE/$BITRISE_IO_PARALLEL_TOTAL\" --queue "
                     + "--timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) "
                     + "--build-cache \(request.buildCacheWord)")
+    }
+
+    /// A job's first step: what its credentials can do with the stores, checked before it relies
+    /// on it (a pull request's writes feature, its candidates; a merge's writes develop).
+    static func checkAccess(_ spec: String) -> String {
+        "pipeline refs check-access --pipeline \(spec) --write \(spec == "pull-request" ? "feature" : "develop")"
     }
 
     /// This machine's number among the parallel copies of its workflow, 1 when there are none.
@@ -133,10 +139,14 @@ enum BitriseWorkflows {
         } else {
             workflows += [
                 "  pipeline-pull-request:\n    before_run: [_pipeline-install]\n    steps:\n"
-                    + script("pipeline run pull-request", [nodeNumber] + publishing("pipeline run pull-request"))
+                    + script(
+                        "pipeline run pull-request",
+                        [nodeNumber, checkAccess("pull-request")] + publishing("pipeline run pull-request"))
                     + "\n" + deploy,
                 "  pipeline-post-merge:\n    before_run: [_pipeline-install]\n    steps:\n"
-                    + script("pipeline run post-merge", [nodeNumber] + publishing("pipeline run post-merge"))
+                    + script(
+                        "pipeline run post-merge",
+                        [nodeNumber, checkAccess("post-merge")] + publishing("pipeline run post-merge"))
                     + "\n" + deploy,
             ]
         }

@@ -57,6 +57,9 @@ public struct SetupRequest: Sendable {
     /// The store's root: `<store>/feature` and `<store>/develop` (a folder, relative to the
     /// repository, or `s3://bucket/prefix`).
     public let store: StoreAddress
+    /// Where feature's and develop's references are below the store (`feature`, `develop`; a
+    /// team's own layout: `ios/feature/__Snapshots__`).
+    public let layout: (feature: String, develop: String)
     public let region: String?
     public let endpoint: String?
     /// CI machines sharing each run (1: one job runs the pipeline).
@@ -77,7 +80,8 @@ public struct SetupRequest: Sendable {
 
     /// Checks the flags; each problem is one line naming the flag.
     public init(
-        ci: CI, store text: String, region: String? = nil, endpoint: String? = nil, nodes: Int = 1,
+        ci: CI, store text: String, layout: (feature: String, develop: String) = ("feature", "develop"),
+        region: String? = nil, endpoint: String? = nil, nodes: Int = 1,
         mergeStyle: MergeStyle = .merge, base: String = "develop", version: String, xcode: XcodeApp? = nil,
         action: String? = nil, releases: String? = nil
     ) throws(RequestError) {
@@ -91,8 +95,25 @@ public struct SetupRequest: Sendable {
         guard !base.isEmpty, base.allSatisfy({ $0.isLetter || $0.isNumber || "-_./".contains($0) }) else {
             throw RequestError("--base '\(base)': a branch name such as develop or main")
         }
+        for (flag, path) in [("--feature", layout.feature), ("--develop", layout.develop)] {
+            let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+            guard !path.isEmpty, !path.hasPrefix("/"), !path.contains("://"),
+                segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }),
+                path.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_./".contains($0)) })
+            else {
+                throw RequestError("\(flag) \(path): a path below --store, such as ios/feature/__Snapshots__")
+            }
+        }
+        guard layout.feature != layout.develop, !layout.feature.hasPrefix(layout.develop + "/"),
+            !layout.develop.hasPrefix(layout.feature + "/")
+        else {
+            throw RequestError(
+                "--feature \(layout.feature) and --develop \(layout.develop): two separate places, neither inside the other"
+            )
+        }
         self.ci = ci
         self.store = store
+        self.layout = layout
         self.region = region
         self.endpoint = endpoint
         self.nodes = nodes

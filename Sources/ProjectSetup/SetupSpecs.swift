@@ -64,8 +64,8 @@ enum SetupSpecs {
 
     private static func references(_ request: SetupRequest) -> String {
         var lines = [
-            "references:", "  feature: \(SpecWriter.quoted(request.address("feature")))",
-            "  develop: \(SpecWriter.quoted(request.address("develop")))",
+            "references:", "  feature: \(SpecWriter.quoted(request.address(request.layout.feature)))",
+            "  develop: \(SpecWriter.quoted(request.address(request.layout.develop)))",
         ]
         if let region = request.region { lines.append("  region: \(SpecWriter.quoted(region))") }
         if let endpoint = request.endpoint {

@@ -182,7 +182,7 @@ enum XcodeWorkflows {
             // The tool reads the node from BITRISE_IO_PARALLEL_INDEX/_TOTAL itself.
             BitriseWorkflows.script(
                 "pull, test this node, import",
-                [BitriseWorkflows.nodeNumber]
+                [BitriseWorkflows.nodeNumber, BitriseWorkflows.checkAccess(spec)]
                     + nodeScript(
                         spec: spec, products: "\"$PIPELINE_TEST_PRODUCTS\"", index: "\"$NODE\"",
                         total: "\"$BITRISE_IO_PARALLEL_TOTAL\"", node: ""

@@ -110,6 +110,14 @@ struct InitCommandTests {
                 "error: --region and --endpoint go with an s3:// store, not the folder refs\n"
             ),
             (["--store", "s3://b", "--nodes", "0"], "error: --nodes 0: from 1 to 64 machines\n"),
+            (
+                ["--store", "s3://bucket", "--feature", "../feature"],
+                "error: --feature ../feature: a path below --store, such as ios/feature/__Snapshots__\n"
+            ),
+            (
+                ["--store", "s3://bucket", "--feature", "refs", "--develop", "refs/develop"],
+                "error: --feature refs and --develop refs/develop: two separate places, neither inside the other\n"
+            ),
         ] {
             let bad = try PipelineBinary.run(["init", "--ci", "gitlab"] + arguments, in: folder)
             #expect(bad.status == 2, "\(arguments)")
@@ -227,6 +235,26 @@ struct InitCommandTests {
         let again = try PipelineBinary.run(flags, in: folder)
         #expect(again.status == 2)
         #expect(try String(contentsOf: file, encoding: .utf8) == text)
+    }
+
+    @Test("a store with its own layout: --feature and --develop place the references below --store")
+    func layout() throws {
+        let folder = try Scratch.folder("init-layout")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try PipelineBinary.run(
+            [
+                "init", "--ci", "bitrise", "--store", "s3://team-snapshots/ios", "--feature", "feature/__Snapshots__",
+                "--develop", "develop/__Snapshots__",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.stderr)")
+        for spec in ["pull-request", "post-merge"] {
+            let text = try String(contentsOf: folder.appendingPathComponent("pipelines/\(spec).yml"), encoding: .utf8)
+            #expect(text.contains("feature: \"s3://team-snapshots/ios/feature/__Snapshots__\""), "\(text)")
+            #expect(text.contains("develop: \"s3://team-snapshots/ios/develop/__Snapshots__\""), "\(text)")
+        }
+        let bitrise = try String(contentsOf: folder.appendingPathComponent("bitrise.yml"), encoding: .utf8)
+        #expect(bitrise.contains("pipeline refs check-access --pipeline pull-request --write feature"))
+        #expect(bitrise.contains("pipeline refs check-access --pipeline post-merge --write develop"))
     }
 
     @Test("a repository with specs of its own: init leaves them alone, says so, and its next commands name its spec")

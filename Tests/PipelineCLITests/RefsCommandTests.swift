@@ -256,6 +256,46 @@ struct RefsCommandTests {
         #expect(nothing.stderr.contains("('pipeline refs record --all')"), "\(nothing.stderr)")
     }
 
+    @Test(
+        "check-access: each store read, the stores a job writes written, read back and cleared; a store that refuses says so, exit 5",
+        arguments: RefsBackend.available)
+    func checkAccess(backend: RefsBackend) async throws {
+        let repo = try SnapshotRepository(references: try await backend.references())
+        #expect(try repo.pipeline("refs", "promote", "--all", "--force", "--yes").status == 0)
+        let checked = try repo.pipeline("refs", "check-access", "--write", "feature")
+        #expect(checked.status == 0, "\(checked.stderr)")
+        let lines = checked.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "\(checked.stdout)")
+        #expect(lines[0].hasPrefix("feature ") && lines[0].hasSuffix(", writes"), "\(checked.stdout)")
+        #expect(lines[1].hasPrefix("develop ") && lines[1].contains("reads (") && !lines[1].contains("writes"))
+        // The probe is gone again: feature holds what it held.
+        let json = try repo.pipeline("refs", "check-access", "--write", "feature", "--write", "develop", "--json")
+        let results = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        #expect(results.map { $0["writes"] as? Bool } == [true, true], "\(json.stdout)")
+        #expect(
+            results[0]["objects"] as? Int
+                == lines[0].split(separator: "(")[1].split(separator: " ").first.flatMap { Int($0) })
+
+        switch backend {
+        case .folder:
+            // A store that cannot take the probe: its folder holds a file where the probe's folder goes.
+            try repo.write("store/feature/.pipeline-access", "in the way")
+            let refused = try repo.pipeline("refs", "check-access", "--write", "feature")
+            #expect(refused.status == 5, "\(refused.stdout) \(refused.stderr)")
+            #expect(refused.stdout.contains("feature store/feature: reads ("), "\(refused.stdout)")
+            #expect(refused.stdout.contains("cannot write: "), "\(refused.stdout)")
+        case .s3:
+            // Credentials the server refuses: no store is read, and the secret appears nowhere.
+            let denied = try PipelineBinary.run(
+                ["refs", "check-access", "--write", "feature"], in: repo.root,
+                environment: RefsBackend.environment.merging(["AWS_SECRET_ACCESS_KEY": "wrong-secret-value"]) { $1 })
+            #expect(denied.status == 5, "\(denied.stdout) \(denied.stderr)")
+            #expect(
+                denied.stdout.split(separator: "\n").allSatisfy { $0.contains(": cannot read") }, "\(denied.stdout)")
+            #expect(!(denied.stdout + denied.stderr).contains("wrong-secret-value"))
+        }
+    }
+
     @Test("orphans: references in develop whose test file is gone", arguments: RefsBackend.available)
     func orphans(backend: RefsBackend) async throws {
         let repo = try SnapshotRepository(references: try await backend.references())

@@ -15,7 +15,7 @@ struct RefsCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Pull.self, Push.self, Record.self, Accept.self, Promote.self, Prune.self, Orphans.self, Diff.self,
-            Report.self,
+            Report.self, CheckAccess.self,
         ]
     )
 
@@ -185,6 +185,39 @@ struct RefsCommand: AsyncParsableCommand {
                 dryRun: options.dryRun, branchHead: branchHead
             ) { question in try Confirmation.ask(question, yes: yes) }
             try options.finish(reports)
+        }
+    }
+
+    struct CheckAccess: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check-access",
+            abstract: "Check what this job's credentials can do with the spec's stores, before it relies on it.",
+            discussion: """
+                A CI job's first step: each store the spec names (feature, develop) is listed, and in each \
+                store given with --write a small object is written, read back and deleted \
+                (.pipeline-access/<uuid> below the store's prefix). One line per store; exit 5 when a store \
+                cannot be read or written as asked, naming the store and what it answered.
+                """
+        )
+
+        @OptionGroup var options: ReferenceOptions
+
+        @Option(
+            name: .customLong("write"),
+            help: ArgumentHelp("A store this job writes: feature or develop (repeatable).", valueName: "store"))
+        var writes: [StoreRole] = []
+
+        func run() async throws {
+            let context = try await options.context()
+            let results = await AccessCheck.run(context.transfers.stores, writing: Set(writes))
+            if options.json { try Console.json(results) } else { results.forEach { Console.out($0.line) } }
+            guard results.allSatisfy(\.passed) else {
+                throw QuietExit(status: .storage)
+            }
+            if results.isEmpty {
+                throw CLIFailure(
+                    status: .spec, message: "the spec names no store (references.feature, references.develop)")
+            }
         }
     }
 

@@ -39,6 +39,15 @@ struct InitCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("An S3-compatible server's address (not AWS).", valueName: "url"))
     var endpoint: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Where feature's references are below --store, for a team whose store has its own layout "
+                + "(ios/feature/__Snapshots__).", valueName: "path"))
+    var feature = "feature"
+
+    @Option(help: ArgumentHelp("Where develop's references are below --store.", valueName: "path"))
+    var develop = "develop"
+
     @Option(help: ArgumentHelp("CI machines sharing each run's tests through the store.", valueName: "n"))
     var nodes = 1
 
@@ -89,7 +98,8 @@ struct InitCommand: AsyncParsableCommand {
 
     func run() async throws {
         let request = try SetupRequest(
-            ci: ci, store: store, region: region, endpoint: endpoint, nodes: nodes, mergeStyle: mergeStyle, base: base,
+            ci: ci, store: store, layout: (feature, develop), region: region, endpoint: endpoint, nodes: nodes,
+            mergeStyle: mergeStyle, base: base,
             version: Version.number,
             xcode: try scheme.map {
                 try SetupRequest.XcodeApp(scheme: $0, destination: destination, project: project, workspace: workspace)
