@@ -33,7 +33,7 @@ done
 os="$(uname -s | tr '[:upper:]' '[:lower:]')"
 arch="$(uname -m)"
 [[ "$arch" == aarch64 ]] && arch=arm64
-[[ "$os" == darwin ]] && { os=macos; arch=universal; }
+[[ "$os" == darwin ]] && os=macos
 
 if [[ "$source" =~ ^v?[0-9]+\.[0-9]+\.[0-9]+([-.+][0-9A-Za-z.-]+)?$ ]]; then
     version="${source#v}"
@@ -73,6 +73,13 @@ binary="$(find "$work" -mindepth 3 -maxdepth 3 -path '*/bin/pipeline' -type f | 
 "$binary" --version >/dev/null 2>"$work/err" || fail "$source: the binary does not run here: $(head -1 "$work/err")"
 
 mkdir -p "$prefix/bin" || fail "cannot create $prefix/bin"
+# A macOS release's own libraries (libgit2 and what it loads), which the binary finds at ../lib/pipeline.
+libs="$(dirname "$(dirname "$binary")")/lib/pipeline"
+if [[ -d "$libs" ]]; then
+    rm -rf "$prefix/lib/.pipeline.new" && mkdir -p "$prefix/lib" && cp -R "$libs" "$prefix/lib/.pipeline.new" \
+        && rm -rf "$prefix/lib/pipeline" && mv "$prefix/lib/.pipeline.new" "$prefix/lib/pipeline" \
+        || fail "cannot write $prefix/lib/pipeline"
+fi
 # A copy beside the target, then a rename: a running or half-copied binary is never replaced in place.
 cp "$binary" "$prefix/bin/.pipeline.new" && chmod 755 "$prefix/bin/.pipeline.new" \
     && mv -f "$prefix/bin/.pipeline.new" "$prefix/bin/pipeline" || fail "cannot write $prefix/bin/pipeline"

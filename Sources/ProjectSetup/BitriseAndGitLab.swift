@@ -90,17 +90,17 @@ enum BitriseWorkflows {
     }
 
     /// Every workflow's first: the checkout with its history, and the release installed.
-    static var installWorkflow: String {
-        """
-          _pipeline-install:
-            steps:
-              - git-clone@8: {}
-        \(script("install pipeline", [
-            "git fetch --unshallow --quiet || true   # the merge base: git-clone clones shallow",
-            "curl -fsSL \"\(SetupFile.installScript)\" | bash -s -- \"$PIPELINE_VERSION\" --prefix \"$HOME/.local\"",
-            "envman add --key PATH --value \"$HOME/.local/bin:$PATH\"",
-        ]))
-        """
+    static func installWorkflow(_ request: SetupRequest) -> String {
+        let install = SetupFile.install(request)
+        let steps = script(
+            "install pipeline",
+            [
+                "git fetch --unshallow --quiet || true   # the merge base: git-clone clones shallow",
+                "curl -fsSL \"\(install.script)\" | PIPELINE_RELEASES=\"\(install.releases)\" bash -s -- "
+                    + "\"$PIPELINE_VERSION\" --prefix \"$HOME/.local\"",
+                "envman add --key PATH --value \"$HOME/.local/bin:$PATH\"",
+            ])
+        return "  _pipeline-install:\n    steps:\n      - git-clone@8: {}\n" + steps
     }
 
     /// The workflow a reviewer starts on the pull request's branch: CI's renderings accepted.
@@ -120,7 +120,7 @@ enum BitriseWorkflows {
         let secrets =
             request.usesS3
             ? "\n    # S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as the app's secrets." : ""
-        var workflows = [installWorkflow]
+        var workflows = [installWorkflow(request)]
         if shared {
             workflows += [
                 // One build for the N machines: the build keeps the test products; each node runs them.
@@ -216,8 +216,8 @@ enum GitLabWorkflows {
               GIT_DEPTH: "0"
             default:
               before_script:
-                - curl -fsSL "\(SetupFile.installScript)" -o /tmp/install-pipeline.sh
-                - bash /tmp/install-pipeline.sh "$PIPELINE_VERSION" --prefix "$HOME/.local"
+                - curl -fsSL "\(SetupFile.install(request).script)" -o /tmp/install-pipeline.sh
+                - PIPELINE_RELEASES="\(SetupFile.install(request).releases)" bash /tmp/install-pipeline.sh "$PIPELINE_VERSION" --prefix "$HOME/.local"
                 - export PATH="$HOME/.local/bin:$PATH"
                 - git fetch --quiet origin "\(request.base):refs/remotes/origin/\(request.base)" || true
             stages: [test, report, promote]

@@ -9,10 +9,14 @@ public struct SetupFile: Sendable, Equatable {
     /// Written into the team's own file of that name (bitrise.yml), beside what it held.
     public var joined = false
 
-    /// Where CI finds the install script (a team serving releases itself sets PIPELINE_INSTALL_SCRIPT
-    /// and PIPELINE_RELEASES).
-    static var installScript: String {
-        "${PIPELINE_INSTALL_SCRIPT:-https://raw.githubusercontent.com/\(SetupRequest.defaultActionRepository)/v$PIPELINE_VERSION/scripts/install.sh}"
+    /// Where a CI without GitHub's action finds the install script and the releases: `init --action
+    /// OWNER/REPO@REF`'s repository (its script at REF, its GitHub releases), `--releases URL` over
+    /// the latter; the CI's own PIPELINE_INSTALL_SCRIPT and PIPELINE_RELEASES over both.
+    static func install(_ request: SetupRequest) -> (script: String, releases: String) {
+        let parts = request.action.split(separator: "@", maxSplits: 1).map(String.init)
+        let script = "https://raw.githubusercontent.com/\(parts[0])/\(parts[1])/scripts/install.sh"
+        let releases = request.releases ?? "https://github.com/\(parts[0])/releases/download"
+        return ("${PIPELINE_INSTALL_SCRIPT:-\(script)}", "${PIPELINE_RELEASES:-\(releases)}")
     }
 }
 
@@ -92,6 +96,11 @@ public enum ProjectSetup {
             lines.append(
                 "the workflows install pipeline with \(request.action): pass --action OWNER/REPO@REF (the repository "
                     + "that publishes its releases), or edit the 'uses:' lines")
+        } else if request.actionIsPlaceholder {
+            lines.append(
+                "the install step fetches the install script\(request.releases == nil ? " and the releases" : "") from "
+                    + "\(SetupRequest.defaultActionRepository): pass --action OWNER/REPO@REF (the repository that "
+                    + "publishes pipeline's releases)\(request.releases == nil ? " or --releases URL" : "")")
         }
         return lines
     }

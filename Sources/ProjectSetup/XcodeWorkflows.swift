@@ -222,7 +222,7 @@ enum XcodeWorkflows {
                 pipeline: pipeline-post-merge
             \(BitriseWorkflows.pipelinesSection(nodes: request.nodes))
             workflows:
-            \(BitriseWorkflows.installWorkflow)
+            \(BitriseWorkflows.installWorkflow(request))
               pipeline-build:
                 before_run: [_pipeline-install]
                 steps:

@@ -244,9 +244,11 @@ struct InitCommandTests {
         let result = try PipelineBinary.run(
             [
                 "init", "--ci", "bitrise", "--store", "s3://team-snapshots/ios", "--feature", "feature/__Snapshots__",
-                "--develop", "develop/__Snapshots__",
+                "--develop", "develop/__Snapshots__", "--action", "acme/pipeline@v2.0.0", "--releases",
+                "https://dl.acme.dev/pipeline",
             ], in: folder)
         #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("your-org"), "the install step is acme's: \(result.stderr)")
         for spec in ["pull-request", "post-merge"] {
             let text = try String(contentsOf: folder.appendingPathComponent("pipelines/\(spec).yml"), encoding: .utf8)
             #expect(text.contains("feature: \"s3://team-snapshots/ios/feature/__Snapshots__\""), "\(text)")
@@ -255,6 +257,15 @@ struct InitCommandTests {
         let bitrise = try String(contentsOf: folder.appendingPathComponent("bitrise.yml"), encoding: .utf8)
         #expect(bitrise.contains("pipeline refs check-access --pipeline pull-request --write feature"))
         #expect(bitrise.contains("pipeline refs check-access --pipeline post-merge --write develop"))
+        // The install step's script and releases come from --action and --releases.
+        #expect(bitrise.contains("raw.githubusercontent.com/acme/pipeline/v2.0.0/scripts/install.sh"), "\(bitrise)")
+        #expect(bitrise.contains("PIPELINE_RELEASES=\"${PIPELINE_RELEASES:-https://dl.acme.dev/pipeline}\""))
+        #expect(!bitrise.contains("your-org"))
+        let placeholder = try PipelineBinary.run(
+            ["init", "--ci", "bitrise", "--store", "s3://team-snapshots"], in: try Scratch.folder("init-placeholder"))
+        #expect(
+            placeholder.stderr.contains(
+                "the install step fetches the install script and the releases from your-org/pipeline"))
     }
 
     @Test("a repository with specs of its own: init leaves them alone, says so, and its next commands name its spec")

@@ -29,13 +29,14 @@ final class ReleaseTests: XCTestCase {
 
     /// The tarball's platform, as release.sh names it.
     private static var platform: String {
-        #if os(macOS)
-            return "macos-universal"
-        #endif
         var name = utsname()
         uname(&name)
         let machine = withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-        return "linux-" + (machine == "aarch64" ? "arm64" : machine)
+        #if os(macOS)
+            return "macos-" + machine
+        #else
+            return "linux-" + (machine == "aarch64" ? "arm64" : machine)
+        #endif
     }
 
     private func install(_ arguments: [String], environment: [String: String] = [:]) throws -> Shell.Result {
