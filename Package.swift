@@ -57,7 +57,7 @@ let package = Package(
             dependencies: [
                 "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "SharedRun",
                 "ReferenceStore", "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
-                "ReadTracing", "XcodeResults", "BuildCache",
+                "ReadTracing", "XcodeResults", "BuildCache", "Verdicts",
             ]
         ),
         // References: the stores a spec names; pull, push, promotion, retention and accepting CI's
@@ -77,6 +77,10 @@ let package = Package(
         .target(
             name: "BuildCache",
             dependencies: ["PipelineCore", "ReferenceStore", "ChildProcesses", "CISystem", "GitChanges"]),
+        // Verdicts: a passing run's record kept in the store under everything that decides its outcome
+        // (the git tree, the build, the selection, the references compared against), so a run of the
+        // same key runs nothing.
+        .target(name: "Verdicts", dependencies: ["PipelineCore", "ReferenceStore", "TestSharding", "BuildCache"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses"]),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue

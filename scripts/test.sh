@@ -49,7 +49,7 @@ fi
 # several fresh repositories, and the shared-run tests start several nodes at once: they run after
 # the rest, so their processes do not starve the timing tests (stalled S3 requests, timeouts) of
 # the other suites.
-later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests|ShallowCloneTests|SwiftBuildTests"
+later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests|ShallowCloneTests|SwiftBuildTests|VerdictCommandTests"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --skip "$later"
 PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$later"
 # The same end-to-end runs of real packages under Swift Build (SwiftPM 6.4's default), through the

@@ -57,6 +57,20 @@ public struct BuildCacheKey: Sendable, Codable, Equatable {
             buildSystem: buildSystem)
     }
 
+    /// Resolves `package`'s dependencies (`swift package resolve`) when it has no `Package.resolved`,
+    /// so its pins can be read before a build; a resolution that fails leaves none, which the build
+    /// then reports.
+    public static func resolvePins(package: URL, environment: [String: String], scratch: URL) async {
+        guard !FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.resolved").path)
+        else { return }
+        _ = try? await ChildProcess.run(
+            [
+                Toolchain(environment: environment).swift?.path ?? "swift", "package", "--package-path", package.path,
+                "resolve",
+            ], environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            log: scratch.appendingPathComponent("resolve.log"), timeout: .seconds(600))
+    }
+
     /// `Package.resolved`'s pins (versions 1 to 3 of its format); the file's hash when it reads
     /// otherwise, so a change is never missed.
     static func pins(of package: URL) -> [String] {

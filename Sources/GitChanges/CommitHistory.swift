@@ -20,6 +20,12 @@ public final class CommitHistory {
         try repository.commit(revision).sha
     }
 
+    /// The id of the tree `revision`'s commit records: the same for two commits exactly when they
+    /// hold the same files (a squash of a branch onto the base its merge ref was made on, that merge).
+    public func treeID(_ revision: String) throws(GitError) -> String {
+        Commit.hex(git_object_id(try repository.commit(revision).tree().handle.pointer).pointee)
+    }
+
     /// The full SHAs of `revision`'s parents, read from the commit itself: a shallow clone that
     /// lacks them knows them too.
     public func parents(of revision: String) throws(GitError) -> [String] {

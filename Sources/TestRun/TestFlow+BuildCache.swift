@@ -139,7 +139,7 @@ extension TestFlow {
 
     /// The cache's store: a folder (relative to the working folder) or an S3 prefix, opened as
     /// the spec's stores are (its endpoint, region and credentials, when there is a spec).
-    private func openStore(_ address: StoreAddress) throws -> StoreFolder {
+    func openStore(_ address: StoreAddress) throws -> StoreFolder {
         if let stores = request.stores { return try stores.open(address) }
         let source = try? ReferenceSource.locate(
             from: request.shared.workingDirectory, pipeline: request.shared.pipeline)

@@ -71,6 +71,16 @@ public struct TestFlow: Sendable {
                 ? CIContext(request.shared.variables).runID.map {
                     try place.queue(run: $0, node: request.limits.node)
                 } : nil)
+        // A tree verified already (same sources, build, selection and references) runs nothing.
+        let verdict = try await verdictKey(coverage: coverage != nil)
+        if let verdict, let record = try await reusedVerdict(verdict) {
+            request.write(record.line + "\n")
+            let report = record.report
+            if let junit = request.junit { try JUnitReport.write(report, to: junit) }
+            CIReport.publish(
+                report, coverage: nil, title: request.title, review: nil, variables: request.shared.variables)
+            return .ran(report, SnapshotFindings(), coverage: nil, storeFailure: nil)
+        }
         let cached = try await cachedBuild(coverage: coverage != nil)
         let session = try session(
             options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage,
@@ -144,6 +154,7 @@ public struct TestFlow: Sendable {
             CIReport.publish(
                 report, coverage: measured, title: title, review: findings.reviewForCI,
                 variables: request.shared.variables)
+            if let verdict { await keepVerdict(verdict, report: report) }
             return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
         }
     }

@@ -73,6 +73,8 @@ public struct TestRequest: Sendable {
     /// resolved to its branch head; nil: the repository's HEAD.
     public internal(set) var candidatesCommit: String?
     /// The heading of the CI's report (GitHub's step summary).
+    /// Where a passing run's verdict is looked for first and kept after (docs/ci.md, "Tested once").
+    public internal(set) var verdicts: VerdictSettings?
     public internal(set) var title: String
     public internal(set) var interactive: Bool
     /// Progress and notes, for standard error.
@@ -89,7 +91,7 @@ public struct TestRequest: Sendable {
         updatesTimings: Bool = true, junit: URL? = nil, review: URL? = nil, coverage: CoverageRequest? = nil,
         recordImpact: Bool = false, selection: TestSelection = .all, changes: ChangeSource? = nil,
         impactBase: String? = nil, stores: SpecStores? = nil, keepsCandidates: Bool = true,
-        candidatesCommit: String? = nil, title: String = "pipeline test",
+        candidatesCommit: String? = nil, verdicts: VerdictSettings? = nil, title: String = "pipeline test",
         interactive: Bool = CIContext().isInteractive, write: @escaping @Sendable (String) -> Void
     ) {
         self.package = package
@@ -118,6 +120,7 @@ public struct TestRequest: Sendable {
         self.testPattern = stores?.testPattern ?? "*"
         self.keepsCandidates = keepsCandidates
         self.candidatesCommit = candidatesCommit
+        self.verdicts = verdicts
         self.title = title
         self.interactive = interactive
         self.write = write

@@ -49,6 +49,20 @@ struct TestCommand: AsyncParsableCommand {
             valueName: "location"))
     var buildCache: StoreAddress?
 
+    @Option(
+        help: ArgumentHelp(
+            "A folder or s3://bucket/prefix where passing runs keep their verdict, keyed by everything that decides "
+                + "it (the git tree, toolchain and build, pins, selection, the references compared against): a run "
+                + "whose key passed already runs nothing and reports that run (docs/ci.md, \"Tested once\").",
+            valueName: "location"))
+    var reuseVerdicts: StoreAddress?
+
+    @Flag(help: "With --reuse-verdicts: run the tests whatever was verified (a passing run still keeps its verdict).")
+    var noReuse = false
+
+    @Flag(help: "With --reuse-verdicts: a verdict of a run with flaky, retried or quarantined tests may stand too.")
+    var reuseFlaky = false
+
     @Flag(
         help: ArgumentHelp(
             "Build the tests, keep the build in --build-cache (and, in a CI run, the test products for its nodes), "
@@ -120,6 +134,9 @@ struct TestCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
+        if reuseVerdicts == nil, noReuse || reuseFlaky {
+            throw ValidationError("--no-reuse and --reuse-flaky go with --reuse-verdicts LOCATION")
+        }
         try coverage.check(measured: coverage.coverage || recordImpact)
         if buildOnly, skipBuild || list || plan || dryRun {
             throw ValidationError("--build-only builds and runs nothing: it cannot take --skip-build, --list or --plan")
@@ -162,7 +179,9 @@ struct TestCommand: AsyncParsableCommand {
             selection: selection, changes: .query(changeOptions.query),
             impactBase: selection.usesImpact ? changeOptions.base : nil,
             stores: try await SpecStores.locate(for: shared, environment: environmentOption.environment, write: write),
-            write: write)
+            verdicts: reuseVerdicts.map {
+                VerdictSettings(read: [$0], keep: $0, reuse: !noReuse, reuseShaky: reuseFlaky)
+            }, write: write)
         Interrupts.install()
         try await request.perform().emit(json: json, node: options.node)
     }

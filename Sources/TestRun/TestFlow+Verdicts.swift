@@ -1,0 +1,137 @@
+import BuildCache
+import CISystem
+import Foundation
+import GitChanges
+import PipelineSpec
+import ReferenceStore
+import TestSharding
+import Verdicts
+
+/// Where a run's verdict is looked for before it runs, and kept after it passed (docs/ci.md,
+/// "Tested once").
+public struct VerdictSettings: Sendable {
+    /// The stores whose records may stand for this run, in order.
+    public var read: [StoreAddress]
+    /// Where a passing run keeps its record; nil: not kept.
+    public var keep: StoreAddress?
+    /// false (`--no-reuse`): the tests always run (a passing run still keeps its record).
+    public var reuse: Bool
+    /// Whether a record of a run with flaky, retried or quarantined tests may stand.
+    public var reuseShaky: Bool
+
+    public init(read: [StoreAddress], keep: StoreAddress?, reuse: Bool = true, reuseShaky: Bool = false) {
+        (self.read, self.keep, self.reuse, self.reuseShaky) = (read, keep, reuse, reuseShaky)
+    }
+}
+
+extension TestFlow {
+    /// The key of this run, or nil (and why, said once) when its verdict cannot stand for another:
+    /// a run of part of the suite, a working tree with uncommitted changes beside its references.
+    func verdictKey(coverage: Bool) async throws -> VerdictKey? {
+        guard request.verdicts != nil else { return nil }
+        func without(_ reason: String) -> VerdictKey? {
+            request.write("verdicts: not used: \(reason)\n")
+            return nil
+        }
+        guard request.mode.runs, !request.isHunt, request.limits.node == .whole, request.shared.queue == nil,
+            !request.limits.failedOnly
+        else { return without("this run is not the whole suite on one machine") }
+        guard request.coverage == nil, !request.recordImpact else {
+            return without("coverage is measured, which only a run gives")
+        }
+        let history: CommitHistory
+        let tree: String
+        do {
+            history = try CommitHistory(repositoryPath: request.package.path)
+            tree = try history.treeID("HEAD")
+        } catch {
+            return without("\(error)")
+        }
+        let local =
+            request.stores?.local(testPattern: request.testPattern)
+            ?? LocalReferences.scan(request.package, isTest: NamePattern(request.testPattern).matches)
+        let referenceFiles = Set(
+            try await local.list(under: nil).compactMap { object in
+                local.path(
+                    of: object.key.firstSegment, file: String(object.key.rawValue.split(separator: "/").last ?? "")
+                )
+                .map { $0.standardizedFileURL.path }
+            })
+        let root = history.workTree + "/"
+        // The package's own build folder is the run's output, not its input.
+        let outputs = request.package.appendingPathComponent(".build").standardizedFileURL.path + "/"
+        let changed = try history.uncommittedChanges().map { root + $0.path }.filter {
+            !referenceFiles.contains($0) && !$0.hasPrefix(outputs)
+        }
+        guard changed.isEmpty else {
+            return without(
+                "the working tree has uncommitted changes (\(changed.prefix(3).map { String($0.dropFirst(root.count)) }.joined(separator: ", ")))"
+            )
+        }
+        let scratch = SuiteRun.workFolder(of: request.package)
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        // The pins decide the outcome: resolved first, as the build would, when none are committed.
+        await BuildCacheKey.resolvePins(
+            package: request.package, environment: request.shared.variables, scratch: scratch)
+        let arguments = request.buildArguments
+        let build = try await BuildCacheKey.current(
+            package: request.package, configuration: request.configuration.rawValue,
+            flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
+            buildSystem: await BuildSettings.buildSystem(arguments: arguments), environment: request.shared.variables,
+            scratch: scratch)
+        let references = try await local.list(under: nil).map { "\($0.key.rawValue) \($0.md5)" }.sorted()
+        return VerdictKey(
+            tree: tree, build: build, selection: verdictSelection(), environment: request.stores?.environmentName ?? "",
+            references: references)
+    }
+
+    /// What the run selects and how it judges, one line each.
+    private func verdictSelection() -> [String] {
+        let limits = request.limits
+        var lines = [
+            "selection \(request.selection.rawValue)", "filters \(limits.filters.sorted())",
+            "skips \(limits.skips.sorted())",
+            "retries \(limits.retries) max \(limits.maxRetried.map(String.init) ?? "-")",
+            "flaky \(limits.flaky.rawValue)", "timeout \(limits.timeout)",
+            "tests \(request.testPattern)",
+        ]
+        if let quarantine = request.quarantineFile,
+            let data = FileManager.default.contents(atPath: quarantine.url.path),
+            let digest = try? Digest.hex(of: data, .sha256)
+        {
+            lines.append("quarantine \(digest)")
+        }
+        return lines
+    }
+
+    /// The stores a verdict is read from and kept in, opened.
+    private func verdictStores(_ addresses: [StoreAddress]) throws -> [VerdictStore] {
+        try addresses.map { VerdictStore(try openStore($0)) }
+    }
+
+    /// A passing record of `key` in the stores the settings read, when one may stand.
+    func reusedVerdict(_ key: VerdictKey) async throws -> VerdictRecord? {
+        guard let settings = request.verdicts, settings.reuse else { return nil }
+        for store in try verdictStores(settings.read) {
+            let found = try await store.find(key) { settings.reuseShaky || !$0.isShaky }
+            if let record = found.first { return record }
+        }
+        return nil
+    }
+
+    /// Keeps a passing run's record where the settings say, saying so; a store that refuses is a note.
+    func keepVerdict(_ key: VerdictKey, report: TestReport) async {
+        guard let address = request.verdicts?.keep, report.passed else { return }
+        let ci = CIContext(request.shared.variables)
+        let commit = (try? CommitHistory(repositoryPath: request.package.path).sha("HEAD")) ?? ""
+        let record = VerdictRecord(
+            key: key, run: ci.runID ?? "local", commit: commit, date: Date(), scope: ci.trustScope.folder,
+            report: report)
+        do {
+            try await VerdictStore(try openStore(address)).keep(record)
+            request.write("verdicts: kept this run's verdict in \(address) for a run of the same tree\n")
+        } catch {
+            request.write("verdicts: could not keep this run's verdict in \(address): \(error)\n")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import BuildCache
+import Foundation
+import PipelineCore
+import ReferenceStore
+import TestSharding
+
+/// Everything that decides a test run's outcome, so a passing run's verdict can stand for another
+/// run with the same key: the git tree the tests ran on, the build (toolchain, target, configuration,
+/// flags, pins, path, build system: `BuildCacheKey`), what the run selected and how (filters, the
+/// quarantine's content, impact mode), the render environment, and the references the tests
+/// compared against, by content. A difference anywhere is another key.
+public struct VerdictKey: Sendable, Codable, Equatable {
+    /// The id of the git tree of the commit the tests ran on.
+    public var tree: String
+    public var build: BuildCacheKey
+    /// The run's selection and settings that change what runs or how it is judged, one line each.
+    public var selection: [String]
+    /// The render environment whose references the snapshot tests compared against ("" for none).
+    public var environment: String
+    /// The checkout's reference files, `path md5` each, sorted: what the tests compared against.
+    public var references: [String]
+
+    public init(
+        tree: String, build: BuildCacheKey, selection: [String], environment: String, references: [String]
+    ) {
+        (self.tree, self.build, self.selection) = (tree, build, selection)
+        (self.environment, self.references) = (environment, references)
+    }
+
+    /// The key's name in a store: the SHA-256 of its parts, in hex.
+    public func hash() throws(StoreError) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(self) else { return "" }
+        return try Digest.hex(of: data, .sha256)
+    }
+
+    /// The first part in which `self` differs from `other`, said for people; nil when none does.
+    public func difference(from other: VerdictKey) -> String? {
+        if tree != other.tree { return "another git tree (\(other.tree.prefix(12)), here \(tree.prefix(12)))" }
+        if build != other.build { return "another build (toolchain, target, configuration, flags or pins)" }
+        if selection != other.selection { return "another selection or test settings" }
+        if environment != other.environment { return "another render environment" }
+        if references != other.references { return "other references" }
+        return nil
+    }
+}
+
+/// A passing run's verdict, kept in the store under its key: which run it was, on which commit,
+/// when, by whom it can be trusted (the trust scope of the job that wrote it), and its report.
+public struct VerdictRecord: Sendable, Codable {
+    public var version = 1
+    public var key: VerdictKey
+    /// The CI run (or `local`) and the commit its tests ran on.
+    public var run: String
+    public var commit: String
+    /// When the run ended, ISO 8601.
+    public var date: String
+    /// Where the job that wrote it stood (`pr/12`, `branch/develop`; docs/ci.md, "Trust").
+    public var scope: String
+    public var report: TestReport
+
+    public init(key: VerdictKey, run: String, commit: String, date: Date, scope: String, report: TestReport) {
+        (self.key, self.run, self.commit, self.scope, self.report) = (key, run, commit, scope, report)
+        self.date = ISO8601DateFormatter().string(from: date)
+    }
+
+    /// Whether a test was flaky, retried or quarantined: a verdict that is reused only when asked.
+    public var isShaky: Bool {
+        report.tests.contains { $0.status == .flaky || $0.attempts > 1 || $0.quarantine != nil }
+    }
+
+    /// The one line a reuse says: which run verified this tree, on which commit, when.
+    public var line: String {
+        "verified already: \(report.tests.count) test\(report.tests.count == 1 ? "" : "s") passed in run \(run) "
+            + "on commit \(commit.prefix(12)) (\(date), \(scope)); nothing run"
+    }
+}
+
+/// Verdict records in a store folder: `.verdicts/<key hash>/<scope>.json`, one per trust scope
+/// that verified the key (a listing no reference command sees: folders starting with `.` are
+/// bookkeeping).
+public struct VerdictStore: Sendable {
+    public static let folder = ".verdicts"
+    public let place: StoreFolder
+
+    public init(_ place: StoreFolder) {
+        self.place = place
+    }
+
+    /// Keeps `record` (the same key and scope replaced whole).
+    public func keep(_ record: VerdictRecord) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(record)
+        let scope = record.scope.replacingOccurrences(of: "/", with: "-")
+        let key = try ObjectKey("\(Self.folder)/\(try record.key.hash())/\(scope).json").under(place.prefix)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-verdict-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try data.write(to: file)
+        try await place.store.upload(file, to: key, metadata: [:])
+    }
+
+    /// The passing records of `key` here that `accept` takes, newest first; a record that does not
+    /// read, or whose key is not `key` part for part, is passed over.
+    public func find(_ key: VerdictKey, accept: (VerdictRecord) -> Bool = { _ in true }) async throws -> [VerdictRecord]
+    {
+        let prefix = try ObjectKey("\(Self.folder)/\(try key.hash())").under(place.prefix)
+        var found: [VerdictRecord] = []
+        for object in try await place.store.list(under: prefix) where object.key.rawValue.hasSuffix(".json") {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-verdict-\(UUID()).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try await place.store.download(object.key, to: file)
+            guard let data = FileManager.default.contents(atPath: file.path),
+                let record = try? JSONDecoder().decode(VerdictRecord.self, from: data), record.key == key,
+                record.report.passed, accept(record)
+            else { continue }
+            found.append(record)
+        }
+        return found.sorted { $0.date > $1.date }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `pipeline test --reuse-verdicts LOCATION` on a small package in a real repository: a passing
+/// run keeps its verdict under its key; a run of the same key runs nothing and reports that run;
+/// anything that could change the outcome (the tree, a reference compared against, an uncommitted
+/// file, `--no-reuse`) runs the tests, and a failing run keeps nothing.
+@Suite("tested once: a verified tree's verdict stands, anything that could change it runs the tests", .serialized)
+struct VerdictCommandTests {
+    let root: URL
+    let package: URL
+    let store: URL
+
+    init() throws {
+        root = try Scratch.folder("verdicts")
+        package = root.appendingPathComponent("pkg")
+        store = root.appendingPathComponent("verdicts")
+        let files = [
+            "Package.swift": """
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "Pkg",
+                targets: [.target(name: "Pkg"), .testTarget(name: "PkgTests", dependencies: ["Pkg"])]
+            )
+            """,
+            "Sources/Pkg/Pkg.swift": "public func twice(_ value: Int) -> Int { value * 2 }\n",
+            "Tests/PkgTests/BadgeTests.swift": """
+            import Pkg
+            import XCTest
+
+            final class BadgeTests: XCTestCase {
+                func testTwice() { XCTAssertEqual(twice(2), 4) }
+                func testZero() { XCTAssertEqual(twice(0), 0) }
+            }
+            """,
+            // References kept out of git, pulled from storage before the tests, as the team does.
+            ".gitignore": ".build/\n__Snapshots__/\n",
+            "Tests/PkgTests/__Snapshots__/BadgeTests/testTwice.1.png": "reference v1",
+        ]
+        for (path, text) in files { try Scratch.write(text, to: package.appendingPathComponent(path)) }
+        try Git.run(["init", "-q", "-b", "develop"], in: package)
+        try Git.run(["add", "-A"], in: package)
+        try Git.run(["commit", "-q", "-m", "the package"], in: package)
+    }
+
+    func test(_ arguments: String...) throws -> PipelineBinary.Result {
+        try PipelineBinary.run(
+            ["test", "--reuse-verdicts", store.path] + arguments, in: package, environment: ["CI": "false"])
+    }
+
+    func commit(_ path: String, _ text: String) throws {
+        try Scratch.write(text, to: package.appendingPathComponent(path))
+        try Git.run(["commit", "-q", "-am", "edit \(path)"], in: package)
+    }
+
+    @Test("kept after a pass, reused on the same key; a new tree, a changed reference, an edit or --no-reuse run")
+    func reuse() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let first = try test()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stderr.contains("kept this run's verdict"), "\(first.stderr)")
+
+        // The same tree, build and references: nothing runs, the report and JUnit are that run's.
+        let junit = root.appendingPathComponent("junit.xml")
+        let again = try test("--junit", junit.path)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stderr.contains("verified already: 2 tests passed in run local on commit"), "\(again.stderr)")
+        #expect(!again.stderr.contains("Running "), "nothing ran: \(again.stderr)")
+        #expect(again.stdout.contains("2 passed, 0 failed"), "\(again.stdout)")
+        #expect(try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "<testcase ").count == 3)
+
+        // --no-reuse runs.
+        let forced = try test("--no-reuse")
+        #expect(forced.stderr.contains("Running 2 tests"), "\(forced.stderr)")
+
+        // A reference the tests compare against changed (out of git, pulled from storage): the tests run.
+        try Scratch.write(
+            "reference v2",
+            to: package.appendingPathComponent("Tests/PkgTests/__Snapshots__/BadgeTests/testTwice.1.png"))
+        let newReference = try test()
+        #expect(newReference.stderr.contains("Running 2 tests"), "\(newReference.stderr)")
+        #expect(try test().stderr.contains("verified already"), "kept for the new reference")
+
+        // An uncommitted edit: not used, said why.
+        try Scratch.write(
+            "public func twice(_ value: Int) -> Int { value + value }\n",
+            to: package.appendingPathComponent("Sources/Pkg/Pkg.swift"))
+        let dirty = try test()
+        #expect(
+            dirty.stderr.contains(
+                "verdicts: not used: the working tree has uncommitted changes (Sources/Pkg/Pkg.swift)"),
+            "\(dirty.stderr)")
+        #expect(dirty.stderr.contains("Running 2 tests"))
+
+        // Committed: another tree, which runs and is kept in its turn.
+        try Git.run(["commit", "-q", "-am", "twice by addition"], in: package)
+        let newTree = try test()
+        #expect(newTree.stderr.contains("Running 2 tests") && newTree.stderr.contains("kept this run's verdict"))
+
+        // A failing run keeps nothing: the same tree runs again.
+        try commit("Sources/Pkg/Pkg.swift", "public func twice(_ value: Int) -> Int { value * 3 }\n")
+        let failing = try test()
+        #expect(failing.status == 1)
+        #expect(!failing.stderr.contains("kept this run's verdict"))
+        let failingAgain = try test()
+        #expect(failingAgain.status == 1 && failingAgain.stderr.contains("Running 2 tests"), "\(failingAgain.stderr)")
+
+        // A selection is part of the key: the passing part is kept apart from the failing whole.
+        let part = try test("--filter", "testZero")
+        #expect(part.status == 0 && part.stderr.contains("Running 1 test"), "\(part.stderr)")
+        #expect(try test("--filter", "testZero").stderr.contains("verified already: 1 test passed"))
+        #expect(try test().status == 1, "the whole suite's failure is not hidden by the part's pass")
+    }
+}
