@@ -34,6 +34,15 @@ public struct ChangeSettings: Sendable, Hashable {
     }
 }
 
+/// What a test stage does with verdicts (`verdicts:`): `keep` a passing run's, in feature (develop
+/// for a pipeline that promotes into it); `reuse` one of the same key from feature or develop first,
+/// and keep its own.
+public enum VerdictUse: String, Sendable, Hashable, CaseIterable, SpecEnum {
+    case keep, reuse
+
+    static let noun = "verdicts setting"
+}
+
 public enum CompareMode: String, Sendable, Hashable, CaseIterable, SpecEnum {
     /// The merge commit (HEAD by default) against its first parent.
     case merge
@@ -184,6 +193,9 @@ public struct TestStage: Sendable, Hashable {
     public var buildCache: StoreAddress?
     /// `build-system:`, the build system that builds the tests; nil: the toolchain's default.
     public var buildSystem: BuildSystemName?
+    /// `verdicts:`: keep a passing run's verdict (`keep`), and first look for one of the same key
+    /// (`reuse`; docs/ci.md, "Tested once"); nil: neither.
+    public var verdicts: VerdictUse?
 
     public init(
         shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,

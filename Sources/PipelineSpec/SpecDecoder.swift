@@ -160,7 +160,7 @@ struct SpecDecoder {
                 allowed: [
                     "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
                     "configuration", "output-limit", "coverage", "impact", "candidates", "build-cache",
-                    "build-system",
+                    "build-system", "verdicts",
                 ])
         else { return nil }
         var stage = TestStage()
@@ -197,6 +197,7 @@ struct SpecDecoder {
             $0.scalar($1, $2, expected: "a folder or s3://bucket/prefix", parse: StoreAddress.init(parsing:))
         }
         stage.buildSystem = value(fields, "build-system") { $0.choice($1, $2) }
+        stage.verdicts = value(fields, "verdicts") { $0.choice($1, $2) }
         return stage
     }
 

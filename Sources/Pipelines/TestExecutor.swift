@@ -37,7 +37,8 @@ struct TestExecutor: StageExecutor {
         if report.passed, let shortfall = coverage?.shortfall { throw shortfall }
         var outcomeOfStage = StageOutcome(
             kind: .test, status: report.passed ? .passed : .failed,
-            summary: report.summaryLine + (findings.page.map { "; snapshot review: \($0.path)" } ?? "")
+            summary: report.summaryLine + (report.verifiedBy.map { "; \($0)" } ?? "")
+                + (findings.page.map { "; snapshot review: \($0.path)" } ?? "")
                 + (coverage.map { "; " + $0.totalsLine } ?? ""))
         outcomeOfStage.test = report
         outcomeOfStage.coverage = coverage?.summary.totals
@@ -67,11 +68,25 @@ struct TestExecutor: StageExecutor {
             }, recordImpact: stage.recordsImpact, selection: stage.select, changes: .known(runner.changes),
             stores: SpecStores(stores: try await context.transfers().stores, testPattern: runner.spec.changes.tests),
             keepsCandidates: stage.keepsCandidates, candidatesCommit: runner.changes.head,
-            title: "pipeline run \(runner.spec.name)", interactive: runner.interactive
+            verdicts: verdicts(runner.spec), title: "pipeline run \(runner.spec.name)", interactive: runner.interactive
         ) { text in
             write(
                 text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map { "    \($0)\n" }.joined())
         }
+    }
+
+    /// The stage's `verdicts:` as the flow's settings: read from feature then develop, kept in
+    /// develop by a pipeline that promotes into it (a merge's), else in feature (a pull request's).
+    private func verdicts(_ spec: PipelineSpec) -> VerdictSettings? {
+        guard let use = stage.verdicts, let references = spec.references else { return nil }
+        let (feature, develop) = (references.address(of: .feature), references.address(of: .develop))
+        let promotes = spec.stages.contains {
+            if case .promote(let promote) = $0, promote.to == .develop { return true }
+            return false
+        }
+        return VerdictSettings(
+            read: use == .reuse ? [feature, develop].compactMap { $0 } : [], keep: promotes ? develop : feature,
+            reuse: use == .reuse)
     }
 
     /// Why the stage did nothing, as the run's summary says it.

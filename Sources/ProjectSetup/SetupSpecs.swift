@@ -16,7 +16,7 @@ enum SetupSpecs {
           compare: merge-base
           base: \(SpecWriter.quoted("origin/" + request.base))
         \(references(request))
-        \(pullAndTest(request, retries: 1))
+        \(pullAndTest(request, retries: 1, verdicts: .keep))
 
         """
     }
@@ -29,7 +29,7 @@ enum SetupSpecs {
         changes:
           compare: merge
         \(references(request))
-        \(pullAndTest(request, retries: 0))
+        \(pullAndTest(request, retries: 0, verdicts: .reuse))
           - promote:
               from: feature
               to: develop
@@ -39,7 +39,9 @@ enum SetupSpecs {
 
     /// Both specs' first stages: develop's references with the branch's pushes over them, then the
     /// tests, balanced by the timings kept in develop, built from the build cache.
-    private static func pullAndTest(_ request: SetupRequest, retries: Int) -> String {
+    /// `verdicts`: the pull request's check keeps its verdict, the merge's run reuses it when the
+    /// merge's tree is the one verified (docs/ci.md, "Tested once").
+    private static func pullAndTest(_ request: SetupRequest, retries: Int, verdicts: VerdictUse) -> String {
         // An app tested with xcodebuild: the workflow's nodes run the tests and import their results.
         guard request.xcode == nil else {
             return """
@@ -59,6 +61,7 @@ enum SetupSpecs {
                   timings: develop
                   junit: \(junit)
                   build-cache: \(SpecWriter.quoted(request.buildCache))
+                  verdicts: \(verdicts.rawValue)
             """
     }
 

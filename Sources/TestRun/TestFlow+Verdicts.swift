@@ -58,11 +58,12 @@ extension TestFlow {
                 .map { $0.standardizedFileURL.path }
             })
         let root = history.workTree + "/"
-        // The package's own build folder is the run's output, not its input.
+        // The package's own build folder is the run's output, not its input; a Package.resolved the
+        // build wrote (none committed) is keyed by its pins.
         let outputs = request.package.appendingPathComponent(".build").standardizedFileURL.path + "/"
-        let changed = try history.uncommittedChanges().map { root + $0.path }.filter {
-            !referenceFiles.contains($0) && !$0.hasPrefix(outputs)
-        }
+        let resolved = request.package.appendingPathComponent("Package.resolved").standardizedFileURL.path
+        let changed = try history.uncommittedChanges().filter { !($0.status == .added && root + $0.path == resolved) }
+            .map { root + $0.path }.filter { !referenceFiles.contains($0) && !$0.hasPrefix(outputs) }
         guard changed.isEmpty else {
             return without(
                 "the working tree has uncommitted changes (\(changed.prefix(3).map { String($0.dropFirst(root.count)) }.joined(separator: ", ")))"
@@ -85,15 +86,14 @@ extension TestFlow {
             references: references)
     }
 
-    /// What the run selects and how it judges, one line each.
+    /// What the run selects and how it judges, one line each. Retries and the flaky policy are not
+    /// part of it: a record whose tests passed at once, which alone is reused (unless asked), judges
+    /// the same under any.
     private func verdictSelection() -> [String] {
         let limits = request.limits
         var lines = [
             "selection \(request.selection.rawValue)", "filters \(limits.filters.sorted())",
-            "skips \(limits.skips.sorted())",
-            "retries \(limits.retries) max \(limits.maxRetried.map(String.init) ?? "-")",
-            "flaky \(limits.flaky.rawValue)", "timeout \(limits.timeout)",
-            "tests \(request.testPattern)",
+            "skips \(limits.skips.sorted())", "timeout \(limits.timeout)", "tests \(request.testPattern)",
         ]
         if let quarantine = request.quarantineFile,
             let data = FileManager.default.contents(atPath: quarantine.url.path),

@@ -75,7 +75,8 @@ public struct TestFlow: Sendable {
         let verdict = try await verdictKey(coverage: coverage != nil)
         if let verdict, let record = try await reusedVerdict(verdict) {
             request.write(record.line + "\n")
-            let report = record.report
+            var report = record.report
+            report.verifiedBy = record.line
             if let junit = request.junit { try JUnitReport.write(report, to: junit) }
             CIReport.publish(
                 report, coverage: nil, title: request.title, review: nil, variables: request.shared.variables)

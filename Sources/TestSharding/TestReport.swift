@@ -81,6 +81,9 @@ public struct TestReport: Codable, Sendable {
     public var review: String?
     /// Why failures were not retried (more failed than `--max-retried`), when they were not.
     public var retryNote: String?
+    /// Set when nothing ran: the verdict of an earlier run of the same key stands (which run, on
+    /// which commit, when; docs/ci.md, "Tested once").
+    public var verifiedBy: String?
 
     /// Folds every attempt into one record per test. A test that failed and then passed is flaky;
     /// a test with no attempt at all is missing.

@@ -87,4 +87,56 @@ extension SnapshotLoopTests {
         #expect(try repo.pipeline("refs", "pull").status == 0)
         #expect(repo.references() == rendered, "develop holds what CI rendered, the new test's too")
     }
+
+    @Test(
+        "tested once: a squash onto an unchanged develop has the tree the pull request's check verified; the post-merge job runs nothing, names that run, keeps a JUnit, and promotes",
+        arguments: RefsBackend.available)
+    func verifiedTree(backend: RefsBackend) async throws {
+        let references = try await backend.references()
+        let repo = try Self.recordedWithPullRequests(references)
+        // The pull request's check keeps its verdict, the merge's job reuses it: the same test settings.
+        let test = "  - test:\n      shards: 2\n      timeout: 60s\n      junit: .build/pipeline/junit.xml\n"
+        let pull = "stages:\n  - pull:\n      from: develop\n      changed-from: feature\n"
+        try repo.write(
+            "pipelines/pull-request.yml",
+            "name: pull-request\ndescription: Pull, test.\n" + references + pull + test + "      verdicts: keep\n")
+        try repo.write(
+            "pipelines/post-merge.yml",
+            "name: post-merge\ndescription: Pull, test, promote.\n" + references + pull + test
+                + "      verdicts: reuse\n  - promote:\n      from: feature\n      to: develop\n")
+        try repo.commitAll("verdicts kept and reused")
+        try repo.git("checkout", "-q", "-b", "feature/brand")
+        try repo.changeTheView()
+        try repo.commitAll("brand colour")
+        let head = try Git.run(["rev-parse", "HEAD"], in: repo.root)
+        #expect(try repo.pipeline("run", "pull-request").status == 1)
+        #expect(try repo.pipeline("refs", "accept", "--all").status == 0)
+        let green = try repo.pipeline("run", "pull-request")
+        #expect(green.status == 0, "\(green.stderr)")
+        #expect(green.stderr.contains("kept this run's verdict"), "\(green.stderr)")
+        let rendered = repo.references()
+
+        // Squash-merged onto the develop it was cut from, checked out fresh (no references, no JUnit).
+        try repo.git("checkout", "-q", "develop")
+        try repo.git("merge", "-q", "--squash", "feature/brand")
+        try repo.git("commit", "-q", "-m", "Brand colour (#8)")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        let junit = repo.root.appendingPathComponent(".build/pipeline/junit.xml")
+        try FileManager.default.removeItem(at: junit)
+        let merged = try repo.pipeline("run", "post-merge", "--json")
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(!merged.stderr.contains("Running "), "nothing ran: \(merged.stderr)")
+        #expect(merged.stderr.contains("verified already:"), "\(merged.stderr)")
+        #expect(merged.stderr.contains("on commit \(head.prefix(12))"), "names the check's commit: \(merged.stderr)")
+        let stages = try repo.json(merged)["stages"] as? [[String: Any]] ?? []
+        #expect(stages.map { $0["status"] as? String } == ["passed", "passed", "passed"], "\(stages)")
+        #expect((stages[1]["summary"] as? String)?.contains("verified already") == true, "\(stages[1])")
+        let cases = try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "<testcase ").count - 1
+        #expect(cases > 0, "the verifying run's JUnit is kept")
+        let promotion = (stages.last?["transfers"] as? [[String: Any]])?.first ?? [:]
+        #expect(!((promotion["copied"] as? [String]) ?? []).isEmpty, "\(promotion)")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        #expect(try repo.pipeline("refs", "pull").status == 0)
+        #expect(repo.references() == rendered, "develop holds what the check verified")
+    }
 }
