@@ -15,6 +15,8 @@
 #               build plus the slower node (they run on two machines), and no node may compile
 #   floor       in the original checkout, built at the parent: the change checked out, then
 #               pipeline test --impacted (an incremental build of the change + the impacted tests)
+#   verified    pipeline test --reuse-verdicts from a fresh clone of a tree a run already verified
+#               (a squash onto an unchanged develop, after the pull request's passing check)
 # The floor and the warm run are each measured PIPELINE_BENCH_REPEATS times (3), their medians kept.
 # Then today, warm and the floor again with Swift Build (--build-system swiftbuild, SwiftPM 6.4's
 # default), against its own `swift build` + `swift test --parallel`.
@@ -157,12 +159,22 @@ for node in ("1/2", "2/2"):
         compiled.append(node)
 two_nodes = build_job + max(nodes)
 
+# Tested once: the pull request's check kept its verdict of this tree; the merge's job (a fresh
+# clone of the same tree: a squash onto an unchanged develop) reuses it and builds nothing.
+verdicts = os.path.join(scratch, "verdicts")
+run([pipeline, "test", "--reuse-verdicts", verdicts], fresh(child))
+reused, result = run([pipeline, "test", "--reuse-verdicts", verdicts], fresh(child))
+if "verified already" not in result.stderr or "Building the tests" in result.stderr:
+    sys.exit(f"bench-verdict: the verified tree's run did not reuse its verdict:\n{result.stderr[-3000:]}")
+
 print(f"verdict on a one-line change ({selected.group(0) if selected else 'tests'} by --impacted in the floor)")
 for label, seconds in [("today: swift build + swift test --parallel", today), ("pipeline cold", cold),
                        ("pipeline warm (cache from the parent)", warm),
                        (f"2 nodes built once (build {build_job:.1f} s + slower node {max(nodes):.1f} s)", two_nodes),
-                       ("floor: incremental build + impacted tests", floor)]:
+                       ("floor: incremental build + impacted tests", floor),
+                       ("verified tree: --reuse-verdicts, nothing built or run", reused)]:
     print(f"  {label:58s} {seconds:6.1f} s  {seconds / floor:5.2f}x floor")
+print(f"  verified tree / today: {reused / today:.3f}x (a merge whose tree the pull request's check verified)")
 print(f"  warm / today: {warm / today:.2f}x   warm / floor: {warm / floor:.2f}x   "
       f"(medians of {repeats}: floor {', '.join(f'{x:.1f}' for x in floors)} s; warm {', '.join(f'{x:.1f}' for x in warms)} s)")
 print(f"  cache: restored {restored.group(1)} MB in {restored.group(2)} s; kept {saved.group(1)} MB in {saved.group(2)} s")

@@ -36,6 +36,9 @@ extension TestFlow {
         guard request.mode.runs, !request.isHunt, request.limits.node == .whole, request.shared.queue == nil,
             !request.limits.failedOnly
         else { return without("this run is not the whole suite on one machine") }
+        guard request.selection == .all else {
+            return without("select: \(request.selection.rawValue) runs what a change reaches, not a tree's whole suite")
+        }
         guard request.coverage == nil, !request.recordImpact else {
             return without("coverage is measured, which only a run gives")
         }
