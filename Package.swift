@@ -213,7 +213,7 @@ let package = Package(
         // Helpers the test targets share: a seeded random generator, the fault-injecting S3 proxy.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
-        .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "TestSupport"]),
+        .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "ChildProcesses", "TestSupport"]),
         .testTarget(name: "SymbolIndexTests", dependencies: ["SymbolIndex", "TestSupport"]),
         .testTarget(
             name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ReferenceStore", "PipelineSpec", "Coverage"]),

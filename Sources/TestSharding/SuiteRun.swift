@@ -63,7 +63,7 @@ public struct SuiteRun: Sendable {
         public func announcement(node: Node, note: String? = nil) -> String {
             "Running \(counted(plannedTests, "test")) in \(counted(shards.count, "shard"))"
                 + (node.count > 1 ? " (node \(node))" : "") + ", expected \(String(format: "%.1f", expectedSeconds)) s"
-                + (note.map { "; \($0)" } ?? "")
+                + (note.map { "; \($0)" } ?? "") + (product.buildNote.map { "\n\($0)" } ?? "")
         }
     }
 

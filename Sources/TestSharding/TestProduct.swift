@@ -78,6 +78,8 @@ public struct TestProduct: Sendable {
     let environment: [String: String]
     /// Test module → the runner that listed its tests (index into `runners`).
     private(set) var modules: [String: Int] = [:]
+    /// Said when the build tool crashed and the tests were built once more.
+    public internal(set) var buildNote: String?
 
     init(runners: [URL], packagePath: URL, environment: [String: String]) {
         self.runners = runners
@@ -108,6 +110,14 @@ public struct TestProduct: Sendable {
         return runners + libraries + executables
     }
 
+    /// Whether a failed build is the build tool's own crash: killed by a signal, or the Swift
+    /// runtime's crash report (`Program crashed:`, `Backtrace took`) in its output.
+    static func buildToolCrashed(_ termination: Termination, output: String) -> Bool {
+        if case .signalled = termination { return true }
+        guard termination != .exited(0) else { return false }
+        return output.contains("Program crashed: ") || output.contains("\nBacktrace took ")
+    }
+
     /// Swift Build's test runners end so: `<Target>-test-runner`.
     static let runnerSuffix = "-test-runner"
 
@@ -119,10 +129,21 @@ public struct TestProduct: Sendable {
         let prebuilt =
             environment["PIPELINE_PREBUILT_PACKAGE"] == settings.packagePath.standardizedFileURL.path
             && settings.configuration == "debug" && settings.extraArguments.isEmpty && !settings.coverage
+        var crashNote: String?
         if !settings.skipBuild && !prebuilt {
             let log = scratch.appendingPathComponent("build.log")
-            let result = try await TestRunError.starting(
+            var result = try await TestRunError.starting(
                 settings.buildArguments + ["--build-tests"], environment: environment, log: log)
+            // The build tool itself crashed (a signal, the Swift runtime's backtrace), not the
+            // package: built once more, its first log kept beside the second.
+            if Self.buildToolCrashed(result.termination, output: result.output) {
+                let crashed = scratch.appendingPathComponent("build-crashed.log")
+                try? FileManager.default.removeItem(at: crashed)
+                try? FileManager.default.copyItem(at: log, to: crashed)
+                crashNote = "swift build crashed (\(result.termination); its log: \(crashed.path)) and built again"
+                result = try await TestRunError.starting(
+                    settings.buildArguments + ["--build-tests"], environment: environment, log: log)
+            }
             guard result.termination == .exited(0) else {
                 throw .buildFailed(package: package, errors: Self.buildErrors(in: result.output), log: log.path)
             }
@@ -145,7 +166,10 @@ public struct TestProduct: Sendable {
             let swiftBuildToo = FileManager.default.fileExists(atPath: build.appendingPathComponent("out").path)
             let native = swiftBuildToo ? await settings.buildSystem == "native" : true
             if native {
-                return TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
+                var product = TestProduct(
+                    runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
+                product.buildNote = crashNote
+                return product
             }
         }
         let log = scratch.appendingPathComponent("bin-path.log")
@@ -156,7 +180,9 @@ public struct TestProduct: Sendable {
             throw .listingFailed(command: "swift build --show-bin-path", output: result.output)
         }
         guard let runners = runners(in: URL(fileURLWithPath: binPath)) else { throw .noTestProduct(binPath: binPath) }
-        return TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
+        var product = TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
+        product.buildNote = crashNote
+        return product
     }
 
     /// The compiler's error lines, each once, without the source excerpts drawn under them; the

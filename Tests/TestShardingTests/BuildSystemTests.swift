@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import TestSupport
 import Testing
@@ -56,5 +57,17 @@ struct BuildSystemTests {
         try FileManager.default.createDirectory(
             at: bin.appendingPathComponent("AppPackageTests.xctest"), withIntermediateDirectories: true)
         #expect(TestProduct.runners(in: bin)?.map(\.lastPathComponent) == ["AppPackageTests.xctest"])
+    }
+
+    @Test("a build tool's own crash is told from a package that does not compile: only the crash is built again")
+    func buildToolCrash() {
+        #expect(TestProduct.buildToolCrashed(.signalled(11), output: ""))
+        let report =
+            "*** Program crashed: Bad pointer dereference at 0x0 ***\nThread 3 crashed:\n…\nBacktrace took 20.60s\n"
+        #expect(TestProduct.buildToolCrashed(.exited(1), output: report))
+        #expect(TestProduct.buildToolCrashed(.exited(1), output: "…\nBacktrace took 20.60s\n"))
+        let compileError = "Sources/App/App.swift:3:5: error: cannot find 'x' in scope\nerror: fatalError\n"
+        #expect(!TestProduct.buildToolCrashed(.exited(1), output: compileError))
+        #expect(!TestProduct.buildToolCrashed(.exited(0), output: report), "a build that succeeded is not rebuilt")
     }
 }
