@@ -53,8 +53,9 @@ extension TestFlow {
         let local =
             request.stores?.local(testPattern: request.testPattern)
             ?? LocalReferences.scan(request.package, isTest: NamePattern(request.testPattern).matches)
+        let listed = try await local.list(under: nil)
         let referenceFiles = Set(
-            try await local.list(under: nil).compactMap { object in
+            listed.compactMap { object in
                 local.path(
                     of: object.key.firstSegment, file: String(object.key.rawValue.split(separator: "/").last ?? "")
                 )
@@ -83,7 +84,7 @@ extension TestFlow {
             flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
             buildSystem: await BuildSettings.buildSystem(arguments: arguments), environment: request.shared.variables,
             scratch: scratch)
-        let references = try await local.list(under: nil).map { "\($0.key.rawValue) \($0.md5)" }.sorted()
+        let references = listed.map { "\($0.key.rawValue) \($0.md5)" }.sorted()
         return VerdictKey(
             tree: tree, build: build, selection: verdictSelection(), environment: request.stores?.environmentName ?? "",
             references: references)

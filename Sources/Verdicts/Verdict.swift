@@ -34,16 +34,6 @@ public struct VerdictKey: Sendable, Codable, Equatable {
         guard let data = try? encoder.encode(self) else { return "" }
         return try Digest.hex(of: data, .sha256)
     }
-
-    /// The first part in which `self` differs from `other`, said for people; nil when none does.
-    public func difference(from other: VerdictKey) -> String? {
-        if tree != other.tree { return "another git tree (\(other.tree.prefix(12)), here \(tree.prefix(12)))" }
-        if build != other.build { return "another build (toolchain, target, configuration, flags or pins)" }
-        if selection != other.selection { return "another selection or test settings" }
-        if environment != other.environment { return "another render environment" }
-        if references != other.references { return "other references" }
-        return nil
-    }
 }
 
 /// A passing run's verdict, kept in the store under its key: which run it was, on which commit,
