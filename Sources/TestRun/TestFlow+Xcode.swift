@@ -67,9 +67,7 @@ extension TestFlow {
         let missing = Set(check.missingReferences(in: report))
         let chosen = tests.filter { missing.contains($0.key) }
         guard !chosen.isEmpty else { return }
-        request.write(
-            "Rendering \(chosen.count) new snapshot test\(chosen.count == 1 ? "" : "s") for CI's candidates "
-                + "(\(SnapshotSwitches.record)=missing; the verdict stays failed)\n")
+        request.write(SnapshotCheck.renderingNewTests(chosen.count))
         let xcodebuild = Xcodebuild(
             products: .xctestrun(render.xctestrun), destination: render.destination, folder: request.package,
             work: request.package.appendingPathComponent(".build/pipeline/xcode-render"), write: request.write)
@@ -78,7 +76,7 @@ extension TestFlow {
             chosen, of: render.xctestrun,
             variables: ["TEST_RUNNER_" + SnapshotSwitches.record: SnapshotSwitches.RecordMode.missing.rawValue])
         let kept = check.keepRendered(since: before)
-        request.write("  kept \(kept) rendering\(kept == 1 ? "" : "s") of new snapshot tests\n")
+        request.write(SnapshotCheck.keptRenderings(kept))
     }
 
     /// The candidates' render environment with the device the run recorded; a note when the

@@ -167,9 +167,7 @@ public struct TestSession: Sendable {
         let names = Set(snapshots.missingReferences(in: report))
         let tests = prepared.tests.filter { names.contains($0.name) }
         guard !tests.isEmpty else { return }
-        write(
-            "Rendering \(counted(tests.count, "new snapshot test")) for CI's candidates "
-                + "(\(SnapshotSwitches.record)=missing; the verdict stays failed)\n")
+        write(SnapshotCheck.renderingNewTests(tests.count))
         var options = suite.options
         options.environment[SnapshotSwitches.record] = SnapshotSwitches.RecordMode.missing.rawValue
         options.retries = 0
@@ -182,7 +180,7 @@ public struct TestSession: Sendable {
         ) { _ in }
         _ = try await render.run(subset, progress: progress, statusInterval: statusInterval, part: "render-new")
         let kept = snapshots.keepRendered(since: start)
-        write("  kept \(counted(kept, "rendering")) of new snapshot tests\n")
+        write(SnapshotCheck.keptRenderings(kept))
     }
 
     /// A flake hunt: the selected tests run `times` times, each run in fresh processes, as many runs

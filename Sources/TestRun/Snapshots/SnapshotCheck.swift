@@ -1,6 +1,7 @@
 import CISystem
 import Foundation
 import ImageDiff
+import PipelineCore
 import ReferenceStore
 import References
 import SnapshotConventions
@@ -85,6 +86,16 @@ public struct SnapshotCheck: Sendable {
     /// Whether a CI run renders its new snapshot tests once more after its verdict, to keep their
     /// renderings as candidates: in CI with a feature store, where a missing reference records nothing.
     public var rendersNewTests: Bool { candidatesCommit != nil && forcedMode == nil && mode == .never }
+
+    /// What a render pass of `count` new snapshot tests says before it runs, and after (`kept`).
+    static func renderingNewTests(_ count: Int) -> String {
+        "Rendering \(counted(count, "new snapshot test")) for CI's candidates "
+            + "(\(SnapshotSwitches.record)=missing; the verdict stays failed)\n"
+    }
+
+    static func keptRenderings(_ kept: Int) -> String {
+        "  kept \(counted(kept, "rendering")) of new snapshot tests\n"
+    }
 
     /// The tests that failed on a missing reference.
     public func missingReferences(in report: TestReport) -> [String] {
