@@ -139,6 +139,22 @@ extension CommitHistory {
         return ChangeIdentity(files: files)
     }
 
+    /// The files `head` changed from its first parent (from the empty tree at a root), each with
+    /// the id of the content it left ("" when it deleted the file): what a squash, a merge commit
+    /// and a pull request's merge ref of the same branch onto the same files all have in common,
+    /// wherever their base stood. Submodules are left out.
+    public func contentChange(of head: String) throws(GitError) -> [String: String] {
+        let repository = repository
+        let commit = try repository.commit(head)
+        let base = commit.parentCount > 0 ? try commit.parent(0, in: repository).tree() : nil
+        var files: [String: String] = [:]
+        for change in try TreeWalk.difference(from: base, to: try commit.tree(), in: repository).changes {
+            if change.old?.isSubmodule == true || change.new?.isSubmodule == true { continue }
+            files[change.path] = change.new.map { Commit.hex($0.id) } ?? ""
+        }
+        return files
+    }
+
     /// A branch's commits from `fork` (left out) to `head`, oldest first, along first parents,
     /// each with whether it is a merge; at most `limit` of them (nil beyond: too long to keep).
     public func commits(from fork: String, to head: String, limit: Int = 250) throws(GitError)

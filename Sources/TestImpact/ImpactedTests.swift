@@ -14,10 +14,12 @@ public struct ImpactedTests: Sendable {
 
     /// Selects among `discovered` by the impact map `stored` (its bytes, and where they were
     /// read), nil when none was recorded beside the timings at `place`. `buildArguments` are the
-    /// build's own (`-Xswiftc -DFLAG` makes FLAG unknown to `#if`).
+    /// build's own (`-Xswiftc -DFLAG` makes FLAG unknown to `#if`). The repository's paths in
+    /// `verified` are left out of the change: they hold what a verified run had there.
     public static func select(
         package: URL, configuration: String, buildArguments: [String] = [], base: String?,
-        stored: (data: Data, name: String)?, place: String, discovered: [TestID], estimates: [TestID: Double]
+        verified: Set<String> = [], stored: (data: Data, name: String)?, place: String, discovered: [TestID],
+        estimates: [TestID: Double]
     ) async throws -> ImpactedTests {
         let started = ContinuousClock.now
         var map: ImpactMap
@@ -54,7 +56,8 @@ public struct ImpactedTests: Sendable {
         // differ from what was recorded without being among the changes, so files count whole.
         if from != map.commit { map.functions = nil }
         let outside = Set((map.reads ?? [:]).values.joined().filter { $0.hasPrefix("../") })
-        let changes = try Self.changes(from: from, history: history, root: root, package: relative, outside: outside)
+        let changes = try Self.changes(
+            from: from, history: history, root: root, package: relative, outside: outside, verified: verified)
         var current: [String: [String]] = [:]
         for test in discovered { current[test.suite, default: []].append(test.name) }
         let sources = Self.swiftSources(of: package)
@@ -100,10 +103,9 @@ public struct ImpactedTests: Sendable {
                 reasons.append("fallback: the target \(target): \(why)")
             }
             let prefix = relative == "." ? "" : relative + "/"
-            let texts = Array(sources.values)
             let affected = try await AffectedTests.select(
                 package: package, repository: root, changedPaths: selection.fallback.keys.map { prefix + $0 },
-                changedTargets: selection.fallbackTargets, named: { name in texts.contains { $0.contains(name) } })
+                changedTargets: selection.fallbackTargets, named: AffectedTests.namedInSources(Array(sources.values)))
             reasons += affected.reasons
             guard let filters = affected.filters else {
                 return everything("a fallback runs every test", notes: reasons)
@@ -154,9 +156,11 @@ public struct ImpactedTests: Sendable {
     }
 
     /// The package's changed files from `from` to the working tree, with their text then and now;
-    /// and the repository's outside the package that the map's `outside` reads cover (`../…`).
+    /// and the repository's outside the package that the map's `outside` reads cover (`../…`);
+    /// the repository's paths in `verified` left out.
     static func changes(
-        from: String, history: CommitHistory, root: String, package: String, outside: Set<String> = []
+        from: String, history: CommitHistory, root: String, package: String, outside: Set<String> = [],
+        verified: Set<String> = []
     ) throws -> [ImpactChange] {
         let committed = try ChangeDetector(repositoryPath: root).changes(.range(base: from, head: "HEAD")).files
         var paths: Set<String> = []
@@ -164,7 +168,7 @@ public struct ImpactedTests: Sendable {
         let prefix = package == "." ? "" : package + "/"
         var changes: [ImpactChange] = []
         let up = String(repeating: "../", count: prefix.split(separator: "/").count)
-        for path in paths.sorted() {
+        for path in paths.sorted() where !verified.contains(path) {
             let relative: String
             if path.hasPrefix(prefix) {
                 relative = String(path.dropFirst(prefix.count))

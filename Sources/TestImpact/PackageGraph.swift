@@ -198,6 +198,17 @@ public struct AffectedTests: Sendable {
     public let filters: [String]?
     public let reasons: [String]
 
+    /// Whether a Swift file of the package (its text, `sources`; by default read now) names a
+    /// file name: the `named` of `select` that `--impacted`'s fallback and a verified change use.
+    public static func namedInSources(_ sources: [String]) -> @Sendable (String) -> Bool {
+        { name in sources.contains { $0.contains(name) } }
+    }
+
+    /// `namedInSources` of the package's Swift files now.
+    public static func namedInSources(of package: URL) -> @Sendable (String) -> Bool {
+        namedInSources(Array(ImpactedTests.swiftSources(of: package).values))
+    }
+
     /// `changedPaths` are relative to `repository` (the work tree); the package may be in a subfolder.
     /// With `named` (a file name → whether a Swift file of the package names it), a file outside
     /// every target that no Swift file names runs nothing: no target builds it, and no test can open

@@ -4,6 +4,7 @@ import Foundation
 import GitChanges
 import PipelineSpec
 import ReferenceStore
+import TestImpact
 import TestSharding
 import Verdicts
 
@@ -123,19 +124,95 @@ extension TestFlow {
         return nil
     }
 
+    /// For a commit whose tree no run verified: a passing record of the same change (this commit's
+    /// from its first parent, under the same build, selection and references) made over another
+    /// base, and the repository's paths whose content differs from the tree that run verified:
+    /// what the base's moves since changed, the change's own files left out (they hold what the
+    /// verified run had). Nil when there is none, or the base it was made on cannot be read.
+    func verifiedChange(_ key: VerdictKey) async throws -> VerifiedChange? {
+        guard request.verdicts?.reuse == true else { return nil }
+        let history = try CommitHistory(repositoryPath: request.package.path)
+        let change = try history.contentChange(of: "HEAD")
+        guard !change.isEmpty, let record = try await reusedVerdict(try key.change(change)), let base = record.base
+        else { return nil }
+        let moved: [ChangedFile]
+        do {
+            moved = try ChangeDetector(repositoryPath: history.workTree).changes(.range(base: base, head: "HEAD")).files
+        } catch {
+            request.write(
+                "verdicts: run \(record.run) verified this change over \(base.prefix(12)), which cannot be read here: \(error)\n"
+            )
+            return nil
+        }
+        let same = Set(change.keys)
+        let differing = Set(moved.flatMap(\.touchedPaths)).subtracting(same).sorted()
+        return VerifiedChange(record: record, base: base, differing: differing, same: same)
+    }
+
+    /// `prepared` cut down to the tests what differs from the verified tree can reach (by the
+    /// impact map when one is kept beside the timings, else by the targets the paths affect, the
+    /// rules of `--impacted` and `--affected`), each decision written, and tests the verified run
+    /// did not have; with the verified run's results of the tests left out.
+    func verifiedSelection(
+        _ prepared: SuiteRun.Prepared, session: TestSession, verified: VerifiedChange
+    ) async throws -> (prepared: SuiteRun.Prepared, taken: [TestReport.Entry]) {
+        var reached: Set<TestID>
+        if try await session.timings.impact() != nil {
+            let selection = try await session.impacted(prepared, base: verified.base, verified: verified.same)
+            reached = Set(selection?.tests ?? [])
+        } else {
+            let affected = try await AffectedTests.select(
+                package: request.package, repository: try CommitHistory(repositoryPath: request.package.path).workTree,
+                changedPaths: verified.differing, named: AffectedTests.namedInSources(of: request.package))
+            affected.reasons.forEach { request.write($0 + "\n") }
+            let patterns = try (affected.filters ?? [""]).map { try Regex($0) }
+            reached = Set(prepared.tests.filter { test in patterns.contains { test.name.contains($0) } })
+        }
+        let kept = Dictionary(
+            verified.record.report.tests.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        // A test the verified run did not have runs, whatever reaches it.
+        reached.formUnion(prepared.tests.filter { kept[$0.name] == nil })
+        let taken = prepared.tests.filter { !reached.contains($0) }.compactMap { kept[$0.name] }
+        request.write(
+            "verdicts: \(taken.count) test\(taken.count == 1 ? "" : "s")' results taken from run \(verified.record.run), "
+                + "\(reached.count) run for what differs from the tree it verified\n")
+        let tests = prepared.tests.filter { reached.contains($0) }
+        return (prepared.only(tests, shards: session.suite.options.shards, node: request.limits.node), taken)
+    }
+
     /// Keeps a passing run's record where the settings say, saying so; a store that refuses is a note.
     func keepVerdict(_ key: VerdictKey, report: TestReport) async {
         guard let address = request.verdicts?.keep, report.passed else { return }
         let ci = CIContext(request.shared.variables)
-        let commit = (try? CommitHistory(repositoryPath: request.package.path).sha("HEAD")) ?? ""
+        let history = try? CommitHistory(repositoryPath: request.package.path)
+        let commit = (try? history?.sha("HEAD")) ?? ""
+        let change = try? history.flatMap { history in try key.change(history.contentChange(of: "HEAD")).tree }
         let record = VerdictRecord(
             key: key, run: ci.runID ?? "local", commit: commit, date: Date(), scope: ci.trustScope.folder,
-            report: report)
+            report: report, base: (try? history?.parents(of: "HEAD"))??.first, change: change)
         do {
             try await VerdictStore(try openStore(address)).keep(record)
             request.write("verdicts: kept this run's verdict in \(address) for a run of the same tree\n")
         } catch {
             request.write("verdicts: could not keep this run's verdict in \(address): \(error)\n")
         }
+    }
+}
+
+/// A passing record of a commit's change verified over another base (`TestFlow.verifiedChange`).
+struct VerifiedChange: Sendable {
+    let record: VerdictRecord
+    /// The commit the verified run's tree was made on.
+    let base: String
+    /// The repository's paths whose content differs from the verified tree.
+    let differing: [String]
+    /// The change's own paths: as the verified tree had them.
+    let same: Set<String>
+
+    /// The line a run of the rest says.
+    var line: String {
+        "verified already over \(base.prefix(12)): this change's tests passed in run \(record.run) on commit "
+            + "\(record.commit.prefix(12)) (\(record.date), \(record.scope)); \(differing.count) "
+            + "path\(differing.count == 1 ? "" : "s") differ\(differing.count == 1 ? "s" : "") from the tree it verified"
     }
 }

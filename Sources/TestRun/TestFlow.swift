@@ -77,11 +77,12 @@ public struct TestFlow: Sendable {
             request.write(record.line + "\n")
             var report = record.report
             report.verifiedBy = record.line
-            if let junit = request.junit { try JUnitReport.write(report, to: junit) }
-            CIReport.publish(
-                report, coverage: nil, title: request.title, review: nil, variables: request.shared.variables)
-            return .ran(report, SnapshotFindings(), coverage: nil, storeFailure: nil)
+            return try verified(report)
         }
+        // The same change verified over a base that moved since: what the move reaches runs.
+        let verifiedChange: VerifiedChange?
+        if let verdict { verifiedChange = try await self.verifiedChange(verdict) } else { verifiedChange = nil }
+        if let verifiedChange { request.write(verifiedChange.line + "\n") }
         let cached = try await cachedBuild(coverage: coverage != nil)
         let session = try session(
             options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage,
@@ -115,6 +116,17 @@ public struct TestFlow: Sendable {
                 }
                 prepared = reached
             }
+            var taken: [TestReport.Entry] = []
+            if let verifiedChange {
+                (prepared, taken) = try await verifiedSelection(prepared, session: session, verified: verifiedChange)
+                if prepared.tests.isEmpty {
+                    var report = verifiedChange.record.report
+                    report.tests = []
+                    report.take(taken, verifiedBy: verifiedChange.record.run)
+                    report.verifiedBy = verifiedChange.line + "; nothing it differs in reaches a test"
+                    return try verified(report)
+                }
+            }
             switch request.mode {
             case .list:
                 return .listed(prepared.tests.map(\.name))
@@ -134,8 +146,12 @@ public struct TestFlow: Sendable {
                 let (report, findings) = try await session.run(prepared)
                 ran = (report, findings, nil)
             }
-            guard let report = ran.report else {
+            guard var report = ran.report else {
                 return .ran(nil, ran.findings, coverage: nil, storeFailure: ran.storeFailure)
+            }
+            if let verifiedChange {
+                report.take(taken, verifiedBy: verifiedChange.record.run)
+                if let junit = request.junit { try JUnitReport.write(report, to: junit) }
             }
             var findings = ran.findings
             await keepCandidates(session.snapshots, findings: &findings, passed: report.passed)
@@ -155,9 +171,18 @@ public struct TestFlow: Sendable {
             CIReport.publish(
                 report, coverage: measured, title: title, review: findings.reviewForCI,
                 variables: request.shared.variables)
-            if let verdict { await keepVerdict(verdict, report: report) }
+            // A verdict partly taken from another run is not kept as this tree's own.
+            if let verdict, verifiedChange == nil { await keepVerdict(verdict, report: report) }
             return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
         }
+    }
+
+    /// The outcome of a run whose verdict an earlier run gave: its JUnit written and its summary
+    /// published as a run's are.
+    private func verified(_ report: TestReport) throws -> TestOutcome {
+        if let junit = request.junit { try JUnitReport.write(report, to: junit) }
+        CIReport.publish(report, coverage: nil, title: request.title, review: nil, variables: request.shared.variables)
+        return .ran(report, SnapshotFindings(), coverage: nil, storeFailure: nil)
     }
 
     /// Options that cannot go together, said before anything is built.

@@ -29,12 +29,15 @@ extension ImpactedTests {
 
 extension TestSession {
     /// `--impacted` (`select: impacted`): `prepared` cut down to the tests the change from the
-    /// map's commit (or `base`) can reach, each decision written; nil when none is reachable.
-    public func impacted(_ prepared: SuiteRun.Prepared, base: String?) async throws -> SuiteRun.Prepared? {
+    /// map's commit (or `base`) can reach, each decision written; nil when none is reachable. The
+    /// repository's paths in `verified` hold what a verified run had: they are no change.
+    public func impacted(
+        _ prepared: SuiteRun.Prepared, base: String?, verified: Set<String> = []
+    ) async throws -> SuiteRun.Prepared? {
         let settings = suite.settings
         let selection = try await ImpactedTests.select(
             package: settings.packagePath, configuration: settings.configuration,
-            buildArguments: settings.extraArguments, base: base,
+            buildArguments: settings.extraArguments, base: base, verified: verified,
             stored: try await timings.impact(), place: timings.description, discovered: prepared.tests,
             estimates: prepared.estimates)
         selection.reasons.forEach { write($0 + "\n") }

@@ -8,7 +8,8 @@ import Foundation
 /// Surefire convention) and a `flaky` property, or a `<failure>` when flaky tests fail the run.
 /// A quarantined test that did not pass does not fail the run, so it is `<skipped>` with a
 /// `quarantined` property (owner, reason, expiry), its status, and its message and output in
-/// `<system-out>`.
+/// `<system-out>`. A passed test whose result was taken from a verified run (it did not run here)
+/// has a `verified-by` property naming that run.
 public enum JUnitReport {
     /// Writes the report as one JUnit XML file, whole or not at all.
     public static func write(_ report: TestReport, to url: URL) throws(TestRunError) {
@@ -57,7 +58,10 @@ public enum JUnitReport {
         }
         switch record.status {
         case .passed:
-            return open + "/>\n"
+            guard let run = record.verifiedBy else { return open + "/>\n" }
+            return open
+                + ">\n      <properties><property name=\"verified-by\" value=\"\(escape(run))\"/></properties>\n"
+                + "    </testcase>\n"
         case .skipped:
             body = "      <skipped\(record.message.map { " message=\"\(escape($0))\"" } ?? "")/>\n"
         case .failed:

@@ -50,6 +50,9 @@ public struct TestReport: Codable, Sendable {
         /// says it better (a failed snapshot: what differs, where to review and accept it). JUnit
         /// and JSON keep the whole message.
         public var brief: [String]?
+        /// Set on a test that did not run here: its result is that of the verified run named, on a
+        /// tree that differed from this one only where the test cannot reach (docs/ci.md, "Tested once").
+        public var verifiedBy: String?
     }
 
     /// Why a test's failure does not count: the quarantine entry naming it.
@@ -187,6 +190,18 @@ public struct TestReport: Codable, Sendable {
             && (record.status.isFailure || record.status == .missing || (record.status == .flaky && flakyFails))
     }
 
+    /// Adds the results of tests that did not run here, as the verified run `run` reported them
+    /// (`Entry.verifiedBy`); they count in the summary and the verdict as they did there.
+    public mutating func take(_ entries: [Entry], verifiedBy run: String) {
+        tests += entries.map { entry in
+            var entry = entry
+            entry.verifiedBy = run
+            return entry
+        }
+        tests.sort { $0.name < $1.name }
+        recount()
+    }
+
     /// Marks every test as a retry of a batch another node claimed first (`node`).
     public mutating func takenOver(from node: String) {
         for index in tests.indices {
@@ -308,6 +323,10 @@ public struct TestReport: Codable, Sendable {
         ]
         .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
         if !details.isEmpty { line += " (\(details.joined(separator: ", ")))" }
+        let taken = tests.filter { $0.verifiedBy != nil }
+        if let run = taken.first?.verifiedBy {
+            line += "; \(taken.count) of them not run here: verified in run \(run)"
+        }
         return line
     }
 

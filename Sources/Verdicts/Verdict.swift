@@ -34,6 +34,16 @@ public struct VerdictKey: Sendable, Codable, Equatable {
         guard let data = try? encoder.encode(self) else { return "" }
         return try Digest.hex(of: data, .sha256)
     }
+
+    /// This key with the tree replaced by a commit's change (`CommitHistory.contentChange`: path
+    /// and the content it left, each): the key under which a run on a merge ref is found again from
+    /// a squash or merge commit of the same branch onto a base that moved since.
+    public func change(_ files: [String: String]) throws(StoreError) -> VerdictKey {
+        var key = self
+        let lines = files.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)\n" }.joined()
+        key.tree = "change " + (try Digest.hex(of: Data(lines.utf8), .sha256))
+        return key
+    }
 }
 
 /// A passing run's verdict, kept in the store under its key: which run it was, on which commit,
@@ -49,10 +59,27 @@ public struct VerdictRecord: Sendable, Codable {
     /// Where the job that wrote it stood (`pr/12`, `branch/develop`; docs/ci.md, "Trust").
     public var scope: String
     public var report: TestReport
+    /// The first parent of `commit` (the base a merge ref was made on) and the tree part of the
+    /// key of `commit`'s change from it (`VerdictKey.change`); nil for a root commit, or a clone
+    /// that could not read them.
+    public var base: String?
+    public var change: String?
 
-    public init(key: VerdictKey, run: String, commit: String, date: Date, scope: String, report: TestReport) {
+    public init(
+        key: VerdictKey, run: String, commit: String, date: Date, scope: String, report: TestReport,
+        base: String? = nil, change: String? = nil
+    ) {
         (self.key, self.run, self.commit, self.scope, self.report) = (key, run, commit, scope, report)
+        (self.base, self.change) = (base, change)
         self.date = ISO8601DateFormatter().string(from: date)
+    }
+
+    /// Whether this record stands under `key`: its own, or the key of its change.
+    func matches(_ key: VerdictKey) -> Bool {
+        guard self.key != key else { return true }
+        var changed = self.key
+        changed.tree = change ?? self.key.tree
+        return change != nil && changed == key
     }
 
     /// Whether a test was flaky, retried or quarantined: a verdict that is reused only when asked.
@@ -68,8 +95,8 @@ public struct VerdictRecord: Sendable, Codable {
 }
 
 /// Verdict records in a store folder: `.verdicts/<key hash>/<scope>.json`, one per trust scope
-/// that verified the key (a listing no reference command sees: folders starting with `.` are
-/// bookkeeping).
+/// that verified the key, and the same record under its change's key (a listing no reference
+/// command sees: folders starting with `.` are bookkeeping).
 public struct VerdictStore: Sendable {
     public static let folder = ".verdicts"
     public let place: StoreFolder
@@ -78,21 +105,29 @@ public struct VerdictStore: Sendable {
         self.place = place
     }
 
-    /// Keeps `record` (the same key and scope replaced whole).
+    /// Keeps `record` under its key and its change's (the same key and scope replaced whole).
     public func keep(_ record: VerdictRecord) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(record)
         let scope = record.scope.replacingOccurrences(of: "/", with: "-")
-        let key = try ObjectKey("\(Self.folder)/\(try record.key.hash())/\(scope).json").under(place.prefix)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-verdict-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try data.write(to: file)
-        try await place.store.upload(file, to: key, metadata: [:])
+        var keys = [record.key]
+        if let change = record.change {
+            var key = record.key
+            key.tree = change
+            keys.append(key)
+        }
+        for key in keys {
+            let object = try ObjectKey("\(Self.folder)/\(try key.hash())/\(scope).json").under(place.prefix)
+            try await place.store.upload(file, to: object, metadata: [:])
+        }
     }
 
-    /// The passing records of `key` here that `accept` takes, newest first; a record that does not
-    /// read, or whose key is not `key` part for part, is passed over.
+    /// The passing records of `key` (a tree's, or a change's) here that `accept` takes, newest
+    /// first; a record that does not read, or whose key is not `key` part for part, is passed over.
     public func find(_ key: VerdictKey, accept: (VerdictRecord) -> Bool = { _ in true }) async throws -> [VerdictRecord]
     {
         let prefix = try ObjectKey("\(Self.folder)/\(try key.hash())").under(place.prefix)
@@ -102,7 +137,7 @@ public struct VerdictStore: Sendable {
             defer { try? FileManager.default.removeItem(at: file) }
             try await place.store.download(object.key, to: file)
             guard let data = FileManager.default.contents(atPath: file.path),
-                let record = try? JSONDecoder().decode(VerdictRecord.self, from: data), record.key == key,
+                let record = try? JSONDecoder().decode(VerdictRecord.self, from: data), record.matches(key),
                 record.report.passed, accept(record)
             else { continue }
             found.append(record)

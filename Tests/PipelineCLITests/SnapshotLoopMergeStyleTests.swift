@@ -95,7 +95,9 @@ extension SnapshotLoopTests {
         let references = try await backend.references()
         let repo = try Self.recordedWithPullRequests(references)
         // The pull request's check keeps its verdict, the merge's job reuses it: the same test settings.
-        let test = "  - test:\n      shards: 2\n      timeout: 60s\n      junit: .build/pipeline/junit.xml\n"
+        let test =
+            "  - test:\n      shards: 2\n      timeout: 60s\n      junit: .build/pipeline/junit.xml\n"
+            + "      timings: .build/impact/timings.json\n"
         let pull = "stages:\n  - pull:\n      from: develop\n      changed-from: feature\n"
         try repo.write(
             "pipelines/pull-request.yml",
@@ -138,5 +140,38 @@ extension SnapshotLoopTests {
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
         #expect(try repo.pipeline("refs", "pull").status == 0)
         #expect(repo.references() == rendered, "develop holds what the check verified")
+
+        // Develop moves between a check and its merge: the same change over the moved develop runs
+        // only the suites the move reaches (by the impact map develop recorded), the rest is the check's.
+        let recorded = try repo.pipeline("test", "--record-impact", "--timings", ".build/impact/timings.json")
+        #expect(recorded.status == 0, "\(recorded.stderr)")
+        try repo.git("checkout", "-q", "-b", "feature/sum")
+        try repo.write(
+            "Tests/ExampleKitTests/SumTests.swift",
+            "import XCTest\n\nfinal class SumTests: XCTestCase {\n    func testSum() { XCTAssertEqual(1 + 1, 2) }\n}\n")
+        try repo.commitAll("a sum test")
+        let check = try repo.pipeline("run", "pull-request")
+        #expect(check.status == 0 && check.stderr.contains("kept this run's verdict"), "\(check.stderr)")
+        let checked = try Git.run(["rev-parse", "develop"], in: repo.root)
+        try repo.git("checkout", "-q", "develop")
+        let thumbnail = "Sources/ExampleKit/Thumbnail.swift"
+        let source = String(decoding: repo.read(thumbnail) ?? Data(), as: UTF8.self)
+        try repo.write(thumbnail, source + "\npublic func thumbnailKinds() -> Int { 2 }\n")
+        try repo.commitAll("an unrelated merge")
+        try repo.git("merge", "-q", "--squash", "feature/sum")
+        try repo.git("commit", "-q", "-m", "A sum test (#9)")
+        try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
+        try FileManager.default.removeItem(at: junit)
+        let moved = try repo.pipeline("run", "post-merge", "--json")
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(moved.stderr.contains("verified already over \(checked.prefix(12))"), "\(moved.stderr)")
+        #expect(moved.stderr.contains("impacted: ExampleKitTests.ThumbnailTests"), "\(moved.stderr)")
+        #expect(!moved.stderr.contains("impacted: ExampleKitTests.BadgeViewTests"), "\(moved.stderr)")
+        #expect(moved.stderr.contains("results taken from run"), "\(moved.stderr)")
+        let movedStages = try repo.json(moved)["stages"] as? [[String: Any]] ?? []
+        #expect(movedStages.map { $0["status"] as? String } == ["passed", "passed", "passed"], "\(movedStages)")
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.contains("<property name=\"verified-by\""), "the check's results named in the JUnit")
+        #expect(xml.contains("classname=\"ExampleKitTests.ThumbnailTests\""), "\(xml)")
     }
 }

@@ -114,4 +114,85 @@ struct VerdictCommandTests {
         #expect(try test("--filter", "testZero").stderr.contains("verified already: 1 test passed"))
         #expect(try test().status == 1, "the whole suite's failure is not hidden by the part's pass")
     }
+
+    /// A pull request's check on its merge ref keeps the verdict under its change too; the squash
+    /// of the branch onto a develop that moved meanwhile runs only what develop's move reaches.
+    @Test("the same change over a moved base: only what the move reaches runs, the rest is the check's")
+    func movedBase() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let files = [
+            "Package.swift": """
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "Pkg",
+                targets: [
+                    .target(name: "Pkg"), .target(name: "Other"),
+                    .testTarget(name: "PkgTests", dependencies: ["Pkg"]),
+                    .testTarget(name: "OtherTests", dependencies: ["Other"]),
+                ]
+            )
+            """,
+            "Sources/Other/Other.swift": "public func thrice(_ value: Int) -> Int { value * 3 }\n",
+            "Tests/OtherTests/OtherTests.swift": """
+            import Other
+            import XCTest
+
+            final class OtherTests: XCTestCase {
+                func testThrice() { XCTAssertEqual(thrice(2), 6) }
+            }
+            """,
+        ]
+        for (path, text) in files { try Scratch.write(text, to: package.appendingPathComponent(path)) }
+        try Git.run(["add", "-A"], in: package)
+        try Git.run(["commit", "-q", "-m", "two targets"], in: package)
+
+        // The branch adds a test; its check runs on the merge ref (develop merged with it).
+        try Git.run(["checkout", "-q", "-b", "feature"], in: package)
+        try Scratch.write(
+            "import Pkg\nimport XCTest\n\nfinal class NewTests: XCTestCase {\n    func testFour() { XCTAssertEqual(twice(2), 4) }\n}\n",
+            to: package.appendingPathComponent("Tests/PkgTests/NewTests.swift"))
+        try Git.run(["add", "-A"], in: package)
+        try Git.run(["commit", "-q", "-m", "a new test"], in: package)
+        try Git.run(["checkout", "-q", "develop"], in: package)
+        let developBefore = try Git.run(["rev-parse", "HEAD"], in: package)
+        try Git.run(["checkout", "-q", "--detach"], in: package)
+        try Git.run(["merge", "-q", "--no-ff", "-m", "merge ref", "feature"], in: package)
+        let check = try test()
+        #expect(check.status == 0 && check.stderr.contains("Running 4 tests"), "\(check.stderr)")
+
+        // Develop moves in the other target meanwhile; the branch is squashed onto it.
+        try Git.run(["checkout", "-q", "develop"], in: package)
+        try commit("Sources/Other/Other.swift", "public func thrice(_ value: Int) -> Int { value + value + value }\n")
+        try Git.run(["merge", "-q", "--squash", "feature"], in: package)
+        try Git.run(["commit", "-q", "-m", "a new test (#1)"], in: package)
+        let junit = root.appendingPathComponent("junit.xml")
+        let merged = try test("--junit", junit.path)
+        #expect(merged.status == 0, "\(merged.stderr)")
+        #expect(
+            merged.stderr.contains(
+                "verified already over \(developBefore.prefix(12)): this change's tests passed in run local"),
+            "\(merged.stderr)")
+        #expect(merged.stderr.contains("Running 1 test"), "only OtherTests runs: \(merged.stderr)")
+        #expect(merged.stderr.contains("3 tests' results taken from run local"), "\(merged.stderr)")
+        #expect(merged.stdout.contains("4 passed, 0 failed"), "\(merged.stdout)")
+        #expect(merged.stdout.contains("3 of them not run here: verified in run local"), "\(merged.stdout)")
+        let xml = try String(contentsOf: junit, encoding: .utf8)
+        #expect(xml.components(separatedBy: "<testcase ").count == 5, "\(xml)")
+        #expect(xml.components(separatedBy: "name=\"verified-by\"").count == 4, "\(xml)")
+        #expect(!merged.stderr.contains("kept this run's verdict"), "a borrowed verdict is not kept as the tree's own")
+
+        // A move that reaches no test: nothing runs, every result is the check's.
+        try Git.run(["reset", "-q", "--hard", "HEAD~2"], in: package)
+        try Scratch.write("# Pkg\n", to: package.appendingPathComponent("README.md"))
+        try Git.run(["add", "-A"], in: package)
+        try Git.run(["commit", "-q", "-m", "a readme"], in: package)
+        try Git.run(["merge", "-q", "--squash", "feature"], in: package)
+        try Git.run(["commit", "-q", "-m", "a new test (#1)"], in: package)
+        let untouched = try test()
+        #expect(untouched.status == 0, "\(untouched.stderr)")
+        #expect(!untouched.stderr.contains("Running "), "\(untouched.stderr)")
+        #expect(untouched.stdout.contains("4 passed, 0 failed"), "\(untouched.stdout)")
+    }
 }

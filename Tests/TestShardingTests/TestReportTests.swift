@@ -87,6 +87,24 @@ final class TestReportTests: XCTestCase {
         XCTAssertEqual(try failing.nodes(forXPath: "//testcase[@name='flaky()']/failure").count, 1)
     }
 
+    func testResultsTakenFromAVerifiedRunCountAndAreNamed() throws {
+        let verified = report([a, b, c, d].map { TestAttempt(test: $0, status: .passed, seconds: 0.5) })
+        let shard = Shard(index: 1, tests: [b], expectedSeconds: 1)
+        var here = TestReport(
+            shards: [shard], attempts: [TestAttempt(test: b, status: .passed, seconds: 0.5)], seconds: 1,
+            node: .whole, flakyFails: true)
+        here.take(verified.tests.filter { $0.name != b.name }, verifiedBy: "981")
+        XCTAssertEqual(here.tests.map(\.name), [a, b, c, d].map(\.name).sorted())
+        XCTAssertEqual(here.tests.map(\.verifiedBy), ["981", nil, "981", "981"])
+        XCTAssertTrue(here.passed)
+        XCTAssertEqual(here.summaryLine, "4 passed, 0 failed, 0 skipped; 3 of them not run here: verified in run 981")
+        let document = try XMLDocument(data: Data(JUnitReport.xml(here, flakyFails: true).utf8))
+        let named = try document.nodes(forXPath: "//testcase/properties/property[@name='verified-by']")
+        XCTAssertEqual(named.count, 3)
+        XCTAssertEqual((named.first as? XMLElement)?.attribute(forName: "value")?.stringValue, "981")
+        XCTAssertEqual(try document.nodes(forXPath: "//testcase[@name='testB_初期起動時']/properties").count, 0)
+    }
+
     func testGitHubAnnotationsPointAtTheFailingLineInOneEscapedLine() {
         let result = report([
             TestAttempt(test: a, status: .passed, seconds: 1),
