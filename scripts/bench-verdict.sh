@@ -17,6 +17,9 @@
 #               pipeline test --impacted (an incremental build of the change + the impacted tests)
 #   verified    pipeline test --reuse-verdicts from a fresh clone of a tree a run already verified
 #               (a squash onto an unchanged develop, after the pull request's passing check)
+#   moved       the same change onto a develop that moved by another one-line change (in another
+#               file): pipeline test --reuse-verdicts (warm cache) runs what the move reaches, the
+#               rest taken from the check, against swift build + swift test --parallel of that merge
 # The floor and the warm run are each measured PIPELINE_BENCH_REPEATS times (3), their medians kept.
 # Then today, warm and the floor again with Swift Build (--build-system swiftbuild, SwiftPM 6.4's
 # default), against its own `swift build` + `swift test --parallel`.
@@ -90,23 +93,30 @@ for line in open(os.path.join(scratch, "coverage", "lcov.info")):
         if int(count) > 0:
             executed.append((path, int(number)))
 starts = re.compile(r"^\s*(let|var|return|guard|if|for|while|switch)\b")
-change = None
-for path, number in executed:
-    lines = open(path).read().split("\n")
-    previous = lines[number - 2].rstrip() if number >= 2 else ""
-    if not starts.match(lines[number - 1]) or not previous.endswith(("{", "}")) and not starts.match(previous):
-        continue
-    relative = os.path.relpath(path, original)
-    indent = re.match(r"^\s*", lines[number - 1]).group(0)
-    lines.insert(number - 1, f"{indent}_ = \"one-line change\".count")
-    with open(path, "w") as f:
-        f.write("\n".join(lines))
-    if subprocess.run(["swift", "build", "--build-tests", "--package-path", original], capture_output=True).returncode == 0:
-        change = (relative, number)
-        break
-    git(original, "checkout", "-q", "--", relative)
-if change is None:
+
+
+def one_line_change(besides=None):
+    """A statement put before an executed line of a file other than `besides`, that builds, made in
+    the original checkout: (path relative to it, line); the file is left changed."""
+    for path, number in executed:
+        relative = os.path.relpath(path, original)
+        lines = open(path).read().split("\n")
+        previous = lines[number - 2].rstrip() if number >= 2 else ""
+        if relative == besides or not starts.match(lines[number - 1]) or (
+                not previous.endswith(("{", "}")) and not starts.match(previous)):
+            continue
+        indent = re.match(r"^\s*", lines[number - 1]).group(0)
+        lines.insert(number - 1, f"{indent}_ = \"one-line change\".count")
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+        if subprocess.run(["swift", "build", "--build-tests", "--package-path", original],
+                          capture_output=True).returncode == 0:
+            return relative, number
+        git(original, "checkout", "-q", "--", relative)
     sys.exit("bench-verdict: no one-line change of an executed line builds")
+
+
+change = one_line_change()
 shutil.copy(os.path.join(original, change[0]), os.path.join(source, change[0]))
 git(source, "commit", "-q", "-am", "one-line change")
 child = git(source, "rev-parse", "HEAD")
@@ -167,6 +177,27 @@ reused, result = run([pipeline, "test", "--reuse-verdicts", verdicts], fresh(chi
 if "verified already" not in result.stderr or "Building the tests" in result.stderr:
     sys.exit(f"bench-verdict: the verified tree's run did not reuse its verdict:\n{result.stderr[-3000:]}")
 
+# Develop moved between the check and the merge (another one-line change, in another file): the
+# same change over the moved develop runs what develop's move reaches by the impact map, the rest
+# taken from the check; against today's full run of that merge, both from the parent's warm cache.
+git(original, "checkout", "-q", "--", ".")
+git(original, "checkout", "-q", parent)
+moved_change = one_line_change(besides=change[0])
+git(source, "checkout", "-q", "-b", "moved", parent)
+shutil.copy(os.path.join(original, moved_change[0]), os.path.join(source, moved_change[0]))
+git(source, "commit", "-q", "-am", "develop moved")
+git(source, "cherry-pick", child)
+merged = git(source, "rev-parse", "HEAD")
+git(original, "checkout", "-q", "--", ".")
+today_moved, _ = run("swift build --build-tests && swift test --parallel", fresh(merged))
+shutil.rmtree(cache + "-moved", ignore_errors=True)
+shutil.copytree(cache, cache + "-moved")
+moved, result = run([pipeline, "test", "--reuse-verdicts", verdicts, "--timings", timings, "--build-cache",
+                     cache + "-moved"], fresh(merged))
+if "verified already over" not in result.stderr:
+    sys.exit(f"bench-verdict: the merge over a moved develop did not find the check's verdict:\n{result.stderr[-3000:]}")
+taken = re.search(r"(\d+) tests?' results taken from run \S+, (\d+) run", result.stderr)
+
 print(f"verdict on a one-line change ({selected.group(0) if selected else 'tests'} by --impacted in the floor)")
 for label, seconds in [("today: swift build + swift test --parallel", today), ("pipeline cold", cold),
                        ("pipeline warm (cache from the parent)", warm),
@@ -175,6 +206,9 @@ for label, seconds in [("today: swift build + swift test --parallel", today), ("
                        ("verified tree: --reuse-verdicts, nothing built or run", reused)]:
     print(f"  {label:58s} {seconds:6.1f} s  {seconds / floor:5.2f}x floor")
 print(f"  verified tree / today: {reused / today:.3f}x (a merge whose tree the pull request's check verified)")
+print(f"  develop moved ({moved_change[0]}): today {today_moved:.1f} s, pipeline {moved:.1f} s "
+      f"({taken.group(2) if taken else '?'} run, {taken.group(1) if taken else '?'} taken from the check; "
+      f"warm cache): {moved / today_moved:.2f}x today")
 print(f"  warm / today: {warm / today:.2f}x   warm / floor: {warm / floor:.2f}x   "
       f"(medians of {repeats}: floor {', '.join(f'{x:.1f}' for x in floors)} s; warm {', '.join(f'{x:.1f}' for x in warms)} s)")
 print(f"  cache: restored {restored.group(1)} MB in {restored.group(2)} s; kept {saved.group(1)} MB in {saved.group(2)} s")

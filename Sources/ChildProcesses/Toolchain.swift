@@ -55,7 +55,7 @@ public struct Toolchain: Sendable {
     }
 
     /// What `arguments` print; nil when they cannot be run.
-    private static func output(of arguments: [String]) async -> String? {
+    public static func output(of arguments: [String]) async -> String? {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pipeline-\(arguments[0])-\(getpid())-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }

@@ -28,7 +28,7 @@ enum BitriseWorkflows {
             + publishing(
                 "pipeline test --node \"$NODE/$BITRISE_IO_PARALLEL_TOTAL\" --queue "
                     + "--timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) "
-                    + "--build-cache \(request.buildCacheWord)")
+                    + "--build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)")
     }
 
     /// A job's first step: what its credentials can do with the stores, checked before it relies
@@ -132,7 +132,12 @@ enum BitriseWorkflows {
                 "  pipeline-merge-test:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline test (node)", node(request, "post-merge", retries: false)) + "\n" + deploy,
                 "  pipeline-report:\n    before_run: [_pipeline-install]\n    steps:\n"
-                    + script("pipeline report", ["pipeline report --queue --timings develop --junit junit-all.xml"]),
+                    + script(
+                        "pipeline report",
+                        [
+                            "pipeline report --queue --timings develop --junit junit-all.xml "
+                                + "--reuse-verdicts \(request.verdictsWord)"
+                        ]),
                 "  pipeline-promote:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline promote", ["pipeline run post-merge --only promote"]),
             ]
@@ -185,7 +190,7 @@ enum GitLabWorkflows {
             guard shared else { return "    - pipeline run \(spec)" }
             return """
                     - pipeline run \(spec) --only pull
-                    - pipeline test --node "$CI_NODE_INDEX/$CI_NODE_TOTAL" --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord)
+                    - pipeline test --node "$CI_NODE_INDEX/$CI_NODE_TOTAL" --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
                 """
         }
         let mergeRequest =
@@ -199,7 +204,7 @@ enum GitLabWorkflows {
               stage: report
               rules: [{ if: '\(mergeRequest)', when: always }, { if: '\(merged)' }]
               script:
-                - pipeline report --queue --timings develop --junit junit-all.xml
+                - pipeline report --queue --timings develop --junit junit-all.xml --reuse-verdicts \(request.verdictsWord)
 
             promote:
               stage: promote

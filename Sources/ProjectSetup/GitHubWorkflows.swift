@@ -103,7 +103,8 @@ enum GitHubWorkflows {
                 steps:
             \(setup(request, depth: fullHistory))
             \(swift)
-                  - run: pipeline test --build-only --build-cache \(request.buildCacheWord)
+                  - run: pipeline run \(spec) --only pull
+                  - run: pipeline test --build-only --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
               test:
                 needs: build
                 runs-on: ubuntu-latest
@@ -113,7 +114,7 @@ enum GitHubWorkflows {
             \(setup(request, depth: fullHistory))
             \(swift)
                   - run: pipeline run \(spec) --only pull
-                  - run: pipeline test --node ${{ matrix.node }} --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord)
+                  - run: pipeline test --node ${{ matrix.node }} --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
             \(artifacts("pipeline-\(spec)-${{ strategy.job-index }}"))
               report:
                 needs: test
@@ -122,7 +123,7 @@ enum GitHubWorkflows {
                 timeout-minutes: 15
                 steps:
             \(setup(request, depth: 1))
-                  - run: pipeline report --queue --timings develop --junit junit-all.xml
+                  - run: pipeline report --queue --timings develop --junit junit-all.xml --reuse-verdicts \(request.verdictsWord)
             """
     }
 

@@ -165,10 +165,16 @@ public struct SetupRequest: Sendable {
     /// CI run's build job keeps the test products its nodes run.
     var buildCache: String { address("build-cache") }
 
-    /// The build cache as a word of a shell command line: bare when it is made of safe characters,
-    /// else single-quoted.
-    var buildCacheWord: String {
-        let text = buildCache
+    /// The build cache as a word of a shell command line.
+    var buildCacheWord: String { Self.word(buildCache) }
+
+    /// Where a shared run's nodes keep and find verdicts (`--reuse-verdicts`): feature, which a pull
+    /// request's jobs write, as a word of a shell command line.
+    var verdictsWord: String { Self.word(address(layout.feature)) }
+
+    /// `text` as a word of a shell command line: bare when it is made of safe characters, else
+    /// single-quoted.
+    private static func word(_ text: String) -> String {
         let safe = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/:-+=@".contains($0)) }
         return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

@@ -46,13 +46,14 @@ enum XcodeWorkflows {
     /// test's rendering is kept as a candidate to accept; `publishing` wraps it with what hands
     /// the results to the CI's own places (Bitrise's).
     static func nodeScript(
-        spec: String, products: String, index: String, total: String, node: String,
+        _ request: SetupRequest, spec: String, products: String, index: String, total: String, node: String,
         publishing: (String) -> [String] = { [$0] }
     ) -> [String] {
         let work = ".build/pipeline"
         let importing =
             "pipeline import xcresult \(work)/results.json\(node) --queue --timings develop "
-            + "--artifacts \(work)/snapshot-artifacts --render-new \"$NODE_RUN\" --junit \(SetupSpecs.junit)"
+            + "--artifacts \(work)/snapshot-artifacts --render-new \"$NODE_RUN\" --junit \(SetupSpecs.junit) "
+            + "--reuse-verdicts \(request.verdictsWord)"
         return [
             "pipeline run \(spec) --only pull",
             "XCTESTRUN=$(ls \(products)/*.xctestrun | grep -v -- '-node-' | head -n 1)",
@@ -69,7 +70,27 @@ enum XcodeWorkflows {
             + publishing(importing)
     }
 
-    static let reportScript = "pipeline report --queue --timings develop --junit junit-all.xml"
+    static func reportScript(_ request: SetupRequest) -> String {
+        "pipeline report --queue --timings develop --junit junit-all.xml --reuse-verdicts \(request.verdictsWord)"
+    }
+
+    /// After a merge, the build job's first lines: the references pulled (they are part of the
+    /// key), then, when a passing run verified this tree already (the pull request's check on the
+    /// same tree), the verdict noted in the run's folder and nothing built (`products` holds one
+    /// file, for the CI to hand on as it would the products). docs/ci.md, "Tested once".
+    static func buildGate(_ request: SetupRequest, products: String) -> [String] {
+        [
+            "pipeline run post-merge --only pull",
+            "if pipeline verdict --xcode --reuse-verdicts \(request.verdictsWord) --queue --timings develop; then",
+            "  mkdir -p \(products) && echo verified > \(products)/verified && exit 0",
+            "fi",
+        ]
+    }
+
+    /// A node's first line after a merge: nothing to run when the build job found the tree verified.
+    static func nodeGate(_ spec: String) -> [String] {
+        spec == "post-merge" ? ["if pipeline verdict --noted --queue --timings develop; then exit 0; fi"] : []
+    }
 
     /// GitHub's artifacts keep no file modes (the app's and the bundles' executables would arrive
     /// without their executable bit): the products travel as a tar in this folder.
@@ -147,7 +168,7 @@ enum XcodeWorkflows {
                 runs-on: macos-15
                 steps:
             \(GitHubWorkflows.setup(request, depth: depth))
-            \(gitHubScript(buildScript(request, app) + [archiveProducts]))
+            \(gitHubScript((pullRequest ? [] : buildGate(request, products: productsArchive)) + buildScript(request, app) + [archiveProducts]))
                   - uses: actions/upload-artifact@v4
                     with: { name: test-products, path: \(productsArchive) }
               test:
@@ -160,7 +181,7 @@ enum XcodeWorkflows {
             \(GitHubWorkflows.setup(request, depth: depth))
                   - uses: actions/download-artifact@v4
                     with: { name: test-products, path: \(productsArchive) }
-            \(gitHubScript([unpackProducts] + nodeScript(spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}")))
+            \(gitHubScript(nodeGate(spec) + [unpackProducts] + nodeScript(request, spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}")))
                   - uses: actions/upload-artifact@v4
                     if: always()
                     with: { name: "pipeline-\(spec)-${{ matrix.node }}", path: .build/pipeline/, if-no-files-found: ignore }
@@ -170,21 +191,27 @@ enum XcodeWorkflows {
                 runs-on: ubuntu-latest
                 steps:
             \(GitHubWorkflows.setup(request, depth: 1))
-                  - run: \(reportScript)\(promote)
+                  - run: \(reportScript(request))\(promote)
 
             """
     }
 
     // MARK: Bitrise
 
+    /// The build workflow serves both pipelines: after a merge (no pull request), the gate first.
+    private static func bitriseGate(_ request: SetupRequest) -> [String] {
+        ["if [ -z \"${BITRISE_PULL_REQUEST:-}\" ]; then"] + buildGate(request, products: products).map { "  " + $0 }
+            + ["fi"]
+    }
+
     static func bitriseText(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> String {
         func node(_ spec: String) -> String {
             // The tool reads the node from BITRISE_IO_PARALLEL_INDEX/_TOTAL itself.
             BitriseWorkflows.script(
                 "pull, test this node, import",
-                [BitriseWorkflows.nodeNumber, BitriseWorkflows.checkAccess(spec)]
+                nodeGate(spec) + [BitriseWorkflows.nodeNumber, BitriseWorkflows.checkAccess(spec)]
                     + nodeScript(
-                        spec: spec, products: "\"$PIPELINE_TEST_PRODUCTS\"", index: "\"$NODE\"",
+                        request, spec: spec, products: "\"$PIPELINE_TEST_PRODUCTS\"", index: "\"$NODE\"",
                         total: "\"$BITRISE_IO_PARALLEL_TOTAL\"", node: ""
                     ) { BitriseWorkflows.publishing($0, xcresult: ".build/pipeline/tests.xcresult") })
         }
@@ -226,7 +253,7 @@ enum XcodeWorkflows {
               pipeline-build:
                 before_run: [_pipeline-install]
                 steps:
-            \(BitriseWorkflows.script("build for testing, list the tests", buildScript(request, app)))
+            \(BitriseWorkflows.script("build for testing, list the tests", bitriseGate(request) + buildScript(request, app)))
                   - deploy-to-bitrise-io@2:
                       inputs:
                         - pipeline_intermediate_files: \(products):PIPELINE_TEST_PRODUCTS
@@ -245,7 +272,7 @@ enum XcodeWorkflows {
               pipeline-report:
                 before_run: [_pipeline-install]
                 steps:
-            \(BitriseWorkflows.script("pipeline report", [reportScript]))
+            \(BitriseWorkflows.script("pipeline report", [reportScript(request)]))
               pipeline-promote:
                 before_run: [_pipeline-install]
                 steps:

@@ -309,6 +309,24 @@ public struct WorkQueue: Sendable {
         Set(try await store.list(under: try key("results")).compactMap { Self.index(of: $0.key) })
     }
 
+    // MARK: The verdict
+
+    /// Keeps `data` as the run's verdict note `name` (`verdicts/<name>`): what a node's tests were
+    /// keyed by, or the record that verified the run's tree (docs/ci.md, "Tested once").
+    public func keepNote(_ data: Data, as name: String) async throws {
+        _ = try await store.put(data, to: try key("verdicts/\(name)"), condition: .always)
+    }
+
+    /// The run's verdict notes, by name.
+    public func notes() async throws -> [String: Data] {
+        var notes: [String: Data] = [:]
+        for object in try await store.list(under: try key("verdicts")) {
+            guard let (data, _) = try await store.get(object.key) else { continue }
+            notes[String(object.key.rawValue.split(separator: "/").last ?? "")] = data
+        }
+        return notes
+    }
+
     private func key(_ path: String) throws(StoreError) -> ObjectKey { try ObjectKey(folder.rawValue + "/" + path) }
 
     static func name(_ index: Int) -> String {

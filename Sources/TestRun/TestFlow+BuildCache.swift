@@ -141,11 +141,6 @@ extension TestFlow {
     /// the spec's stores are (its endpoint, region and credentials, when there is a spec).
     func openStore(_ address: StoreAddress) throws -> StoreFolder {
         if let stores = request.stores { return try stores.open(address) }
-        let source = try? ReferenceSource.locate(
-            from: request.shared.workingDirectory, pipeline: request.shared.pipeline)
-        return try ReferenceStores(
-            sharedSetsOf: source?.spec?.references ?? ReferenceSettings(), base: request.shared.workingDirectory,
-            origin: source?.origin ?? "--build-cache"
-        ).open(address)
+        return try request.shared.open(address)
     }
 }

@@ -2,11 +2,15 @@ import BuildCache
 import CISystem
 import Foundation
 import GitChanges
+import PipelineCore
 import PipelineSpec
 import ReferenceStore
+import References
+import SharedRun
 import TestImpact
 import TestSharding
 import Verdicts
+import XcodeResults
 
 /// Where a run's verdict is looked for before it runs, and kept after it passed (docs/ci.md,
 /// "Tested once").
@@ -30,26 +34,106 @@ extension TestFlow {
     /// a run of part of the suite, a working tree with uncommitted changes beside its references.
     func verdictKey(coverage: Bool) async throws -> VerdictKey? {
         guard request.verdicts != nil else { return nil }
-        func without(_ reason: String) -> VerdictKey? {
-            request.write("verdicts: not used: \(reason)\n")
-            return nil
-        }
-        guard request.mode.runs, !request.isHunt, request.limits.node == .whole, request.shared.queue == nil,
-            !request.limits.failedOnly
-        else { return without("this run is not the whole suite on one machine") }
+        guard request.mode.runs || request.mode.isBuildOnly, !request.isHunt, !request.limits.failedOnly,
+            request.limits.node == .whole || request.shared.queue != nil
+        else { return verdictsNotUsed("this run is not the whole suite (on one machine, or shared through --queue)") }
         guard request.selection == .all else {
-            return without("select: \(request.selection.rawValue) runs what a change reaches, not a tree's whole suite")
+            return verdictsNotUsed(
+                "select: \(request.selection.rawValue) runs what a change reaches, not a tree's whole suite")
         }
         guard request.coverage == nil, !request.recordImpact else {
-            return without("coverage is measured, which only a run gives")
+            return verdictsNotUsed("coverage is measured, which only a run gives")
         }
+        guard var key = try await checkoutKey() else { return nil }
+        let scratch = SuiteRun.workFolder(of: request.package)
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        // The pins decide the outcome: resolved first, as the build would, when none are committed.
+        await BuildCacheKey.resolvePins(
+            package: request.package, environment: request.shared.variables, scratch: scratch)
+        let arguments = request.buildArguments
+        var build = try await BuildCacheKey.current(
+            package: request.package, configuration: request.configuration.rawValue,
+            flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
+            buildSystem: await BuildSettings.buildSystem(arguments: arguments), environment: request.shared.variables,
+            scratch: scratch)
+        // Where the checkout is does not decide the outcome (each CI job may check out elsewhere): the
+        // package's path in its repository does.
+        let package = request.package.resolvingSymlinksInPath().path
+        let repository = try URL(fileURLWithPath: CommitHistory(repositoryPath: request.package.path).workTree)
+            .resolvingSymlinksInPath().path
+        build.path = package == repository ? "." : String(package.dropFirst(repository.count + 1))
+        key.build = build
+        return key
+    }
+
+    /// The key of a run Xcode made of this checkout (`pipeline import`, `pipeline verdict --xcode`):
+    /// the checkout's parts, and `xcodebuild -version`, the scheme and the destination the
+    /// workflow's variables name (`PIPELINE_XCODE_SCHEME`, `PIPELINE_XCODE_DESTINATION`); nil, and
+    /// why, when it cannot stand for another run.
+    func xcodeVerdictKey() async throws -> VerdictKey? {
+        guard request.verdicts != nil else { return nil }
+        guard request.limits.node == .whole || request.shared.queue != nil else {
+            return verdictsNotUsed("this import is one node's part, with no --queue to keep the run's key in")
+        }
+        // The products a workflow builds into the checkout (`-derivedDataPath DerivedData`) are outputs too.
+        guard var key = try await checkoutKey(outputs: [".build", "DerivedData"]) else { return nil }
+        guard let xcode = await Xcodebuild.versionDescription.value else {
+            return verdictsNotUsed("'xcodebuild -version' cannot be run here")
+        }
+        let variables = request.shared.variables
+        key.xcode = [
+            xcode, "scheme \(variables["PIPELINE_XCODE_SCHEME"] ?? "")",
+            "destination \(variables[RenderEnvironment.destinationVariable] ?? "")",
+        ]
+        return key
+    }
+
+    /// `pipeline verdict`: the passing record that stands for this checkout's run, said in one
+    /// line, or nil and why not. With `notedOnly`, the shared run's note alone (a node reads what
+    /// the run's first job found); otherwise this checkout's key (a SwiftPM build's, or with `xcode`
+    /// a run Xcode would make) is looked for, and in a shared run (`--queue`) the record found is
+    /// noted in the run's folder for its nodes and its report.
+    public func verifiedRun(xcode: Bool, notedOnly: Bool) async throws -> VerdictRecord? {
+        let queue = try request.shared.runID().map { try timingsFolder().queue(run: $0, node: .whole) }
+        if notedOnly {
+            guard let queue else { throw RequestError("--noted reads a shared run's note: give --queue too") }
+            guard let data = try await queue.notes()[Self.verifiedNote],
+                let record = try? JSONDecoder().decode(VerdictRecord.self, from: data)
+            else {
+                request.write("not verified: nothing in \(queue.location) says this run's tree was verified\n")
+                return nil
+            }
+            request.write(record.line + "\n")
+            return record
+        }
+        guard let key = try await (xcode ? xcodeVerdictKey() : verdictKey(coverage: false)) else { return nil }
+        guard let record = try await reusedVerdict(key) else {
+            let places = (request.verdicts?.read ?? []).map(\.description).joined(separator: ", ")
+            request.write("not verified: no passing verdict of this checkout's key in \(places)\n")
+            return nil
+        }
+        request.write(record.line + "\n")
+        try await queue?.keepNote(try JSONFile.encode(record, what: "verdict"), as: Self.verifiedNote)
+        return record
+    }
+
+    /// Says why this run's verdict is not used; nil.
+    private func verdictsNotUsed(_ reason: String) -> VerdictKey? {
+        request.write("verdicts: not used: \(reason)\n")
+        return nil
+    }
+
+    /// The parts of a key every run has: the tree (nil, said, when the working tree has uncommitted
+    /// changes beside its references and the run's `outputs`, folders of the package), the
+    /// references, the selection and the render environment.
+    private func checkoutKey(outputs: [String] = [".build"]) async throws -> VerdictKey? {
         let history: CommitHistory
         let tree: String
         do {
             history = try CommitHistory(repositoryPath: request.package.path)
             tree = try history.treeID("HEAD")
         } catch {
-            return without("\(error)")
+            return verdictsNotUsed("\(error)")
         }
         let local =
             request.stores?.local(testPattern: request.testPattern)
@@ -65,30 +149,19 @@ extension TestFlow {
         let root = history.workTree + "/"
         // The package's own build folder is the run's output, not its input; a Package.resolved the
         // build wrote (none committed) is keyed by its pins.
-        let outputs = request.package.appendingPathComponent(".build").standardizedFileURL.path + "/"
+        let outputs = outputs.map { request.package.appendingPathComponent($0).standardizedFileURL.path + "/" }
         let resolved = request.package.appendingPathComponent("Package.resolved").standardizedFileURL.path
         let changed = try history.uncommittedChanges().filter { !($0.status == .added && root + $0.path == resolved) }
-            .map { root + $0.path }.filter { !referenceFiles.contains($0) && !$0.hasPrefix(outputs) }
+            .map { root + $0.path }.filter { path in
+                !referenceFiles.contains(path) && !outputs.contains { path.hasPrefix($0) }
+            }
         guard changed.isEmpty else {
-            return without(
-                "the working tree has uncommitted changes (\(changed.prefix(3).map { String($0.dropFirst(root.count)) }.joined(separator: ", ")))"
-            )
+            let named = changed.prefix(3).map { String($0.dropFirst(root.count)) }.joined(separator: ", ")
+            return verdictsNotUsed("the working tree has uncommitted changes (\(named))")
         }
-        let scratch = SuiteRun.workFolder(of: request.package)
-        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        // The pins decide the outcome: resolved first, as the build would, when none are committed.
-        await BuildCacheKey.resolvePins(
-            package: request.package, environment: request.shared.variables, scratch: scratch)
-        let arguments = request.buildArguments
-        let build = try await BuildCacheKey.current(
-            package: request.package, configuration: request.configuration.rawValue,
-            flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
-            buildSystem: await BuildSettings.buildSystem(arguments: arguments), environment: request.shared.variables,
-            scratch: scratch)
-        let references = listed.map { "\($0.key.rawValue) \($0.md5)" }.sorted()
         return VerdictKey(
-            tree: tree, build: build, selection: verdictSelection(), environment: request.stores?.environmentName ?? "",
-            references: references)
+            tree: tree, selection: verdictSelection(), environment: request.stores?.environmentName ?? "",
+            references: listed.map { "\($0.key.rawValue) \($0.md5)" }.sorted())
     }
 
     /// What the run selects and how it judges, one line each. Retries and the flaky policy are not
@@ -130,7 +203,8 @@ extension TestFlow {
     /// what the base's moves since changed, the change's own files left out (they hold what the
     /// verified run had). Nil when there is none, or the base it was made on cannot be read.
     func verifiedChange(_ key: VerdictKey) async throws -> VerifiedChange? {
-        guard request.verdicts?.reuse == true else { return nil }
+        // A node's part cannot take the rest's results: the run's report merges the parts.
+        guard request.verdicts?.reuse == true, request.mode.runs, request.shared.queue == nil else { return nil }
         let history = try CommitHistory(repositoryPath: request.package.path)
         let change = try history.contentChange(of: "HEAD")
         guard !change.isEmpty, let record = try await reusedVerdict(try key.change(change)), let base = record.base
@@ -180,22 +254,52 @@ extension TestFlow {
         return (prepared.only(tests, shards: session.suite.options.shards, node: request.limits.node), taken)
     }
 
-    /// Keeps a passing run's record where the settings say, saying so; a store that refuses is a note.
-    func keepVerdict(_ key: VerdictKey, report: TestReport) async {
+    /// Keeps a passing run's record where the settings say, saying so; a store that refuses is a
+    /// note. A node of a shared run keeps its key in the run's folder instead: the run's report,
+    /// which alone knows whether the whole run passed, keeps the record.
+    func keepVerdict(_ key: VerdictKey, report: TestReport, queue: WorkQueue?) async {
         guard let address = request.verdicts?.keep, report.passed else { return }
-        let ci = CIContext(request.shared.variables)
-        let history = try? CommitHistory(repositoryPath: request.package.path)
+        if let queue {
+            do {
+                try await queue.keepNote(key.encoded(), as: Self.keyNote(request.limits.node.description))
+            } catch {
+                request.write("verdicts: could not file this node's key in \(queue.location): \(error)\n")
+            }
+            return
+        }
+        do {
+            let store = try openStore(address)
+            request.write(
+                try await Self.keep(
+                    key, report: report, in: store, named: address.description, package: request.package,
+                    variables: request.shared.variables))
+        } catch {
+            request.write("verdicts: could not keep this run's verdict in \(address): \(error)\n")
+        }
+    }
+
+    /// The note a node (`I/N`) of a shared run files its key under.
+    static func keyNote(_ node: String) -> String { "key-\(node.replacingOccurrences(of: "/", with: "-of-")).json" }
+
+    /// The note the node that found the run's tree verified files the record under.
+    static let verifiedNote = "verified.json"
+
+    /// Keeps the record of a passing `report` run under `key` in `store` (`named` so in the line
+    /// saying so), on the commit checked out at `package`, with the CI run and trust scope of
+    /// `variables`.
+    static func keep(
+        _ key: VerdictKey, report: TestReport, in store: StoreFolder, named: String, package: URL,
+        variables: [String: String]
+    ) async throws -> String {
+        let ci = CIContext(variables)
+        let history = try? CommitHistory(repositoryPath: package.path)
         let commit = (try? history?.sha("HEAD")) ?? ""
         let change = try? history.flatMap { history in try key.change(history.contentChange(of: "HEAD")).tree }
         let record = VerdictRecord(
             key: key, run: ci.runID ?? "local", commit: commit, date: Date(), scope: ci.trustScope.folder,
             report: report, base: (try? history?.parents(of: "HEAD"))??.first, change: change)
-        do {
-            try await VerdictStore(try openStore(address)).keep(record)
-            request.write("verdicts: kept this run's verdict in \(address) for a run of the same tree\n")
-        } catch {
-            request.write("verdicts: could not keep this run's verdict in \(address): \(error)\n")
-        }
+        try await VerdictStore(store).keep(record)
+        return "verdicts: kept this run's verdict in \(named) for a run of the same tree\n"
     }
 }
 

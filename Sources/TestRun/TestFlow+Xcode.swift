@@ -20,6 +20,8 @@ extension TestFlow {
         _ kind: XcodeInput.Kind, at path: String, snapshots: XcodeSnapshots? = nil, renderNew: XcodeRender? = nil
     ) async throws -> TestOutcome {
         let shared = try request.shared.runID()
+        // Keyed before anything is rendered into the checkout: the references the run compared against.
+        let verdict = try await xcodeVerdictKey()
         let run = try await XcodeInput.run(kind, at: path)
         let place = try timingsFolder()
         let recorded = try await place.plannedTimings.load()
@@ -46,11 +48,12 @@ extension TestFlow {
                 report.readdress(review: page.path, as: kept.review.page)
             }
         }
-        if let shared {
-            let queue = try place.queue(run: shared, node: request.limits.node)
+        let queue = try shared.map { try place.queue(run: $0, node: request.limits.node) }
+        if let queue {
             try await queue.file(report)
             request.write("Filed node \(queue.node)'s results in \(queue.location)\n")
         }
+        if let verdict { await keepVerdict(verdict, report: report, queue: queue) }
         CIReport.publish(
             report, coverage: nil, title: request.title, review: findings.reviewForCI,
             variables: request.shared.variables)

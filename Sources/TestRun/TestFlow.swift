@@ -75,6 +75,9 @@ public struct TestFlow: Sendable {
         let verdict = try await verdictKey(coverage: coverage != nil)
         if let verdict, let record = try await reusedVerdict(verdict) {
             request.write(record.line + "\n")
+            if request.mode.isBuildOnly { return .built("Nothing built: the tree was verified already.\n") }
+            // The shared run's report stands on the same record: this node says so in the run's folder.
+            try await queue?.keepNote(try JSONFile.encode(record, what: "verdict"), as: Self.verifiedNote)
             var report = record.report
             report.verifiedBy = record.line
             return try verified(report)
@@ -172,7 +175,7 @@ public struct TestFlow: Sendable {
                 report, coverage: measured, title: title, review: findings.reviewForCI,
                 variables: request.shared.variables)
             // A verdict partly taken from another run is not kept as this tree's own.
-            if let verdict, verifiedChange == nil { await keepVerdict(verdict, report: report) }
+            if let verdict, verifiedChange == nil { await keepVerdict(verdict, report: report, queue: queue) }
             return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
         }
     }

@@ -5,14 +5,18 @@ import ReferenceStore
 import TestSharding
 
 /// Everything that decides a test run's outcome, so a passing run's verdict can stand for another
-/// run with the same key: the git tree the tests ran on, the build (toolchain, target, configuration,
-/// flags, pins, path, build system: `BuildCacheKey`), what the run selected and how (filters, the
-/// quarantine's content, impact mode), the render environment, and the references the tests
-/// compared against, by content. A difference anywhere is another key.
+/// run with the same key: the git tree the tests ran on, the build (a SwiftPM build's toolchain,
+/// target, configuration, flags, pins, package path and build system: `BuildCacheKey`; an Xcode
+/// run's Xcode, scheme and destination), what the run selected and how (filters, the quarantine's
+/// content), the render environment, and the references the tests compared against, by content.
+/// A difference anywhere is another key.
 public struct VerdictKey: Sendable, Codable, Equatable {
     /// The id of the git tree of the commit the tests ran on.
     public var tree: String
-    public var build: BuildCacheKey
+    /// A SwiftPM build's key; nil for a run Xcode made.
+    public var build: BuildCacheKey?
+    /// A run Xcode made: `xcodebuild -version`, the scheme and the destination, a line each.
+    public var xcode: [String]?
     /// The run's selection and settings that change what runs or how it is judged, one line each.
     public var selection: [String]
     /// The render environment whose references the snapshot tests compared against ("" for none).
@@ -21,18 +25,23 @@ public struct VerdictKey: Sendable, Codable, Equatable {
     public var references: [String]
 
     public init(
-        tree: String, build: BuildCacheKey, selection: [String], environment: String, references: [String]
+        tree: String, build: BuildCacheKey? = nil, xcode: [String]? = nil, selection: [String], environment: String,
+        references: [String]
     ) {
-        (self.tree, self.build, self.selection) = (tree, build, selection)
+        (self.tree, self.build, self.xcode, self.selection) = (tree, build, xcode, selection)
         (self.environment, self.references) = (environment, references)
     }
 
     /// The key's name in a store: the SHA-256 of its parts, in hex.
     public func hash() throws(StoreError) -> String {
+        try Digest.hex(of: encoded(), .sha256)
+    }
+
+    /// The key as JSON, its parts in a fixed order (a node of a shared run files it so).
+    public func encoded() -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "" }
-        return try Digest.hex(of: data, .sha256)
+        return (try? encoder.encode(self)) ?? Data()
     }
 
     /// This key with the tree replaced by a commit's change (`CommitHistory.contentChange`: path

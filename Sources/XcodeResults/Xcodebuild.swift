@@ -6,6 +6,12 @@ import Foundation
 /// the chosen ones (`test-without-building -only-testing:`) with variables for the test process,
 /// reading the run back from its result bundle through `xcrun xcresulttool`.
 public struct Xcodebuild: Sendable {
+    /// What `xcodebuild -version` prints (`Xcode 16.2` and its build version), read once per
+    /// process; nil without Xcode.
+    public static let versionDescription = Task<String?, Never> {
+        await Toolchain.output(of: ["xcodebuild", "-version"])?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// What to test: a scheme to build (with `-project P` or `-workspace W` when given), or the
     /// `.xctestrun` a build already wrote.
     public enum Products: Sendable, Equatable {

@@ -203,6 +203,11 @@ struct ActWorkflowTests {
         let merged = try team.squash("feature/brand", onto: "develop")
         let postMerge = try team.push(merged, deleting: ["feature/brand"])
         Self.expect(postMerge, passed: true, "the post-merge job")
+        // Tested once: the squash onto an unchanged develop has the tree the re-run verified on the
+        // merge ref, in another job's workspace; nothing runs, the check's run is named.
+        #expect(
+            postMerge.output.contains("verified already: ") && postMerge.output.contains("nothing run"),
+            "\(postMerge.output.suffix(3000))")
         Self.expectPromoted(postMerge, tests: 2)
 
         _ = try team.branch("feature/notes", Self.notes("next"))
@@ -237,10 +242,19 @@ struct ActWorkflowTests {
             #expect(samePath || saysWhy, "\(node): the build job's products, or why not: \(ran.suffix(2000))")
         }
         #expect(failed.output.contains("pipeline refs accept BadgeViewTests --commit \(brand.head)"))
-        // The re-run after the accept is the single machine's loop; here the merge comes next.
+        // The re-run after the accept passes; its report job keeps the verdict the nodes keyed.
         Self.expect(try team.accept(branch: "feature/brand"), passed: true, "the accept workflow")
+        let green = try team.checks(brand, branch: "feature/brand")
+        Self.expect(green, passed: true, "the re-run on CI's renderings, over both nodes")
+        #expect(
+            green.job("report").contains("verdicts: kept this run's verdict"), "\(green.job("report").suffix(2000))")
         let postMerge = try team.push(try team.squash("feature/brand", onto: "develop"), deleting: ["feature/brand"])
         Self.expect(postMerge, passed: true, "the post-merge run: build, nodes, report, promote")
+        // The squash has the verified tree: no build, no test on either node, the check's report.
+        #expect(postMerge.job("build").contains("Nothing built: the tree was verified already."))
+        for job in ["test-1", "test-2", "report"] {
+            #expect(postMerge.job(job).contains("verified already: "), "\(job): \(postMerge.job(job).suffix(2000))")
+        }
         #expect(postMerge.output.contains("[pipeline post-merge/promote"), "the promote job ran after the report")
         Self.expectPromoted(postMerge, tests: 2)
     }

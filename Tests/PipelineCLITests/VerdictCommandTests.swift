@@ -195,4 +195,47 @@ struct VerdictCommandTests {
         #expect(!untouched.stderr.contains("Running "), "\(untouched.stderr)")
         #expect(untouched.stdout.contains("4 passed, 0 failed"), "\(untouched.stdout)")
     }
+
+    /// A shared run's nodes file their key in the run's folder; the run's report keeps the verdict
+    /// when the whole run passed; a later run of the same tree builds nothing, its nodes run nothing,
+    /// and its report is the verified run's.
+    @Test("a shared run: the report keeps the verdict its nodes keyed; the next run of the tree runs nothing")
+    func sharedRun() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let timings = root.appendingPathComponent("timings/timings.json").path
+        func node(_ index: Int, run: String) throws -> PipelineBinary.Result {
+            try test("--node", "\(index)/2", "--queue", run, "--timings", timings)
+        }
+        func report(run: String, junit: URL? = nil) throws -> PipelineBinary.Result {
+            try PipelineBinary.run(
+                ["report", "--queue", run, "--timings", timings, "--reuse-verdicts", store.path]
+                    + (junit.map { ["--junit", $0.path] } ?? []), in: package, environment: ["CI": "false"])
+        }
+        for index in 1...2 {
+            let part = try node(index, run: "check")
+            #expect(part.status == 0, "\(part.stderr)")
+            #expect(!part.stderr.contains("kept this run's verdict"), "a node keeps no verdict of its own")
+        }
+        let checked = try report(run: "check")
+        #expect(
+            checked.status == 0 && checked.stderr.contains("verdicts: kept this run's verdict"), "\(checked.stderr)")
+
+        let built = try test("--build-only")
+        #expect(built.status == 0 && built.stdout.contains("Nothing built: the tree was verified already."), "\(built)")
+        for index in 1...2 {
+            let part = try node(index, run: "merge")
+            #expect(part.status == 0 && part.stderr.contains("verified already: 2 tests passed"), "\(part.stderr)")
+            #expect(!part.stderr.contains("Running "), "\(part.stderr)")
+        }
+        let junit = root.appendingPathComponent("merge.xml")
+        let merged = try report(run: "merge", junit: junit)
+        #expect(merged.status == 0 && merged.stderr.contains("verified already: 2 tests passed"), "\(merged.stderr)")
+        #expect(try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "<testcase ").count == 3)
+
+        // A failing shared run keeps nothing.
+        try commit("Sources/Pkg/Pkg.swift", "public func twice(_ value: Int) -> Int { value * 3 }\n")
+        for index in 1...2 { _ = try node(index, run: "red") }
+        let red = try report(run: "red")
+        #expect(red.status == 1 && !red.stderr.contains("kept this run's verdict"), "\(red.stderr)")
+    }
 }

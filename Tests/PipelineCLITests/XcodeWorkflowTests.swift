@@ -88,20 +88,31 @@ struct XcodeWorkflowTests {
         let workflows = ".github/workflows/"
         let brand = try team.pullRequest("feature/brand", colour: "208, 64, 32")
         let event: [String: Any] = ["pull_request": ["head": ["sha": brand.head], "base": ["ref": "develop"]]]
-        func gitHubRun(_ file: String, sha: String, event name: String, payload: [String: Any], passes: Bool) throws {
+        func gitHubRun(
+            _ file: String, sha: String, event name: String, payload: [String: Any], passes: Bool,
+            verified: Bool = false
+        ) throws {
             let build = try runner.gitHub(workflows + file, job: "build", sha: sha, event: name, payload: payload)
             Self.expect(build, passed: true, "\(file)'s build job")
+            // Tested once: a merge of the tree the check verified builds nothing and runs nothing.
+            #expect(build.output.contains("TEST BUILD SUCCEEDED") != verified, "\(build.output.suffix(2000))")
+            #expect(build.output.contains("verified already: ") == verified, "\(build.output.suffix(2000))")
             var nodes: [CIRunner.Job] = []
             for (index, node) in ["1", "2"].enumerated() {
                 let ran = try runner.gitHub(
                     workflows + file, job: "test", sha: sha, event: name, payload: payload, node: (index, node))
-                #expect(ran.output.contains("Filed node \(node)/2's results"), "\(ran.output.suffix(2000))")
+                #expect(ran.output.contains("Filed node \(node)/2's results") != verified, "\(ran.output.suffix(2000))")
+                #expect(ran.output.contains("verified already: ") == verified, "\(ran.output.suffix(2000))")
                 #expect(!ran.output.contains("build-for-testing"), "node \(node) builds nothing")
                 nodes.append(ran)
             }
             #expect(nodes.allSatisfy(\.passed) == passes, "\(nodes.map { $0.output.suffix(1500) })")
             let report = try runner.gitHub(workflows + file, job: "report", sha: sha, event: name, payload: payload)
             Self.expect(report, passed: passes, "\(file)'s report over both nodes")
+            #expect(report.output.contains("verified already: ") == verified, "\(report.output.suffix(2000))")
+            if passes, !verified, name == "pull_request" {
+                #expect(report.output.contains("verdicts: kept this run's verdict"), "\(report.output.suffix(2000))")
+            }
             if !passes {
                 let failing = try #require(nodes.first { !$0.passed })
                 #expect(
@@ -123,7 +134,7 @@ struct XcodeWorkflowTests {
         try gitHubRun(
             "pipeline-pull-request.yml", sha: brand.merge, event: "pull_request", payload: event, passes: true)
         let merged = try team.merge("feature/brand")
-        try gitHubRun("pipeline-post-merge.yml", sha: merged, event: "push", payload: [:], passes: true)
+        try gitHubRun("pipeline-post-merge.yml", sha: merged, event: "push", payload: [:], passes: true, verified: true)
         let promoted = try runner.gitHub(
             workflows + "pipeline-post-merge.yml", job: "promote", sha: merged, event: "push")
         Self.expect(promoted, passed: true, "the promotion after the report")
@@ -139,17 +150,37 @@ struct XcodeWorkflowTests {
         #expect(bitriseFile.contains("echo the team's deploy"), "init joined the team's bitrise.yml")
         let green = try team.pullRequest("feature/green", colour: "32, 160, 64", newTest: "testArchive")
         var pipelineRun = 200
-        func bitriseRun(_ test: String, sha: String, extra: [String: String], passes: Bool) throws {
+        func bitriseRun(
+            _ test: String, sha: String, extra: [String: String], passes: Bool, verified: Bool = false
+        ) throws {
             pipelineRun += 1
             let extra = extra.merging(["BITRISEIO_PIPELINE_ID": "pipeline-\(pipelineRun)"]) { $1 }
-            Self.expect(try runner.bitrise("pipeline-build", sha: sha, extra: extra), passed: true, "Bitrise's build")
-            var ran: [CIRunner.Job] = []
-            for index in 0..<nodes {
-                let node = try runner.bitrise(
+            let build = try runner.bitrise("pipeline-build", sha: sha, extra: extra)
+            Self.expect(build, passed: true, "Bitrise's build")
+            #expect(build.output.contains("TEST BUILD SUCCEEDED") != verified, "\(build.output.suffix(2000))")
+            func node(_ index: Int) throws -> CIRunner.Job {
+                try runner.bitrise(
                     test, sha: sha,
                     extra: extra.merging([
                         "BITRISE_IO_PARALLEL_INDEX": "\(index)", "BITRISE_IO_PARALLEL_TOTAL": "\(nodes)",
                     ]) { $1 })
+            }
+            if verified {
+                // The squash has the tree the pull request's last check verified: no build, no node runs.
+                #expect(build.output.contains("verified already: "), "\(build.output.suffix(2000))")
+                for index in 0..<nodes {
+                    let node = try node(index)
+                    Self.expect(node, passed: true, "node \(index + 1) of a verified tree")
+                    #expect(node.output.contains("verified already: ") && !node.output.contains("Filed node"))
+                }
+                let report = try runner.bitrise("pipeline-report", sha: sha, extra: extra)
+                Self.expect(report, passed: true, "Bitrise's report of a verified tree")
+                #expect(report.output.contains("verified already: "), "\(report.output.suffix(2000))")
+                return
+            }
+            var ran: [CIRunner.Job] = []
+            for index in 0..<nodes {
+                let node = try node(index)
                 #expect(
                     node.output.contains("Filed node \(index + 1)/\(nodes)'s results"), "\(node.output.suffix(2000))")
                 // Bitrise's Tests tab gets each node's JUnit, named by its test-info.json.
@@ -194,7 +225,9 @@ struct XcodeWorkflowTests {
         Self.expect(accept, passed: true, "Bitrise's accept workflow")
         try bitriseRun("pipeline-pr-test", sha: green.merge, extra: pullRequest, passes: true)
         let mergedGreen = try team.merge("feature/green", squash: true)
-        try bitriseRun("pipeline-merge-test", sha: mergedGreen, extra: ["BITRISE_GIT_BRANCH": "develop"], passes: true)
+        try bitriseRun(
+            "pipeline-merge-test", sha: mergedGreen, extra: ["BITRISE_GIT_BRANCH": "develop"], passes: true,
+            verified: true)
         let promote = try runner.bitrise(
             "pipeline-promote", sha: mergedGreen,
             extra: ["BITRISE_GIT_BRANCH": "develop", "BITRISEIO_PIPELINE_ID": "pipeline-204"])

@@ -96,6 +96,14 @@ struct ImportCommand: AsyncParsableCommand {
             valueName: "destination"))
     var destination: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "A folder or s3://bucket/prefix of verdicts: a passing import keeps its key (Xcode, scheme, destination, "
+                + "the git tree, the references compared against), in a shared run for 'pipeline report "
+                + "--reuse-verdicts' to keep the run's verdict; 'pipeline verdict --xcode' finds it (docs/ci.md, "
+                + "\"Tested once\").", valueName: "location"))
+    var reuseVerdicts: StoreAddress?
+
     @OptionGroup var environmentOption: EnvironmentOption
 
     func validate() throws {
@@ -142,7 +150,9 @@ struct ImportCommand: AsyncParsableCommand {
             quarantineFile: quarantineFile.map { (global.resolve($0), $0) },
             updatesTimings: !noUpdateTimings, junit: junit.map(global.resolve), review: review.map(global.resolve),
             stores: try await SpecStores.locate(for: shared, environment: environmentOption.environment, write: write),
-            title: "pipeline import \(kind.rawValue)", write: write)
+            verdicts: reuseVerdicts.map { VerdictSettings(read: [$0], keep: $0) },
+            title: "pipeline import \(kind.rawValue)",
+            write: write)
         let snapshots =
             artifacts.map { XcodeSnapshots.artifacts(global.resolve($0)) }
             ?? attachments.map { XcodeSnapshots.attachments(global.resolve($0)) }

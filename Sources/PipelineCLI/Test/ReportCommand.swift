@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PipelineSpec
 
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -26,6 +27,13 @@ struct ReportCommand: AsyncParsableCommand {
     @Flag(help: "Print the merged report as JSON (see docs/json.md).")
     var json = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Where the nodes' --reuse-verdicts keep verdicts: a run a node found verified reports that verdict; "
+                + "a passing run whose nodes filed one key keeps its verdict there (docs/ci.md, \"Tested once\").",
+            valueName: "location"))
+    var reuseVerdicts: StoreAddress?
+
     @OptionGroup var coverage: CoverageOptions
 
     @Flag(help: "With --coverage: report the nodes' coverage even when some node's never reached the store.")
@@ -43,7 +51,8 @@ struct ReportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let report = try await shared.settings(global).mergedReport(
-            package: global.resolve(packagePath), junit: junit.map(global.resolve))
+            package: global.resolve(packagePath), junit: junit.map(global.resolve), verdicts: reuseVerdicts,
+            write: Console.progress)
         json ? try Console.json(report) : Console.out(report.render())
         if let request = coverage.request(global, measured: coverage.coverage) {
             let merged = try await shared.settings(global).mergedCoverage(

@@ -2,9 +2,11 @@ import CISystem
 import Foundation
 import PipelineCore
 import PipelineSpec
+import ReferenceStore
 import References
 import SharedRun
 import TestSharding
+import Verdicts
 
 /// Where recorded durations are kept and which shared run a node joins, as `pipeline test`,
 /// `plan` and `report` are asked: timings kept in a store are shared by every CI machine, and a
@@ -59,6 +61,16 @@ public struct SharedRunSettings: Sendable {
         }
     }
 
+    /// A store named on the command line (`--build-cache`, `--reuse-verdicts`) opened with the S3
+    /// settings of the spec (`pipeline`, else the one that sets references), when there is one.
+    public func open(_ address: StoreAddress) throws -> StoreFolder {
+        let source = try? ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
+        return try ReferenceStores(
+            sharedSetsOf: source?.spec?.references ?? ReferenceSettings(), base: workingDirectory,
+            origin: source?.origin ?? "the command line"
+        ).open(address)
+    }
+
     /// The CI run whose folder in the store keeps each node's report for `--failed`: the CI's run id
     /// when the timings are kept in a store (not a file).
     public var keptInRun: String? {
@@ -82,17 +94,60 @@ public struct SharedRunSettings: Sendable {
     }
 
     /// `pipeline report --queue RUN`: every node's batches merged into one report, written as JUnit
-    /// to `junit` and published where the CI shows it.
-    public func mergedReport(package: URL, junit: URL?) async throws -> TestReport {
+    /// to `junit` and published where the CI shows it. With `verdicts` (`--reuse-verdicts`): the
+    /// record a node found this tree verified by stands for the run; a passing run whose nodes all
+    /// filed the same key keeps its record there (docs/ci.md, "Tested once"), said through `write`.
+    public func mergedReport(
+        package: URL, junit: URL?, verdicts: StoreAddress? = nil, write: @Sendable (String) -> Void = { _ in }
+    ) async throws -> TestReport {
         let place = try folder(package: package)
         guard let run = try runID() else {
             throw RequestError("name the shared run: --queue RUN (or --queue alone in CI)")
         }
-        let report = try await place.queue(run: run, node: .whole).report()
+        let queue = try place.queue(run: run, node: .whole)
+        let notes = verdicts == nil ? [:] : try await queue.notes()
+        var report: TestReport
+        if let data = notes[TestFlow.verifiedNote],
+            let record = try? JSONDecoder().decode(VerdictRecord.self, from: data)
+        {
+            write(record.line + "\n")
+            report = record.report
+            report.verifiedBy = record.line
+        } else {
+            report = try await queue.report()
+        }
         if let junit { try JUnitReport.write(report, to: junit) }
         // Each node annotated its own tests; the merged report adds the summary only.
         CIReport.publish(report, title: "pipeline report (\(run))", annotate: false, variables: variables)
+        if let verdicts, report.passed, report.verifiedBy == nil {
+            write(
+                await keepVerdict(
+                    report, notes: notes, nodes: try await queue.nodesThatRan(), in: verdicts, package: package))
+        }
         return report
+    }
+
+    /// Keeps a passing shared run's record under the key every node that ran filed; the line saying
+    /// so, or why not.
+    private func keepVerdict(
+        _ report: TestReport, notes: [String: Data], nodes: Set<String>, in address: StoreAddress, package: URL
+    ) async -> String {
+        let keys = nodes.sorted().map { (node: $0, key: notes[TestFlow.keyNote($0)]) }
+        if let missing = keys.first(where: { $0.key == nil }) {
+            return "verdicts: not kept: node \(missing.node) filed no key (its run was not keyed; see its output)\n"
+        }
+        guard let first = keys.first?.key, keys.allSatisfy({ $0.key == first }),
+            let key = try? JSONDecoder().decode(VerdictKey.self, from: first)
+        else {
+            return "verdicts: not kept: the nodes did not run under one key (another build, selection or references)\n"
+        }
+        do {
+            return try await TestFlow.keep(
+                key, report: report, in: try open(address), named: address.description, package: package,
+                variables: variables)
+        } catch {
+            return "verdicts: could not keep this run's verdict in \(address): \(error)\n"
+        }
     }
 
     /// `pipeline plan --nodes N`: how the recorded timings split the suite across `nodes` CI machines,
