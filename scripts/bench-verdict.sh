@@ -22,7 +22,7 @@
 #               rest taken from the check, against swift build + swift test --parallel of that merge
 # The floor and the warm run are each measured PIPELINE_BENCH_REPEATS times (3), their medians kept.
 # Then today, warm and the floor again with Swift Build (--build-system swiftbuild, SwiftPM 6.4's
-# default), against its own `swift build` + `swift test --parallel`.
+# default), against its own `swift build` + `swift test --parallel` (PIPELINE_BENCH_SWIFTBUILD=0: not).
 # Prints each time, its ratio to the floor, warm against today's way, and the cache's restore and
 # save times and sizes. Exits 1 when a node compiled, or a run did not do its work.
 set -euo pipefail
@@ -214,7 +214,10 @@ print(f"  warm / today: {warm / today:.2f}x   warm / floor: {warm / floor:.2f}x 
 print(f"  cache: restored {restored.group(1)} MB in {restored.group(2)} s; kept {saved.group(1)} MB in {saved.group(2)} s")
 print(f"  nodes: {nodes[0]:.1f} s and {nodes[1]:.1f} s, " + ("no compile step" if not compiled else f"node {', '.join(compiled)} compiled"))
 
-# Swift Build: the same verdicts built by it (its own products, its own cache entries).
+# Swift Build: the same verdicts built by it (its own products, its own cache entries);
+# PIPELINE_BENCH_SWIFTBUILD=0 leaves it out.
+if os.environ.get("PIPELINE_BENCH_SWIFTBUILD") == "0":
+    sys.exit(1 if compiled else 0)
 system = ["--build-system", "swiftbuild"]
 floors_sb = []
 for _ in range(repeats):

@@ -47,9 +47,14 @@ extension TestFlow {
         guard var key = try await checkoutKey() else { return nil }
         let scratch = SuiteRun.workFolder(of: request.package)
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        // The pins decide the outcome: resolved first, as the build would, when none are committed.
+        // The pins decide the outcome: resolved first, as the build would, when none are committed;
+        // the file so written is removed again, so the build (and its cache's key) finds the
+        // checkout as it would without verdicts.
+        let resolved = request.package.appendingPathComponent("Package.resolved")
+        let written = !FileManager.default.fileExists(atPath: resolved.path)
         await BuildCacheKey.resolvePins(
             package: request.package, environment: request.shared.variables, scratch: scratch)
+        defer { if written { try? FileManager.default.removeItem(at: resolved) } }
         let arguments = request.buildArguments
         var build = try await BuildCacheKey.current(
             package: request.package, configuration: request.configuration.rawValue,
