@@ -216,6 +216,8 @@ struct StageContext {
     private var changed: (all: [String], pushed: [String])?
     /// The test stage's snapshot findings, for the review stage.
     var snapshots: SnapshotFindings?
+    /// The spec's stores, once opened (`transfers()`).
+    private var opened: ReferenceTransfers?
 
     init(runner: PipelineRunner) {
         self.runner = runner
@@ -236,17 +238,20 @@ struct StageContext {
         try CommitHistory(repositoryPath: runner.base.path)
     }
 
-    /// The transfers over the spec's stores, the run's environment named.
-    func transfers() async throws -> ReferenceTransfers {
+    /// The transfers over the spec's stores, the run's environment named: opened once per run,
+    /// for every stage.
+    mutating func transfers() async throws -> ReferenceTransfers {
+        if let opened { return opened }
         let stores = try await ReferenceStores(
             settings: runner.spec.references ?? ReferenceSettings(), base: runner.base, origin: runner.origin,
             named: runner.environmentName)
         let write = runner.write
-        var transfers = ReferenceTransfers(stores: stores, testPattern: runner.spec.changes.tests) {
-            action, done, total in
-            if done == total { write("    \(action): \(done)/\(total) objects\n") }
-        }
-        transfers.integrationBranch = runner.spec.changes.base
+        let transfers = ReferenceTransfers(
+            stores: stores, testPattern: runner.spec.changes.tests, integrationBranch: runner.spec.changes.base,
+            progress: { action, done, total in
+                if done == total { write("    \(action): \(done)/\(total) objects\n") }
+            })
+        opened = transfers
         return transfers
     }
 

@@ -103,30 +103,31 @@ struct PushExecutor: StageExecutor {
 
     func run(in context: inout StageContext) async throws -> StageOutcome {
         if context.testsFailed { return .skipped(.push, "the test stage failed; nothing pushed") }
-        let tests = try await changedTestsWithReferences(context)
+        let tests = try await changedTestsWithReferences(&context)
         guard !tests.isEmpty else { return .skipped(.push, "no changed test has local references") }
-        return .transferred(.push, try await push(tests, in: context, dryRun: false))
+        return .transferred(.push, try await push(tests, in: &context, dryRun: false))
     }
 
     func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {
-        let tests = try await changedTestsWithReferences(context)
+        let tests = try await changedTestsWithReferences(&context)
         guard !tests.isEmpty else {
             plan.note = "no changed test has local references: nothing to push"
             return
         }
-        plan.transfer = try await push(tests, in: context, dryRun: true).first
+        plan.transfer = try await push(tests, in: &context, dryRun: true).first
     }
 
     /// Pushes under the compared head, or on a pull request's synthetic merge commit under the
     /// branch head the real merge brings in.
-    private func push(_ tests: [String], in context: StageContext, dryRun: Bool) async throws -> [TransferReport] {
+    private func push(_ tests: [String], in context: inout StageContext, dryRun: Bool) async throws -> [TransferReport]
+    {
         let commit = BranchCommit.key(for: context.runner.changes.head, history: try? context.history()).commit
         return try await context.transfers().push(
             tests: tests, to: [stage.to], commit: commit, prune: stage.prune, dryRun: dryRun)
     }
 
     /// The tests the change touched that have a test file and local references: what a push uploads.
-    private func changedTestsWithReferences(_ context: StageContext) async throws -> [String] {
+    private func changedTestsWithReferences(_ context: inout StageContext) async throws -> [String] {
         let local = try await context.transfers().stores.local(testPattern: context.runner.spec.changes.tests)
         let withReferences = Set(try await local.testsWithReferences())
         return context.runner.changes.promotable.filter { withReferences.contains($0) && local.testFiles.contains($0) }

@@ -25,7 +25,7 @@ struct TestExecutor: StageExecutor {
 
     func run(in context: inout StageContext) async throws -> StageOutcome {
         let write = context.runner.write
-        let outcome = try await request(context).perform()
+        let outcome = try await request(&context).perform()
         guard case .ran(let ran, let findings, let coverage, _) = outcome, let report = ran else {
             if case .nothingToRun(let reason) = outcome { return .skipped(.test, skipReason(reason)) }
             return .skipped(.test, "nothing ran")
@@ -49,7 +49,7 @@ struct TestExecutor: StageExecutor {
 
     /// The stage as a request of the one test flow: its settings, the pipeline's stores and change,
     /// the spec's timings place, output indented under the stage's heading.
-    func request(_ context: StageContext) async throws -> TestRequest {
+    func request(_ context: inout StageContext) async throws -> TestRequest {
         let runner = context.runner
         let write = runner.write
         var shared = SharedRunSettings(workingDirectory: runner.base)
@@ -99,7 +99,7 @@ struct TestExecutor: StageExecutor {
     }
 
     func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {
-        let preview = try await TestFlow(try await request(context)).preview()
+        let preview = try await TestFlow(try await request(&context)).preview()
         if !preview.shards.isEmpty {
             plan.shards = preview.shards.map {
                 DryRun.ShardPlan(

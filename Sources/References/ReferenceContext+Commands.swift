@@ -16,8 +16,7 @@ extension ReferenceContext {
         tests: [String], all: Bool = false, changes query: ChangeQuery, force: Bool = false, overwrite: Bool = false,
         prune: Bool, dryRun: Bool, branchHead: String? = nil, confirm: (String) throws -> Void
     ) async throws -> [TransferReport] {
-        var transfers = transfers
-        transfers.mergedBranchHead = branchHead
+        let transfers = transfers.merged(from: branchHead)
         if force {
             guard all || !tests.isEmpty else {
                 throw RequestError(

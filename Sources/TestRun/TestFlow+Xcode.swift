@@ -85,13 +85,7 @@ extension TestFlow {
     /// The candidates' render environment with the device the run recorded; a note when the
     /// destination named another (the environment's set is named from the destination).
     private func deviceNotes(_ device: (name: String, os: String), check: inout SnapshotCheck) -> [String] {
-        if let renderedOn = check.renderedOn {
-            check.renderedOn = {
-                var environment = await renderedOn()
-                (environment.device, environment.deviceOS) = (device.name, device.os.isEmpty ? nil : device.os)
-                return environment
-            }
-        }
+        check.rendered(onDevice: device.name, os: device.os)
         guard let destination = request.shared.variables[RenderEnvironment.destinationVariable] else { return [] }
         let named = RenderEnvironment.device(destination: destination)
         guard named.name.map({ $0 != device.name }) ?? false || named.os.map({ $0 != device.os }) ?? false else {

@@ -224,16 +224,13 @@ public struct TestFlow: Sendable {
         coverage: CoverageSettings?, build: CachedBuild? = nil
     ) throws -> TestSession {
         let build = build ?? .none(request)
-        var session = try TestSession(
+        return try TestSession(
             settings: BuildSettings(
                 packagePath: request.package, configuration: request.configuration.rawValue,
                 extraArguments: build.arguments, skipBuild: build.skipBuild),
             options: options, timings: timings, updatesTimings: request.updatesTimings, snapshots: snapshots,
-            junit: request.junit, quarantine: try quarantine(), coverage: coverage, interactive: request.interactive,
-            write: request.write)
-        session.keptInRun = keptInRun
-        session.flakeThreshold = request.limits.flakeThreshold
-        return session
+            junit: request.junit, quarantine: try quarantine(), coverage: coverage, keptInRun: keptInRun,
+            flakeThreshold: request.limits.flakeThreshold, interactive: request.interactive, write: request.write)
     }
 
     /// Where the timings (and a shared run's queue) are: through the spec's stores when known.
@@ -253,15 +250,23 @@ public struct TestFlow: Sendable {
         let local =
             request.stores?.local(testPattern: request.testPattern)
             ?? LocalReferences.scan(package, isTest: NamePattern(request.testPattern).matches)
-        var check = SnapshotCheck(package: package, local: local, page: request.review, variables: environment)
-        check.renderedOn = { await RenderEnvironment.current(package: package, variables: environment) }
-        guard let stores = request.stores else { return check }
-        check.referenceOrigin = { await stores.origin(of: $0) }
-        if request.keepsCandidates, CIContext(environment).isCI, stores.settings.address(of: .feature) != nil {
-            check.candidatesCommit = candidatesKey()
-            check.candidatesEnvironment = stores.environmentName
+        let renderedOn: @Sendable () async -> RenderEnvironment = {
+            await RenderEnvironment.current(package: package, variables: environment)
         }
-        return check
+        guard let stores = request.stores else {
+            return SnapshotCheck(
+                package: package, local: local, page: request.review, variables: environment, renderedOn: renderedOn)
+        }
+        let origin: @Sendable (String) async -> ReferenceOrigin? = { await stores.origin(of: $0) }
+        var candidates: (commit: String, environment: String?)?
+        if request.keepsCandidates, CIContext(environment).isCI, stores.settings.address(of: .feature) != nil,
+            let commit = candidatesKey()
+        {
+            candidates = (commit, stores.environmentName)
+        }
+        return SnapshotCheck(
+            package: package, local: local, page: request.review, variables: environment, renderedOn: renderedOn,
+            referenceOrigin: origin, candidates: candidates)
     }
 
     /// The commit CI's candidates are kept under: the request's (or HEAD), resolved to the branch

@@ -34,51 +34,51 @@ public struct TestRequest: Sendable {
         }
     }
 
-    public internal(set) var package: URL
-    public internal(set) var configuration: BuildConfiguration
-    public internal(set) var skipBuild: Bool
-    public internal(set) var buildArguments: [String]
+    public let package: URL
+    public let configuration: BuildConfiguration
+    public let skipBuild: Bool
+    public let buildArguments: [String]
     /// The build cache (`--build-cache`, a test stage's `build-cache:`): a folder or an S3 prefix.
-    public internal(set) var buildCache: StoreAddress?
-    public internal(set) var mode: Mode
-    public internal(set) var cores: Int
+    public let buildCache: StoreAddress?
+    public let mode: Mode
+    public let cores: Int
     /// How the tests are split, bounded, retried and chosen.
-    public internal(set) var limits: Limits
+    public let limits: Limits
     /// The quarantine file; nil looks for `pipelines/quarantine.yml` around the package.
-    public internal(set) var quarantineFile: (url: URL, display: String)?
+    public let quarantineFile: (url: URL, display: String)?
     /// The quarantine already read (a pipeline run's), over `quarantineFile`.
-    public internal(set) var quarantine: Quarantine?
+    public let quarantine: Quarantine?
     /// Where the timings are kept, and the shared run to join.
-    public internal(set) var shared: SharedRunSettings
-    public internal(set) var updatesTimings: Bool
-    public internal(set) var junit: URL?
-    public internal(set) var review: URL?
+    public let shared: SharedRunSettings
+    public let updatesTimings: Bool
+    public let junit: URL?
+    public let review: URL?
     /// Coverage to measure and where to write it (`--coverage`); nil measures none.
-    public internal(set) var coverage: CoverageRequest?
+    public let coverage: CoverageRequest?
     /// Record what each suite executed, beside the timings (`--record-impact`; measures coverage).
-    public internal(set) var recordImpact: Bool
+    public let recordImpact: Bool
     /// Which tests run: all, the affected targets, or the suites the change can reach (the spec's `select:`).
-    public internal(set) var selection: TestSelection
+    public let selection: TestSelection
     /// The change `affected` selects by; with `impacted`, the map's commit (or `impactBase`) to the working tree.
-    public internal(set) var changes: ChangeSource?
-    public internal(set) var impactBase: String?
+    public let changes: ChangeSource?
+    public let impactBase: String?
     /// The stores the spec names (the references, CI's candidates, timings kept in a store); nil
     /// when there is no spec, or it is ambiguous and none is needed.
-    public internal(set) var stores: ReferenceStores?
+    public let stores: ReferenceStores?
     /// How test files are named (the spec's `changes.tests`), for the checkout's references.
-    public internal(set) var testPattern: String
+    public let testPattern: String
     /// In CI with a feature store, keep failed snapshots' new values there for `refs accept`.
-    public internal(set) var keepsCandidates: Bool
+    public let keepsCandidates: Bool
     /// The commit a CI run's candidates are kept under, before a pull request's synthetic merge is
     /// resolved to its branch head; nil: the repository's HEAD.
-    public internal(set) var candidatesCommit: String?
+    public let candidatesCommit: String?
     /// The heading of the CI's report (GitHub's step summary).
     /// Where a passing run's verdict is looked for first and kept after (docs/ci.md, "Tested once").
-    public internal(set) var verdicts: VerdictSettings?
-    public internal(set) var title: String
-    public internal(set) var interactive: Bool
+    public let verdicts: VerdictSettings?
+    public let title: String
+    public let interactive: Bool
     /// Progress and notes, for standard error.
-    public internal(set) var write: @Sendable (String) -> Void
+    public let write: @Sendable (String) -> Void
 
     /// The request, made once by whichever entry point asks (`pipeline test`, `pipeline import`, a
     /// pipeline's test stage, `refs record`); what it leaves out is `pipeline test`'s default.

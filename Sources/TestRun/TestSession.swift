@@ -23,9 +23,9 @@ public struct TestSession: Sendable {
     public let quarantine: Quarantine?
     /// The CI run whose folder in the timings' store keeps a copy of each node's report, so that
     /// `--failed` finds it when the job is re-run on a fresh machine; nil keeps the local copy only.
-    public var keptInRun: String?
+    public let keptInRun: String?
     /// Tests flaky or failing in this share of their recent runs (or more) are named after the run.
-    public var flakeThreshold = 0.1
+    public let flakeThreshold: Double
     public let interactive: Bool
     /// Coverage: the tests built instrumented, each process writing its profile; nil measures none.
     public let coverage: CoverageSettings?
@@ -35,7 +35,8 @@ public struct TestSession: Sendable {
     public init(
         settings: BuildSettings, options: TestRunOptions, timings: TimingsPlace? = nil, updatesTimings: Bool = true,
         snapshots: SnapshotCheck, junit: URL?, quarantine: Quarantine? = nil, coverage: CoverageSettings? = nil,
-        interactive: Bool, write: @escaping @Sendable (String) -> Void
+        keptInRun: String? = nil, flakeThreshold: Double = 0.1, interactive: Bool,
+        write: @escaping @Sendable (String) -> Void
     ) throws {
         var options = options
         var settings = settings
@@ -51,6 +52,8 @@ public struct TestSession: Sendable {
         self.snapshots = snapshots
         self.junit = junit
         self.quarantine = quarantine
+        self.keptInRun = keptInRun
+        self.flakeThreshold = flakeThreshold
         self.interactive = interactive
         self.write = write
     }

@@ -125,8 +125,8 @@ struct TestStageSelectionTests {
         stage.select = .impactedOrAll
         stage.keepsCandidates = false
         let changes = try changeSet()
-        let context = StageContext(runner: runner([], root: root, changes: changes, cores: 6))
-        let request = try await TestExecutor(stage: stage).request(context)
+        var context = StageContext(runner: runner([], root: root, changes: changes, cores: 6))
+        let request = try await TestExecutor(stage: stage).request(&context)
         let options = request.runOptions()
         #expect(options.shards == 6)
         #expect(options.retries == 2)
@@ -140,7 +140,7 @@ struct TestStageSelectionTests {
         // The spec keeps references in stores: the stage's timings are develop's, as `pipeline test --timings develop`.
         #expect(request.shared.timings == .store(.develop))
         stage.shards = .fixed(3)
-        #expect(try await TestExecutor(stage: stage).request(context).runOptions().shards == 3)
+        #expect(try await TestExecutor(stage: stage).request(&context).runOptions().shards == 3)
     }
 
     @Test(

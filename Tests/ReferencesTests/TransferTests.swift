@@ -45,9 +45,7 @@ struct TransferFixture {
             sharedSetsOf: ReferenceSettings(
                 feature: .folder(path: "store/feature"), develop: .folder(path: "store/develop")),
             base: root, origin: "the test", variables: [:])
-        var transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests")
-        transfers.now = clock.now
-        self.transfers = transfers
+        transfers = ReferenceTransfers(stores: stores, testPattern: "*Tests", now: clock.now)
     }
 
     /// A fixture whose develop and feature hold LoginTests' first references, pushed from the first commit.

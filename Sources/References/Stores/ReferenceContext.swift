@@ -88,10 +88,9 @@ public struct ReferenceContext: Sendable {
         let stores = try await ReferenceStores(
             settings: source.references(overrides), base: source.base, origin: source.origin, named: environment)
         changeSettings = source.changes(testPattern: testPattern)
-        var transfers = ReferenceTransfers(
-            stores: stores, testPattern: changeSettings.tests, parallelism: parallelism, progress: progress)
-        transfers.integrationBranch = changeSettings.base
-        self.transfers = transfers
+        transfers = ReferenceTransfers(
+            stores: stores, testPattern: changeSettings.tests, integrationBranch: changeSettings.base,
+            parallelism: parallelism, progress: progress)
         self.checkout = checkout
     }
 

@@ -37,19 +37,26 @@ public struct ReferenceTransfers: Sendable {
     public let progress: @Sendable (String, Int, Int) async -> Void
     /// How long a promotion's claim on a test holds before another job may complete it: 60 s, or
     /// `PIPELINE_PROMOTION_LEASE` seconds (docs/references.md).
-    public var promotionLease = ReferenceTransfers.lease(ProcessInfo.processInfo.environment)
+    public let promotionLease = ReferenceTransfers.lease(ProcessInfo.processInfo.environment)
     /// The time records are written with, leases run by and ages are measured against: the
     /// system's, or a test's.
-    public var now: @Sendable () -> Date = { Date() }
+    public let now: @Sendable () -> Date
     /// The branch pull requests merge into, when the spec names it (`changes.base`): where a
     /// branch's change is counted from, before the remote's default branch and the usual names.
-    public var integrationBranch: String?
+    public let integrationBranch: String?
     /// The merged branch's head when a person names it (`refs promote --branch-head`): its commits
     /// count as merged, whatever the merge style.
-    public var mergedBranchHead: String?
+    public private(set) var mergedBranchHead: String?
     /// `from`'s store listed whole, when a command already listed it (`promoteEverySet`): plans
     /// read their source side from it.
     var listedSource: [ObjectInfo]?
+
+    /// These transfers with the merged branch's head a person named (`refs promote --branch-head`).
+    public func merged(from branchHead: String?) -> ReferenceTransfers {
+        var transfers = self
+        transfers.mergedBranchHead = branchHead
+        return transfers
+    }
 
     /// These transfers in `name`'s set (nil: the shared set) instead of the run's own.
     public func inSet(_ name: String?) -> ReferenceTransfers {
@@ -65,11 +72,14 @@ public struct ReferenceTransfers: Sendable {
     }
 
     public init(
-        stores: ReferenceStores, testPattern: String, parallelism: Int = 16,
+        stores: ReferenceStores, testPattern: String, integrationBranch: String? = nil, parallelism: Int = 16,
+        now: @escaping @Sendable () -> Date = { Date() },
         progress: @escaping @Sendable (String, Int, Int) async -> Void = { _, _, _ in }
     ) {
         self.stores = stores
+        self.now = now
         self.testPattern = testPattern
+        self.integrationBranch = integrationBranch
         self.parallelism = parallelism
         self.progress = progress
     }

@@ -25,30 +25,49 @@ public struct SnapshotCheck: Sendable {
     public let page: URL
     /// The commit CI's renderings are kept under as candidates (a CI test stage's head); the
     /// review page then gives each failed snapshot's `pipeline refs accept` command.
-    public var candidatesCommit: String?
+    public let candidatesCommit: String?
     /// The render environment's set they are kept in (nil: the shared set).
-    public var candidatesEnvironment: String?
+    public let candidatesEnvironment: String?
     /// The options of the accept command for this run's candidates; nil when none are kept.
     var acceptOptions: String? {
         candidatesCommit.map { CandidateArchive.acceptOptions(commit: $0, environment: candidatesEnvironment) }
     }
     /// Where this run renders, worked out when asked (it runs `swift --version`).
-    public var renderedOn: (@Sendable () async -> RenderEnvironment)?
+    public private(set) var renderedOn: (@Sendable () async -> RenderEnvironment)?
     /// Which set a reference (`<Test>/<file>`) comes from and where it was rendered, as the
     /// stores say; nil when unknown.
-    public var referenceOrigin: (@Sendable (String) async -> ReferenceOrigin?)?
+    public let referenceOrigin: (@Sendable (String) async -> ReferenceOrigin?)?
 
+    /// `candidates`: the commit CI's renderings are kept under, and their render environment's
+    /// set; nil keeps none.
     public init(
         package: URL, local: LocalReferences, page: URL? = nil, forcedMode: SnapshotSwitches.RecordMode? = nil,
-        variables: [String: String] = ProcessInfo.processInfo.environment
+        variables: [String: String] = ProcessInfo.processInfo.environment,
+        renderedOn: (@Sendable () async -> RenderEnvironment)? = nil,
+        referenceOrigin: (@Sendable (String) async -> ReferenceOrigin?)? = nil,
+        candidates: (commit: String, environment: String?)? = nil
     ) {
         self.package = package.standardizedFileURL
         self.local = local
         self.inherited = variables
         self.forcedMode = forcedMode
+        self.renderedOn = renderedOn
+        self.referenceOrigin = referenceOrigin
+        (candidatesCommit, candidatesEnvironment) = (candidates?.commit, candidates?.environment)
         let work = SuiteRun.workFolder(of: self.package)
         artifacts = work.appendingPathComponent("snapshot-artifacts")
         self.page = page ?? work.appendingPathComponent("snapshot-review.html")
+    }
+
+    /// The run's device, as the results of a run Xcode made name it: the render environment its
+    /// renderings are kept as.
+    mutating func rendered(onDevice name: String, os: String) {
+        guard let renderedOn else { return }
+        self.renderedOn = {
+            var environment = await renderedOn()
+            (environment.device, environment.deviceOS) = (name, os.isEmpty ? nil : os)
+            return environment
+        }
     }
 
     /// The command that records a test file's references and pushes them: SwiftPM's, or in an app
