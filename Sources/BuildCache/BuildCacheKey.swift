@@ -59,14 +59,17 @@ public struct BuildCacheKey: Sendable, Codable, Equatable {
 
     /// Resolves `package`'s dependencies (`swift package resolve`) when it has no `Package.resolved`,
     /// so its pins can be read before a build; a resolution that fails leaves none, which the build
-    /// then reports.
+    /// then reports. SwiftPM's clones go to a folder of `scratch`, removed after: the package's own
+    /// `.build` stays as it was (a build cache restores into a checkout with none).
     public static func resolvePins(package: URL, environment: [String: String], scratch: URL) async {
         guard !FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.resolved").path)
         else { return }
+        let resolving = scratch.appendingPathComponent("resolve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: resolving) }
         _ = try? await ChildProcess.run(
             [
                 Toolchain(environment: environment).swift?.path ?? "swift", "package", "--package-path", package.path,
-                "resolve",
+                "--scratch-path", resolving.path, "resolve",
             ], environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             log: scratch.appendingPathComponent("resolve.log"), timeout: .seconds(600))
     }
