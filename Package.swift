@@ -56,7 +56,7 @@ let package = Package(
             name: "TestRun",
             dependencies: [
                 "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "SharedRun",
-                "ReferenceStore", "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
+                "ObjectStorage", "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
                 "ReadTracing", "XcodeResults", "BuildCache", "Verdicts",
             ]
         ),
@@ -65,7 +65,7 @@ let package = Package(
         .target(
             name: "References",
             dependencies: [
-                "PipelineSpec", "PipelineCore", "GitChanges", "ReferenceStore", "ImageDiff", "SnapshotConventions",
+                "PipelineSpec", "PipelineCore", "GitChanges", "ObjectStorage", "ImageDiff", "SnapshotConventions",
                 "CISystem", "ChildProcesses",
             ]
         ),
@@ -76,16 +76,16 @@ let package = Package(
         // machines.
         .target(
             name: "BuildCache",
-            dependencies: ["PipelineCore", "ReferenceStore", "ChildProcesses", "CISystem", "GitChanges"]),
+            dependencies: ["PipelineCore", "ObjectStorage", "ChildProcesses", "CISystem", "GitChanges"]),
         // Verdicts: a passing run's record kept in the store under everything that decides its outcome
         // (the git tree, the build, the selection, the references compared against), so a run of the
         // same key runs nothing.
-        .target(name: "Verdicts", dependencies: ["PipelineCore", "ReferenceStore", "TestSharding", "BuildCache"]),
+        .target(name: "Verdicts", dependencies: ["PipelineCore", "ObjectStorage", "TestSharding", "BuildCache"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses"]),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
         // of batches claimed by conditional writes, the batches' reports, and the impact map's bytes.
-        .target(name: "SharedRun", dependencies: ["PipelineCore", "ReferenceStore", "TestSharding"]),
+        .target(name: "SharedRun", dependencies: ["PipelineCore", "ObjectStorage", "TestSharding"]),
         // Which tests a change can reach: the package's target graph (--affected), the impact map of
         // what each suite executed and read (its traced reads placed in the package) and the selection
         // by it (--impacted), and the one Swift lexer, which also reads the test declarations
@@ -125,7 +125,7 @@ let package = Package(
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
         .target(name: "PipelineSpec", dependencies: ["PipelineCore", .product(name: "Yams", package: "Yams")]),
         // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
-        .target(name: "ReferenceStore", dependencies: ["PipelineCore", "CCurl", "CCrypto", "CCurlShims"]),
+        .target(name: "ObjectStorage", dependencies: ["PipelineCore", "CCurl", "CCrypto", "CCurlShims"]),
         // libgit2 in process: revisions, the tree walk, renames, history questions, a change's identity.
         .target(name: "GitChanges", dependencies: ["PipelineCore", "CLibgit2", "CLibgit2Loader"]),
         // Image comparison for snapshot review: PNG decoding and encoding by libpng, match ratio, overlay, mask.
@@ -146,7 +146,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "PipelineSpec", "GitChanges", "TestImpact", "ReferenceStore", "References", "TestSharding", "Coverage",
+                "PipelineSpec", "GitChanges", "TestImpact", "ObjectStorage", "References", "TestSharding", "Coverage",
                 "ImageDiff", "XcodeResults",
             ]
         ),
@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "ChildProcesses", "TestSupport"]),
         .testTarget(name: "SymbolIndexTests", dependencies: ["SymbolIndex", "TestSupport"]),
         .testTarget(
-            name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ReferenceStore", "PipelineSpec", "Coverage"]),
+            name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ObjectStorage", "PipelineSpec", "Coverage"]),
         .testTarget(
             name: "XcodeResultsTests", dependencies: ["XcodeResults", "TestSharding"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CoverageTests", dependencies: ["Coverage", "ChildProcesses"]),
@@ -232,34 +232,34 @@ let package = Package(
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(
             name: "SharedRunTests",
-            dependencies: ["SharedRun", "ReferenceStore", "TestSharding", "TestSupport"]
+            dependencies: ["SharedRun", "ObjectStorage", "TestSharding", "TestSupport"]
         ),
-        .testTarget(name: "ReferenceStoreTests", dependencies: ["ReferenceStore", "TestSupport"]),
+        .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", "TestSupport"]),
         .testTarget(
-            name: "BuildCacheTests", dependencies: ["BuildCache", "ReferenceStore", "CISystem", "TestSupport"]),
+            name: "BuildCacheTests", dependencies: ["BuildCache", "ObjectStorage", "CISystem", "TestSupport"]),
         .testTarget(
             name: "ReferencesTests",
             dependencies: [
-                "References", "PipelineCore", "PipelineSpec", "ReferenceStore", "GitChanges", "CISystem", "TestSupport",
+                "References", "PipelineCore", "PipelineSpec", "ObjectStorage", "GitChanges", "CISystem", "TestSupport",
             ]
         ),
         .testTarget(
             name: "TestRunTests",
             dependencies: [
                 "TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSupport", "ImageDiff",
-                "ReferenceStore", "TestSharding",
+                "ObjectStorage", "TestSharding",
             ]),
         .testTarget(
             name: "PipelinesTests",
             dependencies: [
                 "Pipelines", "TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSharding",
-                "SharedRun", "ReferenceStore", "TestSupport",
+                "SharedRun", "ObjectStorage", "TestSupport",
             ]
         ),
         .testTarget(
             name: "PipelineCLITests",
             dependencies: [
-                "pipeline", "PipelineCLI", "PipelineSpec", "ReferenceStore", "References", "ImageDiff",
+                "pipeline", "PipelineCLI", "PipelineSpec", "ObjectStorage", "References", "ImageDiff",
                 "SnapshotConventions", "CISystem", "TestSupport", "PipelineCore",
                 .product(name: "Yams", package: "Yams"),
             ]

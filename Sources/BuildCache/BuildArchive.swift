@@ -1,6 +1,6 @@
 import ChildProcesses
 import Foundation
-import ReferenceStore
+import ObjectStorage
 
 /// A part of a tree's archive, as kept in the store.
 public struct ArchivePart: Sendable, Codable, Equatable {

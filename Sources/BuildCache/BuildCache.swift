@@ -1,6 +1,6 @@
 import CISystem
 import Foundation
-import ReferenceStore
+import ObjectStorage
 
 /// A package's build tree kept in the team's store, under the key of everything that makes it
 /// unusable elsewhere, by commit and by who kept it: after a build it is saved in the job's trust

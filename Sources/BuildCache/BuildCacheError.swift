@@ -1,5 +1,5 @@
+import ObjectStorage
 import PipelineCore
-import ReferenceStore
 
 /// Why the build cache could not do what it was asked. A test run goes on without the cache
 /// (saying why); `pipeline test --build-only`, whose job is to keep the build, fails with it.

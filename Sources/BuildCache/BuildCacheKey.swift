@@ -1,6 +1,6 @@
 import ChildProcesses
 import Foundation
-import ReferenceStore
+import ObjectStorage
 
 /// Everything that makes a package's build tree unusable elsewhere: a restored tree is used only
 /// where each part is the same. Entries are kept under the key's hash; the parts themselves are

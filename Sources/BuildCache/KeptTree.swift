@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 
 /// A tree kept in the store: its parts under `<parts>/<save>/`, then its record, written last, so a
 /// record only ever names parts that are all there. A save killed part-way leaves parts no record

@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 
 /// The modification times the build saw, by content: saved with a build tree, they are put back on
 /// the files of a fresh checkout whose content is the same, so the build sees exactly the files

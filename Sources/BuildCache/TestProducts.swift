@@ -1,6 +1,6 @@
 import CISystem
 import Foundation
-import ReferenceStore
+import ObjectStorage
 
 /// One build for N machines: the job that builds keeps the test products (the test bundle, its
 /// resource bundles and libraries) in the store under the CI run; the nodes fetch them and run

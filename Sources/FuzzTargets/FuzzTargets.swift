@@ -6,7 +6,7 @@ import XcodeResults
 
 @testable import Coverage
 @testable import GitChanges
-@testable import ReferenceStore
+@testable import ObjectStorage
 @testable import References
 @testable import TestImpact
 

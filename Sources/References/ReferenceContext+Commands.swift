@@ -1,9 +1,9 @@
 import Foundation
 import GitChanges
 import ImageDiff
+import ObjectStorage
 import PipelineCore
 import PipelineSpec
-import ReferenceStore
 
 /// The reference commands' work, one entry point each, over one context read from the spec.
 extension ReferenceContext {

@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import TestSharding
 
 /// Test durations kept in the team's store, so every CI machine plans with the same numbers and

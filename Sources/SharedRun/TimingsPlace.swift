@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import TestSharding
 
 /// Where the nodes of a CI matrix meet: the store (and prefix) holding the timings, with the work

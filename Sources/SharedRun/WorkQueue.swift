@@ -1,6 +1,6 @@
 import Foundation
+import ObjectStorage
 import PipelineCore
-import ReferenceStore
 import TestSharding
 
 /// A work queue kept in the team's store, shared by the nodes of a CI matrix with no coordinator.

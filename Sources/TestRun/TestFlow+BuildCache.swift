@@ -2,8 +2,8 @@ import BuildCache
 import CISystem
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 import References
 import TestSharding
 

@@ -2,9 +2,9 @@ import CISystem
 import Coverage
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineCore
 import PipelineSpec
-import ReferenceStore
 import References
 import SharedRun
 import TestImpact

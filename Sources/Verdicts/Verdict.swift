@@ -1,7 +1,7 @@
 import BuildCache
 import Foundation
+import ObjectStorage
 import PipelineCore
-import ReferenceStore
 import TestSharding
 
 /// Everything that decides a test run's outcome, so a passing run's verdict can stand for another

@@ -1,6 +1,6 @@
 import CISystem
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import TestSupport
 import Testing
 

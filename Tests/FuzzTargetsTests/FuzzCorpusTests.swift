@@ -4,7 +4,7 @@ import PipelineSpec
 import Testing
 
 @testable import FuzzTargets
-@testable import ReferenceStore
+@testable import ObjectStorage
 
 /// Every committed seed and every input that once found a bug, through every reader it was kept
 /// for (scripts/fuzz.sh runs the same targets under libFuzzer and AddressSanitizer).

@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import TestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import References
 import TestSupport
 import Testing

@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import Testing
 
 /// `pipeline test --queue` and `pipeline report --queue` on the example package: several node

@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import TestSupport
 
 /// A team adopting pipeline, as the workflow tests play it: its app in a repository pushed to an

@@ -1,8 +1,8 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineCore
 import PipelineSpec
-import ReferenceStore
 import SharedRun
 import TestRun
 import TestSharding

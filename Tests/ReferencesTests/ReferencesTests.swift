@@ -1,8 +1,8 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineCore
 import PipelineSpec
-import ReferenceStore
 import TestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 import TestSupport
 import Testing
 

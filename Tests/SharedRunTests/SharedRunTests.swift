@@ -1,5 +1,5 @@
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import SharedRun
 import TestSharding
 import TestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import ImageDiff
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 import References
 import TestSupport
 import Testing

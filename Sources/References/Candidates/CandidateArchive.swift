@@ -1,7 +1,7 @@
 import CISystem
 import Foundation
 import ImageDiff
-import ReferenceStore
+import ObjectStorage
 
 /// What CI rendered of failed snapshots, kept in feature so a reviewer can accept CI's rendering
 /// instead of re-recording on a machine that draws pixels differently:

@@ -1,6 +1,6 @@
 import Foundation
 import GitChanges
-import ReferenceStore
+import ObjectStorage
 
 /// What `refs accept` takes: the named tests' candidates (or every test's) of one CI run of a commit.
 public struct AcceptRequest: Sendable {

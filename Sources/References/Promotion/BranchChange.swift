@@ -1,7 +1,7 @@
 import CISystem
 import Foundation
 import GitChanges
-import ReferenceStore
+import ObjectStorage
 
 /// What a branch commit changed since its branch was cut, kept in feature beside its pushes and
 /// CI's candidates as `<feature>/.changes/<commit>.json`, so that a merge giving the branch's work

@@ -1,6 +1,6 @@
 import Foundation
 import GitChanges
-import ReferenceStore
+import ObjectStorage
 
 /// Which branch commits a comparison merged, and how each is known: by ancestry (a merge commit,
 /// a fast-forward), or, where a squash or a rebase gave the branch's work other commit ids, by the

@@ -1,6 +1,6 @@
 import Foundation
 import GitChanges
-import ReferenceStore
+import ObjectStorage
 
 /// Develop's record of each test's promotions, `<develop>/.promotions/<Test>.json`: which merge
 /// wrote each file, and the promotion under way. It is the commit point of a promotion, written

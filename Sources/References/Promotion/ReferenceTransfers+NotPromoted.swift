@@ -1,6 +1,6 @@
 import Foundation
 import GitChanges
-import ReferenceStore
+import ObjectStorage
 import SnapshotConventions
 
 extension ReferenceTransfers {

@@ -1,7 +1,7 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 
 /// One source of a promotion and what it copies. A recorded unit (a push, or the merge commit)
 /// names the files it changed; an unrecorded one (feature's latest copy) is checked against

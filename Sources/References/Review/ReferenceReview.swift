@@ -1,6 +1,6 @@
 import Foundation
 import ImageDiff
-import ReferenceStore
+import ObjectStorage
 
 /// Compares the references of two locations (feature against develop, or two folders) for review:
 /// what is new, removed and changed, each changed image compared and overlaid.

@@ -1,6 +1,6 @@
 import Foundation
 import ImageDiff
-import ReferenceStore
+import ObjectStorage
 
 /// A CI run's review page and its images, kept in feature beside the run's candidates
 /// (`.reviews/<commit>/<run>/`), with addresses a reviewer opens from the pull request: for S3, links

@@ -1,6 +1,6 @@
 import Foundation
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 
 /// `pipeline refs check-access`: what this job's credentials can do with the spec's stores, tried
 /// before the job relies on it (a pull request's run learns at its first step, not after its

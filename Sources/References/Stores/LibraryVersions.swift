@@ -1,5 +1,5 @@
 import GitChanges
-import ReferenceStore
+import ObjectStorage
 
 /// The versions of the C libraries pipeline loads (loading them to ask).
 public enum LibraryVersions {

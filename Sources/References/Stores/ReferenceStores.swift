@@ -1,7 +1,7 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 
 /// The reference stores a spec's `references` names, opened: the checkout's local references,
 /// and `feature` and `develop` as folders or S3 prefixes.

@@ -1,7 +1,7 @@
 import CISystem
 import ChildProcesses
 import Foundation
-import ReferenceStore
+import ObjectStorage
 import SnapshotConventions
 
 /// Where a reference or a candidate was rendered: the OS and its version, the CPU architecture,

@@ -1,6 +1,6 @@
 import Foundation
 import GitChanges
-import ReferenceStore
+import ObjectStorage
 
 /// References committed in git: tests whose reference folder holds files in the merge commit.
 /// Promotion takes them from the merge commit itself, not from

@@ -1,6 +1,6 @@
 import Foundation
 import GitChanges
-import ReferenceStore
+import ObjectStorage
 
 /// Every push to feature, kept under the commit it was pushed from, beside the latest copy that
 /// today's layout (`<prefix>/<Test>/…`) and a team's own tools read:

@@ -1,7 +1,7 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 
 /// The commands that keep every render environment's set, whatever the run's own: a merge
 /// promotes what its branch pushed in each, and maintenance sees each.

@@ -1,7 +1,7 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 
 extension ReferenceTransfers {
     /// Makes the checkout hold what `role` holds for `tests` (every test there when nil, but

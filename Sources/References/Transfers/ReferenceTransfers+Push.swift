@@ -1,7 +1,7 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 
 extension ReferenceTransfers {
     /// Uploads the checkout's references of `tests` (every test's that has local references with

@@ -1,7 +1,7 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 
 /// What `refs prune` keeps however old: pushes whose commit an open branch still holds.
 public struct RetentionGuard: Sendable {

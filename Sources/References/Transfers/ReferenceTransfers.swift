@@ -1,7 +1,7 @@
 import Foundation
 import GitChanges
+import ObjectStorage
 import PipelineSpec
-import ReferenceStore
 
 /// The files a push or a merge changed, as keys (`Test/name`): added or changed, and removed.
 struct FileChanges {

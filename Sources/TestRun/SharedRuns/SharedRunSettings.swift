@@ -1,8 +1,8 @@
 import CISystem
 import Foundation
+import ObjectStorage
 import PipelineCore
 import PipelineSpec
-import ReferenceStore
 import References
 import SharedRun
 import TestSharding

@@ -1,6 +1,6 @@
 import Foundation
+import ObjectStorage
 import PipelineCore
-import ReferenceStore
 import References
 import SharedRun
 import TestSharding

@@ -1,7 +1,7 @@
 import Foundation
 import ImageDiff
+import ObjectStorage
 import PipelineCore
-import ReferenceStore
 import References
 import SnapshotConventions
 import TestImpact

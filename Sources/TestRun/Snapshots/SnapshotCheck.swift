@@ -1,8 +1,8 @@
 import CISystem
 import Foundation
 import ImageDiff
+import ObjectStorage
 import PipelineCore
-import ReferenceStore
 import References
 import SnapshotConventions
 import TestSharding

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ReferenceStore
+@testable import ObjectStorage
 
 @Suite("S3 credentials are found the way the AWS tools find them")
 struct CredentialsTests {

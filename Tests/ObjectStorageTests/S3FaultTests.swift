@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@testable import ReferenceStore
+@testable import ObjectStorage
 
 extension FaultProxy {
     convenience init(_ faults: [String], evilKey: String? = nil) throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ReferenceStore
+@testable import ObjectStorage
 
 /// Promotion between two prefixes of one store, as in a bucket with feature/ and develop/: on the
 /// folder store, and on the S3 store when the test server runs.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import ReferenceStore
+@testable import ObjectStorage
 
 /// A scratch folder, removed when the value goes.
 final class Scratch {
