@@ -33,7 +33,7 @@ let package = Package(
             name: "PipelineCLI",
             dependencies: [
                 "Pipelines", "TestRun", "References", "ProjectSetup", "PipelineSpec", "PipelineCore", "XcodeResults",
-                "TestSharding",
+                "TestCore",
                 "CISystem", "ChildProcesses", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -44,7 +44,7 @@ let package = Package(
         .target(
             name: "Pipelines",
             dependencies: [
-                "PipelineCore", "PipelineSpec", "TestRun", "References", "GitChanges", "TestSharding", "Coverage",
+                "PipelineCore", "PipelineSpec", "TestRun", "References", "GitChanges", "TestCore", "Coverage",
                 "ImageDiff",
             ]
         ),
@@ -55,7 +55,7 @@ let package = Package(
         .target(
             name: "TestRun",
             dependencies: [
-                "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "SharedRun",
+                "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "TestCore", "SharedRun",
                 "ObjectStorage", "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
                 "ReadTracing", "XcodeResults", "BuildCache", "Verdicts",
             ]
@@ -80,12 +80,15 @@ let package = Package(
         // Verdicts: a passing run's record kept in the store under everything that decides its outcome
         // (the git tree, the build, the selection, the references compared against), so a run of the
         // same key runs nothing.
-        .target(name: "Verdicts", dependencies: ["PipelineCore", "ObjectStorage", "TestSharding", "BuildCache"]),
+        .target(name: "Verdicts", dependencies: ["PipelineCore", "ObjectStorage", "TestCore", "BuildCache"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
-        .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses"]),
+        .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses", "TestCore"]),
+        // The test vocabulary every layer shares: a test's identity, attempts and report, the
+        // recorded timings, nodes and shards and their planning, and the runner's errors.
+        .target(name: "TestCore", dependencies: ["PipelineCore"]),
         // CI machines sharing a run through the team's store alone: timings kept there, a work queue
         // of batches claimed by conditional writes, the batches' reports, and the impact map's bytes.
-        .target(name: "SharedRun", dependencies: ["PipelineCore", "ObjectStorage", "TestSharding"]),
+        .target(name: "SharedRun", dependencies: ["PipelineCore", "ObjectStorage", "TestCore"]),
         // Which tests a change can reach: the package's target graph (--affected), the impact map of
         // what each suite executed and read (its traced reads placed in the package) and the selection
         // by it (--impacted), and the one Swift lexer, which also reads the test declarations
@@ -93,7 +96,7 @@ let package = Package(
         .target(
             name: "TestImpact",
             dependencies: [
-                "PipelineCore", "TestSharding", "Coverage", "GitChanges", "ChildProcesses", "ReadTracing",
+                "PipelineCore", "TestCore", "Coverage", "GitChanges", "ChildProcesses", "ReadTracing",
                 "SymbolIndex",
             ]
         ),
@@ -108,7 +111,7 @@ let package = Package(
         // TestSharding's report, and the few xcodebuild invocations `refs record --xcode` makes.
         .target(
             name: "XcodeResults",
-            dependencies: ["PipelineCore", "TestSharding", "ChildProcesses", "SnapshotConventions"]
+            dependencies: ["PipelineCore", "TestCore", "ChildProcesses", "SnapshotConventions"]
         ),
         // The package's declarations and every resolved use of them, read from the index store a
         // debug build writes, through the toolchain's libIndexStore (CIndexStore opens it by path).
@@ -146,7 +149,7 @@ let package = Package(
         .target(
             name: "FuzzTargets",
             dependencies: [
-                "PipelineSpec", "GitChanges", "TestImpact", "ObjectStorage", "References", "TestSharding", "Coverage",
+                "PipelineSpec", "GitChanges", "TestImpact", "ObjectStorage", "References", "TestCore", "Coverage",
                 "ImageDiff", "XcodeResults",
             ]
         ),
@@ -213,26 +216,28 @@ let package = Package(
         // Helpers the test targets share: a seeded random generator, the fault-injecting S3 proxy.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "GitChangesTests", dependencies: ["GitChanges", "TestSupport"]),
-        .testTarget(name: "TestShardingTests", dependencies: ["TestSharding", "ChildProcesses", "TestSupport"]),
+        .testTarget(
+            name: "TestShardingTests", dependencies: ["TestSharding", "TestCore", "ChildProcesses", "TestSupport"]),
         .testTarget(name: "SymbolIndexTests", dependencies: ["SymbolIndex", "TestSupport"]),
         .testTarget(
             name: "FuzzTargetsTests", dependencies: ["FuzzTargets", "ObjectStorage", "PipelineSpec", "Coverage"]),
         .testTarget(
-            name: "XcodeResultsTests", dependencies: ["XcodeResults", "TestSharding"], resources: [.copy("Fixtures")]),
+            name: "XcodeResultsTests", dependencies: ["XcodeResults", "TestSharding", "TestCore"],
+            resources: [.copy("Fixtures")]),
         .testTarget(name: "CoverageTests", dependencies: ["Coverage", "ChildProcesses"]),
         .testTarget(
             name: "ReadTracingTests",
-            dependencies: ["ReadTracing", "ChildProcesses", "PipelineCore", "TestSharding", "TestSupport"]),
+            dependencies: ["ReadTracing", "ChildProcesses", "PipelineCore", "TestSharding", "TestCore", "TestSupport"]),
         .testTarget(
             name: "TestImpactTests",
-            dependencies: ["TestImpact", "TestSharding", "Coverage", "ReadTracing", "SymbolIndex"]),
+            dependencies: ["TestImpact", "TestSharding", "TestCore", "Coverage", "ReadTracing", "SymbolIndex"]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(
             name: "SharedRunTests",
-            dependencies: ["SharedRun", "ObjectStorage", "TestSharding", "TestSupport"]
+            dependencies: ["SharedRun", "ObjectStorage", "TestSharding", "TestCore", "TestSupport"]
         ),
         .testTarget(name: "ObjectStorageTests", dependencies: ["ObjectStorage", "TestSupport"]),
         .testTarget(
@@ -247,12 +252,13 @@ let package = Package(
             name: "TestRunTests",
             dependencies: [
                 "TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSupport", "ImageDiff",
-                "ObjectStorage", "TestSharding",
+                "ObjectStorage", "TestSharding", "TestCore",
             ]),
         .testTarget(
             name: "PipelinesTests",
             dependencies: [
                 "Pipelines", "TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSharding",
+                "TestCore",
                 "SharedRun", "ObjectStorage", "TestSupport",
             ]
         ),

@@ -1,7 +1,7 @@
 import Foundation
 import ImageDiff
 import PipelineSpec
-import TestSharding
+import TestCore
 import XcodeResults
 
 @testable import Coverage

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import PipelineSpec
 import Pipelines
-import TestSharding
+import TestCore
 
 // The spec's value types, read from the command line as the spec reads them.
 

@@ -5,8 +5,8 @@ import ImageDiff
 import PipelineCore
 import PipelineSpec
 import References
+import TestCore
 import TestRun
-import TestSharding
 
 /// How one stage ended.
 public struct StageOutcome: Sendable, Encodable {

@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import TestCore
 
 /// A suite cut into batches for a shared queue: longest tests first, batches shrinking toward the
 /// end so the nodes finish together (guided self-scheduling: each batch is close to the remaining

@@ -1,6 +1,6 @@
 import Foundation
 import ObjectStorage
-import TestSharding
+import TestCore
 
 /// Test durations kept in the team's store, so every CI machine plans with the same numbers and
 /// none has to carry a file between runs. A run folds its durations in by a conditional write on

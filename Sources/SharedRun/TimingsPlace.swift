@@ -1,6 +1,6 @@
 import Foundation
 import ObjectStorage
-import TestSharding
+import TestCore
 
 /// Where the nodes of a CI matrix meet: the store (and prefix) holding the timings, with the work
 /// queues of shared runs under `pipeline-runs/` beside them.

@@ -1,7 +1,7 @@
 import Foundation
 import ObjectStorage
 import PipelineCore
-import TestSharding
+import TestCore
 
 /// A work queue kept in the team's store, shared by the nodes of a CI matrix with no coordinator.
 ///

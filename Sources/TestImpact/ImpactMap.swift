@@ -2,7 +2,7 @@ import Coverage
 import Foundation
 import PipelineCore
 import SymbolIndex
-import TestSharding
+import TestCore
 
 /// What each test suite executed, recorded from a run that keeps suites apart (one process and one
 /// coverage profile per suite): the source files, by path relative to the package. Kept beside the

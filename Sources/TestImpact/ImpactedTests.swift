@@ -1,7 +1,7 @@
 import Coverage
 import Foundation
 import GitChanges
-import TestSharding
+import TestCore
 
 /// `--impacted`: the tests a change can reach, by the impact map kept beside the timings, with one
 /// line per decision. The change runs from the map's commit (or `base`) to the working tree,

@@ -1,6 +1,6 @@
 import ChildProcesses
 import Foundation
-import TestSharding
+import TestCore
 
 /// A package's targets and how they depend on each other, from `swift package describe --type json`:
 /// what selective testing follows from changed files to the test targets that can see them.
@@ -97,9 +97,14 @@ public struct PackageGraph: Sendable, Decodable {
         async throws(TestRunError) -> Value
     {
         let log = scratch.appendingPathComponent("\(arguments[0]).log")
-        let result = try await TestRunError.starting(
-            ["swift", "package", "--package-path", package.path] + arguments,
-            environment: ProcessInfo.processInfo.environment, log: log)
+        let result: ProcessResult
+        do {
+            result = try await ChildProcess.run(
+                ["swift", "package", "--package-path", package.path] + arguments,
+                environment: ProcessInfo.processInfo.environment, log: log)
+        } catch {
+            throw .cannotStart(command: error.command, reason: error.reason)
+        }
         // Warnings may come before the JSON in the same log: it starts at the first line that is "{".
         let start = result.output.hasPrefix("{") ? result.output.startIndex : result.output.range(of: "\n{")?.lowerBound
         guard result.termination == .exited(0), let start,

@@ -5,6 +5,7 @@ import GitChanges
 import ObjectStorage
 import PipelineSpec
 import References
+import TestCore
 import TestSharding
 
 /// The build cache around a run's build (`--build-cache`, a test stage's `build-cache:`): before

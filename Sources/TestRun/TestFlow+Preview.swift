@@ -1,7 +1,7 @@
 import SharedRun
 import SnapshotConventions
+import TestCore
 import TestImpact
-import TestSharding
 
 /// What a run of the request would do, read without building or running anything (a pipeline's
 /// dry run): notes on the selection, the snapshot switches and the timings' place, and the shards

@@ -7,6 +7,7 @@ import PipelineCore
 import PipelineSpec
 import References
 import SharedRun
+import TestCore
 import TestImpact
 import TestSharding
 import Verdicts

@@ -2,7 +2,7 @@ import Foundation
 import References
 import SharedRun
 import SnapshotConventions
-import TestSharding
+import TestCore
 import XcodeResults
 
 extension TestFlow {

@@ -7,6 +7,7 @@ import PipelineCore
 import PipelineSpec
 import References
 import SharedRun
+import TestCore
 import TestSharding
 
 /// Everything `pipeline test` is asked to do, with its values checked and typed.

@@ -4,6 +4,7 @@ import GitChanges
 import PipelineCore
 import ReadTracing
 import SharedRun
+import TestCore
 import TestImpact
 import TestSharding
 

@@ -6,6 +6,7 @@ import PipelineSpec
 import References
 import SharedRun
 import SnapshotConventions
+import TestCore
 import TestSharding
 
 /// One suite's session in the one test flow (`TestFlow`): what it adds to a `SuiteRun`: swift-snapshot-testing's

@@ -1,4 +1,5 @@
 import Foundation
+import TestCore
 
 /// A test report as GitHub Actions shows it: `::error` annotations on the failing lines, and a
 /// Markdown summary for `$GITHUB_STEP_SUMMARY`.

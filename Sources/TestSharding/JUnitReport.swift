@@ -1,4 +1,5 @@
 import Foundation
+import TestCore
 
 /// One JUnit XML document for the whole run, readable by CI systems (Jenkins, GitLab, GitHub
 /// actions that take JUnit). Suites are test classes (`Module.Class`), in name order.

@@ -1,5 +1,6 @@
 import Foundation
 import PipelineCore
+import TestCore
 
 /// The outcome of a flake hunt (`pipeline test --repeat N`): each selected test run N times, each
 /// run in a fresh process, and for each test how often it failed and the first failure seen.

@@ -1,4 +1,5 @@
 import Foundation
+import TestCore
 
 /// Live progress of a test run, written to standard error: a status line (rewritten in place on a
 /// terminal, every few seconds otherwise) and one line per failure as it happens.

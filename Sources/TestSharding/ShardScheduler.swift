@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 import PipelineCore
+import TestCore
 
 /// What to run and how: everything `pipeline test` and a pipeline's test stage decide.
 public struct TestRunOptions: Sendable {

@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 import PipelineCore
+import TestCore
 
 /// Runs tests for one shard: the XCTest tests of a batch in one process and its Swift Testing tests
 /// in another (more when a selector list is too long, or when a crash or timeout cuts a process

@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 import PipelineCore
+import TestCore
 
 /// A package's suite, from the build to the report: it builds the test product, lists and selects
 /// the tests and plans the shards from the durations it is given (`prepare`), then hands the

@@ -1,4 +1,5 @@
 import Foundation
+import TestCore
 
 /// Reads Swift Testing's JSON Lines event stream (`--event-stream-version 0`) as it grows.
 /// A function's ID continues with `/File.swift:line:column`; that suffix is dropped to get the
@@ -91,4 +92,10 @@ struct SwiftTestingEventParser {
         let fileID: String
         let line: Int
     }
+}
+
+/// What a parser saw in a test process's output.
+enum TestEvent: Equatable {
+    case started(TestID, offset: Int)
+    case finished(TestID, status: TestStatus, seconds: Double, message: String?, range: Range<Int>?)
 }

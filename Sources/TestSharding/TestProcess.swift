@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import TestCore
 
 /// Limits that apply to every test process.
 public struct RunLimits: Sendable {
@@ -209,8 +210,4 @@ extension Duration {
         let parts = components
         return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
-}
-
-extension Double {
-    func formatted(places: Int) -> String { String(format: "%.\(places)f", self) }
 }

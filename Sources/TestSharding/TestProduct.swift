@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import TestCore
 
 /// How to build and find a package's test product.
 public struct BuildSettings: Sendable {

@@ -1,3 +1,5 @@
+import TestCore
+
 /// Hands the planned shards' tests to the shard workers in batches, so that a shard which finishes
 /// early helps the others instead of waiting: recorded durations vary from run to run, and tests
 /// with no record are only guessed.

@@ -1,3 +1,5 @@
+import TestCore
+
 /// Reads XCTest's console output as it grows: `Test Case 'Class.method' started at …` and
 /// `Test Case 'Class.method' passed (0.302 seconds)` (Linux), or `'-[Module.Class method]'` (macOS).
 /// Output between the two lines belongs to the test; its `error:` lines give the failure message.

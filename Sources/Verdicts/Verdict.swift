@@ -2,7 +2,7 @@ import BuildCache
 import Foundation
 import ObjectStorage
 import PipelineCore
-import TestSharding
+import TestCore
 
 /// Everything that decides a test run's outcome, so a passing run's verdict can stand for another
 /// run with the same key: the git tree the tests ran on, the build (a SwiftPM build's toolchain,

@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import TestCore
 
 /// Reads xcresulttool's legacy object graph (`xcrun xcresulttool get --legacy --format json`, the
 /// only JSON before Xcode 16), whose shape its `formatDescription` documents: every value an object

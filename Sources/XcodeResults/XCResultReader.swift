@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import TestCore
 
 /// Reads `xcrun xcresulttool get test-results tests` JSON (Xcode 16 and later, `--compact` or
 /// not): a tree of `testNodes`, each with a `nodeType`, a `name`, a `result` and, on a test case,

@@ -1,4 +1,4 @@
-import TestSharding
+import TestCore
 
 /// One CI machine's part of an Xcode test run: the `-only-testing:` arguments that give
 /// `xcodebuild test-without-building` its tests. Its JSON form is documented in docs/json.md.

@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import TestCore
 
 /// One attempt of one test, as an Xcode output records it.
 public struct XcodeResult: Sendable, Equatable {

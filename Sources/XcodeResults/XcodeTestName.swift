@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import TestCore
 
 /// One Xcode test in the one normal form every source is read into: enumerations and
 /// `-only-testing` (`Target/Class/method()`), xcresult's `nodeIdentifier` (`Class/method()`, the

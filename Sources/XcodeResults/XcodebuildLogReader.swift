@@ -1,5 +1,5 @@
 import Foundation
-import TestSharding
+import TestCore
 
 /// Reads xcodebuild's (and XCTest's) console output: serial lines
 /// (`Test Case '-[Target.Class method]' passed (0.002 seconds).`), parallel testing's

@@ -4,6 +4,7 @@ import ObjectStorage
 import PipelineCore
 import PipelineSpec
 import SharedRun
+import TestCore
 import TestRun
 import TestSharding
 import TestSupport

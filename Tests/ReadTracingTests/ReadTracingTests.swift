@@ -1,6 +1,7 @@
 import ChildProcesses
 import Foundation
 import PipelineCore
+import TestCore
 import TestSharding
 import TestSupport
 import Testing

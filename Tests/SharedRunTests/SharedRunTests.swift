@@ -1,6 +1,7 @@
 import Foundation
 import ObjectStorage
 import SharedRun
+import TestCore
 import TestSharding
 import TestSupport
 import Testing

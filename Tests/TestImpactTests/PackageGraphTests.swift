@@ -1,3 +1,4 @@
+import TestCore
 import TestSharding
 import XCTest
 

@@ -1,5 +1,6 @@
 import Foundation
 import References
+import TestCore
 import TestSharding
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import TestCore
 @testable import TestSharding
 
 @Suite("a failure reads well in the terminal; reports keep the whole message")

@@ -3,6 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import TestCore
 @testable import TestSharding
 
 /// Which build system builds, found from the arguments, `PIPELINE_BUILD_SYSTEM` and the

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import TestCore
 @testable import TestSharding
 
 /// Quarantined failures, flakiness history in the timings, and the flake hunt's report.

@@ -1,5 +1,6 @@
 import XCTest
 
+@testable import TestCore
 @testable import TestSharding
 
 final class XCTestOutputParserTests: XCTestCase {

@@ -1,6 +1,7 @@
 import TestSupport
 import XCTest
 
+@testable import TestCore
 @testable import TestSharding
 
 final class ShardPlannerTests: XCTestCase {

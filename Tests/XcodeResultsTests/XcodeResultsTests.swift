@@ -1,4 +1,5 @@
 import Foundation
+import TestCore
 import TestSharding
 import Testing
 

@@ -3,8 +3,8 @@ import CISystem
 import Foundation
 import PipelineSpec
 import Pipelines
+import TestCore
 import TestRun
-import TestSharding
 import XcodeResults
 
 /// `pipeline import xcresult|xcodebuild-log FILE`: a run Xcode made, reported as `pipeline test`

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import PipelineSpec
 import Pipelines
+import TestCore
 import TestRun
-import TestSharding
 
 /// How `pipeline test` runs the tests: shards, this node's part, limits, retries and selection.
 struct TestOptions: ParsableArguments {

@@ -1,6 +1,6 @@
 import Foundation
+import TestCore
 import TestRun
-import TestSharding
 
 extension TestOutcome {
     /// Prints the outcome as `pipeline test` does (the report on standard output, notes on standard

@@ -3,6 +3,7 @@ import Coverage
 import Foundation
 import ImageDiff
 import References
+import TestCore
 import TestSharding
 
 /// Test results where the CI system shows them: on GitHub Actions (GITHUB_ACTIONS=true), an

@@ -3,6 +3,7 @@ import Foundation
 import PipelineCore
 import References
 import SharedRun
+import TestCore
 import TestSharding
 
 extension CoverageRequest {

@@ -1,6 +1,6 @@
 import Coverage
 import Foundation
-import TestSharding
+import TestCore
 
 /// The coverage a command asks for (`--coverage`, or a test stage's `coverage:`), before its
 /// tools and folder are checked.

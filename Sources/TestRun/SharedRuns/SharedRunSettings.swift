@@ -5,6 +5,7 @@ import PipelineCore
 import PipelineSpec
 import References
 import SharedRun
+import TestCore
 import TestSharding
 import Verdicts
 

@@ -3,6 +3,7 @@ import ObjectStorage
 import PipelineCore
 import References
 import SharedRun
+import TestCore
 import TestSharding
 
 extension TestSession {

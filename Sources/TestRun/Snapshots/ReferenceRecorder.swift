@@ -4,6 +4,7 @@ import ObjectStorage
 import PipelineCore
 import References
 import SnapshotConventions
+import TestCore
 import TestImpact
 import TestSharding
 

@@ -5,6 +5,7 @@ import ObjectStorage
 import PipelineCore
 import References
 import SnapshotConventions
+import TestCore
 import TestSharding
 
 /// What a test run knows about swift-snapshot-testing: it sets the library's switches for the test

@@ -375,3 +375,8 @@ public struct TestReport: Codable, Sendable {
         return lines.joined(separator: "\n")
     }
 }
+
+extension Double {
+    /// The number with `places` decimals, as reports print durations.
+    public func formatted(places: Int) -> String { String(format: "%.\(places)f", self) }
+}

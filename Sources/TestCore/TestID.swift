@@ -39,7 +39,7 @@ public struct TestID: Hashable, Comparable, Codable, Sendable, CustomStringConve
     }
 
     /// How XCTest on Linux prints the test in `Test Case '…' started` lines: `Class.method`, no module.
-    var xctestPrintedName: String {
+    public var xctestPrintedName: String {
         let className = suite.split(separator: ".").last.map(String.init) ?? suite
         return "\(className).\(shortName)"
     }

@@ -10,7 +10,7 @@ public enum TestStatus: String, Codable, Sendable, CaseIterable {
     case missing
 
     /// Whether a rerun may help.
-    var isFailure: Bool { self == .failed || self == .timedOut || self == .crashed }
+    public var isFailure: Bool { self == .failed || self == .timedOut || self == .crashed }
 }
 
 /// One attempt at one test, as a process reported it.
@@ -40,10 +40,4 @@ public struct TestAttempt: Sendable, Equatable {
         self.output = output
         self.attempt = attempt
     }
-}
-
-/// What a parser saw in a test process's output.
-enum TestEvent: Equatable {
-    case started(TestID, offset: Int)
-    case finished(TestID, status: TestStatus, seconds: Double, message: String?, range: Range<Int>?)
 }

@@ -1,4 +1,3 @@
-import ChildProcesses
 import Foundation
 import PipelineCore
 
@@ -62,17 +61,6 @@ extension TestRunError {
             switch error {
             case .cannotWrite(let path, let reason): throw .cannotWrite(path: path, reason: reason)
             }
-        }
-    }
-
-    /// `ChildProcess.run`, a process that cannot start said as `cannotStart`.
-    public static func starting(
-        _ arguments: [String], environment: [String: String], log: URL, timeout: Duration? = nil
-    ) async throws(TestRunError) -> ProcessResult {
-        do {
-            return try await ChildProcess.run(arguments, environment: environment, log: log, timeout: timeout)
-        } catch {
-            throw .cannotStart(command: error.command, reason: error.reason)
         }
     }
 }
