@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import PipelineSpec
-import Pipelines
 import TestCore
 
 // The spec's value types, read from the command line as the spec reads them.

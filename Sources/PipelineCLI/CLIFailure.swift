@@ -1,5 +1,4 @@
 import PipelineCore
-import Pipelines
 
 /// Ends the command with a status after it has already reported why (a failed test run).
 struct QuietExit: Error {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Pipelines
 import References
 
 struct PipelineCommand: AsyncParsableCommand {

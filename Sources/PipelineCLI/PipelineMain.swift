@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PipelineCore
 import PipelineSpec
-import Pipelines
 
 /// Runs the `pipeline` command line and exits with a documented status.
 public enum PipelineMain {

@@ -2,7 +2,6 @@ import ArgumentParser
 import CISystem
 import Foundation
 import PipelineSpec
-import Pipelines
 import References
 
 /// Where the reference commands find their stores: the spec, overridden by flags.

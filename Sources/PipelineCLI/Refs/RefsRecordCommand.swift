@@ -1,7 +1,6 @@
 import ArgumentParser
 import ChildProcesses
 import Foundation
-import Pipelines
 import References
 import TestRun
 import XcodeResults

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import PipelineSpec
-import Pipelines
 import TestRun
 
 /// `pipeline test --coverage` and where its reports go.

@@ -2,7 +2,6 @@ import ArgumentParser
 import CISystem
 import Foundation
 import PipelineSpec
-import Pipelines
 import TestCore
 import TestRun
 import XcodeResults

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Pipelines
 import TestRun
 import XcodeResults
 

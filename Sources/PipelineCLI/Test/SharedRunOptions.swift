@@ -1,7 +1,6 @@
 import ArgumentParser
 import CISystem
 import PipelineSpec
-import Pipelines
 import TestRun
 
 /// Where recorded durations are kept and which shared run a node joins: `pipeline test`, `plan`

@@ -2,7 +2,6 @@ import ArgumentParser
 import ChildProcesses
 import Foundation
 import PipelineSpec
-import Pipelines
 import TestRun
 
 struct TestCommand: AsyncParsableCommand {

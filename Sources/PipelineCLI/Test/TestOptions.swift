@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import PipelineSpec
-import Pipelines
 import TestCore
 import TestRun
 

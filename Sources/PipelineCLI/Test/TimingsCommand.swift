@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import PipelineCore
 import PipelineSpec
-import Pipelines
 import TestRun
 
 struct TimingsCommand: ParsableCommand {

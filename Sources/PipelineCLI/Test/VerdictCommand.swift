@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import PipelineSpec
-import Pipelines
 import TestRun
 
 /// `pipeline verdict --reuse-verdicts LOCATION`: whether a passing verdict stands for this
