@@ -103,9 +103,7 @@ extension TestFlow {
         let queue = try request.shared.runID().map { try timingsFolder().queue(run: $0, node: .whole) }
         if notedOnly {
             guard let queue else { throw RequestError("--noted reads a shared run's note: give --queue too") }
-            guard let data = try await queue.notes()[Self.verifiedNote],
-                let record = try? JSONDecoder().decode(VerdictRecord.self, from: data)
-            else {
+            guard let record = Self.notedVerdict(try await queue.notes()) else {
                 request.write("not verified: nothing in \(queue.location) says this run's tree was verified\n")
                 return nil
             }
@@ -289,6 +287,11 @@ extension TestFlow {
 
     /// The note the node that found the run's tree verified files the record under.
     static let verifiedNote = "verified.json"
+
+    /// The record a shared run's `notes` say verified its tree; nil when none does.
+    static func notedVerdict(_ notes: [String: Data]) -> VerdictRecord? {
+        notes[verifiedNote].flatMap { try? JSONDecoder().decode(VerdictRecord.self, from: $0) }
+    }
 
     /// Keeps the record of a passing `report` run under `key` in `store` (`named` so in the line
     /// saying so), on the commit checked out at `package`, with the CI run and trust scope of

@@ -83,12 +83,18 @@ public struct VerdictRecord: Sendable, Codable {
         self.date = ISO8601DateFormatter().string(from: date)
     }
 
+    /// The key of its commit's change: its own with the tree replaced by `change`; nil without one.
+    var changeKey: VerdictKey? {
+        change.map { change in
+            var key = self.key
+            key.tree = change
+            return key
+        }
+    }
+
     /// Whether this record stands under `key`: its own, or the key of its change.
     func matches(_ key: VerdictKey) -> Bool {
-        guard self.key != key else { return true }
-        var changed = self.key
-        changed.tree = change ?? self.key.tree
-        return change != nil && changed == key
+        key == self.key || key == changeKey
     }
 
     /// Whether a test was flaky, retried or quarantined: a verdict that is reused only when asked.
@@ -123,13 +129,7 @@ public struct VerdictStore: Sendable {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-verdict-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try data.write(to: file)
-        var keys = [record.key]
-        if let change = record.change {
-            var key = record.key
-            key.tree = change
-            keys.append(key)
-        }
-        for key in keys {
+        for key in [record.key] + (record.changeKey.map { [$0] } ?? []) {
             let object = try ObjectKey("\(Self.folder)/\(try key.hash())/\(scope).json").under(place.prefix)
             try await place.store.upload(file, to: object, metadata: [:])
         }

@@ -108,9 +108,7 @@ public struct SharedRunSettings: Sendable {
         let queue = try place.queue(run: run, node: .whole)
         let notes = verdicts == nil ? [:] : try await queue.notes()
         var report: TestReport
-        if let data = notes[TestFlow.verifiedNote],
-            let record = try? JSONDecoder().decode(VerdictRecord.self, from: data)
-        {
+        if let record = TestFlow.notedVerdict(notes) {
             write(record.line + "\n")
             report = record.report
             report.verifiedBy = record.line
