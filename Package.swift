@@ -27,14 +27,13 @@ let package = Package(
         // Entry point only: hands the arguments to PipelineCLI.
         .executableTarget(name: "pipeline", dependencies: ["PipelineCLI"]),
         // Argument parsing and printing: each command parses, calls one entry point of Pipelines,
-        // TestRun or References, and prints; the lower libraries it imports lend it their value
-        // types (a node, the CI, Xcode's inputs) and the interrupt handler.
+        // TestRun or References, and prints; besides the flows it imports only the vocabulary at
+        // the bottom (a node, a report, the spec's values, the CI).
         .target(
             name: "PipelineCLI",
             dependencies: [
-                "Pipelines", "TestRun", "References", "ProjectSetup", "PipelineSpec", "PipelineCore", "XcodeResults",
-                "TestCore",
-                "CISystem", "ChildProcesses", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Pipelines", "TestRun", "References", "ProjectSetup", "PipelineSpec", "PipelineCore", "TestCore",
+                "CISystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -76,11 +75,13 @@ let package = Package(
         // machines.
         .target(
             name: "BuildCache",
-            dependencies: ["PipelineCore", "ObjectStorage", "ChildProcesses", "CISystem", "GitChanges"]),
+            dependencies: [
+                "PipelineCore", "ObjectStorage", "ChildProcesses", "CISystem", "GitChanges", "SnapshotConventions",
+            ]),
         // Verdicts: a passing run's record kept in the store under everything that decides its outcome
         // (the git tree, the build, the selection, the references compared against), so a run of the
         // same key runs nothing.
-        .target(name: "Verdicts", dependencies: ["PipelineCore", "ObjectStorage", "TestCore", "BuildCache"]),
+        .target(name: "Verdicts", dependencies: ["ObjectStorage", "TestCore", "BuildCache"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses", "TestCore"]),
         // The test vocabulary every layer shares: a test's identity, attempts and report, the
@@ -97,7 +98,7 @@ let package = Package(
             name: "TestImpact",
             dependencies: [
                 "PipelineCore", "TestCore", "Coverage", "GitChanges", "ChildProcesses", "ReadTracing",
-                "SymbolIndex",
+                "SymbolIndex", "SnapshotConventions",
             ]
         ),
         // Coverage: the test processes' profiles merged with the toolchain's tools, and written as
@@ -122,7 +123,7 @@ let package = Package(
 
         // `pipeline init`: the specs and the CI's workflow files (GitHub Actions, Bitrise, GitLab) for a
         // team starting out, written only where nothing exists.
-        .target(name: "ProjectSetup", dependencies: ["PipelineCore", "PipelineSpec"]),
+        .target(name: "ProjectSetup", dependencies: ["PipelineCore", "PipelineSpec", "SnapshotConventions"]),
 
         // MARK: What both flows stand on
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
@@ -130,7 +131,8 @@ let package = Package(
         // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
         .target(name: "ObjectStorage", dependencies: ["PipelineCore", "CCurl", "CCrypto", "CCurlShims"]),
         // libgit2 in process: revisions, the tree walk, renames, history questions, a change's identity.
-        .target(name: "GitChanges", dependencies: ["PipelineCore", "CLibgit2", "CLibgit2Loader"]),
+        .target(
+            name: "GitChanges", dependencies: ["PipelineCore", "CLibgit2", "CLibgit2Loader", "SnapshotConventions"]),
         // Image comparison for snapshot review: PNG decoding and encoding by libpng, match ratio, overlay, mask.
         .target(name: "ImageDiff", dependencies: ["PipelineCore", "CPNG"]),
         // The CI system around a run, the one reader of its variables: whether this is CI, its name,

@@ -16,16 +16,16 @@ public struct ArchivePart: Sendable, Codable, Equatable {
 enum BuildArchive {
     static let partSize = 64 << 20
 
-    /// The compressor on `environment`'s PATH: zstd, else gzip.
-    static func compression(_ environment: [String: String]) -> String {
-        Toolchain.executable("zstd", in: environment["PATH"]) != nil ? "zstd" : "gzip"
+    /// The compressor on `variables`'s PATH: zstd, else gzip.
+    static func compression(_ variables: [String: String]) -> String {
+        Toolchain.executable("zstd", in: variables["PATH"]) != nil ? "zstd" : "gzip"
     }
 
     /// Archives `members` (paths relative to `root`), leaving out `excluded` (relative to `root`),
     /// into parts in the empty folder `parts`.
     static func pack(
         root: URL, members: [String], excluded: [String], into parts: URL, compression: String,
-        environment: [String: String]
+        variables: [String: String]
     ) async throws(BuildCacheError) -> [ArchivePart] {
         let compress = compression == "zstd" ? "zstd -1 -T0 -q -c" : "gzip -1 -c"
         // Each path is a positional parameter, never part of the script's text.
@@ -35,7 +35,7 @@ enum BuildArchive {
             + "tar -C \"$root\" -cf - \"${excludes[@]}\" \"$@\" | \(compress) | split -b \(partSize) -a 4 - \"$parts/part-\""
         try await run(
             ["bash", "-c", script, "pack", root.path, parts.path] + excluded + ["--"] + members,
-            what: "archiving \(root.path)", environment: environment, log: parts.appendingPathComponent("../pack.log"))
+            what: "archiving \(root.path)", variables: variables, log: parts.appendingPathComponent("../pack.log"))
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: parts.path)) ?? []).filter {
             $0.hasPrefix("part-")
         }.sorted()
@@ -54,27 +54,27 @@ enum BuildArchive {
 
     /// Extracts the parts (in order) into the folder `into`, which exists.
     static func unpack(
-        _ parts: [URL], into folder: URL, compression: String, environment: [String: String], log: URL
+        _ parts: [URL], into folder: URL, compression: String, variables: [String: String], log: URL
     ) async throws(BuildCacheError) {
         guard compression == "zstd" || compression == "gzip" else {
             throw .unusable("the entry is compressed with '\(compression)', which this pipeline cannot read")
         }
-        if Toolchain.executable(compression, in: environment["PATH"]) == nil {
+        if Toolchain.executable(compression, in: variables["PATH"]) == nil {
             throw .unusable("the entry is compressed with \(compression), which is not installed here")
         }
         let decompress = compression == "zstd" ? "zstd -d -q -c" : "gzip -d -c"
         let script = "set -o pipefail; into=\"$1\"; shift; cat \"$@\" | \(decompress) | tar -C \"$into\" -xf -"
         try await run(
             ["bash", "-c", script, "unpack", folder.path] + parts.map(\.path),
-            what: "unpacking into \(folder.path)", environment: environment, log: log)
+            what: "unpacking into \(folder.path)", variables: variables, log: log)
     }
 
-    private static func run(_ arguments: [String], what: String, environment: [String: String], log: URL)
+    private static func run(_ arguments: [String], what: String, variables: [String: String], log: URL)
         async throws(BuildCacheError)
     {
         let result: ProcessResult
         do {
-            result = try await ChildProcess.run(arguments, environment: environment, log: log.standardizedFileURL)
+            result = try await ChildProcess.run(arguments, variables: variables, log: log.standardizedFileURL)
         } catch {
             throw .archive(command: what, output: error.description)
         }

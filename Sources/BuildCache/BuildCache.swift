@@ -41,16 +41,16 @@ public struct BuildCache: Sendable {
     static let orphanAge: Double = 6 * 3600
 
     public init(
-        folder: StoreFolder, key: BuildCacheKey, package: URL, environment: [String: String], scope: TrustScope
+        folder: StoreFolder, key: BuildCacheKey, package: URL, variables: [String: String], scope: TrustScope
     ) throws(BuildCacheError) {
         self.key = key
         self.package = package
         self.scope = scope
-        location = KeptTrees(folder: folder, environment: environment)
+        location = KeptTrees(folder: folder, variables: variables)
         do {
-            trees = KeptTrees(folder: try folder.below(scope.folder), environment: environment)
+            trees = KeptTrees(folder: try folder.below(scope.folder), variables: variables)
             readable = try scope.readable.map { name throws(StoreError) in
-                (name, KeptTrees(folder: try folder.below(name), environment: environment))
+                (name, KeptTrees(folder: try folder.below(name), variables: variables))
             }
         } catch {
             throw .store(error)

@@ -29,17 +29,17 @@ public struct BuildCacheKey: Sendable, Codable, Equatable {
         (self.pins, self.path, self.buildSystem) = (pins, path, buildSystem)
     }
 
-    /// The key of building `package` here with `buildSystem`, with the `swift` on `environment`'s PATH.
+    /// The key of building `package` here with `buildSystem`, with the `swift` on `variables`'s PATH.
     public static func current(
-        package: URL, configuration: String, flags: [String], buildSystem: String, environment: [String: String],
+        package: URL, configuration: String, flags: [String], buildSystem: String, variables: [String: String],
         scratch: URL
     ) async throws(BuildCacheError) -> BuildCacheKey {
-        let swift = Toolchain(environment: environment).swift
+        let swift = Toolchain(variables: variables).swift
         let log = scratch.appendingPathComponent("swift-version.log")
         let result: ProcessResult
         do {
             result = try await ChildProcess.run(
-                [swift?.path ?? "swift", "--version"], environment: environment, log: log,
+                [swift?.path ?? "swift", "--version"], variables: variables, log: log,
                 timeout: .seconds(60))
         } catch {
             throw .toolchain(reason: error.description)
@@ -61,16 +61,16 @@ public struct BuildCacheKey: Sendable, Codable, Equatable {
     /// so its pins can be read before a build; a resolution that fails leaves none, which the build
     /// then reports. SwiftPM's clones go to a folder of `scratch`, removed after: the package's own
     /// `.build` stays as it was (a build cache restores into a checkout with none).
-    public static func resolvePins(package: URL, environment: [String: String], scratch: URL) async {
+    public static func resolvePins(package: URL, variables: [String: String], scratch: URL) async {
         guard !FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.resolved").path)
         else { return }
         let resolving = scratch.appendingPathComponent("resolve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: resolving) }
         _ = try? await ChildProcess.run(
             [
-                Toolchain(environment: environment).swift?.path ?? "swift", "package", "--package-path", package.path,
+                Toolchain(variables: variables).swift?.path ?? "swift", "package", "--package-path", package.path,
                 "--scratch-path", resolving.path, "resolve",
-            ], environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            ], variables: ProcessInfo.processInfo.environment.merging(variables) { $1 },
             log: scratch.appendingPathComponent("resolve.log"), timeout: .seconds(600))
     }
 

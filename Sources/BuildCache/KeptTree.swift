@@ -27,7 +27,7 @@ public struct KeptTree: Sendable, Codable, Equatable {
 /// unpacked into a staging folder.
 struct KeptTrees: Sendable {
     let folder: StoreFolder
-    let environment: [String: String]
+    let variables: [String: String]
     static let parallelTransfers = 4
 
     func key(_ text: String) throws(BuildCacheError) -> ObjectKey {
@@ -44,10 +44,10 @@ struct KeptTrees: Sendable {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let folder = scratch.appendingPathComponent("parts")
         try Self.create(folder)
-        let compression = BuildArchive.compression(environment)
+        let compression = BuildArchive.compression(variables)
         let made = try await BuildArchive.pack(
             root: package, members: members, excluded: excluded, into: folder, compression: compression,
-            environment: environment)
+            variables: variables)
         let uploads = try made.map { part throws(BuildCacheError) in
             (folder.appendingPathComponent(part.name), try self.key("\(parts)/\(save)/\(part.name)"))
         }
@@ -143,7 +143,7 @@ struct KeptTrees: Sendable {
         }
         await KillPoints.passed("build cache: parts downloaded")
         try await BuildArchive.unpack(
-            downloads.map(\.0), into: staging, compression: tree.compression, environment: environment,
+            downloads.map(\.0), into: staging, compression: tree.compression, variables: variables,
             log: scratch.appendingPathComponent("unpack.log"))
         await KillPoints.passed("build cache: unpacked")
     }

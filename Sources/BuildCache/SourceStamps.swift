@@ -1,5 +1,6 @@
 import Foundation
 import ObjectStorage
+import SnapshotConventions
 
 /// The modification times the build saw, by content: saved with a build tree, they are put back on
 /// the files of a fresh checkout whose content is the same, so the build sees exactly the files
@@ -73,7 +74,7 @@ public struct SourceStamps: Sendable, Codable, Equatable {
         else { return [] }
         var found: [(String, URL)] = []
         while let url = walk.nextObject() as? URL {
-            if url.lastPathComponent == "__Snapshots__" {
+            if url.lastPathComponent == SnapshotFile.folderName {
                 walk.skipDescendants()
                 continue
             }

@@ -21,13 +21,13 @@ public struct TestProducts: Sendable {
     static let runAge: Double = 24 * 3600
 
     public init(
-        folder: StoreFolder, key: BuildCacheKey, package: URL, environment: [String: String], scope: TrustScope
+        folder: StoreFolder, key: BuildCacheKey, package: URL, variables: [String: String], scope: TrustScope
     ) throws(BuildCacheError) {
         self.key = key
         self.package = package
         place = "\(folder.name), \(scope.folder)"
         do {
-            trees = KeptTrees(folder: try folder.below(scope.folder), environment: environment)
+            trees = KeptTrees(folder: try folder.below(scope.folder), variables: variables)
         } catch {
             throw .store(error)
         }

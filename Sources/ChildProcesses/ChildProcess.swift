@@ -67,12 +67,12 @@ public final class ChildProcess: Sendable {
     /// Starts `arguments[0]` (looked up in PATH when it has no slash); standard error goes to
     /// `errors`, or with the output to `log` when nil.
     public static func start(
-        _ arguments: [String], environment: [String: String], log: URL, errors: URL? = nil
+        _ arguments: [String], variables: [String: String], log: URL, errors: URL? = nil
     ) async throws(ProcessError) -> ChildProcess {
         guard let program = arguments.first, !program.isEmpty else {
             throw ProcessError(command: "(nothing)", reason: "no program to run")
         }
-        let launch = Launch(arguments: arguments, environment: environment, log: log, errors: errors)
+        let launch = Launch(arguments: arguments, variables: variables, log: log, errors: errors)
         return ChildProcess(pid: try await ProcessGroups.shared.spawn(launch))
     }
 
@@ -120,6 +120,7 @@ public actor ProcessGroups {
     /// the two; once stopping, nothing new starts.
     fileprivate func spawn(_ launch: Launch) throws(ProcessError) -> pid_t {
         guard !stopping else { throw ProcessError(command: launch.arguments[0], reason: "interrupted") }
+        Interrupts.install()
         let pid = try launch.spawn()
         groups.insert(pid)
         return pid
@@ -143,7 +144,7 @@ public actor ProcessGroups {
 /// The posix_spawn call, kept apart from the process's lifetime.
 fileprivate struct Launch {
     let arguments: [String]
-    let environment: [String: String]
+    let variables: [String: String]
     let log: URL
     let errors: URL?
 
@@ -182,9 +183,9 @@ fileprivate struct Launch {
                 &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)),
             "posix_spawnattr_setflags")
 
-        let program = arguments[0].contains("/") ? arguments[0] : Launch.lookUp(arguments[0], in: environment["PATH"])
+        let program = arguments[0].contains("/") ? arguments[0] : Launch.lookUp(arguments[0], in: variables["PATH"])
         let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             argv.forEach { free($0) }
             envp.forEach { free($0) }

@@ -16,11 +16,11 @@ extension ChildProcess {
     /// Past `timeout` the process group is asked to end (SIGTERM), and killed (SIGKILL) `grace`
     /// later if it has not; the result then says `timedOut`.
     public static func run(
-        _ arguments: [String], environment: [String: String], log: URL, errors: URL? = nil,
+        _ arguments: [String], variables: [String: String], log: URL, errors: URL? = nil,
         timeout: Duration? = nil, grace: Duration = .seconds(2)
     ) async throws(ProcessError) -> ProcessResult {
         for file in [log, errors].compactMap({ $0 }) { removeIfRegular(file) }
-        let process = try await start(arguments, environment: environment, log: log, errors: errors)
+        let process = try await start(arguments, variables: variables, log: log, errors: errors)
         let deadline = timeout.map { ContinuousClock.now + $0 }
         var stopping: ContinuousClock.Instant?
         let termination = await process.wait {

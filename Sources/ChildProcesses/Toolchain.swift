@@ -9,15 +9,15 @@ public struct Toolchain: Sendable {
     /// The folders looked in, first first, without repeats.
     public let folders: [URL]
 
-    public init(environment: [String: String]) {
-        let swift = Self.executable("swift", in: environment["PATH"])
+    public init(variables: [String: String]) {
+        let swift = Self.executable("swift", in: variables["PATH"])
         var folders: [URL] = []
         if let swift {
             folders.append(swift.resolvingSymlinksInPath().deletingLastPathComponent())
             folders.append(swift.deletingLastPathComponent())
         }
         #if os(macOS)
-            folders += Self.developerToolFolders(environment: environment)
+            folders += Self.developerToolFolders(variables: variables)
         #endif
         var unique: [URL] = []
         for folder in folders where !unique.contains(folder) { unique.append(folder) }
@@ -60,7 +60,7 @@ public struct Toolchain: Sendable {
             "pipeline-\(arguments[0])-\(getpid())-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: log) }
         return try? await ChildProcess.run(
-            arguments, environment: ProcessInfo.processInfo.environment, log: log, timeout: .seconds(30)
+            arguments, variables: ProcessInfo.processInfo.environment, log: log, timeout: .seconds(30)
         ).output
     }
 
@@ -86,9 +86,9 @@ public struct Toolchain: Sendable {
         /// Where `xcrun` finds the tools, without running it: the active developer folder
         /// (`DEVELOPER_DIR`, else `xcode-select`'s link), its default toolchain, and the Command Line Tools.
         /// Not yet run on a Mac.
-        private static func developerToolFolders(environment: [String: String]) -> [URL] {
+        private static func developerToolFolders(variables: [String: String]) -> [URL] {
             var developer: [URL] = []
-            if let path = environment["DEVELOPER_DIR"] { developer.append(URL(fileURLWithPath: path)) }
+            if let path = variables["DEVELOPER_DIR"] { developer.append(URL(fileURLWithPath: path)) }
             let link = URL(fileURLWithPath: "/var/db/xcode_select_link")
             if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link.path) {
                 developer.append(URL(fileURLWithPath: target))

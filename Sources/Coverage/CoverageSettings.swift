@@ -23,7 +23,7 @@ public struct CoverageSettings: Sendable {
     /// process's own profile folder, when several share a package (`node-2-of-4`).
     public init(
         package: URL, output: URL? = nil, include: [String] = [], exclude: [String] = [], minLines: Double? = nil,
-        part: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment
+        part: String? = nil, variables: [String: String] = ProcessInfo.processInfo.environment
     ) throws(CoverageError) {
         filter = try CoverageFilter(package: package, include: include, exclude: exclude)
         self.output = output ?? Self.defaultOutput(of: package)
@@ -31,7 +31,7 @@ public struct CoverageSettings: Sendable {
         self.profiles = part.map(profiles.appendingPathComponent) ?? profiles
         self.minLines = minLines
         try Self.checkWritable(self.output)
-        tools = try CoverageTools.locate(environment: environment)
+        tools = try CoverageTools.locate(variables: variables)
     }
 
     /// Creates `folder` and writes and removes a file in it.
@@ -47,7 +47,7 @@ public struct CoverageSettings: Sendable {
     }
 
     /// For the test processes: one profile per process, merged online should a process id recur.
-    public var environment: [String: String] {
+    public var variables: [String: String] {
         ["LLVM_PROFILE_FILE": profiles.appendingPathComponent("%p-%m.profraw").path]
     }
 
@@ -58,7 +58,7 @@ public struct CoverageSettings: Sendable {
     }
 
     /// Profiles the run's processes left where they ran (`default.profraw`): an instrumented child
-    /// that a test started with an environment of its own loses `LLVM_PROFILE_FILE`, and writes
+    /// that a test started with an variables of its own loses `LLVM_PROFILE_FILE`, and writes
     /// into its working folder, the package's. Those written since the profile folder was emptied
     /// (this run) are moved into it, so they count in the run's coverage and nothing is left in the
     /// user's tree; older ones are the user's and stay. Returns the paths moved.

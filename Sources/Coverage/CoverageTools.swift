@@ -13,9 +13,9 @@ public struct CoverageTools: Sendable {
         self.cov = cov
     }
 
-    /// Finds the tools in the toolchain of the `swift` on `environment`'s PATH (`Toolchain`).
-    public static func locate(environment: [String: String]) throws(CoverageError) -> CoverageTools {
-        let toolchain = Toolchain(environment: environment)
+    /// Finds the tools in the toolchain of the `swift` on `variables`'s PATH (`Toolchain`).
+    public static func locate(variables: [String: String]) throws(CoverageError) -> CoverageTools {
+        let toolchain = Toolchain(variables: variables)
         func find(_ tool: String) throws(CoverageError) -> URL {
             guard let found = toolchain.tool(tool) else {
                 throw .toolMissing(
@@ -34,7 +34,7 @@ public struct CoverageTools: Sendable {
         let result: ProcessResult
         do {
             result = try await ChildProcess.run(
-                arguments, environment: ProcessInfo.processInfo.environment, log: log,
+                arguments, variables: ProcessInfo.processInfo.environment, log: log,
                 errors: log.appendingPathExtension("stderr"))
         } catch {
             throw .toolFailed(command: name, output: "\(error)")

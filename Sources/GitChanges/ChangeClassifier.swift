@@ -1,3 +1,5 @@
+import SnapshotConventions
+
 /// Sorts changed paths into test targets, test files, reference folders and the rest.
 /// Pure: folder existence on each side is asked of `exists`, so it is testable without a repository.
 struct ChangeClassifier {
@@ -105,7 +107,7 @@ struct ChangeClassifier {
         }
     }
 
-    static let snapshotsFolder = "__Snapshots__"
+    static let snapshotsFolder = SnapshotFile.folderName
 
     /// SwiftPM's folder of test targets; it matches `*Tests` but holds targets rather than being one.
     static let testsContainer = "Tests"

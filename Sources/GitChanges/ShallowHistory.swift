@@ -35,9 +35,9 @@ struct ShallowHistory {
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        var environment = ProcessInfo.processInfo.environment
-        environment["GIT_TERMINAL_PROMPT"] = "0"
-        process.environment = environment
+        var variables = ProcessInfo.processInfo.environment
+        variables["GIT_TERMINAL_PROMPT"] = "0"
+        process.environment = variables
         do {
             try process.run()
         } catch {

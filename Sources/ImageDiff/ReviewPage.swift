@@ -4,11 +4,13 @@ import Foundation
 /// failed snapshots first (reference / new / overlay with the match ratio for images, a line diff
 /// for text), then references changed between two stores; worst match first within each status,
 /// with a filter by test. Each entry has an anchor, `#` + `anchor(for: key)`, for links.
-/// With `accept` (the options that name CI's candidates, such as ` --commit <sha>`), each failed
-/// snapshot's card shows the `pipeline refs accept` command for its test, and cards can be selected
-/// to build one command for them all.
+/// With `accept` (the command that accepts CI's candidates, made by the library that knows it),
+/// each failed snapshot's card shows that command for its test, and cards can be selected to build
+/// one command for them all.
 public enum ReviewPage {
-    public static func html(title: String, subtitle: String, entries: [ReviewEntry], accept: String? = nil) -> String {
+    public static func html(
+        title: String, subtitle: String, entries: [ReviewEntry], accept: AcceptCommand? = nil
+    ) -> String {
         let order = Dictionary(uniqueKeysWithValues: ReviewEntry.Status.allCases.enumerated().map { ($1, $0) })
         let sorted = entries.sorted {
             (order[$0.status] ?? 0, $0.comparison?.matchRatio ?? 0, $0.key) < (
@@ -42,7 +44,7 @@ public enum ReviewPage {
             figure { margin: 0; } figcaption { color: #6e6e73; font-size: 12px; margin-bottom: 4px; }
             img { max-width: 360px; max-height: 720px; min-width: 96px; image-rendering: pixelated; border: 1px solid #e5e5ea;
                   background: repeating-conic-gradient(#f2f2f7 0 25%, white 0 50%) 0 0 / 16px 16px; }
-            </style></head><body data-accept="\(escape(accept ?? ""))">
+            </style></head><body data-accept-prefix="\(escape(accept?.prefix ?? ""))" data-accept="\(escape(accept?.options ?? ""))">
             <h1>\(escape(title))</h1>
             <div class="sub">\(escape(subtitle)) — \(counts.isEmpty ? "nothing to review" : counts)</div>
             <input id="filter" type="search" placeholder="Filter by test or where rendered…" oninput="filter(this.value)">
@@ -71,7 +73,7 @@ public enum ReviewPage {
               const tests = [...new Set([...document.querySelectorAll("input.pick:checked")].map(b => b.value))];
               document.getElementById("selection").style.display = tests.length ? "flex" : "none";
               document.getElementById("selected").textContent =
-                "pipeline refs accept " + tests.join(" ") + (document.body.dataset.accept || "");
+                [document.body.dataset.acceptPrefix, ...tests].join(" ") + (document.body.dataset.accept || "");
             }
             </script>
             </body></html>
@@ -86,12 +88,16 @@ public enum ReviewPage {
         "ref-" + String(key.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" })
     }
 
-    /// The command that accepts CI's rendering of `test`, with the options naming the candidates.
-    public static func acceptCommand(test: String, options: String) -> String {
-        "pipeline refs accept \(test)\(options)"
+    /// Writes the page (`html`'s arguments) to `url`, its folder made first.
+    public static func write(
+        to url: URL, title: String, subtitle: String, entries: [ReviewEntry], accept: AcceptCommand? = nil
+    ) throws {
+        let page = html(title: title, subtitle: subtitle, entries: entries, accept: accept)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(page.utf8).write(to: url, options: .atomic)
     }
 
-    private static func section(_ entry: ReviewEntry, accept: String?) -> String {
+    private static func section(_ entry: ReviewEntry, accept: AcceptCommand?) -> String {
         // The filter finds a test by name, and changes by where they were rendered (`arm64`, `macOS 15`).
         let searchable = ([entry.test] + [entry.testName, entry.rendering].compactMap { $0 }).joined(separator: " ")
             .lowercased()
@@ -113,7 +119,7 @@ public enum ReviewPage {
             html +=
                 "<div class=\"accept\"><input type=\"checkbox\" class=\"pick\" value=\"\(escape(entry.test))\" "
                 + "onchange=\"buildSelection()\" title=\"Select to accept with others\">"
-                + "<pre id=\"\(id)\">\(escape(acceptCommand(test: entry.test, options: accept)))</pre>"
+                + "<pre id=\"\(id)\">\(escape(accept.line([entry.test])))</pre>"
                 + "<button onclick=\"copyCommand('\(id)')\">Copy</button></div>\n"
         }
         if let diff = entry.textDiff {
@@ -153,4 +159,21 @@ public enum ReviewPage {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
+}
+
+/// A command that accepts tests' renderings as the page and the reports show it:
+/// `<prefix> <test>…<options>`. The library that knows the command makes it.
+public struct AcceptCommand: Sendable, Equatable {
+    /// The command before the tests (`pipeline refs accept`).
+    public let prefix: String
+    /// The options after them, each with its leading space (` --commit <sha>`).
+    public let options: String
+
+    public init(prefix: String, options: String) {
+        self.prefix = prefix
+        self.options = options
+    }
+
+    /// The command for `tests`.
+    public func line(_ tests: [String]) -> String { ([prefix] + tests).joined(separator: " ") + options }
 }

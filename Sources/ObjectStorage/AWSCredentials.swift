@@ -19,20 +19,20 @@ public struct AWSCredentials: Sendable, CustomStringConvertible {
     /// (`AWS_SHARED_CREDENTIALS_FILE`) or `~/.aws/config` (`AWS_CONFIG_FILE`).
     public static func resolve(
         profile: String? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment
+        variables: [String: String] = ProcessInfo.processInfo.environment
     ) throws(StoreError) -> AWSCredentials {
-        if profile == nil, let key = environment["AWS_ACCESS_KEY_ID"],
-            let secret = environment["AWS_SECRET_ACCESS_KEY"],
+        if profile == nil, let key = variables["AWS_ACCESS_KEY_ID"],
+            let secret = variables["AWS_SECRET_ACCESS_KEY"],
             !key.isEmpty, !secret.isEmpty
         {
-            return AWSCredentials(accessKey: key, secret: secret, sessionToken: environment["AWS_SESSION_TOKEN"])
+            return AWSCredentials(accessKey: key, secret: secret, sessionToken: variables["AWS_SESSION_TOKEN"])
         }
-        let name = profile ?? environment["AWS_PROFILE"] ?? "default"
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let name = profile ?? variables["AWS_PROFILE"] ?? "default"
+        let home = variables["HOME"] ?? NSHomeDirectory()
         let files = [
-            (environment["AWS_SHARED_CREDENTIALS_FILE"] ?? "\(home)/.aws/credentials", name),
+            (variables["AWS_SHARED_CREDENTIALS_FILE"] ?? "\(home)/.aws/credentials", name),
             (
-                environment["AWS_CONFIG_FILE"] ?? "\(home)/.aws/config",
+                variables["AWS_CONFIG_FILE"] ?? "\(home)/.aws/config",
                 name == "default" ? "default" : "profile \(name)"
             ),
         ]

@@ -96,7 +96,7 @@ public struct FolderStore: ObjectStore, FileBacked {
 
     func file(_ key: ObjectKey) -> URL { root.appendingPathComponent(key.rawValue) }
 
-    func existingFile(_ key: ObjectKey) throws(StoreError) -> URL {
+    public func existingFile(_ key: ObjectKey) throws(StoreError) -> URL {
         let url = file(key)
         guard FileManager.default.fileExists(atPath: url.path) else { throw .notFound(store: name, key: key.rawValue) }
         return url

@@ -13,19 +13,19 @@ public enum KillPoints {
         }
 
         private actor Counter {
-            let environment = ProcessInfo.processInfo.environment
+            let variables = ProcessInfo.processInfo.environment
             var count = 0
 
             func passed(_ operation: String) {
                 count += 1
-                if let file = environment["PIPELINE_TEST_COUNT_WRITES"],
+                if let file = variables["PIPELINE_TEST_COUNT_WRITES"],
                     let handle = FileHandle(forWritingAtPath: file) ?? create(file)
                 {
                     handle.seekToEndOfFile()
                     handle.write(Data("\(count) \(operation)\n".utf8))
                     try? handle.close()
                 }
-                if let limit = environment["PIPELINE_TEST_KILL_AFTER"].flatMap(Int.init), count >= limit {
+                if let limit = variables["PIPELINE_TEST_KILL_AFTER"].flatMap(Int.init), count >= limit {
                     kill(getpid(), SIGKILL)
                 }
             }

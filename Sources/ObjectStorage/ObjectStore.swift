@@ -82,7 +82,7 @@ public protocol SharedStore: ObjectStore {
 }
 
 /// A store whose objects are files on this machine, which other stores can read directly.
-protocol FileBacked {
+public protocol FileBacked {
     /// The object's file; `notFound` when there is none.
     func existingFile(_ key: ObjectKey) throws(StoreError) -> URL
 }

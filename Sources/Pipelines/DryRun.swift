@@ -103,7 +103,7 @@ public struct DryRun: Sendable, Encodable {
         references = spec.references.map {
             ReferencesDryRun(local: $0.local, feature: $0.feature?.description, develop: $0.develop?.description)
         }
-        stages = spec.stages.map { $0.executor.dryRun(spec, cores: availableCores) }
+        stages = spec.stages.map { StageExecutors.executor(for: $0).dryRun(spec, cores: availableCores) }
     }
 
     /// The plan as people read it.

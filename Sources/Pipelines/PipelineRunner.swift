@@ -176,7 +176,7 @@ public struct PipelineRunner: Sendable {
         var outcome = PipelineOutcome(pipeline: spec.name, changes: changes, stages: [], seconds: 0)
         var context = StageContext(runner: self)
         for (index, stage) in spec.stages.enumerated() {
-            let executor = stage.executor
+            let executor = StageExecutors.executor(for: stage)
             write("==> [\(index + 1)/\(spec.stages.count)] \(stage.kind.rawValue): \(executor.summary(cores: cores))\n")
             let stageStart = ContinuousClock.now
             var result = try await executor.run(in: &context)
@@ -197,7 +197,7 @@ public struct PipelineRunner: Sendable {
         var context = StageContext(runner: self)
         for (index, stage) in spec.stages.enumerated() {
             do {
-                try await stage.executor.detail(&plan.stages[index], in: &context)
+                try await StageExecutors.executor(for: stage).detail(&plan.stages[index], in: &context)
             } catch {
                 plan.stages[index].note = "cannot work this stage out: \(error)"
                 plan.stages[index].exitStatus = (ExitStatus.classify(error)?.status ?? .internalError).rawValue
@@ -276,10 +276,11 @@ extension StageExecutor {
     func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {}
 }
 
-extension Stage {
-    /// The executor of this stage's kind.
-    var executor: any StageExecutor {
-        switch self {
+/// The executor of each stage kind.
+enum StageExecutors {
+    /// The executor of `stage`'s kind.
+    static func executor(for stage: Stage) -> any StageExecutor {
+        switch stage {
         case .pull(let stage): PullExecutor(stage: stage)
         case .test(let stage): TestExecutor(stage: stage)
         case .promote(let stage): PromoteExecutor(stage: stage)

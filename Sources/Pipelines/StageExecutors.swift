@@ -154,26 +154,18 @@ struct ReviewExecutor: StageExecutor {
             return .skipped(.review, "no snapshot failed, and the change touched no test or reference folder")
         }
         let stores = try await context.transfers().stores
-        let entries =
-            changed.isEmpty
-            ? []
-            : try await ReferenceReview(tolerance: stage.tolerance).entries(
-                tests: changed, reference: try stores.folder(stage.reference), new: try stores.folder(stage.new))
         let runner = context.runner
-        let page = ReviewPage.html(
-            title: "Reference review: \(runner.spec.name)",
+        let review = try await ReferenceReview(tolerance: stage.tolerance).page(
+            tests: changed, reference: try stores.folder(stage.reference), new: try stores.folder(stage.new),
+            failures: failures, title: "Reference review: \(runner.spec.name)",
             subtitle: "failed snapshots of this run, and \(stage.new.rawValue) against "
                 + "\(stage.reference.rawValue) at \(runner.changes.head.prefix(12))",
-            entries: failures + entries)
-        let url = context.resolve(stage.output)
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        try Data(page.utf8).write(to: url, options: .atomic)
+            output: context.resolve(stage.output))
         let counts =
             (failures.isEmpty ? [] : ["\(failures.count) failed snapshot(s)"])
-            + [ReviewEntry.Status.changed, .new, .removed].map { status in
-                "\(entries.filter { $0.status == status }.count) \(status.rawValue)"
-            }
-        return StageOutcome(kind: .review, status: .passed, summary: "\(url.path): " + counts.joined(separator: ", "))
+            + [ReviewEntry.Status.changed, .new, .removed].map { "\(review.count($0)) \($0.rawValue)" }
+        return StageOutcome(
+            kind: .review, status: .passed, summary: "\(review.page.path): " + counts.joined(separator: ", "))
     }
 }
 

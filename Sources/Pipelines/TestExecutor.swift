@@ -52,7 +52,7 @@ struct TestExecutor: StageExecutor {
     func request(_ context: inout StageContext) async throws -> TestRequest {
         let runner = context.runner
         let write = runner.write
-        var shared = SharedRunSettings(workingDirectory: runner.base)
+        var shared = RunSharing(workingDirectory: runner.base)
         shared.timings = stage.timingsPlace(runner.spec.references)
         return TestRequest(
             package: package(context), shared: shared, cores: runner.cores, configuration: stage.configuration,

@@ -1,5 +1,4 @@
 import Foundation
-import PipelineCore
 
 /// `pipeline init --ci bitrise` in a repository that has a bitrise.yml already: pipeline's app
 /// variables, triggers, pipelines and workflows (all named `pipeline-…`) added to the team's

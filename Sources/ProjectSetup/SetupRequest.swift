@@ -1,5 +1,6 @@
 import PipelineCore
 import PipelineSpec
+import SnapshotConventions
 
 /// What `pipeline init` is told about the team: its CI, where its references are kept, how many
 /// machines share a run, how it merges, and which release of pipeline its CI installs.
@@ -101,7 +102,8 @@ public struct SetupRequest: Sendable {
                 segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }),
                 path.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_./".contains($0)) })
             else {
-                throw RequestError("\(flag) \(path): a path below --store, such as ios/feature/__Snapshots__")
+                throw RequestError(
+                    "\(flag) \(path): a path below --store, such as ios/feature/\(SnapshotFile.folderName)")
             }
         }
         guard layout.feature != layout.develop, !layout.feature.hasPrefix(layout.develop + "/"),

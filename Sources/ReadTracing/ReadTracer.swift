@@ -23,15 +23,15 @@ public struct ReadTracer: Sendable {
     /// The tracer for files under `roots`, built if the cache lacks it; `Unavailable` says why it
     /// cannot be (another platform, no C compiler, a failed build: the compiler's last line), or
     /// that `PIPELINE_TRACE_READS=0` turned it off.
-    public static func prepare(roots: [URL], environment: [String: String]) async -> Result<ReadTracer, Unavailable> {
-        if environment["PIPELINE_TRACE_READS"] == "0" {
+    public static func prepare(roots: [URL], variables: [String: String]) async -> Result<ReadTracer, Unavailable> {
+        if variables["PIPELINE_TRACE_READS"] == "0" {
             return .failure(Unavailable(reason: "PIPELINE_TRACE_READS=0 turned read tracing off"))
         }
         #if os(Linux)
-            let toolchain = Toolchain(environment: environment)
+            let toolchain = Toolchain(variables: variables)
             guard
-                let compiler = toolchain.tool("clang") ?? Toolchain.executable("cc", in: environment["PATH"])
-                    ?? Toolchain.executable("clang", in: environment["PATH"])
+                let compiler = toolchain.tool("clang") ?? Toolchain.executable("cc", in: variables["PATH"])
+                    ?? Toolchain.executable("clang", in: variables["PATH"])
             else {
                 return .failure(Unavailable(reason: "no C compiler (clang beside swift, or cc) builds the read tracer"))
             }
@@ -44,7 +44,7 @@ public struct ReadTracer: Sendable {
             }
             do {
                 return .success(
-                    ReadTracer(library: try await build(with: compiler, environment: environment), roots: paths))
+                    ReadTracer(library: try await build(with: compiler, variables: variables), roots: paths))
             } catch {
                 return .failure(error)
             }
@@ -57,7 +57,7 @@ public struct ReadTracer: Sendable {
 
     /// The variables that trace a process of `suite`'s into `folder` (files named by `SuiteFiles`
     /// with the process id), over `inherited`'s `LD_PRELOAD`.
-    public func environment(tracing fileStem: URL, inherited: [String: String]) -> [String: String] {
+    public func variables(tracing fileStem: URL, inherited: [String: String]) -> [String: String] {
         let preload = [library.path] + (inherited["LD_PRELOAD"].map { [$0] } ?? [])
         return [
             "LD_PRELOAD": preload.joined(separator: ":"),
@@ -68,12 +68,12 @@ public struct ReadTracer: Sendable {
 
     /// The compiled library: from the cache when its source and compiler built it before, else
     /// built there (into a temporary name, then renamed, so two runs at once never see half a file).
-    private static func build(with compiler: URL, environment: [String: String]) async throws(Unavailable) -> URL {
+    private static func build(with compiler: URL, variables: [String: String]) async throws(Unavailable) -> URL {
         var hash: UInt64 = 14_695_981_039_346_656_037
         for byte in (TracerSource.text + compiler.resolvingSymlinksInPath().path).utf8 {
             hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211
         }
-        let folder = cacheFolder(environment)
+        let folder = cacheFolder(variables)
         let library = folder.appendingPathComponent("read-tracer-\(String(hash, radix: 16)).so")
         if FileManager.default.fileExists(atPath: library.path) { return library }
         let stem = "read-tracer-\(ProcessInfo.processInfo.processIdentifier)-\(UInt32.random(in: 0...UInt32.max))"
@@ -94,7 +94,7 @@ public struct ReadTracer: Sendable {
         do {
             result = try await ChildProcess.run(
                 [compiler.path, "-shared", "-fPIC", "-O2", "-o", built.path, source.path, "-ldl", "-lpthread"],
-                environment: environment, log: log, timeout: .seconds(120))
+                variables: variables, log: log, timeout: .seconds(120))
         } catch {
             throw Unavailable(
                 reason: "\(compiler.lastPathComponent) could not start to build the read tracer: \(error)")
@@ -119,11 +119,11 @@ public struct ReadTracer: Sendable {
 
     /// `$XDG_CACHE_HOME/pipeline`, else `~/.cache/pipeline`, else the temporary folder's
     /// `pipeline-cache`: never the working tree.
-    static func cacheFolder(_ environment: [String: String]) -> URL {
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+    static func cacheFolder(_ variables: [String: String]) -> URL {
+        if let cache = variables["XDG_CACHE_HOME"], cache.hasPrefix("/") {
             return URL(fileURLWithPath: cache).appendingPathComponent("pipeline")
         }
-        if let home = environment["HOME"], home.hasPrefix("/"), FileManager.default.isWritableFile(atPath: home) {
+        if let home = variables["HOME"], home.hasPrefix("/"), FileManager.default.isWritableFile(atPath: home) {
             return URL(fileURLWithPath: home).appendingPathComponent(".cache/pipeline")
         }
         return FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-cache")

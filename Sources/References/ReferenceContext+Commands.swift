@@ -133,16 +133,9 @@ extension ReferenceContext {
         let reference =
             try selection.against.map { try transfers.stores.folder(selection.reference, environment: $0) }
             ?? folder(selection.referenceFolder, selection.reference)
-        let entries = try await ReferenceReview(tolerance: tolerance, parallelism: transfers.parallelism)
-            .entries(tests: try await reviewedTests(selection), reference: reference, new: new)
-        let page = ReviewPage.html(
-            title: "Reference review", subtitle: "\(new.name) against \(reference.name)", entries: entries)
-        do {
-            try Data(page.utf8).write(to: output, options: .atomic)
-        } catch {
-            throw RequestError("\(output.path): cannot write the page (\(error.localizedDescription))")
-        }
-        return ReviewOutcome(page: output, entries: entries)
+        return try await ReferenceReview(tolerance: tolerance, parallelism: transfers.parallelism).page(
+            tests: try await reviewedTests(selection), reference: reference, new: new, title: "Reference review",
+            subtitle: "\(new.name) against \(reference.name)", output: output)
     }
 
     /// The named tests, every test (nil), or the tests the compared commits changed.

@@ -46,8 +46,7 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
         case .neverAccepted(let tests, let commit, let environment):
             "the merged commit \(commit.prefix(12))'s CI run failed snapshots of \(tests.joined(separator: ", ")) and "
                 + "its renderings were never accepted, so develop keeps references that fail; accept them "
-                + "('pipeline refs accept \(tests.joined(separator: " "))"
-                + CandidateArchive.acceptOptions(commit: commit, environment: environment) + "') and promote again"
+                + "('\(CandidateArchive.acceptCommand(commit: commit, environment: environment).line(tests))') and promote again"
         case .notOnBranch(let commit, let head):
             "\(commit.prefix(12)) is not in the history of HEAD (\(head.prefix(12))), nor is any parent of it: "
                 + "a push recorded under it would never be merged; check out the branch CI ran (or pass "

@@ -44,7 +44,7 @@ public struct ReferenceInventory: Sendable, Equatable {
             guard (try? url.resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true else { continue }
             switch url.lastPathComponent {
             case ".build": walker?.skipDescendants()
-            case "__Snapshots__":
+            case SnapshotFile.folderName:
                 walker?.skipDescendants()
                 folders.append(url.standardizedFileURL)
             default: continue

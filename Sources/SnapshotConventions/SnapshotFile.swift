@@ -22,10 +22,14 @@ public struct SnapshotFile: Sendable, Hashable, Comparable, CustomStringConverti
     /// `crowdedBadgeLayout`): everything before the first dot, which a sanitised name never holds.
     public var testName: String { String(fileName.prefix { $0 != "." }) }
 
+    /// The folder swift-snapshot-testing keeps references in, beside each test file: the one
+    /// spelling of its name.
+    public static let folderName = "__Snapshots__"
+
     /// The file at `url`, if its path has the layout `…/__Snapshots__/<TestFile>/<file>`.
     public init?(referenceAt url: URL) {
         let parts = url.standardizedFileURL.pathComponents
-        guard parts.count >= 3, parts[parts.count - 3] == "__Snapshots__", !parts[parts.count - 1].hasPrefix(".") else {
+        guard parts.count >= 3, parts[parts.count - 3] == Self.folderName, !parts[parts.count - 1].hasPrefix(".") else {
             return nil
         }
         self.init(testFile: parts[parts.count - 2], fileName: parts[parts.count - 1])

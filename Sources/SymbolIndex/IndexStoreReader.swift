@@ -20,14 +20,14 @@ public enum SymbolIndexError: Error, Equatable, CustomStringConvertible {
 public enum IndexStoreReader {
     /// The toolchain's libIndexStore: beside the `swift` first on PATH (`usr/bin/swift` →
     /// `usr/lib/libIndexStore.so`, `.dylib` on macOS).
-    public static func library(environment: [String: String]) -> URL? {
+    public static func library(variables: [String: String]) -> URL? {
         let name: String
         #if os(macOS)
             name = "libIndexStore.dylib"
         #else
             name = "libIndexStore.so"
         #endif
-        for folder in Toolchain(environment: environment).folders {
+        for folder in Toolchain(variables: variables).folders {
             let candidate = folder.deletingLastPathComponent().appendingPathComponent("lib").appendingPathComponent(
                 name)
             if FileManager.default.fileExists(atPath: candidate.path) { return candidate }

@@ -2,7 +2,6 @@ import Coverage
 import Foundation
 import PipelineCore
 import SymbolIndex
-import TestCore
 
 /// What each test suite executed, recorded from a run that keeps suites apart (one process and one
 /// coverage profile per suite): the source files, by path relative to the package. Kept beside the
@@ -82,7 +81,7 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     /// Keeps the index store of the build in `bin` (`index` or why not); a file edited but not
     /// committed keeps no unit (its lines may not be the commit's: changes to it use the name rule).
     public mutating func keepIndex(bin: URL, package: URL, uncommitted: [String]) {
-        guard let library = IndexStoreReader.library(environment: ProcessInfo.processInfo.environment) else {
+        guard let library = IndexStoreReader.library(variables: ProcessInfo.processInfo.environment) else {
             unindexed = "no libIndexStore beside the swift on PATH (usr/lib of its toolchain)"
             return
         }

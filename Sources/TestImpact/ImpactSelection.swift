@@ -1,4 +1,5 @@
 import Foundation
+import SnapshotConventions
 
 /// A changed file of the package, as impact selection sees it: its path relative to the package
 /// and, for Swift sources, its text before and after (nil when it did not exist then).
@@ -224,7 +225,7 @@ public struct ImpactSelection: Sendable, Equatable {
             }
             // A test's reference images: the suites named like the folder.
             let parts = path.split(separator: "/").map(String.init)
-            if let at = parts.firstIndex(of: "__Snapshots__"), at + 1 < parts.count {
+            if let at = parts.firstIndex(of: SnapshotFile.folderName), at + 1 < parts.count {
                 let owners = current.keys.filter { $0.split(separator: ".").last.map(String.init) == parts[at + 1] }
                 if owners.isEmpty { selection.fallback[path] = "no suite is named \(parts[at + 1])" }
                 for suite in owners { selection.add(suite, "its references changed (\(path))") }

@@ -1,4 +1,3 @@
-import Coverage
 import Foundation
 import GitChanges
 import TestCore

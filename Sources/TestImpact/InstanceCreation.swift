@@ -5,7 +5,7 @@ import Foundation
 /// suite: each class's stored properties' initialisers run in every suite's process, so a test
 /// class's fixtures look executed by all suites, and a change to what they call would run every
 /// suite. What every suite executed inside a test class's body is kept for that class's suite only.
-enum InstanceCreation {
+public enum InstanceCreation {
     /// `functions` (suite → file → first lines executed) and `files` (suite → files) with the lines
     /// every suite executed inside a test class's body kept for that class's suite alone; `text`
     /// gives a file's source (relative to the package).
@@ -62,11 +62,11 @@ enum InstanceCreation {
     }
 }
 
-extension ImpactRecorder.Executed {
+extension InstanceCreation {
     /// What every suite executed inside one test class's body (corelibs-xctest's instances), kept
-    /// for that class's suite alone (`InstanceCreation`); the package's files read as needed.
-    public mutating func separateInstanceCreation(package: URL) {
-        InstanceCreation.separate(functions: &functions, files: &files) { file in
+    /// for that class's suite alone; the package's files read as needed.
+    public static func separate(_ executed: inout ImpactRecorder.Executed, package: URL) {
+        separate(functions: &executed.functions, files: &executed.files) { file in
             try? String(contentsOf: package.appendingPathComponent(file), encoding: .utf8)
         }
     }

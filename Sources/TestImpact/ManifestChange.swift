@@ -29,7 +29,7 @@ public enum ManifestChange: Sendable, Equatable {
                 try Data(text.utf8).write(to: folder.appendingPathComponent("Package.swift"))
                 let result = try await ChildProcess.run(
                     ["swift", "package", "--package-path", folder.path, "dump-package"],
-                    environment: ProcessInfo.processInfo.environment, log: folder.appendingPathComponent("dump.log"),
+                    variables: ProcessInfo.processInfo.environment, log: folder.appendingPathComponent("dump.log"),
                     errors: folder.appendingPathComponent("dump.errors"), timeout: .seconds(300))
                 guard result.termination == .exited(0),
                     let json = try? JSONSerialization.jsonObject(with: Data(result.output.utf8))

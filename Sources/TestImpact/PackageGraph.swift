@@ -101,7 +101,7 @@ public struct PackageGraph: Sendable, Decodable {
         do {
             result = try await ChildProcess.run(
                 ["swift", "package", "--package-path", package.path] + arguments,
-                environment: ProcessInfo.processInfo.environment, log: log)
+                variables: ProcessInfo.processInfo.environment, log: log)
         } catch {
             throw .cannotStart(command: error.command, reason: error.reason)
         }

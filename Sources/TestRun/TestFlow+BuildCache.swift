@@ -4,8 +4,6 @@ import Foundation
 import GitChanges
 import ObjectStorage
 import PipelineSpec
-import References
-import TestCore
 import TestSharding
 
 /// The build cache around a run's build (`--build-cache`, a test stage's `build-cache:`): before
@@ -96,13 +94,13 @@ extension TestFlow {
         let key = try await BuildCacheKey.current(
             package: request.package, configuration: request.configuration.rawValue,
             flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
-            buildSystem: await BuildSettings.buildSystem(arguments: arguments), environment: variables, scratch: scratch
+            buildSystem: await BuildSettings.buildSystem(arguments: arguments), variables: variables, scratch: scratch
         )
         let scope = ci.trustScope
         let cache = try BuildCache(
-            folder: folder, key: key, package: request.package, environment: variables, scope: scope)
+            folder: folder, key: key, package: request.package, variables: variables, scope: scope)
         let products = try TestProducts(
-            folder: folder, key: key, package: request.package, environment: variables, scope: scope)
+            folder: folder, key: key, package: request.package, variables: variables, scope: scope)
         cache.removeLeftovers()
         let run = ci.runID
         write("Build cache: \(scope)\n")

@@ -1,7 +1,5 @@
-import SharedRun
 import SnapshotConventions
 import TestCore
-import TestImpact
 
 /// What a run of the request would do, read without building or running anything (a pipeline's
 /// dry run): notes on the selection, the snapshot switches and the timings' place, and the shards

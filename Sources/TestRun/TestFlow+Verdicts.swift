@@ -54,13 +54,13 @@ extension TestFlow {
         let resolved = request.package.appendingPathComponent("Package.resolved")
         let written = !FileManager.default.fileExists(atPath: resolved.path)
         await BuildCacheKey.resolvePins(
-            package: request.package, environment: request.shared.variables, scratch: scratch)
+            package: request.package, variables: request.shared.variables, scratch: scratch)
         defer { if written { try? FileManager.default.removeItem(at: resolved) } }
         let arguments = request.buildArguments
         var build = try await BuildCacheKey.current(
             package: request.package, configuration: request.configuration.rawValue,
             flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
-            buildSystem: await BuildSettings.buildSystem(arguments: arguments), environment: request.shared.variables,
+            buildSystem: await BuildSettings.buildSystem(arguments: arguments), variables: request.shared.variables,
             scratch: scratch)
         // Where the checkout is does not decide the outcome (each CI job may check out elsewhere): the
         // package's path in its repository does.

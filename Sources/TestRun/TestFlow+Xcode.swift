@@ -17,8 +17,11 @@ extension TestFlow {
     /// missing reference run once more recording only what is missing, and their renderings are
     /// kept as CI's candidates, as `pipeline test` keeps a new test's.
     public func importRun(
-        _ kind: XcodeInput.Kind, at path: String, snapshots: XcodeSnapshots? = nil, renderNew: XcodeRender? = nil
+        _ kind: XcodeOutputKind, at path: String, artifacts: URL? = nil, attachments: URL? = nil,
+        renderNew: (xctestrun: URL, destination: String)? = nil
     ) async throws -> TestOutcome {
+        let snapshots = artifacts.map(XcodeSnapshots.artifacts) ?? attachments.map(XcodeSnapshots.attachments)
+        let renderNew = renderNew.map { XcodeRender(xctestrun: $0.xctestrun, destination: $0.destination) }
         let shared = try request.shared.runID()
         // Keyed before anything is rendered into the checkout: the references the run compared against.
         let verdict = try await xcodeVerdictKey()

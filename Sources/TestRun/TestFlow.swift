@@ -2,7 +2,6 @@ import CISystem
 import Coverage
 import Foundation
 import GitChanges
-import ObjectStorage
 import PipelineCore
 import PipelineSpec
 import References
@@ -36,7 +35,7 @@ public struct TestFlow: Sendable {
         defer { reads?.remove() }
         if let reads, let coverage {
             options.suiteEnvironment = { suite in
-                coverage.suiteEnvironment(suite).merging(reads.environment(suite)) { $1 }
+                coverage.suiteEnvironment(suite).merging(reads.variables(suite)) { $1 }
             }
         }
         if request.selection == .affected {
@@ -50,7 +49,7 @@ public struct TestFlow: Sendable {
         var keptInRun = request.shared.keptInRun
         var impacted = request.selection.usesImpact
         if request.selection == .impactedOrAll,
-            let (local, why) = await ImpactedTests.withoutStore(place, package: request.package)
+            let (local, why) = await TestSession.impactMapUnreachable(place, package: request.package)
         {
             request.write(why + "\n")
             (place, keptInRun, impacted) = (local, nil, false)
@@ -237,7 +236,7 @@ public struct TestFlow: Sendable {
     /// Where the timings (and a shared run's queue) are: through the spec's stores when known.
     func timingsFolder() throws -> TimingsPlace {
         if let stores = request.stores {
-            return try stores.shared(request.shared.timings ?? .local, package: request.package)
+            return try RunSharing.place(request.shared.timings ?? .local, in: stores, package: request.package)
         }
         return try request.shared.folder(package: request.package)
     }
@@ -294,7 +293,7 @@ public struct TestFlow: Sendable {
             variables: check.inherited, part: node.count > 1 ? node.label : nil,
             review: findings.page.map { ($0, findings.entries) })
         findings.notes += kept.lines
-        findings.kept = kept.review.map { ($0, check.acceptOptions) }
+        findings.kept = kept.review.map { ($0, check.accept) }
     }
 
     /// The work queue of `run` at `place`, with the request's leases.

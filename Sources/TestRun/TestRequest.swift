@@ -2,11 +2,9 @@ import CISystem
 import Coverage
 import Foundation
 import GitChanges
-import ObjectStorage
 import PipelineCore
 import PipelineSpec
 import References
-import SharedRun
 import TestCore
 import TestSharding
 
@@ -50,7 +48,7 @@ public struct TestRequest: Sendable {
     /// The quarantine already read (a pipeline run's), over `quarantineFile`.
     public let quarantine: Quarantine?
     /// Where the timings are kept, and the shared run to join.
-    public let shared: SharedRunSettings
+    public let shared: RunSharing
     public let updatesTimings: Bool
     public let junit: URL?
     public let review: URL?
@@ -84,7 +82,7 @@ public struct TestRequest: Sendable {
     /// The request, made once by whichever entry point asks (`pipeline test`, `pipeline import`, a
     /// pipeline's test stage, `refs record`); what it leaves out is `pipeline test`'s default.
     public init(
-        package: URL, shared: SharedRunSettings, cores: Int, configuration: BuildConfiguration = .debug,
+        package: URL, shared: RunSharing, cores: Int, configuration: BuildConfiguration = .debug,
         skipBuild: Bool = false, buildSystem: BuildSystemName? = nil, buildArguments: [String] = [],
         buildCache: StoreAddress? = nil, mode: Mode = .run,
         limits: Limits = Limits(),
@@ -103,7 +101,7 @@ public struct TestRequest: Sendable {
         // A build system named (`--build-system`, `build-system:`, else `PIPELINE_BUILD_SYSTEM`) goes
         // to `swift build` as its own flag.
         self.buildArguments = BuildSettings.naming(
-            (buildSystem.map { ["--build-system", $0.rawValue] } ?? []) + buildArguments, environment: shared.variables)
+            (buildSystem.map { ["--build-system", $0.rawValue] } ?? []) + buildArguments, variables: shared.variables)
         self.buildCache = buildCache
         self.mode = mode
         self.limits = limits
@@ -178,7 +176,7 @@ public struct SpecStores: Sendable {
     /// were rendered. Specs that name different references are an error only where a store is
     /// needed (timings kept in one); otherwise the run goes on without (nil), saying so in CI.
     public static func locate(
-        for shared: SharedRunSettings, environment: String?, write: @Sendable (String) -> Void
+        for shared: RunSharing, environment: String?, write: @Sendable (String) -> Void
     ) async throws -> SpecStores? {
         let source: ReferenceSource
         do {

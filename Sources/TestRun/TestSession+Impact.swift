@@ -8,12 +8,12 @@ import TestCore
 import TestImpact
 import TestSharding
 
-extension ImpactedTests {
+extension TestSession {
     /// For `--impacted-or-all` (`select: impacted-or-all`), a run rather than a stop: when the
     /// store keeping the impact map (and the timings) cannot be reached, the package's local
     /// timings to plan from instead, and the line saying so; nil when the store answers (a map it
     /// holds that cannot be read is the selection's to report).
-    static func withoutStore(_ place: TimingsPlace, package: URL) async -> (TimingsPlace, String)? {
+    static func impactMapUnreachable(_ place: TimingsPlace, package: URL) async -> (TimingsPlace, String)? {
         do {
             _ = try await place.impact()
             return nil
@@ -78,7 +78,7 @@ extension TestSession {
                 executed.functions[suite]?[String(file.dropFirst(prefix.count))] = nil
             }
         }
-        executed.separateInstanceCreation(package: package)
+        InstanceCreation.separate(&executed, package: package)
         var map = ImpactMap(
             commit: try history.sha("HEAD"), package: relative,
             configuration: suite.settings.configuration, recordedAt: ISO8601DateFormatter().string(from: Date()),
@@ -112,14 +112,14 @@ public struct ReadRecording: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pipeline-reads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let environment = ProcessInfo.processInfo.environment
-        return ReadRecording(tracer: await ReadTracer.prepare(roots: [root], environment: environment), folder: folder)
+        let variables = ProcessInfo.processInfo.environment
+        return ReadRecording(tracer: await ReadTracer.prepare(roots: [root], variables: variables), folder: folder)
     }
 
     /// The variables tracing a process of `suite`'s; none without a tracer.
-    @Sendable public func environment(_ suite: String) -> [String: String] {
+    @Sendable public func variables(_ suite: String) -> [String: String] {
         guard case .success(let tracer) = tracer else { return [:] }
-        return tracer.environment(
+        return tracer.variables(
             tracing: folder.appendingPathComponent(SuiteFiles.name(of: suite, "")),
             inherited: ProcessInfo.processInfo.environment)
     }

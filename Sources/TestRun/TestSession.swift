@@ -41,10 +41,10 @@ public struct TestSession: Sendable {
     ) throws {
         var options = options
         var settings = settings
-        options.environment.merge(snapshots.variables) { $1 }
+        options.variables.merge(snapshots.variables) { $1 }
         if let coverage {
             settings.coverage = true
-            options.environment.merge(coverage.environment) { $1 }
+            options.variables.merge(coverage.variables) { $1 }
         }
         suite = SuiteRun(settings: settings, options: options)
         self.coverage = coverage
@@ -173,7 +173,7 @@ public struct TestSession: Sendable {
         guard !tests.isEmpty else { return }
         write(SnapshotCheck.renderingNewTests(tests.count))
         var options = suite.options
-        options.environment[SnapshotSwitches.record] = SnapshotSwitches.RecordMode.missing.rawValue
+        options.variables[SnapshotSwitches.record] = SnapshotSwitches.RecordMode.missing.rawValue
         options.retries = 0
         let render = SuiteRun(settings: suite.settings, options: options)
         let subset = prepared.only(tests, shards: max(1, min(tests.count, options.shards)))

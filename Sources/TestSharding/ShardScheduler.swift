@@ -19,15 +19,15 @@ public struct TestRunOptions: Sendable {
     public var skips: [String]
     /// Exact test names to keep (`--failed`: the tests that did not pass last time); nil keeps all.
     public var only: Set<String>?
-    /// Variables set for the test processes (not the build), over the inherited environment.
-    public var environment: [String: String]
+    /// Variables set for the test processes (not the build), over the inherited variables.
+    public var variables: [String: String]
     /// When set, each process runs the tests of one suite only, with these variables for the suite:
     /// files named after it (`SuiteFiles`) tell what each suite executed and read, for the impact map.
     public var suiteEnvironment: (@Sendable (_ suite: String) -> [String: String])?
 
     public init(
         shards: Int, node: Node = .whole, limits: RunLimits = RunLimits(), retries: Int = 0, maxRetried: Int? = nil,
-        flakyFails: Bool = true, filters: [String] = [], skips: [String] = [], environment: [String: String] = [:]
+        flakyFails: Bool = true, filters: [String] = [], skips: [String] = [], variables: [String: String] = [:]
     ) {
         self.shards = shards
         self.node = node
@@ -37,7 +37,7 @@ public struct TestRunOptions: Sendable {
         self.flakyFails = flakyFails
         self.filters = filters
         self.skips = skips
-        self.environment = environment
+        self.variables = variables
     }
 
     /// The tests the filters select, or an error naming the filters when they select none.
@@ -83,7 +83,7 @@ public struct ShardScheduler: Sendable {
     ) async -> TestReport {
         let start = ContinuousClock.now
         let pool = WorkPool(shards: shards, estimates: estimates, unknown: unknown)
-        let product = product.adding(environment: options.environment)
+        let product = product.adding(variables: options.variables)
         let (outcome, retryNote) = await progress.showingStatus(every: statusInterval) {
             await firstPassAndRetries(shards, pool: pool, product: product, progress: progress)
         }
@@ -171,7 +171,7 @@ extension ShardScheduler {
     ) async -> RepeatReport {
         let start = ContinuousClock.now
         let runs = RepeatCounter(limit: times)
-        let product = product.adding(environment: options.environment)
+        let product = product.adding(variables: options.variables)
         let workers = max(1, min(options.shards, times))
         let outcome = await progress.showingStatus(every: statusInterval) {
             await Self.together(Array(0..<workers), progress: progress) { worker in

@@ -75,7 +75,7 @@ struct ShardWorker {
                 var product = self.product
                 if let suiteEnvironment, let suite = chunk.first?.suite {
                     chunk = Array(chunk.prefix { $0.suite == suite })
-                    product = product.adding(environment: suiteEnvironment(suite))
+                    product = product.adding(variables: suiteEnvironment(suite))
                 }
                 state.processes += 1
                 let name = "\(label)-\(state.processes)"

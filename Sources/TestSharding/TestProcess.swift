@@ -45,7 +45,7 @@ struct TestProcess {
         do {
             process = try await ChildProcess.start(
                 product.command(for: tests, framework: framework, eventStream: eventStream),
-                environment: product.environment, log: log)
+                variables: product.variables, log: log)
         } catch {
             return Outcome(
                 attempts: tests.map {

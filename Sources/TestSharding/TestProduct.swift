@@ -39,14 +39,14 @@ public struct BuildSettings: Sendable {
         get async { await Self.buildSystem(arguments: extraArguments) }
     }
 
-    /// `PIPELINE_BUILD_SYSTEM`, set in a CI's or a shell's environment: the build system of every
+    /// `PIPELINE_BUILD_SYSTEM`, set in a CI's or a shell's variables: the build system of every
     /// command at once (`native`, `swiftbuild`) where neither an option nor a spec names one.
     public static let buildSystemVariable = "PIPELINE_BUILD_SYSTEM"
 
-    /// `arguments` for `swift build`, with `--build-system` from `environment` when they name none.
-    public static func naming(_ arguments: [String], environment: [String: String]) -> [String] {
+    /// `arguments` for `swift build`, with `--build-system` from `variables` when they name none.
+    public static func naming(_ arguments: [String], variables: [String: String]) -> [String] {
         guard !arguments.contains(where: { $0.hasPrefix("--build-system") }),
-            let system = environment[buildSystemVariable], !system.isEmpty
+            let system = variables[buildSystemVariable], !system.isEmpty
         else { return arguments }
         return ["--build-system", system] + arguments
     }
@@ -76,16 +76,16 @@ public struct TestProduct: Sendable {
     /// The runners, by name: one `.xctest`, or one `-test-runner` per test target.
     public let runners: [URL]
     public let packagePath: URL
-    let environment: [String: String]
+    let variables: [String: String]
     /// Test module → the runner that listed its tests (index into `runners`).
     private(set) var modules: [String: Int] = [:]
     /// Said when the build tool crashed and the tests were built once more.
     public internal(set) var buildNote: String?
 
-    init(runners: [URL], packagePath: URL, environment: [String: String]) {
+    init(runners: [URL], packagePath: URL, variables: [String: String]) {
         self.runners = runners
         self.packagePath = packagePath
-        self.environment = environment
+        self.variables = variables
     }
 
     /// The folder the runners are in (SwiftPM's bin folder).
@@ -124,17 +124,17 @@ public struct TestProduct: Sendable {
 
     /// Builds the tests (unless told to skip) and finds the product in `swift build --show-bin-path`.
     public static func build(_ settings: BuildSettings, scratch: URL) async throws(TestRunError) -> TestProduct {
-        let environment = ProcessInfo.processInfo.environment
+        let variables = ProcessInfo.processInfo.environment
         let package = settings.packagePath.path
         // The SwiftPM plugin builds the debug tests of its package itself (a nested build would wait on its lock).
         let prebuilt =
-            environment["PIPELINE_PREBUILT_PACKAGE"] == settings.packagePath.standardizedFileURL.path
+            variables["PIPELINE_PREBUILT_PACKAGE"] == settings.packagePath.standardizedFileURL.path
             && settings.configuration == "debug" && settings.extraArguments.isEmpty && !settings.coverage
         var crashNote: String?
         if !settings.skipBuild && !prebuilt {
             let log = scratch.appendingPathComponent("build.log")
-            var result = try await TestRunError.starting(
-                settings.buildArguments + ["--build-tests"], environment: environment, log: log)
+            var result = try await runTool(
+                settings.buildArguments + ["--build-tests"], variables: variables, log: log)
             // The build tool itself crashed (a signal, the Swift runtime's backtrace), not the
             // package: built once more, its first log kept beside the second.
             if Self.buildToolCrashed(result.termination, output: result.output) {
@@ -142,19 +142,19 @@ public struct TestProduct: Sendable {
                 try? FileManager.default.removeItem(at: crashed)
                 try? FileManager.default.copyItem(at: log, to: crashed)
                 crashNote = "swift build crashed (\(result.termination); its log: \(crashed.path)) and built again"
-                result = try await TestRunError.starting(
-                    settings.buildArguments + ["--build-tests"], environment: environment, log: log)
+                result = try await runTool(
+                    settings.buildArguments + ["--build-tests"], variables: variables, log: log)
             }
             guard result.termination == .exited(0) else {
                 throw .buildFailed(package: package, errors: Self.buildErrors(in: result.output), log: log.path)
             }
         }
-        var childEnvironment = environment
+        var childEnvironment = variables
         childEnvironment["NO_COLOR"] = "1"
         // An instrumented product (built for coverage now or before) writes a profile wherever it
         // runs: unless the user sets where, the listings' and a plain run's go to the scratch folder
         // (a coverage run gives its test processes their own place).
-        if environment["LLVM_PROFILE_FILE"] == nil {
+        if variables["LLVM_PROFILE_FILE"] == nil {
             childEnvironment["LLVM_PROFILE_FILE"] = scratch.appendingPathComponent("unused-%p.profraw").path
         }
         // SwiftPM keeps `.build/<configuration>` pointing at the bin folder; asking `swift build
@@ -168,20 +168,20 @@ public struct TestProduct: Sendable {
             let native = swiftBuildToo ? await settings.buildSystem == "native" : true
             if native {
                 var product = TestProduct(
-                    runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
+                    runners: runners, packagePath: settings.packagePath, variables: childEnvironment)
                 product.buildNote = crashNote
                 return product
             }
         }
         let log = scratch.appendingPathComponent("bin-path.log")
-        let result = try await TestRunError.starting(
-            settings.buildArguments + ["--show-bin-path"], environment: environment, log: log)
+        let result = try await runTool(
+            settings.buildArguments + ["--show-bin-path"], variables: variables, log: log)
         guard result.termination == .exited(0), let binPath = result.output.split(separator: "\n").last.map(String.init)
         else {
             throw .listingFailed(command: "swift build --show-bin-path", output: result.output)
         }
         guard let runners = runners(in: URL(fileURLWithPath: binPath)) else { throw .noTestProduct(binPath: binPath) }
-        var product = TestProduct(runners: runners, packagePath: settings.packagePath, environment: childEnvironment)
+        var product = TestProduct(runners: runners, packagePath: settings.packagePath, variables: childEnvironment)
         product.buildNote = crashNote
         return product
     }
@@ -211,10 +211,10 @@ public struct TestProduct: Sendable {
         return runners.isEmpty ? nil : runners
     }
 
-    /// The same product, its tests run with `extra` set over its environment.
-    func adding(environment extra: [String: String]) -> TestProduct {
+    /// The same product, its tests run with `extra` set over its variables.
+    func adding(variables extra: [String: String]) -> TestProduct {
         var product = TestProduct(
-            runners: runners, packagePath: packagePath, environment: environment.merging(extra) { $1 })
+            runners: runners, packagePath: packagePath, variables: variables.merging(extra) { $1 })
         product.modules = modules
         return product
     }
@@ -264,7 +264,7 @@ public struct TestProduct: Sendable {
         async throws(TestRunError) -> [TestID]
     {
         // Listing runs no test: one that takes longer than a test may is stuck (code run at load time).
-        let result = try await TestRunError.starting(arguments, environment: environment, log: log, timeout: timeout)
+        let result = try await runTool(arguments, variables: variables, log: log, timeout: timeout)
         if result.timedOut {
             throw .listingFailed(
                 command: arguments.joined(separator: " "),

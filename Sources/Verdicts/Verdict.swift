@@ -1,7 +1,6 @@
 import BuildCache
 import Foundation
 import ObjectStorage
-import PipelineCore
 import TestCore
 
 /// Everything that decides a test run's outcome, so a passing run's verdict can stand for another

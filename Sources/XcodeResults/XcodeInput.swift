@@ -1,17 +1,12 @@
 import ChildProcesses
 import Foundation
+import TestCore
 
 /// The Xcode outputs `pipeline import` and `pipeline plan` read, from a file, standard input
 /// (`-`) or, on macOS, an `.xcresult` bundle through `xcrun xcresulttool`.
 public enum XcodeInput {
-    /// What the file holds.
-    public enum Kind: String, Sendable, CaseIterable {
-        case xcresult
-        case xcodebuildLog = "xcodebuild-log"
-    }
-
     /// The run the output at `path` records.
-    public static func run(_ kind: Kind, at path: String) async throws(XcodeResultsError) -> XcodeRun {
+    public static func run(_ kind: XcodeOutputKind, at path: String) async throws(XcodeResultsError) -> XcodeRun {
         let data = try await read(path, xcresult: kind == .xcresult)
         switch kind {
         case .xcresult: return try XCResultReader.read(data, origin: path)

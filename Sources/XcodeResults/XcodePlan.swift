@@ -21,14 +21,6 @@ public struct XcodeNode: Codable, Sendable, Equatable {
     }
 }
 
-/// How tests are kept together on a node.
-public enum XcodeSplit: String, Sendable, CaseIterable {
-    /// Each test on its own, balanced finest.
-    case test
-    /// Each class whole, for xcodebuild's own parallel testing, which hands out classes.
-    case `class`
-}
-
 extension XcodeNode {
     /// The nodes of `tests`, balanced by the durations `timings` recorded (under the tests' keys,
     /// whichever source recorded them): every test in exactly one node.

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import TestCore
 
 /// The xcodebuild invocations `refs record --xcode` makes in a checkout: build the tests once
 /// (`build-for-testing`, unless an `.xctestrun` is given), list them (`-enumerate-tests`), and run
@@ -12,14 +13,8 @@ public struct Xcodebuild: Sendable {
         await Toolchain.output(of: ["xcodebuild", "-version"])?.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// What to test: a scheme to build (with `-project P` or `-workspace W` when given), or the
-    /// `.xctestrun` a build already wrote.
-    public enum Products: Sendable, Equatable {
-        case scheme(String, container: [String])
-        case xctestrun(URL)
-    }
-
-    public var products: Products
+    /// What to test.
+    public var products: XcodeProducts
     /// xcodebuild's `-destination`: `platform=iOS Simulator,name=iPhone 16,OS=18.2`.
     public var destination: String
     /// Where xcodebuild runs (the checkout) and the work folder it writes below.
@@ -28,7 +23,8 @@ public struct Xcodebuild: Sendable {
     public var write: @Sendable (String) -> Void
 
     public init(
-        products: Products, destination: String, folder: URL, work: URL, write: @escaping @Sendable (String) -> Void
+        products: XcodeProducts, destination: String, folder: URL, work: URL,
+        write: @escaping @Sendable (String) -> Void
     ) {
         (self.products, self.destination, self.folder, self.work, self.write) =
             (products, destination, folder, work, write)
@@ -118,7 +114,7 @@ public struct Xcodebuild: Sendable {
         let output = log ?? URL(fileURLWithPath: scratch.path + ".out")
         defer { if log == nil { try? FileManager.default.removeItem(at: output) } }
         return try await ChildProcess.run(
-            command, environment: ProcessInfo.processInfo.environment.merging(variables) { $1 }, log: output,
+            command, variables: ProcessInfo.processInfo.environment.merging(variables) { $1 }, log: output,
             errors: log == nil ? URL(fileURLWithPath: scratch.path + ".err") : nil)
     }
 }

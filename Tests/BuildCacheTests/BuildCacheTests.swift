@@ -59,7 +59,7 @@ struct BuildCacheTests {
         ) throws -> BuildCache {
             var cache = try BuildCache(
                 folder: folder, key: key ?? self.key(), package: package,
-                environment: ProcessInfo.processInfo.environment, scope: scope)
+                variables: ProcessInfo.processInfo.environment, scope: scope)
             cache.keep = keep
             return cache
         }
@@ -272,7 +272,7 @@ struct BuildCacheTests {
             to: root.appendingPathComponent("Package.resolved"))
         let key = try await BuildCacheKey.current(
             package: root, configuration: "debug", flags: ["--build-system", "swiftbuild"], buildSystem: "swiftbuild",
-            environment: ProcessInfo.processInfo.environment, scratch: root)
+            variables: ProcessInfo.processInfo.environment, scratch: root)
         #expect(key.toolchain.contains("Swift version"), "\(key.toolchain)")
         #expect(key.triple.contains("-"), "\(key.triple)")
         #expect(key.pins == ["swift-numerics@abc"])
@@ -305,7 +305,7 @@ struct BuildCacheTests {
             withDestinationPath: "x86_64-unknown-linux-gnu/debug")
         let products = try TestProducts(
             folder: setup.folder, key: setup.key(), package: setup.package,
-            environment: ProcessInfo.processInfo.environment, scope: .pullRequest("7", base: "main"))
+            variables: ProcessInfo.processInfo.environment, scope: .pullRequest("7", base: "main"))
         let kept = try await products.keep(
             runners: [setup.package.appendingPathComponent(".build/debug/AppPackageTests.xctest")],
             configuration: "debug", run: "77", commit: "c1")
@@ -318,7 +318,7 @@ struct BuildCacheTests {
         #expect(otherCommit.contains("built from c1"), "\(otherCommit)")
         let elsewhere = try TestProducts(
             folder: setup.folder, key: setup.key(path: "/other"), package: setup.package,
-            environment: ProcessInfo.processInfo.environment, scope: .pullRequest("7", base: "main"))
+            variables: ProcessInfo.processInfo.environment, scope: .pullRequest("7", base: "main"))
         guard case .unavailable(let otherPath) = await elsewhere.fetch(run: "77", commit: "c1") else {
             Issue.record("products built at another path were fetched")
             return
@@ -332,7 +332,7 @@ struct BuildCacheTests {
         // Another scope's job with the same run id (a post-merge run) never runs them.
         let develop = try TestProducts(
             folder: setup.folder, key: setup.key(), package: setup.package,
-            environment: ProcessInfo.processInfo.environment, scope: .branch("main"))
+            variables: ProcessInfo.processInfo.environment, scope: .branch("main"))
         guard case .unavailable(let untrusted) = await develop.fetch(run: "77", commit: "c1") else {
             Issue.record("a pull request's products were fetched by a branch's job")
             return

@@ -17,11 +17,11 @@ struct ChildProcessTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let environment = ProcessInfo.processInfo.environment
         let script = "echo out; echo err >&2; exit 3"
-        let together = try await ChildProcess.run(["sh", "-c", script], environment: environment, log: file("a.log"))
+        let together = try await ChildProcess.run(["sh", "-c", script], variables: environment, log: file("a.log"))
         #expect(together.termination == .exited(3))
         #expect(together.output == "out\nerr\n" && together.errors == nil)
         let apart = try await ChildProcess.run(
-            ["sh", "-c", script], environment: environment, log: file("b.log"), errors: file("b.err"))
+            ["sh", "-c", script], variables: environment, log: file("b.log"), errors: file("b.err"))
         #expect(apart.output == "out\n" && apart.errors == "err\n")
         #expect(!apart.timedOut)
     }
@@ -33,13 +33,13 @@ struct ChildProcessTests {
         // Ends on SIGTERM, writing that it did.
         let polite = try await ChildProcess.run(
             ["sh", "-c", "trap 'echo stopping; exit 5' TERM; while true; do sleep 0.05; done"],
-            environment: environment, log: file("polite.log"), timeout: .milliseconds(300), grace: .seconds(5))
+            variables: environment, log: file("polite.log"), timeout: .milliseconds(300), grace: .seconds(5))
         #expect(polite.timedOut)
         #expect(polite.termination == .exited(5) && polite.output.contains("stopping"), "\(polite)")
         // Ignores SIGTERM, and never ends by itself: killed once the grace has passed (no time bound
         // here: on two cores other suites' blocking tests can hold the waiting task up for long).
         let stubborn = try await ChildProcess.run(
-            ["sh", "-c", "trap '' TERM; while true; do sleep 0.05; done"], environment: environment,
+            ["sh", "-c", "trap '' TERM; while true; do sleep 0.05; done"], variables: environment,
             log: file("stubborn.log"), timeout: .milliseconds(200), grace: .milliseconds(300))
         #expect(stubborn.timedOut && stubborn.termination == .signalled(SIGKILL), "\(stubborn.termination)")
     }
@@ -52,7 +52,7 @@ struct ChildProcessTests {
             // Long enough to outlast a starved test pool (blocking tests can hold its threads for
             // half a minute on a 2-core machine): the kill, not the sleep, must end it.
             ["sh", "-c", "sleep 600 & echo $! > \(pidFile.path); wait"],
-            environment: ProcessInfo.processInfo.environment,
+            variables: ProcessInfo.processInfo.environment,
             log: file("group.log"))
         var grandchild: pid_t?
         for _ in 0..<100 where grandchild == nil {
@@ -77,15 +77,15 @@ struct ChildProcessTests {
     func cannotStart() async throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let error = await #expect(throws: ProcessError.self) {
-            try await ChildProcess.run(["/nonexistent/tool"], environment: [:], log: file("x.log"))
+            try await ChildProcess.run(["/nonexistent/tool"], variables: [:], log: file("x.log"))
         }
         #expect(error?.command == "/nonexistent/tool")
         await #expect(throws: ProcessError.self) {
-            try await ChildProcess.run([], environment: [:], log: file("y.log"))
+            try await ChildProcess.run([], variables: [:], log: file("y.log"))
         }
         await #expect(throws: ProcessError.self) {
             try await ChildProcess.run(
-                ["true"], environment: [:], log: folder.appendingPathComponent("no/such/folder.log"))
+                ["true"], variables: [:], log: folder.appendingPathComponent("no/such/folder.log"))
         }
     }
 
@@ -96,14 +96,14 @@ struct ChildProcessTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let null = URL(fileURLWithPath: "/dev/null")
         let result = try await ChildProcess.run(
-            ["sh", "-c", "echo out; echo err >&2"], environment: ProcessInfo.processInfo.environment,
+            ["sh", "-c", "echo out; echo err >&2"], variables: ProcessInfo.processInfo.environment,
             log: file("out.log"), errors: null)
         #expect(result.output == "out\n")
         let type = try FileManager.default.attributesOfItem(atPath: null.path)[.type] as? FileAttributeType
         #expect(type == .typeCharacterSpecial, "/dev/null is still a device")
         try Data("stale\n".utf8).write(to: file("again.log"))
         let again = try await ChildProcess.run(
-            ["sh", "-c", "echo new"], environment: ProcessInfo.processInfo.environment, log: file("again.log"))
+            ["sh", "-c", "echo new"], variables: ProcessInfo.processInfo.environment, log: file("again.log"))
         #expect(again.output == "new\n", "an old log's content is not kept")
     }
 }

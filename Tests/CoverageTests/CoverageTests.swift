@@ -157,7 +157,7 @@ struct CoverageTests {
 
     @Test("the tools are the toolchain's, beside the real swift; without them, the error names where it looked")
     func tools() throws {
-        let tools = try CoverageTools.locate(environment: ProcessInfo.processInfo.environment)
+        let tools = try CoverageTools.locate(variables: ProcessInfo.processInfo.environment)
         let swift = try #require(Toolchain.executable("swift", in: ProcessInfo.processInfo.environment["PATH"]))
         #expect(tools.cov.deletingLastPathComponent() == swift.resolvingSymlinksInPath().deletingLastPathComponent())
 
@@ -169,7 +169,7 @@ struct CoverageTests {
         try Data("#!/bin/sh\n".utf8).write(to: swiftScript)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swiftScript.path)
         let missing = #expect(throws: CoverageError.self) {
-            _ = try CoverageTools.locate(environment: ["PATH": folder.path])
+            _ = try CoverageTools.locate(variables: ["PATH": folder.path])
         }
         let text = missing?.description ?? ""
         #expect(text.hasPrefix("llvm-profdata not found: coverage needs the toolchain's own"), "\(text)")

@@ -184,7 +184,9 @@ struct ReviewPageAcceptTests {
 
     @Test("a failed snapshot's card gives its command, selectable into one; other cards give none")
     func commands() {
-        let html = ReviewPage.html(title: "t", subtitle: "s", entries: entries, accept: " --commit abc123")
+        let html = ReviewPage.html(
+            title: "t", subtitle: "s", entries: entries,
+            accept: AcceptCommand(prefix: "pipeline refs accept", options: " --commit abc123"))
         #expect(
             html.contains(
                 "<pre id=\"ref-BadgeViewTests_test_badge_1_png-accept\">pipeline refs accept BadgeViewTests --commit abc123</pre>"
@@ -193,7 +195,7 @@ struct ReviewPageAcceptTests {
             !html.contains("pipeline refs accept CartTests"),
             "a reference written in CI is not CI's rendering of a failure")
         #expect(html.contains("value=\"LoginTests\""))
-        #expect(html.contains("<body data-accept=\" --commit abc123\">"))
+        #expect(html.contains("<body data-accept-prefix=\"pipeline refs accept\" data-accept=\" --commit abc123\">"))
         // An inline handler calling select() would call the checkbox's own select(), not the page's.
         #expect(html.contains("onchange=\"buildSelection()\"") && html.contains("function buildSelection()"))
         #expect(html.contains("onclick=\"copyCommand('selected')\"") && html.contains("function copyCommand(id)"))
@@ -218,7 +220,9 @@ struct ReviewPageAcceptTests {
                     comparer: ImageComparer()))
         }
         #expect(entries.allSatisfy { $0.new == nil && $0.hasNewValue })
-        let html = ReviewPage.html(title: "t", subtitle: "s", entries: entries, accept: " --commit abc123")
+        let html = ReviewPage.html(
+            title: "t", subtitle: "s", entries: entries,
+            accept: AcceptCommand(prefix: "pipeline refs accept", options: " --commit abc123"))
         for index in 0..<4 {
             #expect(html.contains(">pipeline refs accept Text\(index)Tests --commit abc123</pre>"))
         }

@@ -46,7 +46,7 @@ struct CredentialsTests {
     @Test("the environment's keys come first, with a session token")
     func environment() throws {
         let found = try AWSCredentials.resolve(
-            environment: files.merging(
+            variables: files.merging(
                 ["AWS_ACCESS_KEY_ID": "ENVKEY", "AWS_SECRET_ACCESS_KEY": "env-secret", "AWS_SESSION_TOKEN": "t"]) { $1 }
         )
         #expect(found.accessKey == "ENVKEY" && found.secret == "env-secret" && found.sessionToken == "t")
@@ -55,13 +55,13 @@ struct CredentialsTests {
     @Test("a profile named in the spec, then AWS_PROFILE, then default; credentials file, then config")
     func profiles() throws {
         let environmentKeys = ["AWS_ACCESS_KEY_ID": "ENVKEY", "AWS_SECRET_ACCESS_KEY": "env-secret"]
-        let named = try AWSCredentials.resolve(profile: "snapshots", environment: files.merging(environmentKeys) { $1 })
+        let named = try AWSCredentials.resolve(profile: "snapshots", variables: files.merging(environmentKeys) { $1 })
         #expect(
             named.accessKey == "SNAPKEY" && named.sessionToken == "snap-token",
             "a spec's profile wins over the environment")
         #expect(
-            try AWSCredentials.resolve(environment: files.merging(["AWS_PROFILE": "ci"]) { $1 }).accessKey == "CIKEY")
-        #expect(try AWSCredentials.resolve(environment: files).accessKey == "DEFAULTKEY")
+            try AWSCredentials.resolve(variables: files.merging(["AWS_PROFILE": "ci"]) { $1 }).accessKey == "CIKEY")
+        #expect(try AWSCredentials.resolve(variables: files).accessKey == "DEFAULTKEY")
     }
 
     @Test("no keys anywhere: one line naming the profile, no secret")
@@ -70,9 +70,9 @@ struct CredentialsTests {
             throws: StoreError.missingCredentials(
                 "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or give profile 'nobody' keys in ~/.aws/credentials")
         ) {
-            _ = try AWSCredentials.resolve(profile: "nobody", environment: files)
+            _ = try AWSCredentials.resolve(profile: "nobody", variables: files)
         }
-        let found = try AWSCredentials.resolve(environment: files)
+        let found = try AWSCredentials.resolve(variables: files)
         #expect(!"\(found)".contains("default-secret"))
     }
 }

@@ -191,7 +191,9 @@ struct AcceptCommandTests {
         (entry.reference, entry.new, entry.overlay) = (images["reference"], images["new"], images["overlay"])
         let page = repo.root.appendingPathComponent(".build/snapshot-review.html")
         try Scratch.write(
-            ReviewPage.html(title: "Snapshot review", subtitle: "CI", entries: [entry], accept: " --commit x"), to: page
+            ReviewPage.html(
+                title: "Snapshot review", subtitle: "CI", entries: [entry],
+                accept: CandidateArchive.acceptCommand(commit: "x", environment: nil)), to: page
         )
 
         let kept = try await ciRunKeepingReview(

@@ -31,16 +31,16 @@ final class ReadTracingTests {
     private func traced(_ script: String, suite: String, tracer: ReadTracer) async throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment
         environment.merge(
-            tracer.environment(
+            tracer.variables(
                 tracing: traces.appendingPathComponent(SuiteFiles.name(of: suite, "")), inherited: environment)
         ) { $1 }
         return try await ChildProcess.run(
-            ["/bin/sh", "-c", "cd '\(root.path)' && " + script], environment: environment,
+            ["/bin/sh", "-c", "cd '\(root.path)' && " + script], variables: environment,
             log: traces.deletingLastPathComponent().appendingPathComponent("\(suite).log"))
     }
 
     private func tracer() async throws -> ReadTracer {
-        try await ReadTracer.prepare(roots: [root], environment: ProcessInfo.processInfo.environment).get()
+        try await ReadTracer.prepare(roots: [root], variables: ProcessInfo.processInfo.environment).get()
     }
 
     @Test("reads under the roots, relative ones and `..` too; not writes, nor files outside; folders listed")
@@ -100,7 +100,7 @@ final class ReadTracingTests {
             try FileManager.default.attributesOfItem(atPath: second.library.path)[.modificationDate] as? Date
                 == modified)
         #expect(!first.library.path.hasPrefix(FileManager.default.currentDirectoryPath + "/"), "never the working tree")
-        let off = await ReadTracer.prepare(roots: [root], environment: ["PIPELINE_TRACE_READS": "0"])
+        let off = await ReadTracer.prepare(roots: [root], variables: ["PIPELINE_TRACE_READS": "0"])
         guard case .failure(let why) = off else {
             Issue.record("PIPELINE_TRACE_READS=0 still traced")
             return
@@ -109,12 +109,12 @@ final class ReadTracingTests {
         // The C source builds without a warning, as strictly as the package's own code.
         let source = traces.appendingPathComponent("tracer.c")
         try Data(TracerSource.text.utf8).write(to: source)
-        let clang = try #require(Toolchain(environment: ProcessInfo.processInfo.environment).tool("clang"))
+        let clang = try #require(Toolchain(variables: ProcessInfo.processInfo.environment).tool("clang"))
         let strict = try await ChildProcess.run(
             [
                 clang.path, "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-o",
                 traces.appendingPathComponent("t.so").path, source.path,
-            ], environment: ProcessInfo.processInfo.environment, log: traces.appendingPathComponent("clang.log"))
+            ], variables: ProcessInfo.processInfo.environment, log: traces.appendingPathComponent("clang.log"))
         #expect(strict.termination == .exited(0), "\(strict.output)")
     }
 }

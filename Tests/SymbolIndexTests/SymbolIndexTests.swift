@@ -59,7 +59,7 @@ struct SymbolIndexTests {
         guard built.status == 0 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: built.stderr])
         }
-        let library = try #require(IndexStoreReader.library(environment: ProcessInfo.processInfo.environment))
+        let library = try #require(IndexStoreReader.library(variables: ProcessInfo.processInfo.environment))
         let index = try IndexStoreReader.read(
             store: IndexStoreReader.store(bin: package.appendingPathComponent(".build/debug")), library: library,
             package: package)

@@ -24,7 +24,9 @@ import Testing
         published.expires = "7 days"
         published.images[entry.key] = ReviewArchive.Images(
             reference: "https://s3.example/r.png", new: "https://s3.example/n.png", overlay: "https://s3.example/o.png")
-        let review = CIReport.Review(published: published, entries: [entry], accept: " --commit abc123")
+        let review = CIReport.Review(
+            published: published, entries: [entry],
+            accept: CandidateArchive.acceptCommand(commit: "abc123", environment: nil))
         let report = TestReport(merging: [], suite: [], flakyFails: true)
 
         CIReport.publish(

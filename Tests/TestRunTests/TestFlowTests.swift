@@ -44,7 +44,7 @@ struct TestFlowTests {
     private func request(_ root: URL, environment: [String: String], keepsCandidates: Bool = true) async throws
         -> TestRequest
     {
-        let shared = SharedRunSettings(workingDirectory: root, variables: environment)
+        let shared = RunSharing(workingDirectory: root, variables: environment)
         return TestRequest(
             package: root, shared: shared, cores: 2,
             stores: try await SpecStores.locate(for: shared, environment: nil) { _ in },
@@ -130,7 +130,7 @@ struct TestFlowTests {
                   retries: 1
             """, to: checkout.root.appendingPathComponent("pipelines/other.yml"))
         let written = Written()
-        var shared = SharedRunSettings(workingDirectory: checkout.root, variables: ["CI": "1"])
+        var shared = RunSharing(workingDirectory: checkout.root, variables: ["CI": "1"])
         #expect(try await SpecStores.locate(for: shared, environment: nil) { written.add($0) } == nil)
         #expect(written.text.contains("choose one with --pipeline NAME"))
         shared.timings = .store(.develop)

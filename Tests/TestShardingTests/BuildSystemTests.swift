@@ -21,14 +21,14 @@ struct BuildSystemTests {
     @Test func theEnvironmentNamesItWhereTheArgumentsDoNot() {
         let environment = ["PIPELINE_BUILD_SYSTEM": "swiftbuild"]
         #expect(
-            BuildSettings.naming(["-Xswiftc", "-DCI"], environment: environment) == [
+            BuildSettings.naming(["-Xswiftc", "-DCI"], variables: environment) == [
                 "--build-system", "swiftbuild", "-Xswiftc", "-DCI",
             ])
         #expect(
-            BuildSettings.naming(["--build-system", "native"], environment: environment) == [
+            BuildSettings.naming(["--build-system", "native"], variables: environment) == [
                 "--build-system", "native",
             ])
-        #expect(BuildSettings.naming([], environment: [:]) == [])
+        #expect(BuildSettings.naming([], variables: [:]) == [])
     }
 
     @Test func runnersOfEitherBuildSystem() throws {
@@ -44,7 +44,7 @@ struct BuildSystemTests {
         try Scratch.write("not executable", to: bin.appendingPathComponent("Stray-test-runner"))
         let runners = try #require(TestProduct.runners(in: bin))
         #expect(runners.map(\.lastPathComponent) == ["AlphaTests-test-runner", "Beta-Tests-test-runner"])
-        let product = TestProduct(runners: runners, packagePath: bin, environment: [:])
+        let product = TestProduct(runners: runners, packagePath: bin, variables: [:])
         #expect(
             product.coverageObjects.map(\.lastPathComponent) == [
                 "AlphaTests-test-runner", "Beta-Tests-test-runner", "AlphaTests.so",

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Pipelines
-import References
 
 struct ChangesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

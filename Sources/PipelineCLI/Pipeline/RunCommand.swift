@@ -1,6 +1,5 @@
 import ArgumentParser
 import CISystem
-import ChildProcesses
 import Foundation
 import Pipelines
 
@@ -55,7 +54,6 @@ struct RunCommand: AsyncParsableCommand {
             if let status = plan.exitStatus { throw QuietExit(status: status) }
             return
         }
-        Interrupts.install()
         let outcome = try await runner.run()
         json ? try Console.json(outcome) : Console.out(outcome.render())
         if !outcome.passed { throw QuietExit(status: .testsFailed) }

@@ -1,9 +1,8 @@
 import ArgumentParser
-import ChildProcesses
 import Foundation
 import References
+import TestCore
 import TestRun
-import XcodeResults
 
 extension RefsCommand {
     struct Record: AsyncParsableCommand {
@@ -76,12 +75,12 @@ extension RefsCommand {
                 valueName: "destination"))
         var destination: String?
 
-        /// The xcodebuild the flags describe, or nil without --xcode.
-        private func xcodebuild(package: URL) throws -> Xcodebuild? {
+        /// What xcodebuild tests and where, as the flags say; nil without --xcode.
+        private func xcodebuild() throws -> (products: XcodeProducts, destination: String)? {
             guard xcode else { return nil }
             let destination = try xcodeDestination(destination, for: "--xcode")
             let global = options.global
-            let products: Xcodebuild.Products =
+            let products: XcodeProducts =
                 if let xctestrun {
                     .xctestrun(global.resolve(xctestrun))
                 } else {
@@ -90,10 +89,7 @@ extension RefsCommand {
                         container: project.map { ["-project", global.resolve($0).path] }
                             ?? workspace.map { ["-workspace", global.resolve($0).path] } ?? [])
                 }
-            return Xcodebuild(
-                products: products, destination: destination, folder: package,
-                work: package.appendingPathComponent(".build/pipeline/xcode")
-            ) { Console.progress($0) }
+            return (products, destination)
         }
 
         func validate() throws {
@@ -113,11 +109,10 @@ extension RefsCommand {
         func run() async throws {
             let package = options.global.resolve(packagePath)
             let context = try await options.context()
-            Interrupts.install()
-            let (report, pushed) = try await context.record(
-                tests, all: all, package: package, timeout: timeout, cores: options.global.availableCores,
+            let (report, pushed) = try await TestFlow.record(
+                tests, all: all, in: context, package: package, timeout: timeout, cores: options.global.availableCores,
                 review: review.map(options.global.resolve), push: push, dryRun: options.dryRun,
-                xcode: try xcodebuild(package: package)
+                xcode: try xcodebuild()
             ) { Console.progress($0) }
             guard let pushed else {
                 return options.json ? try Console.json(report) : Console.out(report.render().joined(separator: "\n"))

@@ -4,7 +4,6 @@ import Foundation
 import PipelineSpec
 import TestCore
 import TestRun
-import XcodeResults
 
 /// `pipeline import xcresult|xcodebuild-log FILE`: a run Xcode made, reported as `pipeline test`
 /// reports its own.
@@ -26,7 +25,7 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Argument(help: ArgumentHelp("What the file holds: xcresult or xcodebuild-log.", valueName: "kind"))
-    var kind: XcodeInput.Kind
+    var kind: XcodeOutputKind
 
     @Argument(help: ArgumentHelp("The file, or - for standard input.", valueName: "file"))
     var file: String
@@ -134,10 +133,9 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     /// The new tests' second run, with its destination from the flag or the CI's variable.
-    private func render() throws -> XcodeRender? {
+    private func render() throws -> (xctestrun: URL, destination: String)? {
         guard let renderNew else { return nil }
-        return XcodeRender(
-            xctestrun: global.resolve(renderNew), destination: try xcodeDestination(destination, for: "--render-new"))
+        return (global.resolve(renderNew), try xcodeDestination(destination, for: "--render-new"))
     }
 
     func run() async throws {
@@ -152,13 +150,12 @@ struct ImportCommand: AsyncParsableCommand {
             verdicts: reuseVerdicts.map { VerdictSettings(read: [$0], keep: $0) },
             title: "pipeline import \(kind.rawValue)",
             write: write)
-        let snapshots =
-            artifacts.map { XcodeSnapshots.artifacts(global.resolve($0)) }
-            ?? attachments.map { XcodeSnapshots.attachments(global.resolve($0)) }
         let path = file == "-" ? file : global.resolve(file).path
-        try await TestFlow(request).importRun(kind, at: path, snapshots: snapshots, renderNew: try render())
-            .emit(json: json, node: .whole)
+        let outcome = try await TestFlow(request).importRun(
+            kind, at: path, artifacts: artifacts.map(global.resolve), attachments: attachments.map(global.resolve),
+            renderNew: try render())
+        try TestOutcomeOutput.emit(outcome, json: json, node: .whole)
     }
 }
 
-extension XcodeInput.Kind: ExpressibleByArgument {}
+extension XcodeOutputKind: ExpressibleByArgument {}

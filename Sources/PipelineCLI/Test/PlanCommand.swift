@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import TestCore
 import TestRun
-import XcodeResults
 
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -28,8 +28,8 @@ struct SharedRunOptions: ParsableArguments {
     var pipeline: String?
 
     /// The settings these options give, from the working folder.
-    func settings(_ global: GlobalOptions) -> SharedRunSettings {
-        SharedRunSettings(timings: timings, pipeline: pipeline, queue: queue, workingDirectory: global.workingDirectory)
+    func settings(_ global: GlobalOptions) -> RunSharing {
+        RunSharing(timings: timings, pipeline: pipeline, queue: queue, workingDirectory: global.workingDirectory)
     }
 
     /// `--queue` given without a value (last, or before another option) becomes `--queue=ci`.
@@ -39,7 +39,7 @@ struct SharedRunOptions: ParsableArguments {
             if argument == "--" { return result + arguments[index...] }
             let next = arguments.indices.contains(index + 1) ? arguments[index + 1] : nil
             let bare = argument == "--queue" && (next.map { $0.hasPrefix("-") } ?? true)
-            result.append(bare ? "--queue=\(SharedRunSettings.queueFromCI)" : argument)
+            result.append(bare ? "--queue=\(RunSharing.queueFromCI)" : argument)
         }
         return result
     }

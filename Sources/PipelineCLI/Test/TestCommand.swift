@@ -1,5 +1,4 @@
 import ArgumentParser
-import ChildProcesses
 import Foundation
 import PipelineSpec
 import TestRun
@@ -181,7 +180,6 @@ struct TestCommand: AsyncParsableCommand {
             verdicts: reuseVerdicts.map {
                 VerdictSettings(read: [$0], keep: $0, reuse: !noReuse, reuseShaky: reuseFlaky)
             }, write: write)
-        Interrupts.install()
-        try await request.perform().emit(json: json, node: options.node)
+        try TestOutcomeOutput.emit(await request.perform(), json: json, node: options.node)
     }
 }

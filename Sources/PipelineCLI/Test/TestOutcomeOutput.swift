@@ -2,11 +2,12 @@ import Foundation
 import TestCore
 import TestRun
 
-extension TestOutcome {
+/// How a test outcome is printed.
+enum TestOutcomeOutput {
     /// Prints the outcome as `pipeline test` does (the report on standard output, notes on standard
     /// error) and ends with its exit status: 1 when tests failed.
-    func emit(json: Bool, node: Node) throws {
-        switch self {
+    static func emit(_ outcome: TestOutcome, json: Bool, node: Node) throws {
+        switch outcome {
         case .nothingToRun(let reason):
             Console.out(reason.message)
         case .listed(let names):

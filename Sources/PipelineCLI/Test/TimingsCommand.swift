@@ -46,7 +46,7 @@ struct TimingsCommand: ParsableCommand {
         }
 
         func run() async throws {
-            let settings = SharedRunSettings(
+            let settings = RunSharing(
                 timings: output, pipeline: pipeline, workingDirectory: global.workingDirectory)
             let tests = try await settings.mergeTimings(files.map(global.resolve))
             Console.error("merged \(counted(files.count, "file")): \(counted(tests, "test"))")

@@ -186,10 +186,13 @@ public struct CandidateRun: Codable, Sendable, Equatable {
 }
 
 extension CandidateArchive {
-    /// The options of `pipeline refs accept` that name the candidates kept under `commit` in
-    /// `environment`'s set (nil: the shared set): ` --commit <sha> --environment linux`.
-    public static func acceptOptions(commit: String, environment: String?) -> String {
-        " --commit \(commit)" + (environment.map { " --environment \($0)" } ?? "")
+    /// `pipeline refs accept` with the options that name the candidates kept under `commit` in
+    /// `environment`'s set (nil: the shared set): ` --commit <sha> --environment linux`. The one
+    /// place the command's text is made.
+    public static func acceptCommand(commit: String, environment: String?) -> AcceptCommand {
+        AcceptCommand(
+            prefix: "pipeline refs accept",
+            options: " --commit \(commit)" + (environment.map { " --environment \($0)" } ?? ""))
     }
 }
 
@@ -223,8 +226,9 @@ extension ReferenceTransfers {
             var lines =
                 branch + [
                     "CI's renderings of \(kept.tests.count) test(s) kept in \(archive.place(of: commit))\(run)/; "
-                        + "to accept them: pipeline refs accept \(kept.tests.joined(separator: " "))"
-                        + CandidateArchive.acceptOptions(commit: commit, environment: stores.environmentName)
+                        + "to accept them: "
+                        + CandidateArchive.acceptCommand(commit: commit, environment: stores.environmentName)
+                        .line(kept.tests)
                 ]
             guard let review else { return (lines, nil) }
             do {

@@ -1,6 +1,7 @@
 import Foundation
 import ImageDiff
 import ObjectStorage
+import PipelineCore
 
 /// Compares the references of two locations (feature against develop, or two folders) for review:
 /// what is new, removed and changed, each changed image compared and overlaid.
@@ -11,6 +12,22 @@ public struct ReferenceReview: Sendable {
     public init(tolerance: Int = 0, parallelism: Int = 8) {
         comparer = ImageComparer(tolerance: tolerance)
         self.parallelism = parallelism
+    }
+
+    /// The one review page of references: `new` against `reference` for `tests` (all when nil,
+    /// none when empty), after `failures` (a run's failed snapshots), written to `output`. It is
+    /// `refs report`'s page and a pipeline's review stage's.
+    public func page(
+        tests: [String]?, reference: StoreFolder, new: StoreFolder, failures: [ReviewEntry] = [], title: String,
+        subtitle: String, output: URL
+    ) async throws -> ReviewOutcome {
+        let compared = tests == [] ? [] : try await entries(tests: tests, reference: reference, new: new)
+        do {
+            try ReviewPage.write(to: output, title: title, subtitle: subtitle, entries: failures + compared)
+        } catch {
+            throw RequestError("\(output.path): cannot write the page (\(error.localizedDescription))")
+        }
+        return ReviewOutcome(page: output, entries: compared)
     }
 
     /// The entries for `tests` (all when nil): `new` is what is proposed, `reference` what it replaces.

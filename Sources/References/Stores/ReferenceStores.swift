@@ -171,7 +171,7 @@ public struct ReferenceStores: Sendable {
             let store = try S3Store(
                 S3Settings(
                     endpoint: try endpoint(), bucket: bucket, region: region,
-                    credentials: try AWSCredentials.resolve(profile: settings.profile, environment: variables),
+                    credentials: try AWSCredentials.resolve(profile: settings.profile, variables: variables),
                     allowHTTP: settings.allowHTTP))
             return StoreFolder(store: store, prefix: prefix.isEmpty ? nil : try ObjectKey(prefix))
         }

@@ -2,7 +2,6 @@ import CISystem
 import ChildProcesses
 import Foundation
 import ObjectStorage
-import SnapshotConventions
 
 /// Where a reference or a candidate was rendered: the OS and its version, the CPU architecture,
 /// the Swift version, swift-snapshot-testing's version, and the CI's name in CI; for an app tested

@@ -1,6 +1,5 @@
 import Foundation
 import GitChanges
-import ObjectStorage
 import PipelineSpec
 
 /// The commands that keep every render environment's set, whatever the run's own: a merge

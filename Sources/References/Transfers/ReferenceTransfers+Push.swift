@@ -1,5 +1,4 @@
 import Foundation
-import GitChanges
 import ObjectStorage
 import PipelineSpec
 

@@ -149,8 +149,7 @@ extension TransferReport {
             "failed in the merged commit's CI run, and never accepted (develop keeps their old references)",
             neverAccepted.map { test in
                 candidatesCommit.map {
-                    "\(test): pipeline refs accept \(test)"
-                        + CandidateArchive.acceptOptions(commit: $0, environment: environment)
+                    "\(test): " + CandidateArchive.acceptCommand(commit: $0, environment: environment).line([test])
                 } ?? test
             })
         list(

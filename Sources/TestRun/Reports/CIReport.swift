@@ -14,8 +14,8 @@ public enum CIReport {
     public struct Review: Sendable {
         public var published: ReviewArchive.Published
         public var entries: [ReviewEntry]
-        /// The accept command's options (`--commit <sha>`); nil when no candidates were kept.
-        public var accept: String?
+        /// The command that accepts the candidates; nil when none were kept.
+        public var accept: AcceptCommand?
     }
 
     /// `annotate: false` for a report merged from nodes that annotated their own tests.
@@ -64,7 +64,7 @@ public enum CIReport {
                 lines += ["", "```diff"] + changed + ["```"]
             }
             if let accept = review.accept {
-                lines += ["", "```sh", ReviewPage.acceptCommand(test: entry.test, options: accept), "```"]
+                lines += ["", "```sh", accept.line([entry.test]), "```"]
             }
             lines.append("")
         }

@@ -1,9 +1,6 @@
 import Coverage
 import Foundation
 import PipelineCore
-import References
-import SharedRun
-import TestCore
 import TestSharding
 
 extension CoverageRequest {
@@ -25,12 +22,12 @@ extension CoverageRequest {
         return try await TestProduct.build(
             BuildSettings(
                 packagePath: package,
-                extraArguments: BuildSettings.naming([], environment: ProcessInfo.processInfo.environment),
+                extraArguments: BuildSettings.naming([], variables: ProcessInfo.processInfo.environment),
                 skipBuild: skipBuild, coverage: true), scratch: scratch)
     }
 }
 
-extension SharedRunSettings {
+extension RunSharing {
     /// `pipeline report --queue RUN --coverage`: the profiles every node of the run kept in its
     /// folder, merged into one set of reports. A node whose profile is not there fails it, naming
     /// the node, unless `allowPartial`.

@@ -1,6 +1,5 @@
 import Foundation
 import ImageDiff
-import ObjectStorage
 import PipelineCore
 import References
 import SnapshotConventions
@@ -139,13 +138,10 @@ public struct ReferenceRecorder: Sendable {
             }
             result.tests.append(changes)
         }
-        let html = ReviewPage.html(
-            title: "Recorded references", subtitle: tests.joined(separator: ", ") + " in \(package.path)",
-            entries: entries)
         do {
-            try FileManager.default.createDirectory(
-                at: page.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(html.utf8).write(to: page, options: .atomic)
+            try ReviewPage.write(
+                to: page, title: "Recorded references", subtitle: tests.joined(separator: ", ") + " in \(package.path)",
+                entries: entries)
             result.review = page.path
         } catch {
             write("the review page could not be written to \(page.path): \(error.localizedDescription)\n")

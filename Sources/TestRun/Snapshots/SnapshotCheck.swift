@@ -29,9 +29,9 @@ public struct SnapshotCheck: Sendable {
     public let candidatesCommit: String?
     /// The render environment's set they are kept in (nil: the shared set).
     public let candidatesEnvironment: String?
-    /// The options of the accept command for this run's candidates; nil when none are kept.
-    var acceptOptions: String? {
-        candidatesCommit.map { CandidateArchive.acceptOptions(commit: $0, environment: candidatesEnvironment) }
+    /// The command that accepts this run's candidates; nil when none are kept.
+    var accept: AcceptCommand? {
+        candidatesCommit.map { CandidateArchive.acceptCommand(commit: $0, environment: candidatesEnvironment) }
     }
     /// Where this run renders, worked out when asked (it runs `swift --version`).
     public private(set) var renderedOn: (@Sendable () async -> RenderEnvironment)?
@@ -200,7 +200,7 @@ public struct SnapshotCheck: Sendable {
                 + "\(mode.rawValue)); record it and push it: '\(recordCommand(file?.testFile ?? "TEST"))'"
             if file == nil {
                 problem =
-                    "wrote \(display(url)), which is not in swift-snapshot-testing's layout __Snapshots__/<TestFile>/<file>"
+                    "wrote \(display(url)), which is not in swift-snapshot-testing's layout \(SnapshotFile.folderName)/<TestFile>/<file>"
             } else if let writer, let file, let ownFile = testFile(of: writer, in: report), ownFile != file.testFile {
                 problem = "wrote a reference for another test, \(display(url)) (\(writer) belongs to \(ownFile))"
             }
@@ -232,13 +232,10 @@ public struct SnapshotCheck: Sendable {
     public func publish(_ findings: inout SnapshotFindings, report: inout TestReport) {
         guard !findings.entries.isEmpty else { return }
         findings.entries.sort { $0.key < $1.key }
-        let html = ReviewPage.html(
-            title: "Snapshot review", subtitle: "\(display(package)) — \(report.summaryLine)",
-            entries: findings.entries, accept: acceptOptions)
         do {
-            try FileManager.default.createDirectory(
-                at: page.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(html.utf8).write(to: page, options: .atomic)
+            try ReviewPage.write(
+                to: page, title: "Snapshot review", subtitle: "\(display(package)) — \(report.summaryLine)",
+                entries: findings.entries, accept: accept)
         } catch {
             findings.notes.append("the review page could not be written to \(page.path): \(error.localizedDescription)")
             return
@@ -267,9 +264,7 @@ public struct SnapshotCheck: Sendable {
             report.brief(
                 name,
                 [differs(entry)] + (entry.rendering.map { [$0] } ?? []) + [review]
-                    + (acceptOptions.map {
-                        ["accept CI's rendering: " + ReviewPage.acceptCommand(test: entry.test, options: $0)]
-                    } ?? []))
+                    + (accept.map { ["accept CI's rendering: " + $0.line([entry.test])] } ?? []))
         }
     }
 
@@ -351,7 +346,9 @@ public struct SnapshotCheck: Sendable {
             let owner = writer ?? owner(of: file, in: report)
             guard owner.map({ name in failed.contains { $0.name == name } }) ?? true else { continue }
             // The reference the library compared with: the path its message names, else the layout's place.
-            let named = owner.flatMap { mentions[$0] }?.first { $0.hasSuffix("/__Snapshots__/\(file.key)") }
+            let named = owner.flatMap { mentions[$0] }?.first {
+                $0.hasSuffix("/\(SnapshotFile.folderName)/\(file.key)")
+            }
             let expected = named.map(URL.init(fileURLWithPath:)) ?? local.path(of: file.testFile, file: file.fileName)
             let reference = expected.flatMap { FileManager.default.fileExists(atPath: $0.path) ? $0 : nil }
             let record = owner.flatMap { name in report.tests.first { $0.name == name } }
@@ -381,17 +378,17 @@ public struct SnapshotCheck: Sendable {
         let named = SnapshotMessages.testFile(in: record.output ?? record.message ?? "")
         let testFile = named?.name ?? testFile(of: record.name, in: report) ?? record.suite
         let folder =
-            named?.folder.map { $0.appendingPathComponent("__Snapshots__/\(testFile)") }
+            named?.folder.map { $0.appendingPathComponent("\(SnapshotFile.folderName)/\(testFile)") }
             ?? local.path(of: testFile, file: "").map { $0.deletingLastPathComponent() }
         let name = SnapshotFile.sanitize(record.test)
         let accept =
             rendered
-            ? acceptOptions.map {
+            ? accept.map {
                 "accept CI's rendering, kept as a candidate (never a reference here, never a pass): '"
-                    + ReviewPage.acceptCommand(test: testFile, options: $0) + "', or "
+                    + $0.line([testFile]) + "', or "
             } : nil
         let message =
-            "missing reference: no \(name).* in \(folder.map(display) ?? "__Snapshots__/\(testFile)") "
+            "missing reference: no \(name).* in \(folder.map(display) ?? "\(SnapshotFile.folderName)/\(testFile)") "
             + "(\(SnapshotSwitches.record)=never in CI records none); pull the references first, or, for a new "
             + "test, " + (accept ?? "") + "record them and push them: '\(recordCommand(testFile))'"
         report.explain(record.name, message)
@@ -442,7 +439,7 @@ public struct SnapshotFindings: Sendable {
     public var page: URL?
     public var notes: [String] = []
     /// Where CI kept the review beside its candidates, and the accept command's options.
-    public var kept: (review: ReviewArchive.Published, accept: String?)?
+    public var kept: (review: ReviewArchive.Published, accept: AcceptCommand?)?
 
     public init() {}
 

@@ -73,31 +73,38 @@ extension TestFlow {
     }
 }
 
-extension ReferenceContext {
+extension TestFlow {
     /// `refs record`: re-records `tests` (with `all`, every test file asserting snapshots) in the
-    /// package through the one test flow (with `xcode`, through xcodebuild) and, with `push`,
+    /// package through the one test flow (with `xcode`, through xcodebuild testing those products
+    /// on that destination) and, with `push`,
     /// uploads them to feature.
-    public func record(
-        _ named: [String], all: Bool = false, package: URL, timeout: Duration, cores: Int, review: URL?, push: Bool,
-        dryRun: Bool, xcode: Xcodebuild? = nil,
+    public static func record(
+        _ named: [String], all: Bool = false, in context: ReferenceContext, package: URL, timeout: Duration, cores: Int,
+        review: URL?, push: Bool,
+        dryRun: Bool, xcode: (products: XcodeProducts, destination: String)? = nil,
         write: @escaping @Sendable (String) -> Void
     ) async throws -> (record: RecordReport, push: [TransferReport]?) {
         let request = TestRequest(
-            package: package, shared: SharedRunSettings(workingDirectory: checkout), cores: cores,
+            package: package, shared: RunSharing(workingDirectory: context.checkout), cores: cores,
             limits: TestRequest.Limits(timeout: timeout), write: write)
         let recorder = ReferenceRecorder(
-            package: package, local: transfers.stores.local(testPattern: transfers.testPattern), page: review,
+            package: package, local: context.transfers.stores.local(testPattern: context.transfers.testPattern),
+            page: review,
             write: write)
         let tests = all ? try recorder.snapshotTests() : named
         let report =
             if let xcode {
-                try await TestFlow(request).record(tests, with: recorder, xcode: xcode)
+                try await TestFlow(request).record(
+                    tests, with: recorder,
+                    xcode: Xcodebuild(
+                        products: xcode.products, destination: xcode.destination, folder: package,
+                        work: package.appendingPathComponent(".build/pipeline/xcode"), write: write))
             } else {
                 try await TestFlow(request).record(tests, with: recorder)
             }
         guard push else { return (report, nil) }
-        let pushed = try await transfers.push(
-            tests: tests, to: [.feature], commit: headCommit, prune: true, dryRun: dryRun)
+        let pushed = try await context.transfers.push(
+            tests: tests, to: [.feature], commit: context.headCommit, prune: true, dryRun: dryRun)
         return (report, pushed)
     }
 }

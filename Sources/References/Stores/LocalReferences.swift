@@ -1,4 +1,6 @@
 import Foundation
+import ObjectStorage
+import SnapshotConventions
 
 /// The reference images in a checkout, seen as a store with the same keys as `feature/` and
 /// `develop/` (`<Test>/<image>`), so pulling and pushing are promotions to and from it.
@@ -24,7 +26,7 @@ public struct LocalReferences: ObjectStore, FileBacked {
     /// Each test's file, where exactly one has its name.
     public let testFilePaths: [String: URL]
 
-    public var name: String { folder?.path ?? "the __Snapshots__ folders in \(checkout.path)" }
+    public var name: String { folder?.path ?? "the \(SnapshotFile.folderName) folders in \(checkout.path)" }
     public var keepsMetadata: Bool { false }
 
     /// Scans `checkout` for test files whose name (without `.swift`) `isTest` accepts and for
@@ -43,7 +45,7 @@ public struct LocalReferences: ObjectStore, FileBacked {
             let isFolder = (try? url.resourceValues(forKeys: [.isDirectoryKey]))?.isDirectory == true
             if isFolder {
                 if name == ".build" { walker?.skipDescendants() }
-                if name == "__Snapshots__" {
+                if name == SnapshotFile.folderName {
                     walker?.skipDescendants()
                     for test in (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
                     where !test.hasPrefix(".") {
@@ -68,7 +70,7 @@ public struct LocalReferences: ObjectStore, FileBacked {
                     }.sorted()
                     roots[test] = nil
                 } else if let only = folders.first {
-                    roots[test] = only.appendingPathComponent("__Snapshots__").standardizedFileURL
+                    roots[test] = only.appendingPathComponent(SnapshotFile.folderName).standardizedFileURL
                 }
             }
         }
@@ -155,7 +157,7 @@ public struct LocalReferences: ObjectStore, FileBacked {
         try await store(for: key.firstSegment).delete(key)
     }
 
-    func existingFile(_ key: ObjectKey) throws(StoreError) -> URL {
+    public func existingFile(_ key: ObjectKey) throws(StoreError) -> URL {
         try store(for: key.firstSegment).existingFile(key)
     }
 }

@@ -12,7 +12,7 @@ import Verdicts
 /// Where recorded durations are kept and which shared run a node joins, as `pipeline test`,
 /// `plan` and `report` are asked: timings kept in a store are shared by every CI machine, and a
 /// shared run's work queue lives beside them.
-public struct SharedRunSettings: Sendable {
+public struct RunSharing: Sendable {
     /// Where the timings are kept; nil keeps them in the package's own file.
     public var timings: TimingsAddress?
     /// The pipeline whose stores `feature`/`develop` and the S3 settings come from (default: the
@@ -39,37 +39,38 @@ public struct SharedRunSettings: Sendable {
         self.variables = variables
     }
 
-    /// Where the timings (and a shared run's queue) are, for `package`'s tests.
+    /// Where the timings (and a shared run's queue) are, for `package`'s tests: a file (relative to
+    /// `workingDirectory`), a store of the spec (`pipeline`, else the one that sets references) or
+    /// an S3 prefix; the package's own file when nil.
     public func folder(package: URL) throws -> TimingsPlace {
-        try Self.folder(timings, pipeline: pipeline, workingDirectory: workingDirectory, package: package)
-    }
-
-    /// `timings` opened: a file (relative to `workingDirectory`), a store of the spec (`pipeline`,
-    /// else the one that sets references) or an S3 prefix; the package's own file when nil.
-    static func folder(
-        _ timings: TimingsAddress?, pipeline: String?, workingDirectory: URL, package: URL
-    ) throws -> TimingsPlace {
         switch timings ?? .local {
         case .local:
             return try TimingsPlace(file: SuiteRun.defaultTimings(of: package))
         case .file(let path):
             return try TimingsPlace(file: URL(fileURLWithPath: path, relativeTo: workingDirectory).standardizedFileURL)
         case let timings:
-            let source = try ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
-            return try ReferenceStores(
-                sharedSetsOf: source.spec?.references ?? ReferenceSettings(), base: source.base, origin: source.origin
-            ).shared(timings, package: package)
+            return try Self.place(timings, in: try sharedStores(specRequired: true), package: package)
         }
     }
 
     /// A store named on the command line (`--build-cache`, `--reuse-verdicts`) opened with the S3
     /// settings of the spec (`pipeline`, else the one that sets references), when there is one.
     public func open(_ address: StoreAddress) throws -> StoreFolder {
-        let source = try? ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
-        return try ReferenceStores(
-            sharedSetsOf: source?.spec?.references ?? ReferenceSettings(), base: workingDirectory,
-            origin: source?.origin ?? "the command line"
-        ).open(address)
+        try sharedStores(specRequired: false).open(address)
+    }
+
+    /// The spec's shared sets, for the stores a command names without a test request's stores: the
+    /// spec located once from `workingDirectory`. Without one (when not required) the command
+    /// line's stores alone, relative to `workingDirectory`.
+    private func sharedStores(specRequired: Bool) throws -> ReferenceStores {
+        let source =
+            specRequired
+            ? try ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
+            : try? ReferenceSource.locate(from: workingDirectory, pipeline: pipeline)
+        return ReferenceStores(
+            sharedSetsOf: source?.spec?.references ?? ReferenceSettings(),
+            base: specRequired ? source?.base ?? workingDirectory : workingDirectory,
+            origin: source?.origin ?? "the command line")
     }
 
     /// The CI run whose folder in the store keeps each node's report for `--failed`: the CI's run id
@@ -174,22 +175,24 @@ public struct SharedRunSettings: Sendable {
     }
 }
 
-extension ReferenceStores {
-    /// Where timings are kept and shared runs meet. A file is relative to `base`.
-    func shared(_ timings: TimingsAddress, package: URL) throws -> TimingsPlace {
+extension RunSharing {
+    /// Where timings are kept and shared runs meet, in the spec's `stores`. A file is relative to
+    /// the stores' base.
+    static func place(_ timings: TimingsAddress, in stores: ReferenceStores, package: URL) throws -> TimingsPlace {
         switch timings {
         case .local:
             return try TimingsPlace(file: SuiteRun.defaultTimings(of: package))
         case .file(let path):
-            return try TimingsPlace(file: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL)
+            return try TimingsPlace(file: URL(fileURLWithPath: path, relativeTo: stores.base).standardizedFileURL)
         case .store(let role):
             // A pull request's job writes feature only: its run goes there, planned from develop's timings.
-            guard role == .develop, CIContext(variables).isPullRequest, settings.address(of: .feature) != nil
-            else { return try TimingsPlace(try folder(role, creating: true)) }
-            return try TimingsPlace(try folder(.feature, creating: true)).planning(
-                from: try TimingsPlace(try folder(.develop, creating: true)))
+            guard role == .develop, CIContext(stores.variables).isPullRequest,
+                stores.settings.address(of: .feature) != nil
+            else { return try TimingsPlace(try stores.folder(role, creating: true)) }
+            return try TimingsPlace(try stores.folder(.feature, creating: true)).planning(
+                from: try TimingsPlace(try stores.folder(.develop, creating: true)))
         case .s3(let bucket, let prefix):
-            return try TimingsPlace(try open(.s3(bucket: bucket, prefix: prefix)))
+            return try TimingsPlace(try stores.open(.s3(bucket: bucket, prefix: prefix)))
         }
     }
 }
@@ -216,7 +219,7 @@ public enum CIMatrix: Sendable {
     }
 }
 
-extension SharedRunSettings {
+extension RunSharing {
     /// `pipeline timings merge FILE… -o OUT`: the files merged into one; `timings` (a file, written
     /// whole, or a store's timings, folded in by a conditional write) receives them. Returns how
     /// many tests the merged files hold.
