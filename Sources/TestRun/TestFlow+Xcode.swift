@@ -57,9 +57,7 @@ extension TestFlow {
             request.write("Filed node \(queue.node)'s results in \(queue.location)\n")
         }
         if let verdict { await keepVerdict(verdict, report: report, queue: queue) }
-        CIReport.publish(
-            report, coverage: nil, title: request.title, review: findings.reviewForCI,
-            variables: request.shared.variables)
+        publishToCI(report, review: findings.reviewForCI)
         return .ran(report, findings, coverage: nil, storeFailure: nil)
     }
 

@@ -170,10 +170,7 @@ public struct TestFlow: Sendable {
                 try await place.saveCoverage(
                     folder.appendingPathComponent("coverage.profdata"), run: run, node: request.limits.node)
             }
-            let title = request.title + (request.limits.node.count > 1 ? " (node \(request.limits.node))" : "")
-            CIReport.publish(
-                report, coverage: measured, title: title, review: findings.reviewForCI,
-                variables: request.shared.variables)
+            publishToCI(report, coverage: measured, review: findings.reviewForCI)
             // A verdict partly taken from another run is not kept as this tree's own.
             if let verdict, verifiedChange == nil { await keepVerdict(verdict, report: report, queue: queue) }
             return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
@@ -184,8 +181,18 @@ public struct TestFlow: Sendable {
     /// published as a run's are.
     private func verified(_ report: TestReport) throws -> TestOutcome {
         if let junit = request.junit { try JUnitReport.write(report, to: junit) }
-        CIReport.publish(report, coverage: nil, title: request.title, review: nil, variables: request.shared.variables)
+        publishToCI(report)
         return .ran(report, SnapshotFindings(), coverage: nil, storeFailure: nil)
+    }
+
+    /// The CI's report of this run (annotations, summary with its review and coverage): the one
+    /// place the test flow publishes it, for a run, an import and a verified tree alike.
+    func publishToCI(_ report: TestReport, coverage: CoverageReport? = nil, review: CIReport.Review? = nil) {
+        let node = request.limits.node
+        CIReport.publish(
+            report, coverage: coverage, title: request.title + (node.count > 1 ? " (node \(node))" : ""),
+            review: review,
+            variables: request.shared.variables)
     }
 
     /// Options that cannot go together, said before anything is built.
