@@ -8,7 +8,8 @@
 # use resolves to, from the compiler's index kept in the map) and the name rule
 # (PIPELINE_IMPACT_RULE=names: every file naming a changed declaration). Prints each commit's
 # selected share of the suite's expected time by both, and each rule's distribution: mean, median
-# and the commits that run every test, with why. The tests are listed from the parent's
+# and the commits that run every test, with why; for a commit that runs more than half the suite,
+# the first reason given and the one most suites share, so the coarse rule shows. The tests are listed from the parent's
 # build, so a suite the commit adds is not counted (it would run, with no recorded time yet).
 # FIXUP, a shell command, is for parents that no longer build here (an old dependency this machine
 # cannot fetch): it runs in such a parent's checkout, the result is committed as the map's commit,
@@ -69,6 +70,21 @@ elif m:
     why = f"{m.group(1)} suites run, {m.group(2)} left out"
 else:
     share, why = 1.0, "no selection line"
+# Over half the suite: which rule is coarse. The first reason given, and the reason most suites
+# share (what they executed is theirs; what it refers to or names is the rule's).
+if 0.5 < share < 0.999:
+    reasons = [line.split(", ", 1)[1] for line in text.splitlines()
+               if line.startswith("impacted: ") and ", " in line and not re.match(r"impacted: \d+ suite", line)]
+    fallbacks = [line for line in text.splitlines() if line.startswith("fallback: ")]
+    common = {}
+    for reason in reasons:
+        tail = reason.split(", which ", 1)[1] if ", which " in reason else reason
+        common[tail] = common.get(tail, 0) + 1
+    first = fallbacks[0] if fallbacks else (f"impacted: {reasons[0]}" if reasons else "no reason given")
+    why += f"; first: {first[:150]}"
+    if common:
+        top = max(common, key=common.get)
+        why += f"; most: {common[top]} suites {top[:120]}"
 open(shares, "a").write(f"{share}\t{commit[:12]}\t{why}\n")
 print(f"{share * 100:5.1f} % ({why})")
 PY

@@ -15,6 +15,17 @@ public struct CompilationConditions: Sendable, Equatable {
     public var configuration: String { debug ? "debug" : "release" }
     /// Flags the manifest or the build's arguments may set: unknown.
     public var namedFlags: Set<String>
+    /// The package's traits and those the build enables: a declared trait is a known condition.
+    public var traits: PackageTraits?
+
+    /// The build these conditions are of, as a reason says it: `Linux (debug)`, with the traits
+    /// it enables when the package declares any.
+    public var build: String {
+        "\(os) (\(configuration)"
+            + (traits.map { ", traits: " + ($0.enabled.isEmpty ? "none" : $0.enabledList.joined(separator: ", ")) }
+                ?? "")
+            + ")"
+    }
 
     public init(os: String, arch: String, debug: Bool, namedFlags: Set<String> = []) {
         (self.os, self.arch, self.debug, self.namedFlags) = (os, arch, debug, namedFlags)
@@ -118,7 +129,9 @@ public struct CompilationConditions: Sendable, Equatable {
             case "false": return false
             case "DEBUG": return debug
             case "SWIFT_PACKAGE": return true
-            default: return namedFlags.contains(name) ? nil : false
+            default:
+                if let trait = traits?.value(of: name) { return trait }
+                return namedFlags.contains(name) ? nil : false
             }
         }
         let value = argument.trimmingCharacters(in: .whitespaces)

@@ -53,6 +53,10 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     public var index: SymbolIndex?
     /// Why no index was kept (none written, no libIndexStore beside the toolchain).
     public var unindexed: String?
+    /// The package traits the recorded build enabled (`PackageTraits`), when the manifest declares
+    /// any: a map serves builds that enable the same ones. Absent for packages without traits and
+    /// in older maps.
+    public var traits: [String]?
 
     public init(
         commit: String, package: String, configuration: String, recordedAt: String, suites: [String: [String]],
@@ -70,7 +74,12 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     /// Keeps what the package's targets say that selection needs: the folders of those that use
     /// build-tool plugins (whose inputs no trace shows), of the test targets, and what the manifest
     /// excludes from each.
-    public mutating func keepTargets(of graph: PackageGraph, manifest: PackageGraph.ManifestTargets) {
+    /// With the build's `arguments`, the traits it enabled, when the manifest declares any.
+    public mutating func keepTargets(
+        of graph: PackageGraph, manifest: PackageGraph.ManifestTargets, arguments: [String]
+    ) {
+        let declared = PackageTraits(declarations: manifest.traits, arguments: arguments)
+        traits = declared.declared.isEmpty ? nil : declared.enabledList
         pluginTargets = graph.targets.filter { manifest.pluginUsers.contains($0.name) }.map(\.path).sorted()
         testTargets = graph.targets.filter { $0.type == "test" }.map(\.path).sorted()
         excluded = graph.targets.flatMap { target in

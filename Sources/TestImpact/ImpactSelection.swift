@@ -107,12 +107,13 @@ public struct ImpactSelection: Sendable, Equatable {
                     // What this platform compiles: a change only in branches it never compiles is none.
                     let active = (old.map(conditions.active), new.map(conditions.active))
                     if active != (old, new) {
-                        if SwiftChange.kind(old: active.0, new: active.1) == .commentsOnly,
+                        // A file added or removed whose code is all in such branches is none too.
+                        if SwiftChange.kind(old: active.0 ?? "", new: active.1 ?? "") == .commentsOnly,
                             SwiftChange.kind(old: old, new: new) != .commentsOnly
                         {
                             selection.notes.append(
-                                "\(path): only code in #if branches \(conditions.os) (\(conditions.configuration)) "
-                                    + "does not compile changed, no test runs for it")
+                                "\(path): only code in #if branches \(conditions.build) does not compile changed, "
+                                    + "no test runs for it")
                             continue
                         }
                         (old, new) = active
@@ -184,6 +185,8 @@ public struct ImpactSelection: Sendable, Equatable {
                             )
                         }
                     }
+                case .inert(let why):
+                    selection.notes.append("\(path): \(why), no test runs for it")
                 case .accessLevels(let line):
                     for suite in executedBy[path] ?? [] {
                         selection.add(suite, "executed \(path) (only access levels changed: \(line))")

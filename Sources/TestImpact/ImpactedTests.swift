@@ -74,7 +74,9 @@ public struct ImpactedTests: Sendable {
         for change in manifestChanges where change.path != read {
             manifests[change.path] = .unread("this toolchain reads \(read), not \(change.path)")
         }
-        let traits = buildArguments.contains { $0.hasPrefix("--traits") || $0 == "--enable-all-traits" }
+        let traits = buildArguments.contains {
+            $0.hasPrefix("--traits") || $0 == "--enable-all-traits" || $0 == "--disable-default-traits"
+        }
         for change in changes where change.path == read {
             guard let old = change.old, let new = change.new,
                 SwiftChange.kind(old: old, new: new) != .commentsOnly
@@ -84,12 +86,28 @@ public struct ImpactedTests: Sendable {
         let resolved = changes.first { $0.path == "Package.resolved" }.flatMap {
             ResolvedChange.read(old: $0.old, new: $0.new, checkouts: package.appendingPathComponent(".build/checkouts"))
         }
-        let conditions = CompilationConditions.here(
+        var conditions = CompilationConditions.here(
             configuration: configuration, manifest: sources["Package.swift"] ?? "", arguments: buildArguments)
+        var traitNotes: [String] = []
+        if map.traits != nil || PackageTraits.mayDeclare(sources["Package.swift"] ?? "") {
+            switch await Self.traits(of: package, arguments: buildArguments) {
+            case .success(let traits):
+                if let recorded = map.traits, recorded != traits.enabledList {
+                    return everything(
+                        "the impact map was recorded with the traits [\(recorded.joined(separator: ", "))], this build "
+                            + "enables [\(traits.enabledList.joined(separator: ", "))]")
+                }
+                conditions.traits = traits
+            case .failure(let error):
+                traitNotes.append(
+                    "the package's traits could not be read (\(error)): code under #if of a trait is judged as compiled"
+                )
+            }
+        }
         let selection = ImpactSelection.select(
             map: map, changes: changes, current: current, sources: sources, manifests: manifests, resolved: resolved,
             conditions: conditions)
-        var reasons = selection.notes
+        var reasons = traitNotes + selection.notes
         if let everything = selection.everything { return Self.everything(everything, notes: reasons) }
         var selected = Set(selection.suites.keys)
         for (suite, why) in selection.suites.sorted(by: { $0.key < $1.key }) {
@@ -122,6 +140,20 @@ public struct ImpactedTests: Sendable {
                 + "against the impact map of \(map.commit.prefix(12)) recorded \(map.recordedAt); "
                 + "selected in \(String(format: "%.2f", Self.seconds(ContinuousClock.now - started))) s")
         return ImpactedTests(tests: tests, reasons: reasons)
+    }
+
+    /// The traits the build of `package` with `arguments` enables, as SwiftPM reads the manifest.
+    static func traits(of package: URL, arguments: [String]) async -> Result<PackageTraits, TestRunError> {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "pipeline-traits-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        do {
+            let manifest = try await PackageGraph.manifestTargets(package: package, scratch: scratch)
+            return .success(PackageTraits(declarations: manifest.traits, arguments: arguments))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The package's Swift files now, by path relative to it (`.build` and hidden folders left out).

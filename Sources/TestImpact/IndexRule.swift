@@ -9,6 +9,8 @@ import SymbolIndex
 struct IndexRule {
     let index: SymbolIndex
     let map: ImpactMap
+    /// What compiles on the platform the tests run on.
+    var availability = Availability.here
 
     /// What the index makes of a declaration change in one file.
     struct Reach {
@@ -35,19 +37,30 @@ struct IndexRule {
         guard before.balanced, after.balanced else {
             return .failure(Refusal("\(path)'s braces do not balance as read, so its declarations are unknown"))
         }
-        let (removed, added) = SwiftChange.unmatched(before.lines.map(\.text), after.lines.map(\.text))
+        // As `SwiftChange` reads it: attributes without effect on a call are no change, and a
+        // declaration unavailable here is reached by no compiled code (made available, it is new).
+        let (removed, added) = SwiftChange.unmatched(
+            before.lines.map { availability.withoutInertAttributes($0.text) },
+            after.lines.map { availability.withoutInertAttributes($0.text) })
         // The declarations other code reaches by their own names: a type added or removed whole
         // takes its members with it (reached through the type, and its members in the index).
-        let changedOld = Self.starts(of: before.reachable(removed, other: after), in: before)
-        let changedNew = Self.starts(of: after.reachable(added, other: before), in: after)
-        for (source, line) in changedOld.map({ (before, $0) }) + changedNew.map({ (after, $0) }) {
+        let changedOld = Self.starts(of: before.reachable(removed, other: after), in: before).filter {
+            !before.inUnavailable($0, availability)
+        }
+        let changedNew = Self.starts(of: after.reachable(added, other: before), in: after).filter {
+            !after.inUnavailable($0, availability)
+        }
+        for (source, line, isNew) in changedOld.map({ (before, $0, false) }) + changedNew.map({ (after, $0, true) }) {
             let text = source.lines[line].text
             // A conformance of a type this file declares (now or before) is found through the type's uses.
             let ownType =
                 SwiftSource.extendedType(text).map { type in
                     [before, after].contains { $0.lines.contains { $0.declaresType && $0.names == [type] } }
                 } ?? false
-            if source.lines[line].isExtension, !ownType,
+            // A conformance added to one of the package's types, to protocols code finds only by
+            // naming them (`Conformances.static`), is judged below by what it can change.
+            let conformance = isNew ? Conformances.added(by: text, before: before, index: index) : nil
+            if source.lines[line].isExtension, !ownType, conformance == nil,
                 text.firstMatch(of: #/^[^{]*\bextension\s+[\w.]+(<[^>]*>)?\s*:/#) != nil
             {
                 return .failure(
@@ -89,11 +102,19 @@ struct IndexRule {
         // package's other declarations of its base name (overload resolution); other modules' uses,
         // which the index does not keep, are judged by names. A changed declaration keeps its uses.
         var capturing: Set<String> = []
+        // Declarations whose own uses are reached, not their members': a type given a conformance.
+        var direct: [String] = []
         let defaults = Dictionary(
             changedOld.map { (before.lines[$0].names?.first ?? "", before.lines[$0].text.count { $0 == "=" }) },
             uniquingKeysWith: max)
+        let conforming = Dictionary(
+            uniqueKeysWithValues: changedNew.filter { after.lines[$0].isExtension }.compactMap { line in
+                Conformances.added(by: after.lines[line].text, before: before, index: index).map { (line, $0) }
+            })
         for line in changedNew {
             let declaration = after.lines[line]
+            // The members of an extension adding a conformance are judged with it.
+            if let type = declaration.type, conforming[type] != nil { continue }
             // A member of one of the package's types captures only what is looked up on that type:
             // the type's uses reach it (extension ↔ type), other modules' names do not.
             let owner =
@@ -106,6 +127,18 @@ struct IndexRule {
             let named = owner.map { index.declarations(named: [$0]) } ?? []
             let owners = ownType ? named.filter { index.files[index.declarations[$0]!.file] == path } : named
             if ownType, owners.isEmpty { continue }
+            // A conformance to protocols found only where named: the members it adds are new to
+            // the type, so they reach the places that name the type or the protocol, and the calls
+            // of functions overloaded on either, where resolution can change; not every use of
+            // the type's other members.
+            if let conformance = conforming[line], !owners.isEmpty {
+                direct += owners + conformance.protocols
+                usrs += conformance.overloads(in: files.texts, index: index, type: owner ?? "")
+                let names = after.lines.indices.filter { after.lines[$0].type == line && after.lines[$0].starts }
+                    .flatMap { after.lines[$0].names ?? [] }.map(SymbolIndex.baseName)
+                reach.byNames += names.filter { index.externalNames.contains($0) && !bases.contains($0) }
+                continue
+            }
             // A private declaration is seen by its own file only, whose suites run anyway; an
             // extension declares its members' names, each private or not.
             let members =
@@ -127,7 +160,7 @@ struct IndexRule {
             }
         }
         usrs += index.declarations(named: capturing)
-        for usr in index.closure(of: usrs) {
+        for usr in index.closure(of: usrs) + direct {
             guard let declaration = index.declarations[usr] else { continue }
             let declared = index.files[declaration.file]
             for use in declaration.uses {

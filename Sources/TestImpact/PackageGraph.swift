@@ -72,6 +72,8 @@ public struct PackageGraph: Sendable, Decodable {
         public var pluginUsers: [String]
         /// Target name → its `exclude:` entries, relative to its folder.
         public var excluded: [String: [String]]
+        /// Each trait the manifest declares → the traits it enables (`default` among them).
+        public var traits: [String: [String]] = [:]
     }
 
     public static func manifestTargets(package: URL, scratch: URL) async throws(TestRunError) -> ManifestTargets {
@@ -82,13 +84,21 @@ public struct PackageGraph: Sendable, Decodable {
                 let exclude: [String]?
             }
             struct Usage: Decodable {}
+            struct Trait: Decodable {
+                let name: String
+                let enabledTraits: [String]?
+            }
             let targets: [Target]
+            let traits: [Trait]?
         }
         let manifest: Manifest = try await swiftPackage(["dump-package"], package: package, scratch: scratch)
         return ManifestTargets(
             pluginUsers: manifest.targets.filter { !($0.pluginUsages ?? []).isEmpty }.map(\.name),
             excluded: Dictionary(
                 manifest.targets.compactMap { target in target.exclude.map { (target.name, $0) } },
+                uniquingKeysWith: { first, _ in first }),
+            traits: Dictionary(
+                (manifest.traits ?? []).map { ($0.name, $0.enabledTraits ?? []) },
                 uniquingKeysWith: { first, _ in first }))
     }
 

@@ -18,6 +18,10 @@ enum SwiftChange: Equatable {
     /// and interface attributes (the first such line): what the code does is the same for every
     /// caller that still compiles (with `@testable import`, tests see internal declarations too).
     case accessLevels(String)
+    /// Nothing a compiled call does changed: only declarations unavailable on the platform the
+    /// tests run on (no code that compiles calls them), or attributes without effect on a call
+    /// (`Availability`); says which.
+    case inert(String)
 
     /// A line with its `public`, `open`, `internal` and `package` modifiers and its inlining and
     /// interface attributes (`@inlinable`, `@usableFromInline`, `@_implementationOnly`) taken out.
@@ -27,7 +31,7 @@ enum SwiftChange: Equatable {
             with: "")
     }
 
-    static func kind(old: String?, new: String?) -> SwiftChange {
+    static func kind(old: String?, new: String?, availability: Availability = .here) -> SwiftChange {
         guard let old, let new else {
             // A new or deleted file: the names it declares, then and now.
             let source = SwiftSource(old ?? new ?? "")
@@ -40,11 +44,27 @@ enum SwiftChange: Equatable {
         guard before.balanced, after.balanced else {
             return .declarations("its braces do not balance as read, so its scopes are unknown", names: nil)
         }
-        let (removed, added) = unmatched(before.lines.map(\.text), after.lines.map(\.text))
+        // Lines that differ only in attributes without effect are the same line; a declaration
+        // unavailable here, with its body, is code no compiled call reaches.
+        let (changedOld, changedNew) = unmatched(
+            before.lines.map { availability.withoutInertAttributes($0.text) },
+            after.lines.map { availability.withoutInertAttributes($0.text) })
+        let removed = changedOld.filter { !before.inUnavailable($0, availability) }
+        let added = changedNew.filter { !after.inUnavailable($0, availability) }
+        if removed.isEmpty, added.isEmpty {
+            guard let first = (changedOld.map { before.lines[$0] } + changedNew.map { after.lines[$0] }).first else {
+                return .inert("only attributes that change no compiled call changed")
+            }
+            return .inert(
+                "only declarations unavailable on this platform changed (\(SwiftSource.display(first.text))), "
+                    + "which no code that compiles calls")
+        }
         let declarations = before.reachable(removed, other: after) + after.reachable(added, other: before)
         guard let first = declarations.first else { return .bodies(before.members(holding: removed, added, in: after)) }
         // Access levels other than private ones change who may call, not what a call does.
-        let pairs = zip(removed.map { before.lines[$0].text }, added.map { after.lines[$0].text })
+        let pairs = zip(removed.map { before.lines[$0].text }, added.map { after.lines[$0].text }).map {
+            (availability.withoutInertAttributes($0), availability.withoutInertAttributes($1))
+        }
         if removed.count == added.count, pairs.allSatisfy({ withoutAccess($0) == withoutAccess($1) }) {
             return .accessLevels(SwiftSource.display(first.text))
         }

@@ -100,6 +100,27 @@ struct SwiftSource: Sendable {
         lines.contains { $0.declaresType && $0.names == line.names }
     }
 
+    /// Whether line `index` belongs to a declaration no compiled code can call here (its
+    /// attributes, header or body; a member of such a type): `availability` says which.
+    func inUnavailable(_ index: Int, _ availability: Availability) -> Bool {
+        var at = index
+        if !lines[index].declaration {
+            // Code: the member whose body holds it (top-level code belongs to no declaration).
+            guard let member = member(holding: lines[index].number),
+                let start = lines.firstIndex(where: { $0.number == member.lowerBound && $0.starts })
+            else { return false }
+            at = start
+        }
+        while at > 0, !lines[at].starts { at -= 1 }
+        guard lines[at].starts else { return false }
+        var declaration: Int? = at
+        while let current = declaration {
+            if availability.unavailable(lines[current].text) { return true }
+            declaration = lines[current].type
+        }
+        return false
+    }
+
     /// The file's imports, as their lines read (`@testable import Algorithms`).
     var imports: [String] { lines.filter(\.isImport).map(\.text) }
 

@@ -85,7 +85,7 @@ extension TestSession {
             suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
             functions: executed.functions.filter { !partial.contains($0.key) })
         map.dependencies = executed.dependencies.filter { !partial.contains($0.key) }
-        try await reads.add(to: &map, package: path, repository: root)
+        try await reads.add(to: &map, package: path, repository: root, arguments: suite.settings.extraArguments)
         map.keepIndex(bin: bin, package: package, uncommitted: try history.uncommittedChanges().flatMap(\.touchedPaths))
         try await timings.saveImpact(try map.encoded())
         let traced = map.reads.map { reads in
@@ -131,7 +131,7 @@ public struct ReadRecording: Sendable {
 
     /// Puts the suites' reads into `map` (or why there are none), with what the package's targets
     /// say (`ImpactMap.keepTargets`).
-    func add(to map: inout ImpactMap, package: String, repository: String) async throws {
+    func add(to map: inout ImpactMap, package: String, repository: String, arguments: [String]) async throws {
         let scratch = folder.appendingPathComponent("swiftpm")
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let url = URL(fileURLWithPath: package)
@@ -144,7 +144,7 @@ public struct ReadRecording: Sendable {
             map.untraced = "the package's targets could not be read to place its reads (\(error))"
             return
         }
-        map.keepTargets(of: graph, manifest: manifest)
+        map.keepTargets(of: graph, manifest: manifest, arguments: arguments)
         if case .failure(let why) = tracer {
             map.untraced = why.reason
             return

@@ -399,6 +399,32 @@ struct CoverageCommandTests {
         #expect(comment.stdout.contains("No test is reachable from the change; nothing to run."), "\(comment.stdout)")
         try Git.run(["checkout", "-q", "--", "."], in: repo)
 
+        // An initialiser no code that compiles can call, and a deprecation: nothing runs. The same
+        // initialiser available, disfavoured or not, may capture calls: the type's users run.
+        func initialiser(_ attributes: String) throws {
+            try Git.run(["checkout", "-q", "--", "."], in: repo)
+            try edit("Sources/ExampleKit/Thumbnail.swift") {
+                $0.replacingOccurrences(
+                    of: "    /// Scales by an integer factor, repeating each pixel.\n",
+                    with:
+                        "    \(attributes)\n    public init(width: Int) { self.init(width: width, height: width) }\n\n"
+                        + "    @available(*, deprecated, message: \"scale the source\")\n"
+                        + "    /// Scales by an integer factor, repeating each pixel.\n")
+            }
+        }
+        try initialiser("@available(*, unavailable, message: \"give a height\")")
+        let unavailable = try test(["--impacted", "--list"] + timings)
+        #expect(
+            unavailable.stderr.contains(
+                "Sources/ExampleKit/Thumbnail.swift: only declarations unavailable on this platform changed"),
+            "\(unavailable.stderr)")
+        #expect(unavailable.stdout.contains("No test is reachable from the change"), "\(unavailable.stdout)")
+        try initialiser("@_disfavoredOverload")
+        let disfavoured = try test(["--impacted", "--list"] + timings)
+        #expect(
+            disfavoured.stderr.contains("impacted: ExampleKitTests.ThumbnailTests, executed"), "\(disfavoured.stderr)")
+        try Git.run(["checkout", "-q", "--", "."], in: repo)
+
         // The manifest by what SwiftPM reads in it: comments or code that changes no package,
         // nothing; a target's settings, its graph; the dependencies, every test. A map that cannot
         // be read: every test, saying why.

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import TestImpact
@@ -77,5 +78,65 @@ struct CompilationConditionsTests {
             ])
         let here = select("linux()")
         #expect(here.suites.keys.sorted() == ["AppTests.ParserTests", "AppTests.ViewTests"], "\(here)")
+    }
+
+    @Test("traits: enabled by SwiftPM's reading and the build's flags; a file all under one not enabled is no code")
+    func traits() async throws {
+        // The issue's shape: traits built in a variable, the default computed, a trait enabling another.
+        let package = FileManager.default.temporaryDirectory.appendingPathComponent("traits-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: package) }
+        try FileManager.default.createDirectory(
+            at: package.appendingPathComponent("Sources/T"), withIntermediateDirectories: true)
+        try Data(
+            """
+            // swift-tools-version: 6.1
+            import PackageDescription
+            var traits: Set<Trait> = [.trait(name: "Fast"), .trait(name: "Extra", enabledTraits: ["Fast"])]
+            traits.insert(.default(enabledTraits: Context.environment["NO_FAST"] == nil ? ["Fast"] : []))
+            let package = Package(name: "T", traits: traits, targets: [.target(name: "T")])
+
+            """.utf8
+        ).write(to: package.appendingPathComponent("Package.swift"))
+        try Data("public let t = 1\n".utf8).write(to: package.appendingPathComponent("Sources/T/T.swift"))
+        func enabled(_ arguments: [String]) async throws -> [String] {
+            try await ImpactedTests.traits(of: package, arguments: arguments).get().enabledList
+        }
+        #expect(try await enabled([]) == ["Fast"])
+        #expect(try await enabled(["--traits", "Extra"]) == ["Extra", "Fast"])
+        #expect(try await enabled(["--traits=default,Extra"]) == ["Extra", "Fast"])
+        #expect(try await enabled(["--disable-default-traits"]) == [])
+        #expect(try await enabled(["--enable-all-traits"]) == ["Extra", "Fast"])
+        #expect(
+            PackageTraits.mayDeclare(
+                try String(contentsOf: package.appendingPathComponent("Package.swift"), encoding: .utf8)))
+
+        var build = linux
+        build.traits = PackageTraits(declarations: ["Extra": ["Fast"], "Fast": [], "default": ["Fast"]], arguments: [])
+        #expect(build.evaluate("Fast") == true && build.evaluate("Extra") == false && build.evaluate("FAST") == nil)
+        #expect(build.build == "Linux (debug, traits: Fast)")
+        // A new file whose code is all under a trait the build does not enable, and a test file
+        // likewise: nothing runs, and the reason says which build.
+        let file = "#if Extra\npublic struct Wide {\n    public init() {}\n}\n#endif\n"
+        let selection = ImpactSelection.select(
+            map: ImpactTests.map,
+            changes: [
+                ImpactChange(path: "Sources/App/Wide.swift", old: nil, new: file),
+                ImpactChange(
+                    path: "Tests/AppTests/WideTests.swift", old: nil,
+                    new: "#if Extra\nimport XCTest\nfinal class WideTests: XCTestCase {}\n#endif\n"),
+            ],
+            current: ImpactTests.current, conditions: build)
+        #expect(selection.suites.isEmpty && selection.fallback.isEmpty && selection.everything == nil, "\(selection)")
+        #expect(
+            selection.notes.contains(
+                "Sources/App/Wide.swift: only code in #if branches Linux (debug, traits: Fast) does not compile changed, no test runs for it"
+            ), "\(selection.notes)")
+        // Enabled, the same file is new code.
+        build.traits = PackageTraits(
+            declarations: ["Extra": ["Fast"], "Fast": [], "default": ["Fast"]], arguments: ["--traits", "Extra"])
+        let enabledSelection = ImpactSelection.select(
+            map: ImpactTests.map, changes: [ImpactChange(path: "Sources/App/Wide.swift", old: nil, new: file)],
+            current: ImpactTests.current, conditions: build)
+        #expect(!enabledSelection.notes.contains { $0.contains("does not compile") }, "\(enabledSelection.notes)")
     }
 }

@@ -118,6 +118,40 @@ struct ImpactTests {
         #expect(SwiftChange.kind(old: apart, new: nested) == .bodies(nil))
     }
 
+    @Test("availability by the platform the tests run on: another platform's attributes change nothing here")
+    func platformAvailability() {
+        let old = "public struct S {\n    public func f() -> Int { 1 }\n}\n"
+        let versioned = old.replacingOccurrences(
+            of: "    public func f()", with: "    @available(macOS 10.15, iOS 13, *)\n    public func f()")
+        let linux = Availability(platform: nil)
+        let mac = Availability(platform: "macOS")
+        #expect(
+            SwiftChange.kind(old: old, new: versioned, availability: linux)
+                == .inert("only attributes that change no compiled call changed"))
+        guard case .declarations = SwiftChange.kind(old: old, new: versioned, availability: mac) else {
+            Issue.record("on macOS a version of macOS can change what compiles")
+            return
+        }
+        let macOnly = old.replacingOccurrences(
+            of: "    public func f()",
+            with: "    @available(macOS, unavailable)\n    public func g() {}\n    public func f()")
+        #expect(
+            SwiftChange.kind(old: old, new: macOnly, availability: linux)
+                != SwiftChange.kind(old: old, new: macOnly, availability: mac))
+        guard case .inert = SwiftChange.kind(old: old, new: macOnly, availability: mac) else {
+            Issue.record("unavailable on macOS is no code there")
+            return
+        }
+        #expect(linux.unavailable("@available(*, unavailable, message: \"a, b\") public init(x: Int)"))
+        #expect(!linux.unavailable("@available(*, deprecated) public init(x: Int)"))
+        #expect(
+            linux.withoutInertAttributes("@discardableResult @inlinable public func f()")
+                == "@inlinable public func f()")
+        #expect(
+            mac.withoutInertAttributes("@available(iOS, unavailable) @_disfavoredOverload func f()")
+                == "@_disfavoredOverload func f()")
+    }
+
     @Test("comments and blank lines run nothing; moved statements are a change")
     func comments() {
         let commented = Self.parser.replacingOccurrences(of: "/// Parses.", with: "/// Parses text.\n\n// More.")

@@ -96,6 +96,81 @@ struct IndexRuleTests {
         #expect(selection.suites["AppTests.OtherTests"] == nil, "\(selection.suites)")
     }
 
+    @Test(
+        "an unavailable declaration and attributes without effect on a call select nothing; a disfavoured overload and a declaration made available select as a new one does"
+    )
+    func availability() {
+        func adding(_ text: String) -> String {
+            Self.shapes.replacingOccurrences(of: "    public func area()", with: text + "\n    public func area()")
+        }
+        // The case: an initialiser only there to give a clearer compile error.
+        let unavailable = select(
+            adding(
+                "    @available(*, unavailable, message: \"give a side\")\n    public init(area: Int) { fatalError() }")
+        )
+        #expect(unavailable.suites.isEmpty && unavailable.fallback.isEmpty, "\(unavailable.suites)")
+        #expect(
+            unavailable.notes.contains {
+                $0.contains("only declarations unavailable on this platform changed")
+                    && $0.contains("public init(area: Int)")
+            }, "\(unavailable.notes)")
+        let attributes = select(
+            Self.shapes.replacingOccurrences(
+                of: "    public func area()",
+                with: "    @available(*, deprecated, message: \"use side\")\n    @discardableResult public func area()")
+        )
+        #expect(attributes.suites.isEmpty, "\(attributes.suites)")
+        #expect(
+            attributes.notes.contains { $0.contains("only attributes that change no compiled call changed") },
+            "\(attributes.notes)")
+        // Safety: the same initialiser available, disfavoured or not, may be chosen by a call.
+        let available = select(adding("    public init(area: Int) { self.side = area }"))
+        #expect(!available.suites.isEmpty, "a new initialiser reaches the type's uses")
+        let disfavoured = select(adding("    @_disfavoredOverload\n    public init(area: Int) { self.side = area }"))
+        #expect(disfavoured.suites == available.suites, "\(disfavoured.suites)")
+        // Made available where it was not: as a new declaration.
+        let before = adding("    @available(*, unavailable)\n    public init(area: Int) { self.side = area }")
+        let madeAvailable = ImpactSelection.select(
+            map: Self.map,
+            changes: [
+                ImpactChange(
+                    path: "Sources/App/Shapes.swift", old: before,
+                    new: adding("    public init(area: Int) { self.side = area }"))
+            ], current: Self.map.tests, sources: Self.sources)
+        #expect(madeAvailable.suites == available.suites, "\(madeAvailable.suites)")
+    }
+
+    @Test(
+        "a conformance to a protocol found only where named reaches the places naming the type, not every use of its members"
+    )
+    func conformances() {
+        // ReportTests uses Square's `area` only; nothing in it names Square.
+        var map = Self.map
+        map.index?.declarations["s:area"]?.references = [1, 2]
+        func adding(_ text: String) -> ImpactSelection {
+            ImpactSelection.select(
+                map: map,
+                changes: [ImpactChange(path: "Sources/App/Shapes.swift", old: Self.shapes, new: Self.shapes + text)],
+                current: map.tests, sources: Self.sources)
+        }
+        let literal = adding(
+            "extension Square: ExpressibleByIntegerLiteral {\n    public init(integerLiteral value: Int) { self.init(side: value) }\n}\n"
+        )
+        #expect(literal.suites["AppTests.ReportTests"] == nil, "\(literal.suites)")
+        #expect(literal.fallback.isEmpty && literal.everything == nil, "\(literal.fallback)")
+        // A member added without a conformance may capture a lookup on any value of the type.
+        let member = adding("extension Square {\n    public func perimeter() -> Int { 4 * side }\n}\n")
+        #expect(member.suites["AppTests.ReportTests"] != nil, "\(member.suites)")
+        // `print` and `String(describing:)` find CustomStringConvertible without naming it.
+        let described = adding(
+            "extension Square: CustomStringConvertible {\n    public var description: String { \"\\(side)\" }\n}\n")
+        #expect(described.suites["AppTests.ReportTests"] != nil, "\(described.suites)")
+        #expect(
+            Conformances.inherited("extension Square: ExpressibleByIntegerLiteral, Swift.Hashable where T: P {") == [
+                "ExpressibleByIntegerLiteral", "Hashable",
+            ])
+    }
+
     @Test("a module imported before and after in another form changes nothing beyond the file; a re-export does")
     func importForms() {
         let before = "@_implementationOnly import RealModule\n" + Self.shapes
@@ -120,10 +195,16 @@ struct IndexRuleTests {
 
     @Test("where the index cannot see, names judge, and the note says why")
     func refusals() {
-        // A conformance added to a type another file declares; one of its own file's type is found through its uses.
-        let conformance = Self.report + "extension Square: Equatable {}\n"
+        // A conformance added to a type another file declares, to a protocol found without being
+        // named; one of its own file's type is found through its uses; one found only where named
+        // is the index's to judge wherever it is.
+        let conformance =
+            Self.report
+            + "extension Square: CustomStringConvertible {\n    public var description: String { \"\" }\n}\n"
         let refused = select(conformance, path: "Sources/App/Report.swift")
         #expect(refused.notes.contains { $0.contains("changes a conformance") }, "\(refused.notes)")
+        let named = select(Self.report + "extension Square: Equatable {}\n", path: "Sources/App/Report.swift")
+        #expect(!named.notes.contains { $0.contains("by names") }, "\(named.notes)")
         let own = select(Self.shapes + "extension Square: Equatable {}\n")
         #expect(!own.notes.contains { $0.contains("by names") }, "\(own.notes)")
         let dynamic = Self.shapes.replacingOccurrences(
