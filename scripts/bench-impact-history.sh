@@ -72,7 +72,7 @@ else:
     share, why = 1.0, "no selection line"
 # Over half the suite: which rule is coarse. The first reason given, and the reason most suites
 # share (what they executed is theirs; what it refers to or names is the rule's).
-if 0.5 < share < 0.999:
+if share > 0.5 and "every test runs" not in text:
     reasons = [line.split(", ", 1)[1] for line in text.splitlines()
                if line.startswith("impacted: ") and ", " in line and not re.match(r"impacted: \d+ suite", line)]
     fallbacks = [line for line in text.splitlines() if line.startswith("fallback: ")]

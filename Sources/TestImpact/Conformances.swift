@@ -61,11 +61,12 @@ struct Conformances {
         }
     }
 
-    /// The package's functions overloaded on `type` or the added protocols: every declaration of
-    /// a base name declared more than once, one of which names either in its declaration line.
+    /// The package's functions overloaded on `type` or the added protocols: every function (an
+    /// initialiser, a subscript) of a base name declared more than once, one of which names either
+    /// in its parameters.
     func overloads(in texts: [String: String], index: SymbolIndex, type: String) -> [String] {
         var byName: [String: [String]] = [:]
-        for (usr, declaration) in index.declarations where !usr.hasPrefix("s:e:") {
+        for (usr, declaration) in index.declarations where !usr.hasPrefix("s:e:") && declaration.name.contains("(") {
             byName[SymbolIndex.baseName(declaration.name), default: []].append(usr)
         }
         let words = [type] + names
@@ -78,8 +79,12 @@ struct Conformances {
                 if lines[file] == nil {
                     lines[file] = texts[file]?.split(separator: "\n", omittingEmptySubsequences: false)
                 }
-                guard let text = lines[file]?[safe: declaration.line - 1] else { return false }
-                return words.contains { ImpactSelection.containsWord($0, in: String(text)) }
+                guard let text = lines[file]?[safe: declaration.line - 1],
+                    let parameters = text.firstRange(of: SymbolIndex.baseName(declaration.name) + "(").map({
+                        text[$0.upperBound...]
+                    }) ?? text.firstRange(of: "(").map({ text[$0.upperBound...] })
+                else { return false }
+                return words.contains { ImpactSelection.containsWord($0, in: String(parameters)) }
             }
             if named { found += usrs }
         }

@@ -123,7 +123,17 @@ public struct ImpactSelection: Sendable, Equatable {
                 case .commentsOnly:
                     selection.notes.append("\(path): comments, blank lines or formatting only, no test runs for it")
                 case .declarations(let line, let names, let imports):
-                    for suite in executedBy[path] ?? [] { selection.add(suite, "executed \(path)") }
+                    // The suites that executed the members it changes or removes; every suite that
+                    // executed the file where a change may run code outside them.
+                    let members = old.flatMap { old in new.flatMap { SwiftChange.changedMembers(old: old, new: $0) } }
+                    let lines = (members ?? []).map { String($0.lowerBound) }.joined(separator: ", ")
+                    for suite in executedBy[path] ?? []
+                    where members?.isEmpty != true && map.executed(suite, in: path, within: members) {
+                        selection.add(
+                            suite,
+                            "executed \(path)" + (members == nil ? "" : " (the changed declarations at lines \(lines))")
+                        )
+                    }
                     // An import another file of the target has too changes nothing beyond this file; nor
                     // does a module imported before and after in another form (an access level,
                     // `@_implementationOnly`), unless re-exported.

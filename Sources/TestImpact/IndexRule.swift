@@ -144,8 +144,10 @@ struct IndexRule {
             let members =
                 declaration.isExtension
                 ? after.lines.indices.filter { after.lines[$0].type == line && after.lines[$0].starts } : [line]
-            let names = members.filter { !after.lines[$0].text.contains("private ") }.flatMap {
-                after.lines[$0].names ?? []
+            // An initialiser or subscript has no name of its own: it is looked up as `init`/`subscript`.
+            let names = members.filter { !after.lines[$0].text.contains("private ") }.flatMap { member in
+                after.lines[member].names
+                    ?? after.lines[member].keyword.flatMap { ["init", "subscript"].contains($0) ? [$0] : nil } ?? []
             }
             for name in names.map(SymbolIndex.baseName) {
                 let added = !bases.contains(name)

@@ -59,6 +59,9 @@ enum SwiftChange: Equatable {
                 "only declarations unavailable on this platform changed (\(SwiftSource.display(first.text))), "
                     + "which no code that compiles calls")
         }
+        if let modules = importFormsOnly(before, after, removed: removed, added: added) {
+            return .inert("only the form of its imports of \(modules) changed, not what it sees")
+        }
         let declarations = before.reachable(removed, other: after) + after.reachable(added, other: before)
         guard let first = declarations.first else { return .bodies(before.members(holding: removed, added, in: after)) }
         // Access levels other than private ones change who may call, not what a call does.
@@ -71,6 +74,83 @@ enum SwiftChange: Equatable {
         return .declarations(
             SwiftSource.display(first.text), names: SwiftSource.all(declarations.filter { !$0.isImport }),
             imports: Array(Set(declarations.filter(\.isImport).map(\.text))).sorted())
+    }
+
+    /// The modules, when every changed line is an import of a module the file imports in both
+    /// versions (in another form: `internal`, `@_implementationOnly`, under `#if` branches that all
+    /// import it) or a `#if` directive around imports only: what the file's code sees is the same.
+    /// `@_exported` and `@testable` imports are another matter (what clients see, internals).
+    static func importFormsOnly(_ before: SwiftSource, _ after: SwiftSource, removed: [Int], added: [Int]) -> String? {
+        let changed = removed.map { before.lines[$0] } + added.map { after.lines[$0] }
+        guard changed.contains(where: \.isImport),
+            changed.allSatisfy({
+                ($0.isImport && !$0.text.contains("@_exported") && !$0.text.contains("@testable"))
+                    || $0.text.hasPrefix("#")
+            })
+        else { return nil }
+        func modules(_ source: SwiftSource) -> Set<String> {
+            Set(source.imports.compactMap { $0.split(separator: " ").last.map(String.init) })
+        }
+        // Code under `#if` in either version may be what the directives changed around.
+        func importsOnlyUnderIf(_ source: SwiftSource) -> Bool {
+            var depth = 0
+            for line in source.lines {
+                if line.text.hasPrefix("#if") { depth += 1 } else if line.text.hasPrefix("#endif") { depth -= 1 }
+                if depth > 0, !line.text.hasPrefix("#"), !line.isImport { return false }
+            }
+            return true
+        }
+        let seen = modules(before)
+        guard seen == modules(after), importsOnlyUnderIf(before), importsOnlyUnderIf(after) else { return nil }
+        let named = Set(changed.filter(\.isImport).compactMap { $0.text.split(separator: " ").last.map(String.init) })
+        return named.sorted().joined(separator: ", ")
+    }
+
+    /// For a change of declarations, the members of the older version (line ranges) whose code it
+    /// touches: the suites that executed them are the file's own to run. A removed member's suites
+    /// executed it; a changed member's (its header the same in both versions) executed the old
+    /// one; an added member, or one whose header changed, is code no suite has run (the index and
+    /// name rules judge what it captures). Nil, every suite that executed the file, when a changed
+    /// line can run code outside every member (an initial value, top-level code, `#if`), changes
+    /// what the file's code resolves to (an import) or a kept type's header, or when an added line's
+    /// member shares its header with another.
+    static func changedMembers(old: String, new: String, availability: Availability = .here) -> [ClosedRange<Int>]? {
+        let (before, after) = (SwiftSource(old), SwiftSource(new))
+        guard before.balanced, after.balanced else { return nil }
+        let (removed, added) = unmatched(
+            before.lines.map { availability.withoutInertAttributes($0.text) },
+            after.lines.map { availability.withoutInertAttributes($0.text) })
+        // The older version's members by header; a header two members share pairs with neither.
+        var olds: [String: ClosedRange<Int>?] = [:]
+        for (member, header) in before.memberHeaders() { olds[header] = olds[header] == nil ? member : .some(nil) }
+        let news = after.memberHeaders()
+        var found: Set<ClosedRange<Int>> = []
+        for (source, index, isNew) in removed.map({ (before, $0, false) }) + added.map({ (after, $0, true) }) {
+            if source.inUnavailable(index, availability) { continue }
+            let line = source.lines[index]
+            guard let member = source.member(holding: line.number) else {
+                // Outside every member: a declaration that runs no code of its own. An import
+                // changes what the file's calls resolve to, and a type's header (its superclass,
+                // its conformances) what its members do, unless the type is added or removed whole.
+                if line.text.allSatisfy({ "})],; ".contains($0) }) { continue }  // a scope's end
+                let aliases = ["typealias", "associatedtype"].contains(line.keyword ?? "")
+                if !line.declaration || line.text.hasPrefix("#") || (line.text.contains("=") && !aliases)
+                    || line.isImport
+                {
+                    return nil
+                }
+                if line.declaresType, (isNew ? before : after).declaresType(line) { return nil }
+                continue
+            }
+            guard isNew else {
+                found.insert(member)
+                continue
+            }
+            guard let header = news[member], let paired = olds[header] else { continue }
+            guard let paired else { return nil }
+            found.insert(paired)
+        }
+        return found.sorted { $0.lowerBound < $1.lowerBound }
     }
 
     /// The indices of lines on either side that a longest common subsequence leaves unmatched.

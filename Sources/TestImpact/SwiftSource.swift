@@ -121,6 +121,17 @@ struct SwiftSource: Sendable {
         return false
     }
 
+    /// Each member's header (its attributes, signature and any other declaration lines before its
+    /// body, joined), by the member's lines.
+    func memberHeaders() -> [ClosedRange<Int>: String] {
+        var headers: [ClosedRange<Int>: String] = [:]
+        for member in members {
+            headers[member] = lines.filter { member.contains($0.number) && $0.declaration }.map(\.text).joined(
+                separator: " ")
+        }
+        return headers
+    }
+
     /// The file's imports, as their lines read (`@testable import Algorithms`).
     var imports: [String] { lines.filter(\.isImport).map(\.text) }
 

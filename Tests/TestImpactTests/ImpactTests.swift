@@ -118,6 +118,60 @@ struct ImpactTests {
         #expect(SwiftChange.kind(old: apart, new: nested) == .bodies(nil))
     }
 
+    @Test(
+        "a change of declarations runs the suites that executed the members it changes or removes, not the whole file")
+    func declarationsByMember() {
+        let two = """
+            import Foundation
+            public struct Parser {
+                public func parse(_ text: String) -> Int {
+                    text.count
+                }
+                public func reset() -> Int {
+                    0
+                }
+            }
+            """
+        var map = Self.map
+        map.functions = [
+            "AppTests.ParserTests": ["Sources/App/Parser.swift": [3]],
+            "AppTests.ViewTests": ["Sources/App/Parser.swift": [6]],
+        ]
+        func selected(_ new: String) -> [String: String] {
+            ImpactSelection.select(
+                map: map, changes: [ImpactChange(path: "Sources/App/Parser.swift", old: two, new: new)],
+                current: map.tests
+            ).suites
+        }
+        // A removed member: the suites that executed it.
+        let removed = two.replacingOccurrences(of: "    public func reset() -> Int {\n        0\n    }\n", with: "")
+        #expect(SwiftChange.changedMembers(old: two, new: removed) == [6...8])
+        #expect(
+            selected(removed)["AppTests.ViewTests"]
+                == "executed Sources/App/Parser.swift (the changed declarations at lines 6)")
+        #expect(selected(removed)["AppTests.ParserTests"] == nil)
+        // A changed signature: the old member's suites.
+        let signature = two.replacingOccurrences(
+            of: "parse(_ text: String)", with: "parse(_ text: String, strict: Bool = false)")
+        #expect(SwiftChange.changedMembers(old: two, new: signature) == [3...5])
+        // An added member runs no suite's code.
+        let added = two.replacingOccurrences(
+            of: "    public func reset()", with: "    public func count() -> Int { 1 }\n    public func reset()")
+        #expect(SwiftChange.changedMembers(old: two, new: added) == [])
+        // An initial value, an import or a kept type's header: every suite that executed the file.
+        let property = two.replacingOccurrences(
+            of: "public struct Parser {", with: "public struct Parser {\n    var limit = 3")
+        #expect(SwiftChange.changedMembers(old: two, new: property) == nil)
+        #expect(
+            SwiftChange.changedMembers(
+                old: two, new: two.replacingOccurrences(of: "import Foundation", with: "import Dispatch")) == nil)
+        #expect(
+            SwiftChange.changedMembers(
+                old: two,
+                new: two.replacingOccurrences(of: "public struct Parser {", with: "public struct Parser: Sendable {"))
+                == nil)
+    }
+
     @Test("availability by the platform the tests run on: another platform's attributes change nothing here")
     func platformAvailability() {
         let old = "public struct S {\n    public func f() -> Int { 1 }\n}\n"
@@ -550,7 +604,17 @@ struct ImpactTests {
                 "AppTests.ViewTests":
                     "executed Sources/App/Parser.swift (only access levels changed: public func parse(_ text: String) -> Int {)",
             ])
-        #expect(SwiftChange.kind(old: "import A\n", new: "internal import A\n") == .accessLevels("import A"))
+        #expect(
+            SwiftChange.kind(old: "import A\n", new: "internal import A\n")
+                == .inert("only the form of its imports of A changed, not what it sees"))
+        // Directives around code are no import's form.
+        guard
+            case .declarations = SwiftChange.kind(
+                old: "import A\nfunc f() {}\n", new: "#if canImport(A)\nimport A\nfunc f() {}\n#endif\n")
+        else {
+            Issue.record("#if around code is a change of what compiles")
+            return
+        }
         let hidden = Self.parser.replacingOccurrences(of: "public func parse", with: "private func parse")
         guard case .declarations = SwiftChange.kind(old: Self.parser, new: hidden) else {
             Issue.record("a private function counts as an access change: overloads seen elsewhere change")
