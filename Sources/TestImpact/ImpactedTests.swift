@@ -74,14 +74,11 @@ public struct ImpactedTests: Sendable {
         for change in manifestChanges where change.path != read {
             manifests[change.path] = .unread("this toolchain reads \(read), not \(change.path)")
         }
-        let traits = buildArguments.contains {
-            $0.hasPrefix("--traits") || $0 == "--enable-all-traits" || $0 == "--disable-default-traits"
-        }
         for change in changes where change.path == read {
             guard let old = change.old, let new = change.new,
                 SwiftChange.kind(old: old, new: new) != .commentsOnly
             else { continue }
-            manifests[change.path] = await ManifestChange.read(old: old, new: new, askedTraits: traits)
+            manifests[change.path] = await ManifestChange.read(old: old, new: new, arguments: buildArguments)
         }
         let resolved = changes.first { $0.path == "Package.resolved" }.flatMap {
             ResolvedChange.read(old: $0.old, new: $0.new, checkouts: package.appendingPathComponent(".build/checkouts"))

@@ -16,9 +16,10 @@ public enum ManifestChange: Sendable, Equatable {
 
     /// Reads both manifests with SwiftPM, one after the other in one temporary folder (so paths
     /// they compute come out alike); a manifest SwiftPM cannot read runs everything, saying why.
-    /// `askedTraits`: the build enables traits of its own (`--traits`, `--enable-all-traits`), so a
-    /// change of the traits' declarations is not judged by the default ones.
-    public static func read(old: String, new: String, askedTraits: Bool = false) async -> ManifestChange {
+    /// `arguments`, the build's: with traits of its own (`--traits`, `--enable-all-traits`,
+    /// `--disable-default-traits`) a change of the traits' declarations is not judged by the
+    /// default ones; the traits they enable decide which trait-conditioned settings count.
+    public static func read(old: String, new: String, arguments: [String] = []) async -> ManifestChange {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pipeline-manifest-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -42,7 +43,7 @@ public enum ManifestChange: Sendable, Equatable {
                 return .everything("SwiftPM could not read Package.swift as it was \(when) (\(error))")
             }
         }
-        return compare(old: dumped[0], new: dumped[1], askedTraits: askedTraits)
+        return compare(old: dumped[0], new: dumped[1], arguments: arguments)
     }
 
     /// The manifest SwiftPM reads in `package` with the `swift` on PATH: the version-specific one
@@ -88,7 +89,10 @@ public enum ManifestChange: Sendable, Equatable {
     }
 
     /// Compares two `dump-package` readings (JSON objects).
-    static func compare(old: Any, new: Any, askedTraits: Bool = false) -> ManifestChange {
+    static func compare(old: Any, new: Any, arguments: [String] = []) -> ManifestChange {
+        let askedTraits = arguments.contains {
+            $0.hasPrefix("--traits") || $0 == "--enable-all-traits" || $0 == "--disable-default-traits"
+        }
         guard let old = old as? [String: Any], let new = new as? [String: Any] else {
             return .everything("Package.swift reads as no package")
         }
@@ -116,17 +120,52 @@ public enum ManifestChange: Sendable, Equatable {
             return targets
         }
         let (before, after) = (byName(old), byName(new))
+        // A setting or dependency conditioned on traits the build does not enable is not built.
+        let (traitsBefore, traitsNow) = (traits(of: old, arguments: arguments), traits(of: new, arguments: arguments))
+        func built(_ target: [String: Any], _ traits: PackageTraits) -> [String: Any] {
+            var target = target
+            for key in ["settings", "dependencies"] {
+                guard let list = target[key] as? [Any] else { continue }
+                target[key] = list.filter { element in
+                    guard let conditioned = conditionTraits(element), !conditioned.isEmpty else { return true }
+                    return conditioned.contains { traits.value(of: $0) != false }
+                }
+            }
+            return target
+        }
         var changed: [String: String] = [:]
         for name in Set(before.keys).union(after.keys) {
             switch (before[name] as? [String: Any], after[name] as? [String: Any]) {
             case (nil, _): changed[name] = "it is new in Package.swift"
             case (_, nil): continue  // gone: its tests are gone with it
             case (let was?, let now?):
+                let (was, now) = (built(was, traitsBefore), built(now, traitsNow))
                 let fields = Set(was.keys).union(now.keys).filter { !same(was[$0], now[$0]) }.sorted()
                 if !fields.isEmpty { changed[name] = "Package.swift changes its \(fields.joined(separator: ", "))" }
             }
         }
         return changed.isEmpty ? .nothing : .targets(changed)
+    }
+
+    /// The traits a `dump-package` reading declares, and those a build with `arguments` enables.
+    static func traits(of manifest: [String: Any], arguments: [String]) -> PackageTraits {
+        var declarations: [String: [String]] = [:]
+        for trait in manifest["traits"] as? [[String: Any]] ?? [] {
+            if let name = trait["name"] as? String { declarations[name] = trait["enabledTraits"] as? [String] ?? [] }
+        }
+        return PackageTraits(declarations: declarations, arguments: arguments)
+    }
+
+    /// The traits a setting's or dependency's condition names (`.when(traits: […])`), if it has one.
+    static func conditionTraits(_ value: Any) -> [String]? {
+        if let dictionary = value as? [String: Any] {
+            if let traits = dictionary["traits"] as? [String], dictionary["platformNames"] != nil {
+                return traits
+            }
+            return dictionary.values.lazy.compactMap(conditionTraits).first
+        }
+        if let array = value as? [Any] { return array.lazy.compactMap(conditionTraits).first }
+        return nil
     }
 
     /// Whether two JSON values are the same, compared as their serializations with sorted keys.

@@ -38,8 +38,20 @@ struct ManifestChangeTests {
             ManifestChange.compare(old: manifest(base), new: manifest(enabled))
                 == .everything("Package.swift changes the traits the build enables by default (Extra)"))
         #expect(
-            ManifestChange.compare(old: manifest(base), new: manifest(extra), askedTraits: true)
+            ManifestChange.compare(old: manifest(base), new: manifest(extra), arguments: ["--traits", "Fast"])
                 == .everything("Package.swift changes the package's traits"), "the run asks for traits of its own")
+        // A setting or dependency conditioned on a trait the build does not enable is not built.
+        func target(_ settings: [Any]) -> [String: Any] {
+            ["name": "App", "traits": extra, "targets": [["name": "Core", "settings": settings]]]
+        }
+        let define: [String: Any] = [
+            "tool": "swift", "kind": ["define": ["_0": "WIDE"]],
+            "condition": ["platformNames": [], "traits": ["Extra"]],
+        ]
+        #expect(ManifestChange.compare(old: target([]), new: target([define])) == .nothing, "Extra is not enabled")
+        #expect(
+            ManifestChange.compare(old: target([]), new: target([define]), arguments: ["--traits", "Extra"])
+                == .targets(["Core": "Package.swift changes its settings"]))
         let names = ["Package.swift", "Package@swift-5.8.swift", "Package@swift-6.0.swift", "Package@swift-7.swift"]
         #expect(ManifestChange.chosen(among: names, toolchain: [6, 3, 1]) == "Package@swift-6.0.swift")
         #expect(ManifestChange.chosen(among: names, toolchain: [5, 7, 0]) == "Package.swift")
