@@ -39,9 +39,7 @@ struct IndexRule {
         }
         // As `SwiftChange` reads it: attributes without effect on a call are no change, and a
         // declaration unavailable here is reached by no compiled code (made available, it is new).
-        let (removed, added) = SwiftChange.unmatched(
-            before.lines.map { availability.withoutInertAttributes($0.text) },
-            after.lines.map { availability.withoutInertAttributes($0.text) })
+        let (removed, added) = SwiftChange.changedLines(before, after, availability)
         // The declarations other code reaches by their own names: a type added or removed whole
         // takes its members with it (reached through the type, and its members in the index).
         let changedOld = Self.starts(of: before.reachable(removed, other: after), in: before).filter {
@@ -50,6 +48,12 @@ struct IndexRule {
         let changedNew = Self.starts(of: after.reachable(added, other: before), in: after).filter {
             !after.inUnavailable($0, availability)
         }
+        // Extensions adding conformances to protocols code finds only by naming them
+        // (`Conformances.namedOnly`, the package's own): judged below by what they can change.
+        let conforming = Dictionary(
+            uniqueKeysWithValues: changedNew.filter { after.lines[$0].isExtension }.compactMap { line in
+                Conformances.added(by: after.lines[line].text, before: before, index: index).map { (line, $0) }
+            })
         for (source, line, isNew) in changedOld.map({ (before, $0, false) }) + changedNew.map({ (after, $0, true) }) {
             let text = source.lines[line].text
             // A conformance of a type this file declares (now or before) is found through the type's uses.
@@ -57,10 +61,7 @@ struct IndexRule {
                 SwiftSource.extendedType(text).map { type in
                     [before, after].contains { $0.lines.contains { $0.declaresType && $0.names == [type] } }
                 } ?? false
-            // A conformance added to one of the package's types, to protocols code finds only by
-            // naming them (`Conformances.static`), is judged below by what it can change.
-            let conformance = isNew ? Conformances.added(by: text, before: before, index: index) : nil
-            if source.lines[line].isExtension, !ownType, conformance == nil,
+            if source.lines[line].isExtension, !ownType, !(isNew && conforming[line] != nil),
                 text.firstMatch(of: #/^[^{]*\bextension\s+[\w.]+(<[^>]*>)?\s*:/#) != nil
             {
                 return .failure(
@@ -107,10 +108,6 @@ struct IndexRule {
         let defaults = Dictionary(
             changedOld.map { (before.lines[$0].names?.first ?? "", before.lines[$0].text.count { $0 == "=" }) },
             uniquingKeysWith: max)
-        let conforming = Dictionary(
-            uniqueKeysWithValues: changedNew.filter { after.lines[$0].isExtension }.compactMap { line in
-                Conformances.added(by: after.lines[line].text, before: before, index: index).map { (line, $0) }
-            })
         for line in changedNew {
             let declaration = after.lines[line]
             // The members of an extension adding a conformance are judged with it.
@@ -127,18 +124,6 @@ struct IndexRule {
             let named = owner.map { index.declarations(named: [$0]) } ?? []
             let owners = ownType ? named.filter { index.files[index.declarations[$0]!.file] == path } : named
             if ownType, owners.isEmpty { continue }
-            // A conformance to protocols found only where named: the members it adds are new to
-            // the type, so they reach the places that name the type or the protocol, and the calls
-            // of functions overloaded on either, where resolution can change; not every use of
-            // the type's other members.
-            if let conformance = conforming[line], !owners.isEmpty {
-                direct += owners + conformance.protocols
-                usrs += conformance.overloads(in: files.texts, index: index, type: owner ?? "")
-                let names = after.lines.indices.filter { after.lines[$0].type == line && after.lines[$0].starts }
-                    .flatMap { after.lines[$0].names ?? [] }.map(SymbolIndex.baseName)
-                reach.byNames += names.filter { index.externalNames.contains($0) && !bases.contains($0) }
-                continue
-            }
             // A private declaration is seen by its own file only, whose suites run anyway; an
             // extension declares its members' names, each private or not.
             let members =
@@ -148,6 +133,18 @@ struct IndexRule {
             let names = members.filter { !after.lines[$0].text.contains("private ") }.flatMap { member in
                 after.lines[member].names
                     ?? after.lines[member].keyword.flatMap { ["init", "subscript"].contains($0) ? [$0] : nil } ?? []
+            }
+            // A conformance to protocols found only where named: the members it adds are new to
+            // the type, so they reach the places that name the type or the protocol, and the calls
+            // of functions overloaded on either, where resolution can change; not every use of
+            // the type's other members. Their names other modules use are judged by names.
+            if let conformance = conforming[line], !owners.isEmpty {
+                direct += owners + conformance.protocols
+                usrs += conformance.overloads(in: files.texts, index: index, type: owner ?? "")
+                reach.byNames += names.map(SymbolIndex.baseName).filter {
+                    index.externalNames.contains($0) && !bases.contains($0)
+                }
+                continue
             }
             for name in names.map(SymbolIndex.baseName) {
                 let added = !bases.contains(name)

@@ -46,9 +46,7 @@ enum SwiftChange: Equatable {
         }
         // Lines that differ only in attributes without effect are the same line; a declaration
         // unavailable here, with its body, is code no compiled call reaches.
-        let (changedOld, changedNew) = unmatched(
-            before.lines.map { availability.withoutInertAttributes($0.text) },
-            after.lines.map { availability.withoutInertAttributes($0.text) })
+        let (changedOld, changedNew) = changedLines(before, after, availability)
         let removed = changedOld.filter { !before.inUnavailable($0, availability) }
         let added = changedNew.filter { !after.inUnavailable($0, availability) }
         if removed.isEmpty, added.isEmpty {
@@ -117,9 +115,7 @@ enum SwiftChange: Equatable {
     static func changedMembers(old: String, new: String, availability: Availability = .here) -> [ClosedRange<Int>]? {
         let (before, after) = (SwiftSource(old), SwiftSource(new))
         guard before.balanced, after.balanced else { return nil }
-        let (removed, added) = unmatched(
-            before.lines.map { availability.withoutInertAttributes($0.text) },
-            after.lines.map { availability.withoutInertAttributes($0.text) })
+        let (removed, added) = changedLines(before, after, availability)
         // The older version's members by header; a header two members share pairs with neither.
         var olds: [String: ClosedRange<Int>?] = [:]
         for (member, header) in before.memberHeaders() { olds[header] = olds[header] == nil ? member : .some(nil) }
@@ -151,6 +147,16 @@ enum SwiftChange: Equatable {
             found.insert(paired)
         }
         return found.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    /// The lines (indices) of each version the other lacks, attributes without effect on a call
+    /// left out of the comparison: the one reading of what changed, for every rule.
+    static func changedLines(_ before: SwiftSource, _ after: SwiftSource, _ availability: Availability) -> (
+        old: [Int], new: [Int]
+    ) {
+        unmatched(
+            before.lines.map { availability.withoutInertAttributes($0.text) },
+            after.lines.map { availability.withoutInertAttributes($0.text) })
     }
 
     /// The indices of lines on either side that a longest common subsequence leaves unmatched.
