@@ -19,7 +19,8 @@ its key and real ETag, so two objects of the same content differ), with
 --hold-after K, the requests after the K-th are held unanswered (logged "held"), so a client
 killed then has had exactly K requests carried out (scripts/bench-kill.sh). With --read-only
 PREFIX, every write (PUT, POST, DELETE) of a key starting with PREFIX answers 403 AccessDenied
-(logged "read-only"), as a bucket policy granting that prefix read access only does. Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
+(logged "read-only"), as a bucket policy granting that prefix read access only does. With --tls
+CERT KEY, it answers HTTPS with that certificate chain and key (PEM files) instead of HTTP. Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
 forwarded unchanged, so the client's Signature V4 still verifies upstream.
 """
 import hashlib
@@ -27,6 +28,7 @@ import http.client
 import re
 import signal
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -41,6 +43,7 @@ evil_key = sys.argv[sys.argv.index("--evil-key") + 1] if "--evil-key" in sys.arg
 kms = "--kms-etags" in sys.argv
 hold_after = int(sys.argv[sys.argv.index("--hold-after") + 1]) if "--hold-after" in sys.argv else None
 read_only = sys.argv[sys.argv.index("--read-only") + 1] if "--read-only" in sys.argv else None
+tls = sys.argv[sys.argv.index("--tls") + 1:sys.argv.index("--tls") + 3] if "--tls" in sys.argv else None
 arrived = 0
 real_etags = {}  # fake → real, for If-Match
 log_lock = threading.Lock()
@@ -180,5 +183,9 @@ class Handler(BaseHTTPRequestHandler):
 
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
+if tls:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(tls[0], tls[1])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
 print(f"port {server.server_address[1]}", flush=True)
 server.serve_forever()

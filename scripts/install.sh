@@ -8,7 +8,8 @@
 # Options: --prefix DIR (default /usr/local; the binary goes to DIR/bin), --sha256 HEX (the expected
 # checksum; otherwise the `.sha256` file published beside the tarball is read). A tarball whose
 # checksum is not the expected one, or with no checksum to check against, is refused and nothing is
-# installed. Needs curl (for URLs), tar and sha256sum or shasum.
+# installed. A binary whose `pipeline version` cannot load libgit2 or libcurl is refused, naming the
+# library, and nothing is installed. Needs curl (for URLs), tar and sha256sum or shasum.
 #
 # PIPELINE_RELEASES is where versions are found: <PIPELINE_RELEASES>/v<version>/<tarball>.
 set -euo pipefail
@@ -47,6 +48,7 @@ tarball="$work/pipeline.tar.gz"
 
 case "$source" in
     http://*|https://*|file://*)
+        command -v curl >/dev/null || fail "downloading $source needs curl (apt-get install curl), or pass a tarball file"
         curl -fsSL --retry 3 -o "$tarball" "$source" || fail "could not download $source"
         if [[ -z "$expected" ]]; then
             curl -fsSL --retry 3 -o "$work/sha256" "$source.sha256" \
@@ -71,9 +73,13 @@ tar -C "$work" -xzf "$tarball"
 binary="$(find "$work" -mindepth 3 -maxdepth 3 -path '*/bin/pipeline' -type f | head -1)"
 [[ -n "$binary" ]] || fail "$source: no bin/pipeline in the tarball"
 "$binary" --version >/dev/null 2>"$work/err" || fail "$source: the binary does not run here: $(head -1 "$work/err")"
+# libgit2 and libcurl are opened on first use, so --version starting proves neither: 'version' loads both.
+"$binary" version >"$work/out" 2>&1 \
+    || fail "$source: $(grep -m1 ' not available' "$work/out" || tail -1 "$work/out"); nothing installed"
 
 mkdir -p "$prefix/bin" || fail "cannot create $prefix/bin"
-# A macOS release's own libraries (libgit2 and what it loads), which the binary finds at ../lib/pipeline.
+# The release's own libraries (Linux: libcurl and what it loads; macOS: libgit2 and what it loads), which
+# the binary finds at ../lib/pipeline.
 libs="$(dirname "$(dirname "$binary")")/lib/pipeline"
 if [[ -d "$libs" ]]; then
     rm -rf "$prefix/lib/.pipeline.new" && mkdir -p "$prefix/lib" && cp -R "$libs" "$prefix/lib/.pipeline.new" \
@@ -83,4 +89,6 @@ fi
 # A copy beside the target, then a rename: a running or half-copied binary is never replaced in place.
 cp "$binary" "$prefix/bin/.pipeline.new" && chmod 755 "$prefix/bin/.pipeline.new" \
     && mv -f "$prefix/bin/.pipeline.new" "$prefix/bin/pipeline" || fail "cannot write $prefix/bin/pipeline"
+"$prefix/bin/pipeline" version >"$work/out" 2>&1 \
+    || fail "$prefix/bin/pipeline: $(grep -m1 ' not available' "$work/out" || tail -1 "$work/out")"
 echo "install: $("$prefix/bin/pipeline" --version) in $prefix/bin/pipeline"

@@ -11,10 +11,19 @@
 # Sources/PipelineCLI/PipelineCommand.swift, the one place it is written; the packaged binary must
 # print it for `--version`, or nothing is written.
 #
-# Linux: the Swift runtime, Foundation, libpng and OpenSSL's libcrypto are linked in; the binary
-# needs only what Swift itself needs on Linux (glibc, libstdc++, libxml2, zlib). libgit2 and libcurl
-# are loaded on first use by the commands that read git or reach S3. One architecture per run (this
-# machine's): run it on an arm64 machine for the arm64 tarball.
+# Linux: self-contained. The Swift runtime, Foundation, libpng, OpenSSL's libcrypto and libgit2 with
+# what it needs (mbedTLS, http-parser, libssh2, PCRE2: `pkg-config --static --libs libgit2`) are
+# linked in from static archives; the binary's NEEDED list is glibc's libraries, libstdc++, libgcc_s
+# and zlib, and nothing else (checked: anything more and nothing is written). libcurl, whose static
+# archive needs archives Debian does not ship, is bundled with every library it loads beyond those
+# in lib/pipeline/ beside bin/, found through the binary's RUNPATH ($ORIGIN/../lib/pipeline) and
+# each library's own ($ORIGIN); it is opened when the first S3 request needs it. A bundled library
+# needing a glibc newer than 2.35 is refused (Ubuntu 22.04's; the binary itself needs 2.34).
+# Debian's libgit2.a uses GSSAPI for HTTP Negotiate authentication, whose static archive Debian does
+# not ship: scripts/lib/gssapi-absent.c answers "unavailable" in its place (pipeline never fetches).
+# One architecture per run (this machine's): run it on an arm64 machine for the arm64 tarball.
+# A build against the distribution's own libgit2 and libcurl (a distribution's package, say) is a
+# plain `swift build -c release`: libgit2 and libcurl are then opened from the system on first use.
 # macOS: one architecture per run too (this Mac's: Homebrew's static archives are of one). libpng and
 # OpenSSL's libcrypto are linked in from Homebrew's static archives; libgit2 (Homebrew's dylib) and
 # every library it loads that is not the system's are bundled in lib/pipeline/ beside bin/, their
@@ -32,7 +41,7 @@ while [[ $# -gt 0 ]]; do
         --out) out="$2"; shift 2 ;;
         --binary) binary="$2"; shift 2 ;;
         --build-only) build_only=true; shift ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "release: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -47,6 +56,8 @@ arch="$(uname -m)"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+# readelf, objdump and patchelf read and bundle a Linux release's libraries.
+[[ "$os" == macos ]] || scripts/setup.sh patchelf binutils >&2
 
 if [[ -z "$binary" ]]; then
     exec 3>&1 1>&2   # the build's output to stderr; --build-only prints the path alone
@@ -58,18 +69,73 @@ if [[ -z "$binary" ]]; then
     printf 'Name: libpng\nDescription: static\nVersion: 1\nLibs: -L%s -lpng16 -lz\n' "$work/static" > "$work/pkgconfig/libpng.pc"
     printf 'Name: libcrypto\nDescription: static\nVersion: 3\nLibs: -L%s -lcrypto\n' "$work/static" > "$work/pkgconfig/libcrypto.pc"
     flags=(-c release --product pipeline -Xswiftc -gnone)
-    [[ "$os" == macos ]] || flags+=(--static-swift-stdlib)   # macOS has the Swift runtime in /usr/lib/swift
+    if [[ "$os" != macos ]]; then   # macOS has the Swift runtime in /usr/lib/swift
+        flags+=(--static-swift-stdlib -Xcc -DPIPELINE_LIBGIT2_LINKED)
+        # libgit2 and what it needs from their static archives (libssh2's own: OpenSSL's); glibc's and zlib dynamic.
+        gitlibs="$(pkg-config --variable=libdir libgit2)"
+        for flag in $(pkg-config --static --libs-only-l libgit2) -lssl -lcrypto; do
+            case "${flag#-l}" in
+                rt|dl|m|pthread|z) flags+=(-Xlinker "$flag") ;;
+                *) [[ -f "$gitlibs/lib${flag#-l}.a" ]] \
+                       || { echo "release: no static lib${flag#-l}.a in $gitlibs (libgit2 needs it)" >&2; exit 1; }
+                   flags+=(-Xlinker "$gitlibs/lib${flag#-l}.a") ;;
+            esac
+        done
+        if nm -u "$gitlibs/libgit2.a" 2>/dev/null | grep ' gss_' >/dev/null; then   # (grep -q would end nm early)
+            cc -O2 -c scripts/lib/gssapi-absent.c -o "$work/gssapi-absent.o"
+            flags+=(-Xlinker "$work/gssapi-absent.o")
+        fi
+        flags+=(-Xlinker -rpath -Xlinker '$ORIGIN/../lib/pipeline')
+    fi
     rm -f "$(swift build "${flags[@]}" --show-bin-path)/pipeline"   # relinked with these libraries
     PKG_CONFIG_PATH="$work/pkgconfig:${PKG_CONFIG_PATH:-}" swift build "${flags[@]}"
     binary="$(swift build "${flags[@]}" --show-bin-path)/pipeline"
-    if [[ "$os" != macos ]] && ldd "$binary" | grep -E 'libpng|libcrypto|libgit2|libcurl'; then
-        echo "release: $binary loads the libraries above from the system; a release links them in" >&2
-        exit 1
-    fi
     exec 1>&3
 fi
 [[ -x "$binary" ]] || { echo "release: $binary is not an executable" >&2; exit 1; }
 if $build_only; then echo "$binary"; exit 0; fi
+
+# What a Linux release may need from the system: glibc's libraries, libstdc++, libgcc_s and zlib.
+allowed='^(linux-vdso\.so\.1|ld-linux[-a-z0-9_]*\.so\.[0-9]+|lib(c|m|dl|pthread|rt|resolv|util|anl)\.so\.[0-9.]+|libstdc\+\+\.so\.6|libgcc_s\.so\.1|libz\.so\.1)$'
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+
+# $1: the binary; $2: its lib/pipeline. libcurl and every library it loads beyond the allowed ones are
+# copied there with RUNPATH $ORIGIN, when the binary looks there; then every NEEDED entry of the
+# binary must be allowed, and every bundled library's allowed or bundled, or nothing is written.
+bundle_linux_libraries() {
+    local binary="$1" libs="$2" curl path file base too_new
+    if ! readelf -d "$binary" | grep 'R.*PATH.*\$ORIGIN/../lib/pipeline' >/dev/null; then
+        echo "release: $binary was not built by this script (no RUNPATH to lib/pipeline): packaged as it is" >&2
+        return
+    fi
+    curl="$(ldconfig -p | awk '$1 == "libcurl.so.4" && $NF ~ /^\// {print $NF; exit}')"
+    [[ -n "$curl" ]] || { echo "release: no libcurl.so.4 on this machine to bundle (scripts/setup.sh)" >&2; exit 1; }
+    mkdir -p "$libs"
+    for path in "$curl" $(ldd "$curl" | awk '$3 ~ /^\// {print $3}'); do
+        base="$(basename "$path")"
+        [[ "$path" == "$curl" ]] && base=libcurl.so.4
+        [[ "$base" =~ $allowed ]] && continue
+        cp -L "$path" "$libs/$base" && chmod 644 "$libs/$base"
+        patchelf --set-rpath '$ORIGIN' "$libs/$base"
+    done
+    local refused=()
+    for dependency in $(needed "$binary"); do
+        [[ "$dependency" =~ $allowed ]] || refused+=("bin/pipeline needs $dependency")
+    done
+    for file in "$libs"/*; do
+        [[ -f "$file" ]] || continue
+        for dependency in $(needed "$file"); do
+            [[ "$dependency" =~ $allowed || -f "$libs/$dependency" ]] || refused+=("$(basename "$file") needs $dependency")
+        done
+        too_new="$(objdump -T "$file" | grep -o 'GLIBC_2\.[0-9]*' | sort -uV | tail -1)"
+        [[ -z "$too_new" || "${too_new#GLIBC_2.}" -le 35 ]] || refused+=("$(basename "$file") needs $too_new")
+    done
+    if [[ ${#refused[@]} -gt 0 ]]; then
+        printf 'release: %s, which is neither bundled nor allowed (glibc 2.35, libstdc++, libgcc_s, zlib)\n' "${refused[@]}" >&2
+        echo "release: nothing written" >&2
+        exit 1
+    fi
+}
 
 name="pipeline-$version-$os-$arch"
 mkdir -p "$work/$name/bin" "$out"
@@ -103,6 +169,7 @@ if [[ "$os" == macos ]]; then
     rmdir "$libs" 2>/dev/null && rmdir "$work/$name/lib" || true
 else
     strip "$work/$name/bin/pipeline"
+    bundle_linux_libraries "$work/$name/bin/pipeline" "$work/$name/lib/pipeline"
 fi
 shown="$("$work/$name/bin/pipeline" --version)"
 [[ "$shown" == "pipeline $version" ]] || { echo "release: the binary says '$shown', the source says $version" >&2; exit 1; }

@@ -4,18 +4,28 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Chromium renders the review page in the report test; on macOS that test runs when Chrome is there.
-scripts/setup.sh chromium
+scripts/setup.sh chromium openssl
 
 # The code stays as .swift-format formats it (swift format -i -r Package.swift Sources Tests fixes most findings).
 swift format lint --strict --recursive --parallel Package.swift Sources Tests
 
 log="$(mktemp)"
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log"; rm -rf "${release_out:-}"' EXIT
 swift build --build-tests 2>&1 | tee "$log"
 # Warnings in dependencies are not ours to fix; warnings in Sources/ and Tests/ fail the run.
 if grep -E "^$PWD/(Sources|Tests)/.*: warning:" "$log"; then
     echo "test: the build has warnings in this project's code (above)" >&2
     exit 1
+fi
+
+# The release as users get it, for the bare-root tests (BareRootReleaseTests): built by scripts/release.sh,
+# then unpacked into a root holding only the loader, glibc, libstdc++, libgcc_s and zlib.
+if [[ "$(uname -s)" == Linux ]]; then
+    release_started=$SECONDS
+    release_out="$(mktemp -d)"
+    scripts/release.sh --out "$release_out" | tee "$log"
+    export PIPELINE_TEST_RELEASE="$(sed -n 's/^release: \(.*\.tar\.gz\) (.*/\1/p' "$log")"
+    echo "test: release built in $((SECONDS - release_started)) s: $PIPELINE_TEST_RELEASE"
 fi
 
 # This repository's own pipelines must validate; run through the SwiftPM command plugin, which proves it too.
@@ -39,7 +49,7 @@ endpoint="$(scripts/s3-server.sh start 18080)"
 # s3api cannot write conditionally (it answers 501); the shared-run tests also need moto, which can.
 source scripts/lib/bench.sh
 start_moto 18090
-trap 'rm -f "$log"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
+trap 'rm -f "$log"; rm -rf "${release_out:-}"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
 export PIPELINE_TEST_MOTO_ENDPOINT=http://127.0.0.1:18090
 if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"

@@ -2,7 +2,8 @@
 // starts. libgit2 and the libraries it needs (SSH, TLS, Kerberos, PCRE, HTTP parsing: 17 in all
 // on Debian) take milliseconds to load, and most commands never read git. On Linux the functions
 // Swift calls are defined here and forward to the library opened on first use, found by the
-// soname of the headers built against; elsewhere libgit2 is linked as usual.
+// soname of the headers built against; elsewhere, and in a release built with
+// PIPELINE_LIBGIT2_LINKED (scripts/release.sh links libgit2.a in), libgit2 is linked as usual.
 #include <git2.h>
 #include <git2/sys/hashsig.h>
 #include "libgit2_loader.h"
@@ -77,7 +78,7 @@
     X(git_tree_entry_free, (git_tree_entry *entry), (entry))                                       \
     X(git_tree_free, (git_tree *tree), (tree))
 
-#if defined(__linux__)
+#if defined(__linux__) && !defined(PIPELINE_LIBGIT2_LINKED)
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>

@@ -78,16 +78,14 @@ enum LibGit2Runtime {
     }
 }
 
-/// Facts about the libgit2 this binary uses (loaded on first use on Linux, linked elsewhere).
+/// Facts about the libgit2 this binary uses (loaded on first use where built to, linked elsewhere).
 public enum LibGit2 {
-    /// The libgit2 version in use, such as `1.5.1`.
-    public static var version: String {
+    /// The libgit2 version in use, such as `1.5.1`; throws why none could be loaded.
+    public static func version() throws(GitError) -> String {
         var major: Int32 = 0
         var minor: Int32 = 0
         var patch: Int32 = 0
-        guard
-            (try? LibGit2Runtime.check(git_libgit2_version(&major, &minor, &patch), "reading libgit2's version")) != nil
-        else { return "unknown" }
+        try LibGit2Runtime.check(git_libgit2_version(&major, &minor, &patch), "loading libgit2")
         return "\(major).\(minor).\(patch)"
     }
 }

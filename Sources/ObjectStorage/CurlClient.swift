@@ -28,6 +28,8 @@ struct HTTPResponse: Sendable {
 struct TransferFailure: Error, Sendable {
     let code: Int32
     let message: String
+    /// Whether trying again can help: not when the server's certificate cannot be trusted.
+    var retryable = true
 }
 
 /// Every libcurl call returns a code; this is the one place that turns a failure into an error.
@@ -196,6 +198,10 @@ fileprivate final class Transfer: @unchecked Sendable {
             headerList = appended
         }
         try CurlCheck.check(pipeline_curl_setopt_slist(easy, CURLOPT_HTTPHEADER, headerList), "CURLOPT_HTTPHEADER")
+        if let authorities = CertificateAuthorities.current {
+            if let file = authorities.file { try set(CURLOPT_CAINFO, file) }
+            if let directory = authorities.directory { try set(CURLOPT_CAPATH, directory) }
+        }
         if let signing = request.signing {
             try set(CURLOPT_AWS_SIGV4, signing.provider)
             try set(CURLOPT_USERNAME, signing.accessKey)
@@ -215,8 +221,15 @@ fileprivate final class Transfer: @unchecked Sendable {
     func finish(_ code: CURLcode) -> Result<HTTPResponse, TransferFailure> {
         fflush(bodyStream)
         guard code == CURLE_OK else {
+            let message = String(cString: curl_easy_strerror(code))
+            guard [CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM].contains(code)
+            else {
+                return .failure(TransferFailure(code: Int32(code.rawValue), message: message))
+            }
             return .failure(
-                TransferFailure(code: Int32(code.rawValue), message: String(cString: curl_easy_strerror(code))))
+                TransferFailure(
+                    code: Int32(code.rawValue), message: "\(message) (\(CertificateAuthorities.hint))", retryable: false
+                ))
         }
         var status = 0
         do {

@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(FoundationXML)
-    import FoundationXML
-#endif
-
 /// Where an S3 store is and how to sign for it. Never printed whole: `name` leaves the keys out.
 public struct S3Settings: Sendable {
     public var endpoint: URL
@@ -237,10 +233,10 @@ public struct S3Store: ObjectStore {
             let outcome = try await client.perform(request)
             switch outcome {
             case .failure(let failure):
-                if attempt >= Self.attempts {
+                if !failure.retryable || attempt >= Self.attempts {
                     throw .transport(
                         endpoint: settings.endpoint.absoluteString,
-                        reason: "\(failure.message) (after \(attempt) attempts)")
+                        reason: failure.message + (attempt > 1 ? " (after \(attempt) attempts)" : ""))
                 }
             case .success(let response) where (200..<300).contains(response.status):
                 return response

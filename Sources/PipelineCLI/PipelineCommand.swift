@@ -28,15 +28,18 @@ struct PipelineCommand: AsyncParsableCommand {
     )
 }
 
-/// `pipeline version`: the version and the C libraries it loads. `--version` prints the first line
+/// `pipeline version`: the version and the C libraries it loads, or why one cannot be. `--version` prints the first line
 /// only, without loading them, so it starts as fast as the binary can.
 struct VersionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "version", abstract: "Show the version and the libgit2 and libcurl in use.")
 
+    /// Exits with the git status (4) when libgit2 cannot be loaded, the storage status (5) when libcurl
+    /// cannot, so an install step fails naming the library.
     func run() throws {
-        Console.out(
-            "pipeline \(Version.number)\nlibgit2 \(LibraryVersions.libgit2)\nlibcurl \(LibraryVersions.libcurl)")
+        let libraries = LibraryVersions.read()
+        Console.out((["pipeline \(Version.number)"] + libraries.lines).joined(separator: "\n"))
+        if let missing = libraries.missing { throw missing }
     }
 }
 

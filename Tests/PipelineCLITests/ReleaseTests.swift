@@ -93,6 +93,42 @@ final class ReleaseTests: XCTestCase {
 
     /// action.yml's step run as GitHub's runner runs it: inputs and contexts substituted, the installed
     /// folder added to GITHUB_PATH, and a second run served from the tool cache.
+    /// A release whose libcurl cannot be loaded (as on a runner without the release's lib/pipeline,
+    /// or the system's libcurl) starts, so `--version` passes; `pipeline version` does not.
+    func testRefusesABinaryThatCannotLoadItsLibrariesNamingThem() throws {
+        let name = "pipeline-\(version)-\(Self.platform)"
+        let binary = scratch.appendingPathComponent("broken/\(name)/bin/pipeline")
+        try Scratch.write(
+            """
+            #!/bin/sh
+            [ "$1" = --version ] && { echo "pipeline \(version)"; exit 0; }
+            [ "$1" = version ] || exit 2
+            printf 'pipeline \(version)\\nlibgit2 1.5.1\\nlibcurl not available (libcurl.so.4: cannot open shared object file)\\n'
+            echo "error: libcurl could not be loaded" >&2
+            exit 5
+
+            """, to: binary)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: binary.path)
+        let packed = try Shell.run("tar", ["-C", path("broken"), "-czf", path("broken/\(name).tar.gz"), name])
+        XCTAssertEqual(packed.status, 0, packed.stderr)
+
+        let refused = try install([
+            path("broken/\(name).tar.gz"), "--prefix", path("refused"), "--sha256",
+            try sha256(path("broken/\(name).tar.gz")),
+        ])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(
+            refused.stderr.contains(
+                "libcurl not available (libcurl.so.4: cannot open shared object file); nothing installed"),
+            refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("refused/bin/pipeline")))
+    }
+
+    private func sha256(_ file: String) throws -> String {
+        let result = try Shell.run("sh", ["-c", "sha256sum \"$1\" 2>/dev/null || shasum -a 256 \"$1\"", "sh", file])
+        return String(result.stdout.prefix(64))
+    }
+
     func testTheGitHubActionInstallsIntoTheToolCache() throws {
         let server = try FileServer(folder: scratch.appendingPathComponent("releases"))
         let action = try XCTUnwrap(

@@ -10,15 +10,18 @@ public final class FaultProxy {
         .deletingLastPathComponent().appendingPathComponent("scripts/fault-proxy.py")
 
     public init(
-        upstream: URL, faults: [String], evilKey: String? = nil, kmsETags: Bool = false, readOnly: String? = nil
+        upstream: URL, faults: [String], evilKey: String? = nil, kmsETags: Bool = false, readOnly: String? = nil,
+        tls: (certificate: URL, key: URL)? = nil
     ) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fault-proxy-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments =
-            ["python3", Self.script.path, upstream.absoluteString, faults.joined(separator: ",")]
-            + (evilKey.map { ["--evil-key", $0] } ?? []) + (kmsETags ? ["--kms-etags"] : [])
-            + (readOnly.map { ["--read-only", $0] } ?? [])
+        var arguments = ["python3", Self.script.path, upstream.absoluteString, faults.joined(separator: ",")]
+        if let evilKey { arguments += ["--evil-key", evilKey] }
+        if kmsETags { arguments.append("--kms-etags") }
+        if let readOnly { arguments += ["--read-only", readOnly] }
+        if let tls { arguments += ["--tls", tls.certificate.path, tls.key.path] }
+        process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -27,7 +30,7 @@ public final class FaultProxy {
             port = Self.lines(of: log).first.flatMap { $0.hasPrefix("port ") ? String($0.dropFirst(5)) : nil }
             if port == nil { Thread.sleep(forTimeInterval: 0.01) }
         }
-        guard let port, let endpoint = URL(string: "http://127.0.0.1:\(port)") else {
+        guard let port, let endpoint = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)") else {
             kill(process.processIdentifier, SIGKILL)
             throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the fault proxy did not start"])
         }
