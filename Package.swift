@@ -122,8 +122,11 @@ let package = Package(
         .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
 
         // `pipeline init`: the specs and the CI's workflow files (GitHub Actions, Bitrise, GitLab) for a
-        // team starting out, written only where nothing exists.
-        .target(name: "ProjectSetup", dependencies: ["PipelineCore", "PipelineSpec", "SnapshotConventions"]),
+        // team starting out, written only where nothing exists; `--update` merges them anew (libgit2's
+        // merge, the team's edits kept); the Swift and Xcode they use (the toolchain asked).
+        .target(
+            name: "ProjectSetup",
+            dependencies: ["PipelineCore", "PipelineSpec", "SnapshotConventions", "ChildProcesses", "GitChanges"]),
 
         // MARK: What both flows stand on
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.

@@ -27,6 +27,15 @@
       (out, buf, buflen, opts))                                                                    \
     X(int, git_merge_base, (git_oid *out, git_repository *repo, const git_oid *one, const git_oid *two), \
       (out, repo, one, two))                                                                       \
+    X(int, git_merge_file, (git_merge_file_result *out, const git_merge_file_input *ancestor,       \
+      const git_merge_file_input *ours, const git_merge_file_input *theirs, const git_merge_file_options *opts), \
+      (out, ancestor, ours, theirs, opts))                                                         \
+    X(int, git_merge_file_input_init, (git_merge_file_input *opts, unsigned int version), (opts, version)) \
+    X(int, git_merge_file_options_init, (git_merge_file_options *opts, unsigned int version), (opts, version)) \
+    X(int, git_patch_from_buffers, (git_patch **out, const void *old_buffer, size_t old_len,         \
+      const char *old_as_path, const void *new_buffer, size_t new_len, const char *new_as_path,     \
+      const git_diff_options *opts), (out, old_buffer, old_len, old_as_path, new_buffer, new_len, new_as_path, opts)) \
+    X(int, git_patch_to_buf, (git_buf *out, git_patch *patch), (out, patch))                       \
     X(int, git_object_peel, (git_object **peeled, const git_object *object, git_object_t type),    \
       (peeled, object, type))                                                                      \
     X(const git_oid *, git_object_id, (const git_object *obj), (obj))                              \
@@ -66,6 +75,9 @@
 
 #define PIPELINE_GIT_VOID_FUNCTIONS(X)                                                             \
     X(git_blob_free, (git_blob *blob), (blob))                                                     \
+    X(git_buf_dispose, (git_buf *buffer), (buffer))                                                \
+    X(git_merge_file_result_free, (git_merge_file_result *result), (result))                       \
+    X(git_patch_free, (git_patch *patch), (patch))                                                 \
     X(git_commit_free, (git_commit *commit), (commit))                                             \
     X(git_hashsig_free, (git_hashsig *sig), (sig))                                                 \
     X(git_object_free, (git_object *object), (object))                                             \

@@ -179,6 +179,11 @@ enum BitriseWorkflows {
 }
 
 enum GitLabWorkflows {
+    /// The image of the jobs that only move references or merge reports: no toolchain, only git
+    /// and curl (the release needs nothing more). The jobs that build run in the Swift image
+    /// (`default: image:`), whatever a runner's default image is.
+    static let plainImage = "buildpack-deps:noble-scm"
+
     static func files(_ request: SetupRequest) -> [SetupFile] {
         [SetupFile(path: ".gitlab-ci.yml", text: text(request))]
     }
@@ -202,12 +207,14 @@ enum GitLabWorkflows {
 
             report:
               stage: report
+              image: \(Self.plainImage)
               rules: [{ if: '\(mergeRequest)', when: always }, { if: '\(merged)' }]
               script:
                 - pipeline report --queue --timings develop --junit junit-all.xml --reuse-verdicts \(request.verdictsWord)
 
             promote:
               stage: promote
+              image: \(Self.plainImage)
               rules: [{ if: '\(merged)' }]
               script:
                 - pipeline run post-merge --only promote
@@ -220,7 +227,9 @@ enum GitLabWorkflows {
               PIPELINE_VERSION: "\(request.version)"
               GIT_DEPTH: "0"
             default:
+              image: \(request.swift.image)
               before_script:
+                - command -v curl >/dev/null || { apt-get update -qq && apt-get install -y -qq curl ca-certificates >/dev/null; }
                 - curl -fsSL "\(SetupFile.install(request).script)" -o /tmp/install-pipeline.sh
                 - PIPELINE_RELEASES="\(SetupFile.install(request).releases)" bash /tmp/install-pipeline.sh "$PIPELINE_VERSION" --prefix "$HOME/.local"
                 - export PATH="$HOME/.local/bin:$PATH"
@@ -243,6 +252,7 @@ enum GitLabWorkflows {
             \(reports)
             accept:
               stage: test
+              image: \(Self.plainImage)
               rules: [{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', when: manual, allow_failure: true }]
               variables: { TESTS: all, COMMIT: "" }
               script:

@@ -1,12 +1,13 @@
 /// GitHub Actions workflows: the pull request's (also the merge queue's check), the post-merge
 /// one, and the accept job a reviewer starts from the Actions tab on the pull request's branch.
 enum GitHubWorkflows {
+    /// The files' names in `.github/workflows/`.
+    static let names = ["pipeline-pull-request.yml", "pipeline-post-merge.yml", "pipeline-accept.yml"]
+
     static func files(_ request: SetupRequest) -> [SetupFile] {
-        [
-            SetupFile(path: ".github/workflows/pipeline-pull-request.yml", text: pullRequest(request)),
-            SetupFile(path: ".github/workflows/pipeline-post-merge.yml", text: postMerge(request)),
-            SetupFile(path: ".github/workflows/pipeline-accept.yml", text: accept(request)),
-        ]
+        zip(names, [pullRequest(request), postMerge(request), accept(request)]).map {
+            SetupFile(path: ".github/workflows/" + $0, text: $1)
+        }
     }
 
     /// `fetch-depth: 0`, every commit: a pull request's changes are found from its merge base with
@@ -54,12 +55,17 @@ enum GitHubWorkflows {
             """
     }
 
-    /// A hosted Ubuntu runner has no Swift 6: the toolchain for the jobs that build (a
-    /// self-hosted runner, or a container with Swift, skips it).
-    private static let swift = """
-              - uses: swift-actions/setup-swift@v2
-                if: runner.environment == 'github-hosted'
-                with: { swift-version: "6.1" }
+    /// Where a job that builds runs: `ubuntu-latest` (Ubuntu 26.04 since 2026-11) has no Swift, and
+    /// setup-swift@v2 refuses it, so the job runs in the official image of the package's Swift,
+    /// which brings its own userland whatever Ubuntu the label points at. The checkout belongs to
+    /// the runner's user, not the container's root: git (and libgit2) are told it is safe.
+    static func toolchainJob(_ request: SetupRequest) -> String {
+        "    runs-on: ubuntu-latest\n    container: \(request.swift.image)"
+    }
+
+    /// The step after the setup in a container job.
+    static let trustCheckout = """
+              - run: git config --global --add safe.directory "$GITHUB_WORKSPACE"
         """
 
     private static func matrix(_ request: SetupRequest) -> String {
@@ -86,11 +92,11 @@ enum GitHubWorkflows {
         guard request.nodes > 1 else {
             return """
                   test:
-                    runs-on: ubuntu-latest
+                \(toolchainJob(request))
                     timeout-minutes: 60
                     steps:
                 \(setup(request, depth: fullHistory))
-                \(swift)
+                \(trustCheckout)
                       - run: pipeline run \(spec)
                 \(artifacts("pipeline-\(spec)"))
                 """
@@ -98,21 +104,21 @@ enum GitHubWorkflows {
         // One build for the N machines: the build job keeps the test products; each node runs them.
         return """
               build:
-                runs-on: ubuntu-latest
+            \(toolchainJob(request))
                 timeout-minutes: 60
                 steps:
             \(setup(request, depth: fullHistory))
-            \(swift)
+            \(trustCheckout)
                   - run: pipeline run \(spec) --only pull
                   - run: pipeline test --build-only --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
               test:
                 needs: build
-                runs-on: ubuntu-latest
+            \(toolchainJob(request))
                 timeout-minutes: 60
             \(matrix(request))
                 steps:
             \(setup(request, depth: fullHistory))
-            \(swift)
+            \(trustCheckout)
                   - run: pipeline run \(spec) --only pull
                   - run: pipeline test --node ${{ matrix.node }} --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
             \(artifacts("pipeline-\(spec)-${{ strategy.job-index }}"))

@@ -23,8 +23,14 @@ public struct SetupFile: Sendable, Equatable {
 /// `pipeline init`: the specs and the CI's files for a team starting out, written only where
 /// nothing exists yet, and the commands that come next.
 public enum ProjectSetup {
-    /// The files for `request`: the two specs, then the CI's.
+    /// The files for `request`: the two specs, then the CI's; each begins with init's marker line.
     public static func files(_ request: SetupRequest) -> [SetupFile] {
+        unstampedFiles(request).map {
+            SetupFile(path: $0.path, text: InitMarker.stamp($0.text, version: request.version, flags: request.flags))
+        }
+    }
+
+    private static func unstampedFiles(_ request: SetupRequest) -> [SetupFile] {
         let specs = [
             SetupFile(path: "pipelines/pull-request.yml", text: SetupSpecs.pullRequest(request)),
             SetupFile(path: "pipelines/post-merge.yml", text: SetupSpecs.postMerge(request)),

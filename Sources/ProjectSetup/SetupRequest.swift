@@ -72,6 +72,10 @@ public struct SetupRequest: Sendable {
     public let version: String
     /// The app xcodebuild tests, for a team that does not test with SwiftPM.
     public let xcode: XcodeApp?
+    /// The Swift the Linux jobs that build run (its official image).
+    public let swift: SwiftToolchain
+    /// The Xcode the macOS jobs select, for an app tested with xcodebuild.
+    public let xcodeVersion: XcodeChoice
     /// The GitHub action that installs the release (`OWNER/REPO@REF`): the repository that
     /// publishes pipeline's releases, or the team's fork of it.
     public let action: String
@@ -83,8 +87,8 @@ public struct SetupRequest: Sendable {
     public init(
         ci: CI, store text: String, layout: (feature: String, develop: String) = ("feature", "develop"),
         region: String? = nil, endpoint: String? = nil, nodes: Int = 1,
-        mergeStyle: MergeStyle = .merge, base: String = "develop", version: String, xcode: XcodeApp? = nil,
-        action: String? = nil, releases: String? = nil
+        mergeStyle: MergeStyle = .merge, base: String = "develop", version: String, swift: SwiftToolchain,
+        xcode: XcodeApp? = nil, xcodeVersion: XcodeChoice? = nil, action: String? = nil, releases: String? = nil
     ) throws(RequestError) {
         guard let store = StoreAddress(parsing: text), !text.isEmpty, text != "s3://", !text.hasPrefix("s3:///") else {
             throw RequestError("--store \(text): a folder (such as .pipeline/storage) or s3://bucket/prefix")
@@ -127,6 +131,12 @@ public struct SetupRequest: Sendable {
                 "--xcode writes GitHub Actions' and Bitrise's workflows (macOS runners): --ci github or bitrise")
         }
         self.xcode = xcode
+        self.swift = swift
+        if let xcodeVersion {
+            self.xcodeVersion = xcodeVersion
+        } else {
+            self.xcodeVersion = try XcodeChoice.choose(flag: nil, installed: nil)
+        }
         let action = action ?? "\(Self.defaultActionRepository)@v\(version)"
         let parts = action.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0].split(separator: "/").count == 2, !parts[1].isEmpty,
@@ -140,6 +150,35 @@ public struct SetupRequest: Sendable {
                 "--releases \(releases): an http(s) address, such as https://example.com/pipeline/releases")
         }
         self.releases = releases
+    }
+
+    /// The flags that make this request again, as `pipeline init` takes them (what `--update` reads
+    /// back from the files' first line): every value given, defaults left out; the Swift and Xcode
+    /// versions only where a flag chose them (otherwise found again, as at first).
+    var flags: [String] {
+        var words = ["--ci", ci.rawValue, "--store", store.description]
+        func add(_ flag: String, _ value: String?, unless fallback: String? = nil) {
+            if let value, value != fallback { words += [flag, value] }
+        }
+        add("--region", region)
+        add("--endpoint", endpoint)
+        add("--feature", layout.feature, unless: "feature")
+        add("--develop", layout.develop, unless: "develop")
+        add("--nodes", "\(nodes)", unless: "1")
+        add("--merge-style", mergeStyle.rawValue, unless: MergeStyle.merge.rawValue)
+        add("--base", base, unless: "develop")
+        add("--swift-version", swift.source == "--swift-version" ? swift.version : nil)
+        if let xcode {
+            words +=
+                ["--xcode", "--scheme", xcode.scheme, "--destination", xcode.destination]
+                + xcode.container.map {
+                    $0 == "-project" ? "--project" : $0 == "-workspace" ? "--workspace" : $0
+                }
+            add("--xcode-version", xcodeVersion.source == "--xcode-version" ? xcodeVersion.version : nil)
+        }
+        add("--action", actionIsPlaceholder ? nil : action)
+        add("--releases", releases)
+        return words
     }
 
     /// The action named when `--action` is not given: a placeholder the team edits (init says so).
@@ -176,7 +215,7 @@ public struct SetupRequest: Sendable {
 
     /// `text` as a word of a shell command line: bare when it is made of safe characters, else
     /// single-quoted.
-    private static func word(_ text: String) -> String {
+    static func word(_ text: String) -> String {
         let safe = text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._/:-+=@".contains($0)) }
         return safe ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }

@@ -107,9 +107,12 @@ enum XcodeWorkflows {
     // MARK: GitHub Actions
 
     private static func gitHubEnvironment(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> String {
+        // The Xcode the workflows were written for, whatever the image's default (which moves when
+        // GitHub updates it): where GitHub's images keep each version.
         var lines = [
             "env:", "  PIPELINE_XCODE_SCHEME: \(SpecWriter.quoted(app.scheme))",
             "  PIPELINE_XCODE_DESTINATION: \(SpecWriter.quoted(app.destination))",
+            "  DEVELOPER_DIR: /Applications/Xcode_\(request.xcodeVersion.version).app/Contents/Developer",
         ]
         if request.usesS3 {
             lines += [
@@ -136,6 +139,7 @@ enum XcodeWorkflows {
               promote:
                 needs: report
                 runs-on: ubuntu-latest
+                timeout-minutes: 15
                 steps:
             \(GitHubWorkflows.setup(request, depth: depth))
                   - run: \(promoteScript)
@@ -165,7 +169,8 @@ enum XcodeWorkflows {
             \(gitHubEnvironment(request, app))
             jobs:
               build:
-                runs-on: macos-15
+                runs-on: \(request.xcodeVersion.gitHubRunner)
+                timeout-minutes: 60
                 steps:
             \(GitHubWorkflows.setup(request, depth: depth))
             \(gitHubScript((pullRequest ? [] : buildGate(request, products: productsArchive)) + buildScript(request, app) + [archiveProducts]))
@@ -173,7 +178,8 @@ enum XcodeWorkflows {
                     with: { name: test-products, path: \(productsArchive) }
               test:
                 needs: build
-                runs-on: macos-15
+                runs-on: \(request.xcodeVersion.gitHubRunner)
+                timeout-minutes: 60
                 strategy:
                   fail-fast: false
                   matrix: { node: [\(nodes)] }
@@ -189,6 +195,7 @@ enum XcodeWorkflows {
                 needs: test
                 if: always()
                 runs-on: ubuntu-latest
+                timeout-minutes: 15
                 steps:
             \(GitHubWorkflows.setup(request, depth: 1))
                   - run: \(reportScript(request))\(promote)
@@ -236,7 +243,7 @@ enum XcodeWorkflows {
             project_type: ios
             meta:
               bitrise.io:
-                stack: osx-xcode-16.2.x
+                stack: \(request.xcodeVersion.bitriseStack)
             app:
               envs:
                 - PIPELINE_VERSION: "\(request.version)"

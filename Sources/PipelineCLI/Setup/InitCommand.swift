@@ -25,13 +25,21 @@ struct InitCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     @Option(help: ArgumentHelp("The CI: github, bitrise or gitlab.", valueName: "ci"))
-    var ci: SetupRequest.CI
+    var ci: SetupRequest.CI?
 
     @Option(
         help: ArgumentHelp(
             "Where references are kept: a folder (relative to the repository) or s3://bucket/prefix; "
                 + "feature/ and develop/ go below it.", valueName: "store"))
-    var store: String
+    var store: String?
+
+    @Flag(
+        help: """
+            Rewrite the files init wrote for what this version writes, keeping your edits where they do not \
+            conflict (each conflict named, that file not written); with no other flag, the flags the files \
+            were written with.
+            """)
+    var update = false
 
     @Option(help: ArgumentHelp("The S3 region.", valueName: "region"))
     var region: String?
@@ -78,6 +86,20 @@ struct InitCommand: AsyncParsableCommand {
     var workspace: String?
 
     @Option(
+        name: .customLong("swift-version"),
+        help: ArgumentHelp(
+            "The Swift the Linux jobs build with, in its official image (default: .swift-version, else this "
+                + "swift's, never below Package.swift's swift-tools-version).", valueName: "version"))
+    var swiftVersion: String?
+
+    @Option(
+        name: .customLong("xcode-version"),
+        help: ArgumentHelp(
+            "With --xcode: the Xcode the macOS jobs select, 16.x or 26.x (default: this Mac's, else macos-26's).",
+            valueName: "version"))
+    var xcodeVersion: String?
+
+    @Option(
         help: ArgumentHelp(
             "GitHub: the action that installs pipeline, as OWNER/REPO@REF (default: a placeholder to edit).",
             valueName: "action"))
@@ -90,29 +112,78 @@ struct InitCommand: AsyncParsableCommand {
     var releases: String?
 
     func validate() throws {
+        if !update, ci == nil || store == nil { throw ValidationError("--ci and --store: both are needed") }
         if xcode, scheme == nil { throw ValidationError("--xcode builds a scheme: pass --scheme NAME") }
-        if !xcode, scheme != nil || project != nil || workspace != nil {
-            throw ValidationError("--scheme, --project and --workspace go with --xcode")
+        if !xcode, scheme != nil || project != nil || workspace != nil || xcodeVersion != nil {
+            throw ValidationError("--scheme, --project, --workspace and --xcode-version go with --xcode")
         }
     }
 
     func run() async throws {
-        let request = try SetupRequest(
+        guard update else {
+            let request = try await request()
+            let files = try ProjectSetup.write(request, in: global.workingDirectory)
+            for file in files {
+                Console.out(
+                    file.joined
+                        ? "joined \(file.path): pipeline's workflows added, named pipeline-…" : "wrote \(file.path)")
+            }
+            for warning in ProjectSetup.warnings(request) { Console.error("warning: " + warning) }
+            Console.out("\nNext:")
+            let others = ProjectSetup.otherSpecs(in: global.workingDirectory, written: files)
+            for line in ProjectSetup.nextSteps(request, files: files, others: others) { Console.out("  " + line) }
+            return
+        }
+        // With no flags, the ones the files were written with (their first line).
+        var command = self
+        if ci == nil && store == nil {
+            guard let recorded = ProjectSetup.recordedFlags(in: global.workingDirectory) else {
+                throw ValidationError(
+                    "init --update: no file here carries the flags init wrote it with (files written before 0.1.0's "
+                        + "marker line): pass them, such as pipeline init --update --ci github --store s3://bucket/app")
+            }
+            command = try InitCommand.parse(recorded + ["--update", "-C", global.workingDirectory.path])
+        }
+        let updates = try ProjectSetup.update(try await command.request(), in: global.workingDirectory)
+        for update in updates {
+            Console.out(SetupUpdateOutput.line(update))
+            if update.diff.hasSuffix("\n") { Console.out(String(update.diff.dropLast())) }
+            for finding in update.findings { Console.error("warning: " + finding) }
+        }
+        if let conflict = SetupConflict(updates) { throw conflict }
+    }
+
+    /// The request the flags describe, the Swift and Xcode versions found as the flags say.
+    private func request() async throws -> SetupRequest {
+        guard let ci, let store else { throw ValidationError("--ci and --store: both are needed") }
+        return try SetupRequest(
             ci: ci, store: store, layout: (feature, develop), region: region, endpoint: endpoint, nodes: nodes,
             mergeStyle: mergeStyle, base: base,
             version: Version.number,
+            swift: try await SwiftToolchain.detect(in: global.workingDirectory, flag: swiftVersion),
             xcode: try scheme.map {
                 try SetupRequest.XcodeApp(scheme: $0, destination: destination, project: project, workspace: workspace)
-            }, action: action, releases: releases)
-        let files = try ProjectSetup.write(request, in: global.workingDirectory)
-        for file in files {
-            Console.out(
-                file.joined ? "joined \(file.path): pipeline's workflows added, named pipeline-…" : "wrote \(file.path)"
-            )
+            },
+            xcodeVersion: xcode ? try await XcodeChoice.detect(flag: xcodeVersion) : nil,
+            action: action, releases: releases)
+    }
+}
+
+/// How `init --update` says what it did to a file.
+enum SetupUpdateOutput {
+    static func line(_ update: SetupUpdate) -> String {
+        switch update.outcome {
+        case .unchanged: "unchanged \(update.path)"
+        case .created: "wrote \(update.path) (new in this version)"
+        case .replaced: "updated \(update.path)"
+        case .merged(let base): "updated \(update.path), your edits kept (init's earlier text: commit \(base))"
+        case .conflicts(let lines, let base):
+            "not written \(update.path): your edits and this version's change the same lines (init's earlier text: "
+                + "commit \(base); conflicts at lines \(lines.map(String.init).joined(separator: ", ")) of the merge below)"
+        case .noBase:
+            "not written \(update.path): edited, and the text init wrote is in no commit, so your edits cannot be "
+                + "told from it (what this version writes, below)"
+        case .notInit: "left alone \(update.path): not written by pipeline init"
         }
-        for warning in ProjectSetup.warnings(request) { Console.error("warning: " + warning) }
-        Console.out("\nNext:")
-        let others = ProjectSetup.otherSpecs(in: global.workingDirectory, written: files)
-        for line in ProjectSetup.nextSteps(request, files: files, others: others) { Console.out("  " + line) }
     }
 }
