@@ -98,24 +98,30 @@ extension ProjectSetup {
                         findings: RetiredPatterns.findings(in: current, path: file.path)))
                 continue
             }
-            if InitMarker.read(current)?.body == InitMarker.read(file.text)?.body {
+            // What init writes now is what it wrote then (the same fingerprint): the team's edits are theirs.
+            if let marker, marker.fingerprint == InitMarker.read(file.text)?.marker.fingerprint {
                 updates.append(SetupUpdate(path: file.path, outcome: .unchanged, diff: "", findings: []))
             } else if InitMarker.isUnedited(current) {
                 updates.append(try written(file, outcome: .replaced, old: current, new: file.text, in: repository))
             } else if let (base, commit) = try base(of: file.path, marker: marker, history: history, commits: commits) {
+                // The bodies merged (a marker line always differs), then this version's marker on top.
+                func body(_ text: String) -> String { InitMarker.read(text)?.body ?? text }
                 let merged = try TextMerge.merge(
-                    base: base, ours: current, theirs: file.text, labels: ("yours", "pipeline init \(request.version)"))
-                let diff = try TextMerge.diff(from: current, to: merged.text, path: file.path)
+                    base: body(base), ours: body(current), theirs: body(file.text),
+                    labels: ("yours", "pipeline init \(request.version)"))
+                let marker = file.text.prefix { $0 != "\n" }
+                let text = marker + "\n" + merged.text
+                let diff = try TextMerge.diff(from: current, to: text, path: file.path)
                 if merged.conflicts.isEmpty {
                     updates.append(
                         try written(
-                            SetupFile(path: file.path, text: merged.text), outcome: .merged(base: commit),
-                            old: current, new: merged.text, in: repository))
+                            SetupFile(path: file.path, text: text), outcome: .merged(base: commit),
+                            old: current, new: text, in: repository))
                 } else {
                     updates.append(
                         SetupUpdate(
-                            path: file.path, outcome: .conflicts(lines: merged.conflicts, base: commit), diff: diff,
-                            findings: []))
+                            path: file.path, outcome: .conflicts(lines: merged.conflicts.map { $0 + 1 }, base: commit),
+                            diff: diff, findings: []))
                 }
             } else {
                 updates.append(
@@ -144,8 +150,11 @@ extension ProjectSetup {
     static let legacyHeader = "# Written by `pipeline init`"
 
     /// What init wrote of `path` before the team edited it, and the commit it was in: the newest
-    /// version whose body has the marker's fingerprint; for a file without a marker, the oldest
-    /// version in the history (the one that added it).
+    /// version unedited since init wrote it with the marker's fingerprint; else (a file written
+    /// before the marker, or whose init text was never committed unedited) the oldest version init
+    /// wrote, the one that added it. The older the base, the more of init's own changes since
+    /// show as the team's: where they touch lines init changes again, the merge names a conflict,
+    /// so nothing is lost.
     private static func base(
         of path: String, marker: InitMarker?, history: CommitHistory?, commits: [String]
     ) throws -> (text: String, commit: String)? {
@@ -154,15 +163,11 @@ extension ProjectSetup {
         for commit in commits {
             guard let bytes = try history.contents(of: path, at: commit) else { continue }
             let text = String(decoding: bytes, as: UTF8.self)
-            if let marker {
-                if let (found, _) = InitMarker.read(text), found.fingerprint == marker.fingerprint,
-                    InitMarker.isUnedited(text)
-                {
-                    return (text, String(commit.prefix(12)))
-                }
-            } else if text.hasPrefix(legacyHeader) {
-                oldest = (text, String(commit.prefix(12)))
+            let found = InitMarker.read(text)?.marker
+            if let marker, found?.fingerprint == marker.fingerprint, InitMarker.isUnedited(text) {
+                return (text, String(commit.prefix(12)))
             }
+            if found != nil || text.hasPrefix(legacyHeader) { oldest = (text, String(commit.prefix(12))) }
         }
         return oldest
     }

@@ -170,6 +170,29 @@ final class ActRunner {
         }
     }
 
+    /// act runs jobs on this host and cannot start a job's container without Docker: the
+    /// workflows in `folder` lose their `container:` lines and the step trusting the checkout,
+    /// which exists for the container's root (CIImageTests checks those parts as written), so the
+    /// same steps run here with this host's Swift. Returns how many lines went (none is a failure:
+    /// the workflows changed shape).
+    static func runOnThisHost(_ folder: URL) throws -> Int {
+        let workflows = folder.appendingPathComponent(".github/workflows")
+        var removed = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: workflows.path) where name.hasSuffix(".yml") {
+            let url = workflows.appendingPathComponent(name)
+            let lines = try String(contentsOf: url, encoding: .utf8).split(
+                separator: "\n", omittingEmptySubsequences: false)
+            let kept = lines.filter {
+                !$0.hasPrefix("    container: swift:")
+                    && $0 != #"      - run: git config --global --add safe.directory "$GITHUB_WORKSPACE""#
+            }
+            removed += lines.count - kept.count
+            try Data(kept.joined(separator: "\n").utf8).write(to: url)
+        }
+        guard removed > 0 else { throw Failure(description: "no container job in \(workflows.path)") }
+        return removed
+    }
+
     /// The app's repository as GitHub holds it: a bare clone of `origin` at `<owner>/<name>`, any
     /// commit fetchable by its id, HEAD on `base`. Returns where to push to it.
     func host(_ origin: URL, name: String, base: String) throws -> URL {

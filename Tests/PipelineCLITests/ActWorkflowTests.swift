@@ -53,6 +53,7 @@ struct ActWorkflowTests {
             try Scratch.write(".build/\n__Snapshots__/\n", to: dev.appendingPathComponent(".gitignore"))
             let initialized = try PipelineBinary.run(["init", "--ci", "github"] + flags, in: dev)
             guard initialized.status == 0 else { throw ActRunner.Failure(description: initialized.stderr) }
+            _ = try ActRunner.runOnThisHost(dev)
             try Git.run(["init", "-q", "-b", "develop"], in: dev)
             try Git.run(["add", "-A"], in: dev)
             try Git.run(["commit", "-q", "-m", "The app, and pipeline init's files"], in: dev)

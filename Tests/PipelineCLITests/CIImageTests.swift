@@ -1,0 +1,186 @@
+import Foundation
+import TestSupport
+import Testing
+import Yams
+
+/// The generated CI files judged by the images their labels point at today (2026-11):
+/// `ubuntu-latest` is Ubuntu 26.04, which has no Swift and which setup-swift v2 refuses;
+/// `macos-latest` moves to macos-26. Read as YAML, job by job.
+@Suite("pipeline init's CI files on today's runner images")
+struct CIImageTests {
+    /// Why a job of a GitHub workflow would not run on today's images; empty when it would.
+    static func gitHubProblems(_ workflow: [String: Any], file: String) -> [String] {
+        let jobs = (workflow["jobs"] as? [String: Any]) ?? [:]
+        var problems: [String] = []
+        for (name, value) in jobs.sorted(by: { $0.key < $1.key }) {
+            let job = (value as? [String: Any]) ?? [:]
+            let label = "\(job["runs-on"] ?? "")"
+            let steps = (job["steps"] as? [[String: Any]]) ?? []
+            let uses = steps.compactMap { $0["uses"] as? String }
+            let commands = steps.compactMap { $0["run"] as? String }.joined(separator: "\n")
+            // A step builds when it runs swift, pipeline test, or a whole pipeline (its test stage).
+            let builds = commands.split(separator: "\n").contains { line in
+                line.contains("swift ") || line.contains("pipeline test")
+                    || (line.contains("pipeline run ") && !line.contains("--only"))
+            }
+            if label.contains("ubuntu-latest") || label.contains("ubuntu-26") {
+                if uses.contains(where: { $0.hasPrefix("swift-actions/setup-swift@") }) {
+                    problems.append("\(file): job \(name) uses setup-swift on \(label) (Ubuntu 26.04 refuses it)")
+                }
+                if builds, job["container"] == nil {
+                    problems.append("\(file): job \(name) builds with Swift on \(label), which has none")
+                }
+                if let image = job["container"] as? String, !image.hasPrefix("swift:") || !image.hasSuffix("-noble") {
+                    problems.append("\(file): job \(name) runs in \(image), not the official Swift image")
+                }
+            }
+            if label.hasPrefix("macos") {
+                if job["timeout-minutes"] == nil {
+                    problems.append("\(file): macOS job \(name) has no timeout-minutes")
+                }
+                if !["macos-15", "macos-26"].contains(label) {
+                    problems.append(
+                        "\(file): job \(name) runs on \(label), not an image GitHub offers with Xcode 16/26")
+                }
+                let developer = ((workflow["env"] as? [String: Any])?["DEVELOPER_DIR"] as? String) ?? ""
+                if !developer.hasPrefix("/Applications/Xcode_") {
+                    problems.append("\(file): macOS job \(name) selects no Xcode")
+                }
+            }
+            if job["timeout-minutes"] == nil { problems.append("\(file): job \(name) has no timeout-minutes") }
+        }
+        return problems
+    }
+
+    /// Every combination init writes: each CI, SwiftPM and Xcode, one machine and three, both stores.
+    static let combinations: [[String]] = {
+        var all: [[String]] = []
+        for ci in ["github", "bitrise", "gitlab"] {
+            for xcode in [false, true] where !(xcode && ci == "gitlab") {
+                for nodes in ["1", "3"] {
+                    for store in [["--store", "s3://team-snapshots/app"], ["--store", ".pipeline/storage"]] {
+                        all.append(
+                            ["--ci", ci, "--nodes", nodes] + store
+                                + (xcode ? ["--xcode", "--scheme", "App", "--xcode-version", "16.4"] : []))
+                    }
+                }
+            }
+        }
+        return all
+    }()
+
+    @Test("every generated file: no Linux job runs Swift on ubuntu-latest through setup-swift or without an image")
+    func lint() throws {
+        var problems: [String] = []
+        var read = 0
+        for flags in Self.combinations {
+            let folder = try Scratch.folder("lint")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try Scratch.write("6.2\n", to: folder.appendingPathComponent(".swift-version"))
+            let result = try PipelineBinary.run(["init"] + flags, in: folder)
+            #expect(result.status == 0, "\(flags): \(result.stderr)")
+            for path in InitCommandTests.files[flags[1], default: []] {
+                let text = try String(contentsOf: folder.appendingPathComponent(path), encoding: .utf8)
+                let parsed = try #require(try Yams.load(yaml: text) as? [String: Any], "\(path) is YAML")
+                let file = "\(flags.joined(separator: " ")): \(path)"
+                read += 1
+                #expect(!text.contains("setup-swift"), "\(file)")
+                switch flags[1] {
+                case "github":
+                    problems += Self.gitHubProblems(parsed, file: file)
+                case "gitlab":
+                    let image = ((parsed["default"] as? [String: Any])?["image"] as? String) ?? ""
+                    if image != "swift:6.2-noble" { problems.append("\(file): the jobs' default image is '\(image)'") }
+                    for job in ["report", "promote", "accept"] {
+                        if let entry = parsed[job] as? [String: Any],
+                            entry["image"] as? String != "buildpack-deps:noble-scm"
+                        {
+                            problems.append("\(file): \(job) needs no toolchain, yet runs in the Swift image")
+                        }
+                    }
+                default:
+                    if flags.contains("--xcode") && !text.contains("stack: osx-xcode-16.4.x") {
+                        problems.append("\(file): Bitrise's stack is not Xcode 16.4's")
+                    }
+                }
+            }
+            // The Swift the Linux jobs build with is the package's (.swift-version).
+            if flags[1] == "github" && !flags.contains("--xcode") {
+                let pullRequest = try String(
+                    contentsOf: folder.appendingPathComponent(".github/workflows/pipeline-pull-request.yml"),
+                    encoding: .utf8)
+                #expect(pullRequest.contains("container: swift:6.2-noble"), "\(flags)")
+            }
+        }
+        #expect(problems == [], "\(problems.joined(separator: "\n"))")
+        #expect(read == 36, "GitHub's 24 files (SwiftPM and Xcode), Bitrise's 8, GitLab's 4")
+    }
+
+    @Test("the lint fails on what init wrote before this round: setup-swift with a constant Swift on ubuntu-latest")
+    func lintCatchesTheRetiredRoute() throws {
+        let retired = """
+            jobs:
+              test:
+                runs-on: ubuntu-latest
+                timeout-minutes: 60
+                steps:
+                  - uses: actions/checkout@v4
+                  - uses: swift-actions/setup-swift@v2
+                    if: runner.environment == 'github-hosted'
+                    with: { swift-version: "6.1" }
+                  - run: pipeline run pull-request
+              build:
+                runs-on: macos-15
+                steps:
+                  - run: xcodebuild build-for-testing -scheme App
+            """
+        let parsed = try #require(try Yams.load(yaml: retired) as? [String: Any])
+        let problems = Self.gitHubProblems(parsed, file: "old.yml")
+        #expect(problems.contains("old.yml: job test uses setup-swift on ubuntu-latest (Ubuntu 26.04 refuses it)"))
+        #expect(problems.contains("old.yml: job test builds with Swift on ubuntu-latest, which has none"))
+        #expect(problems.contains("old.yml: macOS job build has no timeout-minutes"))
+        #expect(problems.contains("old.yml: macOS job build selects no Xcode"))
+    }
+
+    @Test(
+        "the Swift version: .swift-version, --swift-version, else this swift never below swift-tools-version; bad ones named"
+    )
+    func swiftVersion() throws {
+        func initialize(_ files: [String: String], _ flags: [String] = []) throws -> (PipelineBinary.Result, String) {
+            let folder = try Scratch.folder("swift-version")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            for (path, text) in files { try Scratch.write(text, to: folder.appendingPathComponent(path)) }
+            let result = try PipelineBinary.run(
+                ["init", "--ci", "github", "--store", "s3://team-snapshots/app"] + flags, in: folder)
+            let workflow = try? String(
+                contentsOf: folder.appendingPathComponent(".github/workflows/pipeline-post-merge.yml"), encoding: .utf8)
+            return (result, workflow ?? "")
+        }
+        let manifest = "// swift-tools-version:6.0\nimport PackageDescription\n"
+        let (pinned, pinnedFile) = try initialize([".swift-version": "6.2\n", "Package.swift": manifest])
+        #expect(pinned.status == 0 && pinnedFile.contains("container: swift:6.2-noble"), "\(pinned.stderr)")
+        let (flagged, flaggedFile) = try initialize([".swift-version": "6.2\n"], ["--swift-version", "6.1.2"])
+        #expect(flagged.status == 0 && flaggedFile.contains("container: swift:6.1.2-noble"), "\(flagged.stderr)")
+        #expect(flaggedFile.hasPrefix("# pipeline init ") && flaggedFile.contains(" --swift-version 6.1.2\n"))
+        // A manifest asking for a newer Swift than the toolchain here: its minimum, not this swift's.
+        let (future, futureFile) = try initialize(["Package.swift": "// swift-tools-version:9.1\n"])
+        #expect(future.status == 0 && futureFile.contains("container: swift:9.1-noble"), "\(future.stderr)")
+        // Nothing pinned: this toolchain's major and minor (the image follows its patch releases).
+        let here = try Shell.run("swift", ["--version"]).stdout
+        let line = try #require(here.firstMatch(of: /Swift version (\d+)\.(\d+)/))
+        let (plain, plainFile) = try initialize(["Package.swift": manifest])
+        #expect(plain.status == 0 && plainFile.contains("container: swift:\(line.1).\(line.2)-noble"), "\(plainFile)")
+        // Swift 5.x runs in Ubuntu 22.04's image (no 24.04 image before 6.0).
+        let (older, olderFile) = try initialize([".swift-version": "5.10\n"])
+        #expect(older.status == 0 && olderFile.contains("container: swift:5.10-jammy"), "\(older.stderr)")
+
+        let (snapshot, _) = try initialize([".swift-version": "main-snapshot\n"])
+        #expect(snapshot.status == 2, "\(snapshot.stderr)")
+        #expect(snapshot.stderr.contains(".swift-version:1: 'main-snapshot': a Swift release such as 6.2"))
+        let (tooOld, _) = try initialize([".swift-version": "5.5\n"])
+        #expect(tooOld.status == 2 && tooOld.stderr.contains("5.7 or newer"), "\(tooOld.stderr)")
+        let (xcode, _) = try initialize(
+            [:], ["--xcode", "--scheme", "App", "--xcode-version", "15.4"])
+        #expect(xcode.status == 2 && xcode.stderr.contains("--xcode-version 15.4"), "\(xcode.stderr)")
+    }
+}
