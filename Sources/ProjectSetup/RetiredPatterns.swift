@@ -21,7 +21,7 @@ enum RetiredPatterns {
             let label = runsOn.map {
                 $0.1.split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? ""
             }
-            let where_ = "\(path):\(runsOn?.0 ?? job.line)"
+            let location = "\(path):\(runsOn?.0 ?? job.line)"
             if let label, label.contains("ubuntu-latest") || label.contains("ubuntu-26"),
                 !body.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("container:") }),
                 let setup = job.body.first(where: { $0.1.contains("swift-actions/setup-swift@") })
@@ -33,16 +33,16 @@ enum RetiredPatterns {
             }
             if let label, label.hasPrefix("macos") {
                 if label == "macos-13" || label == "macos-14" {
-                    findings.append("\(where_): job \(job.name) runs on \(label), which GitHub no longer offers")
+                    findings.append("\(location): job \(job.name) runs on \(label), which GitHub no longer offers")
                 }
                 if !body.contains(where: { $0.trimmingCharacters(in: .whitespaces).hasPrefix("timeout-minutes:") }) {
                     findings.append(
-                        "\(where_): job \(job.name) has no timeout-minutes: a hung simulator holds the runner for 6 hours"
+                        "\(location): job \(job.name) has no timeout-minutes: a hung simulator holds the runner for 6 hours"
                     )
                 }
                 if !selectsXcode, body.contains(where: { $0.contains("xcodebuild") }) {
                     findings.append(
-                        "\(where_): job \(job.name) selects no Xcode: set DEVELOPER_DIR (pipeline init --xcode-version)"
+                        "\(location): job \(job.name) selects no Xcode: set DEVELOPER_DIR (pipeline init --xcode-version)"
                     )
                 }
             }
