@@ -93,7 +93,8 @@ final class ActRunner {
 
             """, to: upload.appendingPathComponent("action.yml"))
         try Self.publish(upload, as: "actions/upload-artifact", tag: "v4", in: root)
-        // setup-swift's stand-in fails if it runs: on this self-hosted runner the step is skipped.
+        // setup-swift's stand-in fails if it runs: no generated job may set up Swift that way any more
+        // (ubuntu-latest is Ubuntu 26.04, which setup-swift v2 refuses).
         let setupSwift = root.appendingPathComponent("src/setup-swift")
         try Scratch.write(
             """
