@@ -11,6 +11,8 @@ comma-separated list applied to successive requests, after which requests pass t
   lost      forward, then close the connection without the answer (the server did it; the client
             never hears)
   pass      forward unchanged
+  region=R  answer 301 PermanentRedirect with x-amz-bucket-region: R, as AWS does for a request
+            sent to another region than the bucket's
 With --evil-key, every listing answers with one object under that key (an unsafe key from a
 hostile store). With --kms-etags, the store answers as an AWS bucket with SSE-KMS default
 encryption does: every ETag (headers, listings, copy results) is not the object's MD5 (a hash of
@@ -19,7 +21,10 @@ its key and real ETag, so two objects of the same content differ), with
 --hold-after K, the requests after the K-th are held unanswered (logged "held"), so a client
 killed then has had exactly K requests carried out (scripts/bench-kill.sh). With --read-only
 PREFIX, every write (PUT, POST, DELETE) of a key starting with PREFIX answers 403 AccessDenied
-(logged "read-only"), as a bucket policy granting that prefix read access only does. With --tls
+(logged "read-only"), as a bucket policy granting that prefix read access only does. With
+--policy KEY=PREFIX[,PREFIX…] (repeatable), a write signed with the access key KEY (its
+Signature V4 header or presigned query) is allowed only under those key prefixes and otherwise
+answers 403 AccessDenied (logged "denied KEY"), as an IAM policy for that key does. With --tls
 CERT KEY, it answers HTTPS with that certificate chain and key (PEM files) instead of HTTP. Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
 forwarded unchanged, so the client's Signature V4 still verifies upstream.
 """
@@ -44,6 +49,21 @@ kms = "--kms-etags" in sys.argv
 hold_after = int(sys.argv[sys.argv.index("--hold-after") + 1]) if "--hold-after" in sys.argv else None
 read_only = sys.argv[sys.argv.index("--read-only") + 1] if "--read-only" in sys.argv else None
 tls = sys.argv[sys.argv.index("--tls") + 1:sys.argv.index("--tls") + 3] if "--tls" in sys.argv else None
+policies = {}
+for index, argument in enumerate(sys.argv):
+    if argument == "--policy":
+        access_key, prefixes = sys.argv[index + 1].split("=", 1)
+        policies[access_key] = [p for p in prefixes.split(",") if p]
+
+
+def signer(handler):
+    """The access key a request is signed with: Signature V4's header, else a presigned URL's."""
+    match = re.search(r"Credential=([^/,]+)/", handler.headers.get("Authorization", ""))
+    if match:
+        return match.group(1)
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(handler.path).query)
+    credential = query.get("X-Amz-Credential", [""])[0]
+    return credential.split("/", 1)[0] or None
 arrived = 0
 real_etags = {}  # fake → real, for If-Match
 log_lock = threading.Lock()
@@ -123,6 +143,11 @@ class Handler(BaseHTTPRequestHandler):
                 and key[0].startswith(read_only):
             self.log("read-only")
             return self.answer(403, error_body("AccessDenied", "this prefix is read-only for the job"))
+        access_key = signer(self)
+        if access_key in policies and self.command in ("PUT", "POST", "DELETE") and \
+                not (key and any(key[0].startswith(prefix) for prefix in policies[access_key])):
+            self.log(f"denied {access_key}")
+            return self.answer(403, error_body("AccessDenied", f"{access_key} may not write here"))
         fault = next_fault()
         canned = {"500": (500, "InternalError"), "slowdown": (503, "SlowDown"),
                   "429": (429, "TooManyRequests"), "403": (403, "AccessDenied")}
@@ -130,6 +155,11 @@ class Handler(BaseHTTPRequestHandler):
             status, code = canned[fault]
             self.log(fault)
             return self.answer(status, error_body(code, "injected by fault-proxy"))
+        if fault.startswith("region="):
+            self.log(fault)
+            return self.answer(301, error_body("PermanentRedirect", "The bucket you are attempting to access must be "
+                                                "addressed using the specified endpoint."),
+                               [("x-amz-bucket-region", fault.split("=", 1)[1])])
         if fault == "drop":
             self.log("drop")
             self.close_connection = True

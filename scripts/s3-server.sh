@@ -3,7 +3,8 @@
 # (strict AWS Signature V4 checks, like AWS itself), single node, data in a temporary folder.
 # Usage: scripts/s3-server.sh start [PORT]   prints the endpoint and leaves the server running
 #        scripts/s3-server.sh stop
-# Credentials: access key `test:tester`, secret `testing`, region us-east-1.
+# Credentials: access key `test:tester`, secret `testing`, region us-east-1; a second pair,
+# `test:pr` / `pr-testing`, for a pull request's jobs (fault-proxy.py --policy fences what it writes).
 set -euo pipefail
 state="${PIPELINE_S3_STATE:-/tmp/pipeline-s3-server}"
 command="${1:-start}" port="${2:-8080}"
@@ -89,6 +90,7 @@ location = us-east-1
 [filter:tempauth]
 use = egg:swift#tempauth
 user_test_tester = testing .admin
+user_test_pr = pr-testing .admin
 
 [filter:catch_errors]
 use = egg:swift#catch_errors

@@ -242,6 +242,9 @@ public struct S3Store: ObjectStore {
                 return response
             case .success(let response):
                 let error = ErrorParser.parse(response.body)
+                if let region = Self.bucketRegion(response), region != settings.region {
+                    throw .wrongRegion(store: "s3://\(settings.bucket)", signed: settings.region, bucket: region)
+                }
                 let code = error?.code ?? (response.status == 404 ? "NotFound" : "HTTP\(response.status)")
                 let retryable = response.status >= 500 || response.status == 429 || code == "SlowDown"
                 if !retryable || attempt >= Self.attempts {
@@ -257,6 +260,19 @@ public struct S3Store: ObjectStore {
             let ceiling = 0.1 * Double(1 << (attempt - 1))
             try? await Task.sleep(for: .milliseconds(Int(Double.random(in: 0...ceiling) * 1000)))
         }
+    }
+
+    /// The bucket's own region when an answer says the request went to the wrong one: AWS's
+    /// `x-amz-bucket-region` on a 301 PermanentRedirect or a 400, else the region a 400
+    /// AuthorizationHeaderMalformed expects (`<Region>…</Region>`).
+    static func bucketRegion(_ response: HTTPResponse) -> String? {
+        guard response.status == 301 || response.status == 400 else { return nil }
+        if let region = response.headers["x-amz-bucket-region"], !region.isEmpty { return region }
+        let body = String(decoding: response.body, as: UTF8.self)
+        guard body.contains("AuthorizationHeaderMalformed") || body.contains("PermanentRedirect"),
+            let match = body.firstMatch(of: /<Region>([a-z0-9-]+)<\/Region>/)
+        else { return nil }
+        return String(match.1)
     }
 
     /// What a browser opening the object's link needs to show it: a review page, its images.

@@ -20,6 +20,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case preconditionFailed(store: String, key: String)
     /// The store cannot make a write conditional (OpenStack Swift's s3api answers 501).
     case conditionalWritesUnsupported(store: String, reason: String)
+    /// The bucket lives in another region than the requests were signed for.
+    case wrongRegion(store: String, signed: String, bucket: String)
 
     public var description: String {
         switch self {
@@ -45,6 +47,9 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
             "\(store): '\(key)' was written by someone else meanwhile"
         case .conditionalWritesUnsupported(let store, let reason):
             "\(store) cannot write conditionally (\(reason)), which a shared queue needs"
+        case .wrongRegion(let store, let signed, let bucket):
+            "\(store) is in the region \(bucket), not \(signed) (the spec's references.region, else AWS_REGION or "
+                + "AWS_DEFAULT_REGION, else us-east-1): set region: \(bucket) in the spec's references, or AWS_REGION"
         case .insecureEndpoint(let endpoint):
             "\(endpoint) is plain HTTP and not on this machine; use https, or allow it with allow-http: true"
         }

@@ -99,7 +99,8 @@ public struct DryRun: Sendable, Encodable {
         changes = ChangesDryRun(
             compare: spec.changes.compare.rawValue, base: spec.changes.base,
             head: spec.changes.head, tests: spec.changes.tests,
-            summary: describer.describe(spec.changes))
+            summary: describer.describe(
+                spec.changes, parents: changeSet.map { $0.base == nil ? 0 : $0.headIsMerge ? 2 : 1 }))
         references = spec.references.map {
             ReferencesDryRun(local: $0.local, feature: $0.feature?.description, develop: $0.develop?.description)
         }

@@ -38,12 +38,18 @@ public struct StageDescription: Sendable {
             + (promote.evenIfTestsFail ? ", even if the tests fail" : "")
     }
 
-    public func describe(_ changes: ChangeSettings) -> String {
+    /// `parents`: how many parents the head has, where the repository was read (nil: not).
+    public func describe(_ changes: ChangeSettings, parents: Int? = nil) -> String {
+        let head = changes.head ?? "HEAD"
         let compared =
-            switch changes.compare {
-            case .merge: "\(changes.head ?? "HEAD") (a merge commit) against its first parent"
-            case .range: "\(changes.base ?? "--base") against \(changes.head ?? "--head")"
-            case .mergeBase: "\(changes.head ?? "--head") against its merge base with \(changes.base ?? "--base")"
+            switch (changes.compare, parents) {
+            case (.merge, 0?): "\(head) (a root commit) against the empty tree"
+            case (.merge, 1?):
+                "\(head) (one parent: a squash merge, a rebase's last commit or a direct push) against its parent"
+            case (.merge, _?): "\(head) (a merge commit) against its first parent"
+            case (.merge, nil): "\(head) against its first parent (what a merge, a squash or a rebase brought in)"
+            case (.range, _): "\(changes.base ?? "--base") against \(changes.head ?? "--head")"
+            case (.mergeBase, _): "\(changes.head ?? "--head") against its merge base with \(changes.base ?? "--base")"
             }
         return "\(compared); test directories named \(changes.tests)"
     }

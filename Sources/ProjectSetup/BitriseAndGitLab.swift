@@ -24,7 +24,7 @@ enum BitriseWorkflows {
         """
 
     private static func node(_ request: SetupRequest, _ spec: String, retries: Bool) -> [String] {
-        [nodeNumber, checkAccess(spec), "pipeline run \(spec) --only pull"]
+        BitriseCredentials.lines(request) + [nodeNumber, checkAccess(spec), "pipeline run \(spec) --only pull"]
             + publishing(
                 "pipeline test --node \"$NODE/$BITRISE_IO_PARALLEL_TOTAL\" --queue "
                     + "--timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) "
@@ -104,29 +104,39 @@ enum BitriseWorkflows {
     }
 
     /// The workflow a reviewer starts on the pull request's branch: CI's renderings accepted.
-    static var acceptWorkflow: String {
+    static func acceptWorkflow(_ request: SetupRequest) -> String {
         "  pipeline-accept:\n    before_run: [_pipeline-install]\n    envs:\n      - TESTS: all\n      - COMMIT: \"\"\n    steps:\n"
             + script(
                 "pipeline refs accept",
-                [
+                BitriseCredentials.lines(request) + [
                     "if [ \"$TESTS\" = all ]; then set -- --all; else set -- $TESTS; fi",
                     "pipeline refs accept \"$@\" ${COMMIT:+--commit \"$COMMIT\"}",
                 ])
     }
 
+    /// The app's secrets a store on S3 needs, as a comment under its `envs:`.
+    static func secretsNote(_ request: SetupRequest) -> String {
+        guard request.usesS3 else { return "" }
+        return """
+
+                # S3: two secrets pairs (docs/ci.md#each-ci-gives-each-job-its-own-credentials): PIPELINE_PR_AWS_ACCESS_KEY_ID and
+                # PIPELINE_PR_AWS_SECRET_ACCESS_KEY with "Expose for Pull Requests" on (writes feature/ only), and
+                # PIPELINE_DEVELOP_AWS_ACCESS_KEY_ID and PIPELINE_DEVELOP_AWS_SECRET_ACCESS_KEY with it off (writes develop/).
+            """
+    }
+
     static func text(_ request: SetupRequest) -> String {
         let shared = request.nodes > 1
         let kind = shared ? "pipeline" : "workflow"
-        let secrets =
-            request.usesS3
-            ? "\n    # S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as the app's secrets." : ""
+        let secrets = secretsNote(request)
+        let keys = BitriseCredentials.lines(request)
         var workflows = [installWorkflow(request)]
         if shared {
             workflows += [
                 // One build for the N machines: the build keeps the test products; each node runs them.
                 "  pipeline-build:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script(
-                        "pipeline build", ["pipeline test --build-only --build-cache \(request.buildCacheWord)"]),
+                        "pipeline build", keys + ["pipeline test --build-only --build-cache \(request.buildCacheWord)"]),
                 "  pipeline-pr-test:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline test (node)", node(request, "pull-request", retries: true)) + "\n" + deploy,
                 "  pipeline-merge-test:\n    before_run: [_pipeline-install]\n    steps:\n"
@@ -134,28 +144,28 @@ enum BitriseWorkflows {
                 "  pipeline-report:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script(
                         "pipeline report",
-                        [
+                        keys + [
                             "pipeline report --queue --timings develop --junit junit-all.xml "
                                 + "--reuse-verdicts \(request.verdictsWord)"
                         ]),
                 "  pipeline-promote:\n    before_run: [_pipeline-install]\n    steps:\n"
-                    + script("pipeline promote", ["pipeline run post-merge --only promote"]),
+                    + script("pipeline promote", keys + ["pipeline run post-merge --only promote"]),
             ]
         } else {
             workflows += [
                 "  pipeline-pull-request:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script(
                         "pipeline run pull-request",
-                        [nodeNumber, checkAccess("pull-request")] + publishing("pipeline run pull-request"))
+                        keys + [nodeNumber, checkAccess("pull-request")] + publishing("pipeline run pull-request"))
                     + "\n" + deploy,
                 "  pipeline-post-merge:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script(
                         "pipeline run post-merge",
-                        [nodeNumber, checkAccess("post-merge")] + publishing("pipeline run post-merge"))
+                        keys + [nodeNumber, checkAccess("post-merge")] + publishing("pipeline run post-merge"))
                     + "\n" + deploy,
             ]
         }
-        workflows.append(acceptWorkflow)
+        workflows.append(acceptWorkflow(request))
         let pipelines = shared ? pipelinesSection(nodes: request.nodes) + "\n" : ""
         return """
             # Written by `pipeline init`. Pull requests into \(request.base) run pull-request, merges run
@@ -198,6 +208,14 @@ enum GitLabWorkflows {
                     - pipeline test --node "$CI_NODE_INDEX/$CI_NODE_TOTAL" --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
                 """
         }
+        func jobVariables(_ trust: Trust, extra: [String] = []) -> String {
+            let line = GitLabCredentials.variables(request, trust, extra: extra)
+            return line.isEmpty ? "" : "\n  " + line
+        }
+        func ruleVariables(_ trust: Trust) -> String {
+            let line = GitLabCredentials.variables(request, trust)
+            return line.isEmpty ? "" : ", " + line
+        }
         let mergeRequest =
             "$CI_PIPELINE_SOURCE == \"merge_request_event\" && $CI_MERGE_REQUEST_TARGET_BRANCH_NAME == \"\(request.base)\""
         let merged = "$CI_PIPELINE_SOURCE == \"push\" && $CI_COMMIT_BRANCH == \"\(request.base)\""
@@ -208,21 +226,23 @@ enum GitLabWorkflows {
             report:
               stage: report
               image: \(Self.plainImage)
-              rules: [{ if: '\(mergeRequest)', when: always }, { if: '\(merged)' }]
+              rules:
+                - { if: '\(mergeRequest)', when: always\(ruleVariables(.pullRequest)) }
+                - { if: '\(merged)'\(ruleVariables(.develop)) }
               script:
                 - pipeline report --queue --timings develop --junit junit-all.xml --reuse-verdicts \(request.verdictsWord)
 
             promote:
               stage: promote
               image: \(Self.plainImage)
-              rules: [{ if: '\(merged)' }]
+              rules: [{ if: '\(merged)' }]\(jobVariables(.develop))
               script:
                 - pipeline run post-merge --only promote
 
             """ : ""
         return """
             # Written by `pipeline init`. Merge requests into \(request.base) run pull-request, merges run
-            # post-merge; reviewers run the manual 'accept' job (TESTS: test files, or all).\(request.usesS3 ? "\n# S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as masked CI/CD variables." : "")
+            # post-merge; reviewers run the manual 'accept' job (TESTS: test files, or all).\(request.usesS3 ? "\n# S3: two masked CI/CD variable pairs (docs/ci.md#each-ci-gives-each-job-its-own-credentials): PIPELINE_PR_AWS_ACCESS_KEY_ID and\n# PIPELINE_PR_AWS_SECRET_ACCESS_KEY (writes feature/ only), and PIPELINE_DEVELOP_AWS_ACCESS_KEY_ID and\n# PIPELINE_DEVELOP_AWS_SECRET_ACCESS_KEY marked Protected, with \(request.base) a protected branch (writes develop/)." : "")
             variables:
               PIPELINE_VERSION: "\(request.version)"
               GIT_DEPTH: "0"
@@ -238,14 +258,14 @@ enum GitLabWorkflows {
 
             pull-request:
               stage: test
-              rules: [{ if: '\(mergeRequest)' }]\(parallel)
+              rules: [{ if: '\(mergeRequest)' }]\(parallel)\(jobVariables(.pullRequest))
               script:
             \(run("pull-request", retries: true))
               artifacts: { when: always, paths: [.build/pipeline/], reports: { junit: \(SetupSpecs.junit) } }
 
             post-merge:
               stage: test
-              rules: [{ if: '\(merged)' }]\(parallel)
+              rules: [{ if: '\(merged)' }]\(parallel)\(jobVariables(.develop))
               script:
             \(run("post-merge", retries: false))
               artifacts: { when: always, paths: [.build/pipeline/], reports: { junit: \(SetupSpecs.junit) } }
@@ -254,7 +274,7 @@ enum GitLabWorkflows {
               stage: test
               image: \(Self.plainImage)
               rules: [{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"', when: manual, allow_failure: true }]
-              variables: { TESTS: all, COMMIT: "" }
+              \(GitLabCredentials.variables(request, .pullRequest, extra: ["TESTS: all", "COMMIT: \"\""]))
               script:
                 - if [ "$TESTS" = all ]; then set -- --all; else set -- $TESTS; fi
                 - pipeline refs accept "$@" ${COMMIT:+--commit "$COMMIT"}

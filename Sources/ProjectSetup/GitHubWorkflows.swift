@@ -17,21 +17,10 @@ enum GitHubWorkflows {
     static let fullHistory = 0
 
     /// What every workflow says before its jobs: read-only repository access (the store is written
-    /// with its own credentials), the store's credentials, and on a folder store the warning that
-    /// a hosted runner's folders are gone when the job ends.
-    private static func header(_ request: SetupRequest, concurrency: String) -> String {
-        var lines =
-            ["permissions:", "  contents: read", "concurrency:"]
-            + concurrency.split(separator: "\n").map {
-                "  " + $0
-            }
-        if request.usesS3 {
-            lines += [
-                "env:", "  AWS_ACCESS_KEY_ID: ${{ secrets.PIPELINE_AWS_ACCESS_KEY_ID }}",
-                "  AWS_SECRET_ACCESS_KEY: ${{ secrets.PIPELINE_AWS_SECRET_ACCESS_KEY }}",
-            ]
-        }
-        return lines.joined(separator: "\n") + "\n"
+    /// with its own credentials, which each job's steps get: `GitHubCredentials`).
+    private static func header(concurrency: String) -> String {
+        (["permissions:", "  contents: read", "concurrency:"] + concurrency.split(separator: "\n").map { "  " + $0 })
+            .joined(separator: "\n") + "\n"
     }
 
     /// The note a folder store's workflows open with.
@@ -87,49 +76,60 @@ enum GitHubWorkflows {
     }
 
     /// The test job (one machine runs the pipeline; N share its tests through the store's queue)
-    /// and, for N, the report job that checks every test ran once.
-    private static func testJobs(_ request: SetupRequest, spec: String, retries: Bool) -> String {
+    /// and, for N, the report job that checks every test ran once; each with `trust`'s credentials
+    /// (a pull request's jobs skipped for a fork, which gets none).
+    private static func testJobs(_ request: SetupRequest, spec: String, trust: Trust) -> String {
+        let retries = trust == .pullRequest
+        let condition = trust == .pullRequest && request.usesS3 ? "    if: \(GitHubCredentials.notFork)\n" : ""
+        let job = condition + GitHubCredentials.job(request, trust)
+        func run(_ command: String) -> String { GitHubCredentials.step(request, trust, command) }
+        let start = setup(request, depth: fullHistory) + GitHubCredentials.assume(request, trust)
         guard request.nodes > 1 else {
             return """
                   test:
-                \(toolchainJob(request))
+                \(job)\(toolchainJob(request))
                     timeout-minutes: 60
                     steps:
-                \(setup(request, depth: fullHistory))
+                \(start)
                 \(trustCheckout)
-                      - run: pipeline run \(spec)
+                \(run("pipeline run \(spec)"))
                 \(artifacts("pipeline-\(spec)"))
                 """
         }
         // One build for the N machines: the build job keeps the test products; each node runs them.
+        let node =
+            "pipeline test --node ${{ matrix.node }} --queue --timings develop\(retries ? " --retries 1" : "") "
+            + "--junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)"
+        let reportCondition =
+            trust == .pullRequest && request.usesS3 ? "always() && (\(GitHubCredentials.notFork))" : "always()"
         return """
               build:
-            \(toolchainJob(request))
+            \(job)\(toolchainJob(request))
                 timeout-minutes: 60
                 steps:
-            \(setup(request, depth: fullHistory))
+            \(start)
             \(trustCheckout)
-                  - run: pipeline run \(spec) --only pull
-                  - run: pipeline test --build-only --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
+            \(run("pipeline run \(spec) --only pull"))
+            \(run("pipeline test --build-only --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)"))
               test:
                 needs: build
-            \(toolchainJob(request))
+            \(GitHubCredentials.job(request, trust))\(toolchainJob(request))
                 timeout-minutes: 60
             \(matrix(request))
                 steps:
-            \(setup(request, depth: fullHistory))
+            \(start)
             \(trustCheckout)
-                  - run: pipeline run \(spec) --only pull
-                  - run: pipeline test --node ${{ matrix.node }} --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
+            \(run("pipeline run \(spec) --only pull"))
+            \(run(node))
             \(artifacts("pipeline-\(spec)-${{ strategy.job-index }}"))
               report:
                 needs: test
-                if: always()
-                runs-on: ubuntu-latest
+                if: \(reportCondition)
+            \(GitHubCredentials.job(request, trust))    runs-on: ubuntu-latest
                 timeout-minutes: 15
                 steps:
-            \(setup(request, depth: 1))
-                  - run: pipeline report --queue --timings develop --junit junit-all.xml --reuse-verdicts \(request.verdictsWord)
+            \(setup(request, depth: 1))\(GitHubCredentials.assume(request, trust))
+            \(run("pipeline report --queue --timings develop --junit junit-all.xml --reuse-verdicts \(request.verdictsWord)"))
             """
     }
 
@@ -144,8 +144,8 @@ enum GitHubWorkflows {
             branches: [\(request.base)]
           merge_group:
             types: [checks_requested]
-        \(header(request, concurrency: "group: pipeline-pr-${{ github.event.pull_request.number || github.ref }}\ncancel-in-progress: true"))jobs:
-        \(testJobs(request, spec: "pull-request", retries: true))
+        \(header(concurrency: "group: pipeline-pr-${{ github.event.pull_request.number || github.ref }}\ncancel-in-progress: true"))jobs:
+        \(GitHubCredentials.forkNotice(request))\(testJobs(request, spec: "pull-request", trust: .pullRequest))
 
         """
     }
@@ -156,23 +156,26 @@ enum GitHubWorkflows {
             ? """
               promote:
                 needs: report
-                runs-on: ubuntu-latest
+            \(GitHubCredentials.job(request, .develop))    runs-on: ubuntu-latest
                 timeout-minutes: 15
                 steps:
-            \(setup(request, depth: fullHistory))
-                  - run: pipeline run post-merge --only promote
+            \(setup(request, depth: fullHistory))\(GitHubCredentials.assume(request, .develop))
+            \(GitHubCredentials.step(request, .develop, "pipeline run post-merge --only promote"))
 
             """ : ""
         return """
             # Written by `pipeline init`. After a push to \(request.base) (one merge, or a merge queue's several):
             # the tests, then the merged branches' references promoted to develop (exit 10 if a touched
-            # test's references would not reach it). Runs of one branch wait for each other, in push order.
+            # test's references would not reach it). GitHub keeps one run of this group running and one
+            # pending: a newer push cancels the pending one, and a run can be cancelled or lose its runner.
+            # No merge is lost to that: each run starts from the last merge develop's record says was
+            # promoted, so the next run tests and promotes every merge since.
             \(folderWarning(request))name: pipeline post-merge
             on:
               push:
                 branches: [\(request.base)]
-            \(header(request, concurrency: "group: pipeline-post-merge-${{ github.ref }}\ncancel-in-progress: false"))jobs:
-            \(testJobs(request, spec: "post-merge", retries: false))
+            \(header(concurrency: "group: pipeline-post-merge-${{ github.ref }}\ncancel-in-progress: false"))jobs:
+            \(testJobs(request, spec: "post-merge", trust: .develop))
             \(promote)
             """
     }
@@ -192,17 +195,25 @@ enum GitHubWorkflows {
               commit:
                 description: "The commit CI rendered at (default: the branch's head)"
                 required: false
-        \(header(request, concurrency: "group: pipeline-accept-${{ github.ref }}\ncancel-in-progress: false"))jobs:
+        \(header(concurrency: "group: pipeline-accept-${{ github.ref }}\ncancel-in-progress: false"))jobs:
           accept:
-            runs-on: ubuntu-latest
+        \(GitHubCredentials.job(request, .pullRequest))    runs-on: ubuntu-latest
             timeout-minutes: 15
             steps:
-        \(setup(request, depth: fullHistory))
-              - env: { TESTS: "${{ inputs.tests }}", COMMIT: "${{ inputs.commit }}" }
+        \(setup(request, depth: fullHistory))\(GitHubCredentials.assume(request, .pullRequest))
+              - env:
+                  TESTS: "${{ inputs.tests }}"
+                  COMMIT: "${{ inputs.commit }}"\(acceptKeys(request))
                 run: |
                   if [ "$TESTS" = all ]; then set -- --all; else set -- $TESTS; fi
                   pipeline refs accept "$@" ${COMMIT:+--commit "$COMMIT"}
 
         """
+    }
+
+    /// The accept step's stored keys, beside its inputs (a pull request's: it writes feature).
+    private static func acceptKeys(_ request: SetupRequest) -> String {
+        guard request.usesS3, case .keys = request.credentials else { return "" }
+        return zip(Trust.keyNames, Trust.pullRequest.secrets).map { "\n          \($0): ${{ secrets.\($1) }}" }.joined()
     }
 }

@@ -140,12 +140,49 @@ public enum ProjectSetup {
                 "(left alone: \(others.joined(separator: ", ")); the commands name --pipeline post-merge, init's spec)",
                 at: 0)
         }
-        if request.usesS3 {
-            let names =
-                request.ci == .github
-                ? "PIPELINE_AWS_ACCESS_KEY_ID and PIPELINE_AWS_SECRET_ACCESS_KEY"
-                : "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
-            lines.append("then give CI the store's credentials as secrets: \(names)")
+        lines += credentialSteps(request)
+        return lines
+    }
+
+    /// What the team gives CI for an S3 store: each trust's credential where only its jobs reach
+    /// it, and the region the specs name (or that none is named).
+    static func credentialSteps(_ request: SetupRequest) -> [String] {
+        guard request.usesS3 else { return [] }
+        let policies = "docs/ci.md#bucket-policies-pull-request-credentials-write-pr-and-feature-only"
+        var lines: [String]
+        let (pullRequest, develop) = (
+            Trust.pullRequest.secrets.joined(separator: " and "), Trust.develop.secrets.joined(separator: " and ")
+        )
+        switch (request.ci, request.credentials) {
+        case (.github, .roles(let pullRequestRole, let developRole)):
+            lines = [
+                "then let GitHub's OIDC tokens assume the roles (\(policies)): \(pullRequestRole) for pull requests "
+                    + "and the merge queue, \(developRole) for pushes to \(request.base) only"
+            ]
+        case (.github, _):
+            lines = [
+                "then give CI two credentials (\(policies)): repository secrets \(pullRequest) (writes feature/ only), "
+                    + "and \(develop) as secrets of the environment '\(Trust.gitHubEnvironment)' whose deployment "
+                    + "branches are \(request.base) only (writes develop/)"
+            ]
+        case (.bitrise, _):
+            lines = [
+                "then give CI two credentials (\(policies)): secrets \(pullRequest) with Expose for Pull Requests on "
+                    + "(writes feature/ only), and \(develop) with it off (writes develop/)"
+            ]
+        case (.gitlab, _):
+            lines = [
+                "then give CI two credentials (\(policies)): CI/CD variables \(pullRequest) (writes feature/ only), "
+                    + "and \(develop) marked Protected, with \(request.base) a protected branch (writes develop/)"
+            ]
+        }
+        if let region = request.region {
+            lines.append(
+                "the store's region: \(region) (from \(request.regionSource ?? "--region"), written in the specs)")
+        } else if request.endpoint == nil {
+            lines.append(
+                "no region named (no --region, AWS_REGION or AWS_DEFAULT_REGION): the jobs use their AWS_REGION, else "
+                    + "us-east-1; pass --region if the bucket is elsewhere")
         }
         return lines
     }

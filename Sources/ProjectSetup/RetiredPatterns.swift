@@ -5,7 +5,9 @@
 ///   (swift-actions/setup-swift#805), and the image has no Swift;
 /// - a job on a retired macOS image (macos-13, macos-14) or one with no `timeout-minutes`;
 /// - an Xcode job that selects no Xcode (no `DEVELOPER_DIR`, no `xcode-select`): the image's
-///   default moves when GitHub updates it.
+///   default moves when GitHub updates it;
+/// - the one store key every job held (`PIPELINE_AWS_ACCESS_KEY_ID`), and any secret in a
+///   workflow's top-level `env:`: a pull request's code would hold it.
 enum RetiredPatterns {
     static func findings(in text: String, path: String) -> [String] {
         guard path.hasPrefix(".github/workflows/") else { return [] }
@@ -47,7 +49,19 @@ enum RetiredPatterns {
                 }
             }
         }
+        var inTopLevelEnv = false
         for (index, line) in lines.enumerated() {
+            if line.contains("secrets.PIPELINE_AWS_ACCESS_KEY_ID") {
+                findings.append(
+                    "\(path):\(index + 1): one store key for every job (PIPELINE_AWS_ACCESS_KEY_ID): a pull request's "
+                        + "code holds develop's write access; pipeline init --update gives each job its trust's key "
+                        + "(docs/ci.md#each-ci-gives-each-job-its-own-credentials)")
+            } else if inTopLevelEnv, line.hasPrefix(" "), line.contains("${{ secrets.") {
+                findings.append(
+                    "\(path):\(index + 1): a secret in the workflow's env: every step of every job holds it, the "
+                        + "pull request's own test code too; give it to the steps that need it")
+            }
+            if !line.hasPrefix(" "), !line.isEmpty { inTopLevelEnv = line == "env:" }
             if line == "jobs:" {
                 inJobs = true
                 continue

@@ -62,7 +62,11 @@ public struct SetupRequest: Sendable {
     /// team's own layout: `ios/feature/__Snapshots__`).
     public let layout: (feature: String, develop: String)
     public let region: String?
+    /// Where the region came from: `--region`, `AWS_REGION` or `AWS_DEFAULT_REGION` (nil: none).
+    public let regionSource: String?
     public let endpoint: String?
+    /// How each job gets its own store credentials (`StoreCredentials`).
+    public let credentials: StoreCredentials
     /// CI machines sharing each run (1: one job runs the pipeline).
     public let nodes: Int
     public let mergeStyle: MergeStyle
@@ -88,13 +92,42 @@ public struct SetupRequest: Sendable {
         ci: CI, store text: String, layout: (feature: String, develop: String) = ("feature", "develop"),
         region: String? = nil, endpoint: String? = nil, nodes: Int = 1,
         mergeStyle: MergeStyle = .merge, base: String = "develop", version: String, swift: SwiftToolchain,
-        xcode: XcodeApp? = nil, xcodeVersion: XcodeChoice? = nil, action: String? = nil, releases: String? = nil
+        xcode: XcodeApp? = nil, xcodeVersion: XcodeChoice? = nil, action: String? = nil, releases: String? = nil,
+        credentials: StoreCredentials = .keys, variables: [String: String] = [:]
     ) throws(RequestError) {
         guard let store = StoreAddress(parsing: text), !text.isEmpty, text != "s3://", !text.hasPrefix("s3:///") else {
             throw RequestError("--store \(text): a folder (such as .pipeline/storage) or s3://bucket/prefix")
         }
-        if case .folder = store, region != nil || endpoint != nil {
-            throw RequestError("--region and --endpoint go with an s3:// store, not the folder \(text)")
+        if case .folder = store, region != nil || endpoint != nil || credentials != .keys {
+            throw RequestError(
+                "--region, --endpoint and --aws-role-… go with an s3:// store, not the folder \(text)")
+        }
+        // The region of an S3 store: the flag, else the one the shell init runs in names.
+        var regionSource = region.map { _ in "--region" }
+        var region = region
+        if case .s3 = store, region == nil {
+            for name in ["AWS_REGION", "AWS_DEFAULT_REGION"] {
+                if let value = variables[name], !value.isEmpty {
+                    (region, regionSource) = (value, name)
+                    break
+                }
+            }
+        }
+        if let region, region.isEmpty || !region.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        {
+            throw RequestError("--region '\(region)': an S3 region, such as eu-west-1")
+        }
+        if case .roles = credentials {
+            guard ci == .github else {
+                throw RequestError(
+                    "--aws-role-pull-request and --aws-role-develop are GitHub's OIDC roles: --ci github "
+                        + "(Bitrise and GitLab read two stored keys, docs/ci.md#each-ci-gives-each-job-its-own-credentials)"
+                )
+            }
+            guard region != nil else {
+                throw RequestError(
+                    "--aws-role-pull-request and --aws-role-develop: the roles are assumed in a region; pass --region")
+            }
         }
         guard (1...64).contains(nodes) else { throw RequestError("--nodes \(nodes): from 1 to 64 machines") }
         guard !base.isEmpty, base.allSatisfy({ $0.isLetter || $0.isNumber || "-_./".contains($0) }) else {
@@ -121,7 +154,9 @@ public struct SetupRequest: Sendable {
         self.store = store
         self.layout = layout
         self.region = region
+        self.regionSource = regionSource
         self.endpoint = endpoint
+        self.credentials = credentials
         self.nodes = nodes
         self.mergeStyle = mergeStyle
         self.base = base
@@ -162,6 +197,9 @@ public struct SetupRequest: Sendable {
         }
         add("--region", region)
         add("--endpoint", endpoint)
+        if case .roles(let pullRequest, let develop) = credentials {
+            words += ["--aws-role-pull-request", pullRequest, "--aws-role-develop", develop]
+        }
         add("--feature", layout.feature, unless: "feature")
         add("--develop", layout.develop, unless: "develop")
         add("--nodes", "\(nodes)", unless: "1")

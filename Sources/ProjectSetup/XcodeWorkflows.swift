@@ -109,26 +109,26 @@ enum XcodeWorkflows {
     private static func gitHubEnvironment(_ request: SetupRequest, _ app: SetupRequest.XcodeApp) -> String {
         // The Xcode the workflows were written for, whatever the image's default (which moves when
         // GitHub updates it): where GitHub's images keep each version.
-        var lines = [
+        [
             "env:", "  PIPELINE_XCODE_SCHEME: \(SpecWriter.quoted(app.scheme))",
             "  PIPELINE_XCODE_DESTINATION: \(SpecWriter.quoted(app.destination))",
             "  DEVELOPER_DIR: /Applications/Xcode_\(request.xcodeVersion.version).app/Contents/Developer",
-        ]
-        if request.usesS3 {
-            lines += [
-                "  AWS_ACCESS_KEY_ID: ${{ secrets.PIPELINE_AWS_ACCESS_KEY_ID }}",
-                "  AWS_SECRET_ACCESS_KEY: ${{ secrets.PIPELINE_AWS_SECRET_ACCESS_KEY }}",
-            ]
-        }
-        return lines.joined(separator: "\n")
+        ].joined(separator: "\n")
     }
 
-    private static func gitHubScript(_ lines: [String]) -> String {
+    /// A step running `lines` with the job's credentials (`trust`'s).
+    private static func gitHubScript(_ request: SetupRequest, _ trust: Trust, _ lines: [String]) -> String {
         "      - run: |\n" + lines.map { "          " + $0 }.joined(separator: "\n")
+            + GitHubCredentials.stepVariables(request, trust)
     }
 
     static func gitHubRun(_ request: SetupRequest, _ app: SetupRequest.XcodeApp, pullRequest: Bool) -> String {
         let spec = pullRequest ? "pull-request" : "post-merge"
+        let trust: Trust = pullRequest ? .pullRequest : .develop
+        let job = GitHubCredentials.job(request, trust)
+        let fork = pullRequest && request.usesS3 ? "    if: \(GitHubCredentials.notFork)\n" : ""
+        let reportCondition = fork.isEmpty ? "always()" : "always() && (\(GitHubCredentials.notFork))"
+        let assume = GitHubCredentials.assume(request, trust)
         let depth = GitHubWorkflows.fullHistory
         let nodes = (1...request.nodes).map(String.init).joined(separator: ", ")
         let promote =
@@ -138,11 +138,11 @@ enum XcodeWorkflows {
 
               promote:
                 needs: report
-                runs-on: ubuntu-latest
+            \(job)    runs-on: ubuntu-latest
                 timeout-minutes: 15
                 steps:
-            \(GitHubWorkflows.setup(request, depth: depth))
-                  - run: \(promoteScript)
+            \(GitHubWorkflows.setup(request, depth: depth))\(assume)
+            \(GitHubCredentials.step(request, trust, promoteScript))
             """
         let header =
             pullRequest
@@ -168,37 +168,37 @@ enum XcodeWorkflows {
             \(header)
             \(gitHubEnvironment(request, app))
             jobs:
-              build:
-                runs-on: \(request.xcodeVersion.gitHubRunner)
+            \(pullRequest ? GitHubCredentials.forkNotice(request) : "")  build:
+            \(fork)\(job)    runs-on: \(request.xcodeVersion.gitHubRunner)
                 timeout-minutes: 60
                 steps:
-            \(GitHubWorkflows.setup(request, depth: depth))
-            \(gitHubScript((pullRequest ? [] : buildGate(request, products: productsArchive)) + buildScript(request, app) + [archiveProducts]))
+            \(GitHubWorkflows.setup(request, depth: depth))\(assume)
+            \(gitHubScript(request, trust, (pullRequest ? [] : buildGate(request, products: productsArchive)) + buildScript(request, app) + [archiveProducts]))
                   - uses: actions/upload-artifact@v4
                     with: { name: test-products, path: \(productsArchive) }
               test:
                 needs: build
-                runs-on: \(request.xcodeVersion.gitHubRunner)
+            \(job)    runs-on: \(request.xcodeVersion.gitHubRunner)
                 timeout-minutes: 60
                 strategy:
                   fail-fast: false
                   matrix: { node: [\(nodes)] }
                 steps:
-            \(GitHubWorkflows.setup(request, depth: depth))
+            \(GitHubWorkflows.setup(request, depth: depth))\(assume)
                   - uses: actions/download-artifact@v4
                     with: { name: test-products, path: \(productsArchive) }
-            \(gitHubScript(nodeGate(spec) + [unpackProducts] + nodeScript(request, spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}")))
+            \(gitHubScript(request, trust, nodeGate(spec) + [unpackProducts] + nodeScript(request, spec: spec, products: products, index: "${{ matrix.node }}", total: "${{ strategy.job-total }}", node: " --node ${{ matrix.node }}/${{ strategy.job-total }}")))
                   - uses: actions/upload-artifact@v4
                     if: always()
                     with: { name: "pipeline-\(spec)-${{ matrix.node }}", path: .build/pipeline/, if-no-files-found: ignore }
               report:
                 needs: test
-                if: always()
-                runs-on: ubuntu-latest
+                if: \(reportCondition)
+            \(job)    runs-on: ubuntu-latest
                 timeout-minutes: 15
                 steps:
-            \(GitHubWorkflows.setup(request, depth: 1))
-                  - run: \(reportScript(request))\(promote)
+            \(GitHubWorkflows.setup(request, depth: 1))\(assume)
+            \(GitHubCredentials.step(request, trust, reportScript(request)))\(promote)
 
             """
     }
@@ -216,7 +216,9 @@ enum XcodeWorkflows {
             // The tool reads the node from BITRISE_IO_PARALLEL_INDEX/_TOTAL itself.
             BitriseWorkflows.script(
                 "pull, test this node, import",
-                nodeGate(spec) + [BitriseWorkflows.nodeNumber, BitriseWorkflows.checkAccess(spec)]
+                BitriseCredentials.lines(request) + nodeGate(spec) + [
+                    BitriseWorkflows.nodeNumber, BitriseWorkflows.checkAccess(spec),
+                ]
                     + nodeScript(
                         request, spec: spec, products: "\"$PIPELINE_TEST_PRODUCTS\"", index: "\"$NODE\"",
                         total: "\"$BITRISE_IO_PARALLEL_TOTAL\"", node: ""
@@ -231,8 +233,8 @@ enum XcodeWorkflows {
                   - deploy-to-bitrise-io@2:
                       is_always_run: true
             """
-        let secrets =
-            request.usesS3 ? "\n    # S3: add AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY as the app's secrets." : ""
+        let secrets = BitriseWorkflows.secretsNote(request)
+        let keys = BitriseCredentials.lines(request)
         return """
             # Written by `pipeline init --xcode`. Pull requests into \(request.base) run the pull-request pipeline,
             # merges post-merge: one build for testing, the parallel test workflows (`parallel:` below is the one
@@ -260,7 +262,7 @@ enum XcodeWorkflows {
               pipeline-build:
                 before_run: [_pipeline-install]
                 steps:
-            \(BitriseWorkflows.script("build for testing, list the tests", bitriseGate(request) + buildScript(request, app)))
+            \(BitriseWorkflows.script("build for testing, list the tests", keys + bitriseGate(request) + buildScript(request, app)))
                   - deploy-to-bitrise-io@2:
                       inputs:
                         - pipeline_intermediate_files: \(products):PIPELINE_TEST_PRODUCTS
@@ -279,12 +281,12 @@ enum XcodeWorkflows {
               pipeline-report:
                 before_run: [_pipeline-install]
                 steps:
-            \(BitriseWorkflows.script("pipeline report", [reportScript(request)]))
+            \(BitriseWorkflows.script("pipeline report", keys + [reportScript(request)]))
               pipeline-promote:
                 before_run: [_pipeline-install]
                 steps:
-            \(BitriseWorkflows.script("pipeline promote", [promoteScript]))
-            \(BitriseWorkflows.acceptWorkflow)
+            \(BitriseWorkflows.script("pipeline promote", keys + [promoteScript]))
+            \(BitriseWorkflows.acceptWorkflow(request))
 
             """
     }

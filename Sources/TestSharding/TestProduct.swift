@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import PipelineCore
 import TestCore
 
 /// How to build and find a package's test product.
@@ -124,7 +125,8 @@ public struct TestProduct: Sendable {
 
     /// Builds the tests (unless told to skip) and finds the product in `swift build --show-bin-path`.
     public static func build(_ settings: BuildSettings, scratch: URL) async throws(TestRunError) -> TestProduct {
-        let variables = ProcessInfo.processInfo.environment
+        // The build (its plugins, its scripts) and the tests run without the store's credentials.
+        let variables = CredentialVariables.withheld(from: ProcessInfo.processInfo.environment)
         let package = settings.packagePath.path
         // The SwiftPM plugin builds the debug tests of its package itself (a nested build would wait on its lock).
         let prebuilt =

@@ -1,5 +1,6 @@
 import ChildProcesses
 import Foundation
+import PipelineCore
 import TestCore
 
 /// The xcodebuild invocations `refs record --xcode` makes in a checkout: build the tests once
@@ -114,7 +115,11 @@ public struct Xcodebuild: Sendable {
         let output = log ?? URL(fileURLWithPath: scratch.path + ".out")
         defer { if log == nil { try? FileManager.default.removeItem(at: output) } }
         return try await ChildProcess.run(
-            command, variables: ProcessInfo.processInfo.environment.merging(variables) { $1 }, log: output,
+            command,
+            variables: CredentialVariables.withheld(from: ProcessInfo.processInfo.environment).merging(variables) {
+                $1
+            },
+            log: output,
             errors: log == nil ? URL(fileURLWithPath: scratch.path + ".err") : nil)
     }
 }

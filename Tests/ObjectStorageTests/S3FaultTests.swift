@@ -35,6 +35,28 @@ struct S3FaultTests {
     let scratch: Scratch
     init() throws { scratch = try Scratch() }
 
+    @Test("a bucket in another region: one request, the error names the bucket's region and where to set it")
+    func wrongRegion() async throws {
+        let bucket = try await freshBucket()
+        let proxy = try FaultProxy(["region=eu-west-1"])
+        let store = try proxy.store(bucket: bucket)
+        let error = await #expect(throws: StoreError.self) { _ = try await store.list(under: nil) }
+        #expect(
+            error?.description
+                == "s3://\(bucket) is in the region eu-west-1, not us-east-1 (the spec's references.region, else "
+                + "AWS_REGION or AWS_DEFAULT_REGION, else us-east-1): set region: eu-west-1 in the spec's references, "
+                + "or AWS_REGION")
+        #expect(proxy.requests.count == 1, "not retried: \(proxy.requests)")
+        // AWS's other answer for it: a 400 naming the region the signature should have used.
+        let malformed = HTTPResponse(
+            status: 400, headers: [:],
+            body: Data(
+                "<Error><Code>AuthorizationHeaderMalformed</Code><Message>the region 'us-east-1' is wrong</Message><Region>ap-south-1</Region></Error>"
+                    .utf8))
+        #expect(S3Store.bucketRegion(malformed) == "ap-south-1")
+        #expect(S3Store.bucketRegion(HTTPResponse(status: 403, headers: [:], body: Data())) == nil)
+    }
+
     @Test("500, 503 SlowDown, 429 and a dropped connection are retried until the request passes")
     func retried() async throws {
         let bucket = try await freshBucket()

@@ -18,7 +18,11 @@ struct ActWorkflowTests {
         let dev: URL
         let bare: URL
         let runner: ActRunner
-        let secrets: [String: String]
+        /// The pull request's secrets (repository secrets) and develop's (the environment's, which
+        /// only the push's jobs enter): act gives a run all it is passed, so each event gets its own.
+        let secrets: (pullRequest: [String: String], develop: [String: String])
+        /// On S3: the proxy enforcing the pull request's bucket policy.
+        let proxy: FaultProxy?
         var pullRequests = 0
 
         init(_ backend: RefsBackend, nodes: Int = 1) async throws {
@@ -35,14 +39,15 @@ struct ActWorkflowTests {
             case .folder:
                 // A self-hosted runner keeps the folder between jobs.
                 flags += ["--store", scratch.appendingPathComponent("store").path]
-                secrets = [:]
+                secrets = ([:], [:])
+                proxy = nil
             case .s3:
                 let references = try await backend.references()
                 let bucket = try #require(references.firstMatch(of: /s3:\/\/([^\/]+)\//)?.output.1)
-                flags += ["--store", "s3://\(bucket)/app", "--endpoint", RefsBackend.s3Endpoint!]
-                secrets = [
-                    "PIPELINE_AWS_ACCESS_KEY_ID": "test:tester", "PIPELINE_AWS_SECRET_ACCESS_KEY": "testing",
-                ]
+                let proxy = try RefsBackend.policyProxy("app")
+                self.proxy = proxy
+                flags += ["--store", "s3://\(bucket)/app", "--endpoint", proxy.endpoint.absoluteString]
+                secrets = (RefsBackend.pullRequestSecrets, RefsBackend.developSecrets)
             }
             try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
             for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path)
@@ -92,17 +97,22 @@ struct ActWorkflowTests {
             return (pullRequests, head, merge)
         }
 
-        func checks(_ pr: (number: Int, head: String, merge: String), branch: String) throws -> ActRunner.Run {
+        /// The pull request's checks; `fork`: opened from a fork, which GitHub gives no secrets.
+        func checks(_ pr: (number: Int, head: String, merge: String), branch: String, fork: Bool = false) throws
+            -> ActRunner.Run
+        {
             let payload: [String: Any] = [
                 "number": pr.number,
                 "pull_request": [
-                    "number": pr.number, "head": ["ref": branch, "sha": pr.head],
+                    "number": pr.number,
+                    "head": ["ref": branch, "sha": pr.head, "repo": ["fork": fork]],
                     "base": ["ref": "develop", "sha": try sha("develop")],
                 ],
             ]
-            return try run(
-                "pipeline-pull-request.yml", event: "pull_request", sha: pr.merge, ref: "refs/pull/\(pr.number)/merge",
-                payload: payload)
+            return try runner.run(
+                ".github/workflows/pipeline-pull-request.yml", repository: "app", event: "pull_request", sha: pr.merge,
+                ref: "refs/pull/\(pr.number)/merge", payload: payload, secrets: fork ? [:] : secrets.pullRequest,
+                in: scratch)
         }
 
         func accept(branch: String) throws -> ActRunner.Run {
@@ -135,7 +145,7 @@ struct ActWorkflowTests {
         {
             try runner.run(
                 ".github/workflows/\(file)", repository: "app", event: event, sha: sha, ref: ref, payload: payload,
-                secrets: secrets, in: scratch)
+                secrets: event == "push" ? secrets.develop : secrets.pullRequest, in: scratch)
         }
     }
 
@@ -198,6 +208,14 @@ struct ActWorkflowTests {
         Self.expectReportedOnce(failed)
         if backend == .s3 { try Self.expectLinksOpen(failed.output) }
 
+        if backend == .s3 {
+            // The same change from a fork: no secrets, so no comparison; the check says so and is not red.
+            let fork = try team.checks(brand, branch: "feature/brand", fork: true)
+            Self.expect(fork, passed: true, "a fork's pull request")
+            #expect(fork.output.contains("Not compared with the references"), "\(fork.output.suffix(2000))")
+            #expect(!fork.output.contains("install: pipeline "), "no job that needs the store ran")
+        }
+
         Self.expect(try team.accept(branch: "feature/brand"), passed: true, "the accept workflow")
         Self.expect(try team.checks(brand, branch: "feature/brand"), passed: true, "the re-run on CI's renderings")
 
@@ -214,6 +232,24 @@ struct ActWorkflowTests {
         _ = try team.branch("feature/notes", Self.notes("next"))
         let next = try team.pullRequest("feature/notes")
         Self.expect(try team.checks(next, branch: "feature/notes"), passed: true, "the next pull request on develop")
+
+        if let proxy = team.proxy {
+            // Every job wrote only where its credential reaches (the proxy enforces the policy)...
+            let denied = proxy.requests.filter { $0.contains("-> denied") }
+            #expect(denied.isEmpty, "\(denied)")
+            #expect(proxy.requests.contains { $0.hasPrefix("PUT ") }, "the jobs wrote through the proxy")
+            // ...and the pull request's key cannot write develop's references or records.
+            var pullRequestKey = RefsBackend.environment
+            pullRequestKey["AWS_ACCESS_KEY_ID"] = "test:pr"
+            pullRequestKey["AWS_SECRET_ACCESS_KEY"] = "pr-testing"
+            let write = try PipelineBinary.run(
+                ["refs", "check-access", "--pipeline", "post-merge", "--write", "develop"], in: team.dev,
+                environment: pullRequestKey)
+            #expect(
+                write.status != 0 && (write.stdout + write.stderr).contains("AccessDenied"),
+                "\(write.stdout)\(write.stderr)")
+            #expect(proxy.requests.contains { $0.contains("-> denied test:pr") })
+        }
     }
 
     @Test(

@@ -52,6 +52,65 @@ struct CIImageTests {
         return problems
     }
 
+    /// Every `secrets.NAME` and OIDC role a value names, anywhere below it.
+    static func credentials(in value: Any) -> Set<String> {
+        switch value {
+        case let text as String:
+            var found = Set(text.matches(of: /secrets\.([A-Za-z0-9_]+)/).map { "secret " + String($0.1) })
+            if text.hasPrefix("arn:aws") { found.insert("role " + text) }
+            return found
+        case let map as [String: Any]: return map.values.reduce(into: []) { $0.formUnion(credentials(in: $1)) }
+        case let list as [Any]: return list.reduce(into: []) { $0.formUnion(credentials(in: $1)) }
+        default: return []
+        }
+    }
+
+    /// Why the GitHub workflows of one repository would give a credential to a job that must not
+    /// hold it; empty when each job holds only its own. A workflow started by a push holds develop's;
+    /// one started by a pull request, the merge queue or by hand (accept) runs a pull request's code.
+    static func credentialProblems(_ workflows: [String: [String: Any]]) -> [String] {
+        var problems: [String] = []
+        var reach: [Bool: Set<String>] = [true: [], false: []]
+        for (file, workflow) in workflows.sorted(by: { $0.key < $1.key }) {
+            // Yams reads the key `on` as the boolean true.
+            let events = Set(((workflow["on"] ?? workflow["true"]) as? [String: Any])?.keys.map { $0 } ?? [])
+            if events.contains("pull_request_target") {
+                problems.append("\(file): pull_request_target runs a fork's code with the repository's secrets")
+            }
+            let afterMerge = events == ["push"]
+            let everyJob = credentials(in: workflow["env"] ?? [:])
+            if !everyJob.isEmpty {
+                problems.append("\(file): a secret in the workflow's env: every step of every job holds it")
+            }
+            reach[afterMerge, default: []].formUnion(everyJob)
+            for (name, value) in ((workflow["jobs"] as? [String: Any]) ?? [:]).sorted(by: { $0.key < $1.key }) {
+                let job = (value as? [String: Any]) ?? [:]
+                if !credentials(in: job["env"] ?? [:]).isEmpty {
+                    problems.append("\(file): job \(name) has a secret in its env: every step holds it")
+                }
+                let held = credentials(in: job)
+                reach[afterMerge, default: []].formUnion(held)
+                let secrets = held.filter { $0.hasPrefix("secret ") }
+                if afterMerge, !secrets.isEmpty, job["environment"] == nil {
+                    problems.append(
+                        "\(file): job \(name) reads develop's keys outside an environment: any workflow a pull request "
+                            + "edits can read a repository secret")
+                }
+                if held.contains(where: { $0.hasPrefix("role ") }),
+                    ((job["permissions"] as? [String: Any])?["id-token"] as? String) != "write"
+                {
+                    problems.append("\(file): job \(name) assumes a role without id-token: write")
+                }
+            }
+        }
+        let shared = reach[true, default: []].intersection(reach[false, default: []])
+        if !shared.isEmpty {
+            problems.append(
+                "a pull request's jobs and the post-merge jobs both hold \(shared.sorted().joined(separator: ", "))")
+        }
+        return problems
+    }
+
     /// Every combination init writes: each CI, SwiftPM and Xcode, one machine and three, both stores.
     static let combinations: [[String]] = {
         var all: [[String]] = []
@@ -69,11 +128,22 @@ struct CIImageTests {
         return all
     }()
 
-    @Test("every generated file: no Linux job runs Swift on ubuntu-latest through setup-swift or without an image")
+    @Test(
+        "every generated file: no Linux job runs Swift on ubuntu-latest through setup-swift or without an image; each job holds only its own trust's credentials"
+    )
     func lint() throws {
         var problems: [String] = []
         var read = 0
-        for flags in Self.combinations {
+        let roles = [
+            "--region", "eu-west-1", "--aws-role-pull-request", "arn:aws:iam::1:role/pr", "--aws-role-develop",
+            "arn:aws:iam::1:role/develop",
+        ]
+        let withRoles = Self.combinations.filter {
+            $0[1] == "github" && $0[$0.firstIndex(of: "--store")! + 1].hasPrefix("s3")
+        }
+        .map { $0 + roles }
+        for flags in Self.combinations + withRoles {
+            var workflows: [String: [String: Any]] = [:]
             let folder = try Scratch.folder("lint")
             defer { try? FileManager.default.removeItem(at: folder) }
             try Scratch.write("6.2\n", to: folder.appendingPathComponent(".swift-version"))
@@ -88,7 +158,10 @@ struct CIImageTests {
                 switch flags[1] {
                 case "github":
                     problems += Self.gitHubProblems(parsed, file: file)
+                    workflows[file] = parsed
                 case "gitlab":
+                    problems += Self.gitLabCredentialProblems(
+                        parsed, file: file, s3: flags.contains { $0.hasPrefix("s3://") })
                     let image = ((parsed["default"] as? [String: Any])?["image"] as? String) ?? ""
                     if image != "swift:6.2-noble" { problems.append("\(file): the jobs' default image is '\(image)'") }
                     for job in ["report", "promote", "accept"] {
@@ -99,11 +172,22 @@ struct CIImageTests {
                         }
                     }
                 default:
+                    // Each script that runs pipeline picks the build's own key.
+                    if flags.contains(where: { $0.hasPrefix("s3://") }) {
+                        let scripts = text.components(separatedBy: "- script@1:").dropFirst()
+                        for script in scripts where script.contains("pipeline ") && !script.contains("install pipeline")
+                        {
+                            if !script.contains("then export AWS_ACCESS_KEY_ID=\"$PIPELINE_PR_AWS_ACCESS_KEY_ID\"") {
+                                problems.append("\(file): a script runs pipeline without choosing the build's key")
+                            }
+                        }
+                    }
                     if flags.contains("--xcode") && !text.contains("stack: osx-xcode-16.4.x") {
                         problems.append("\(file): Bitrise's stack is not Xcode 16.4's")
                     }
                 }
             }
+            problems += Self.credentialProblems(workflows)
             // The Swift the Linux jobs build with is the package's (.swift-version).
             if flags[1] == "github" && !flags.contains("--xcode") {
                 let pullRequest = try String(
@@ -113,7 +197,65 @@ struct CIImageTests {
             }
         }
         #expect(problems == [], "\(problems.joined(separator: "\n"))")
-        #expect(read == 36, "GitHub's 24 files (SwiftPM and Xcode), Bitrise's 8, GitLab's 4")
+        #expect(read == 48, "GitHub's 24 files (SwiftPM and Xcode) and 12 with OIDC roles, Bitrise's 8, GitLab's 4")
+    }
+
+    /// Why a GitLab file would give a job the other trust's variables.
+    static func gitLabCredentialProblems(_ file: [String: Any], file name: String, s3: Bool) -> [String] {
+        guard s3 else { return [] }
+        var problems: [String] = []
+        for (job, value) in file.sorted(by: { $0.key < $1.key }) {
+            guard let entry = value as? [String: Any], entry["script"] != nil else { continue }
+            // Each rule's variables count with the job's own, by the event the rule matches.
+            let rules = (entry["rules"] as? [[String: Any]]) ?? []
+            for rule in rules {
+                let condition = (rule["if"] as? String) ?? ""
+                let variables = ((rule["variables"] ?? entry["variables"]) as? [String: Any]) ?? [:]
+                let key = (variables["AWS_ACCESS_KEY_ID"] as? String) ?? ""
+                let expected =
+                    condition.contains("merge_request_event")
+                    ? "$PIPELINE_PR_AWS_ACCESS_KEY_ID" : "$PIPELINE_DEVELOP_AWS_ACCESS_KEY_ID"
+                if key != expected {
+                    problems.append("\(name): job \(job) on '\(condition)' reads '\(key)', not \(expected)")
+                }
+            }
+        }
+        return problems
+    }
+
+    @Test(
+        "the credential lint fails on one key for every job, a secret in a job's env, develop's key outside an environment"
+    )
+    func credentialLintCatchesSharedKeys() throws {
+        let pullRequest = try #require(
+            try Yams.load(
+                yaml: """
+                    on: { pull_request: { branches: [develop] } }
+                    env:
+                      AWS_ACCESS_KEY_ID: ${{ secrets.PIPELINE_AWS_ACCESS_KEY_ID }}
+                    jobs:
+                      test:
+                        env: { AWS_SECRET_ACCESS_KEY: "${{ secrets.PIPELINE_AWS_SECRET_ACCESS_KEY }}" }
+                        steps: [{ run: pipeline run pull-request }]
+                    """) as? [String: Any])
+        let postMerge = try #require(
+            try Yams.load(
+                yaml: """
+                    on: { push: { branches: [develop] } }
+                    jobs:
+                      test:
+                        steps:
+                          - run: pipeline run post-merge
+                            env: { AWS_ACCESS_KEY_ID: "${{ secrets.PIPELINE_AWS_ACCESS_KEY_ID }}" }
+                    """) as? [String: Any])
+        let problems = Self.credentialProblems(["pr.yml": pullRequest, "merge.yml": postMerge])
+        #expect(problems.contains("pr.yml: a secret in the workflow's env: every step of every job holds it"))
+        #expect(problems.contains("pr.yml: job test has a secret in its env: every step holds it"))
+        #expect(problems.contains { $0.hasPrefix("merge.yml: job test reads develop's keys outside an environment") })
+        #expect(
+            problems.contains(
+                "a pull request's jobs and the post-merge jobs both hold secret PIPELINE_AWS_ACCESS_KEY_ID"),
+            "\(problems)")
     }
 
     @Test("the lint fails on what init wrote before this round: setup-swift with a constant Swift on ubuntu-latest")

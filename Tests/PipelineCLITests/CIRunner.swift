@@ -36,8 +36,13 @@ final class CIRunner {
     let releases: URL
     /// Variables every step gets (the store's credentials, `CI=true`).
     var variables: [String: String]
-    /// The repository's secrets, as GitHub's `secrets` context gives them.
+    /// The repository's secrets, as GitHub's `secrets` context gives them (Bitrise's secrets exposed
+    /// to pull requests, GitLab's unprotected variables: every job's).
     var secrets: [String: String] = [:]
+    /// The secrets only develop's jobs get: GitHub's environment's (a job that enters one), Bitrise's
+    /// not exposed to pull requests (a build without BITRISE_PULL_REQUEST), GitLab's protected ones
+    /// (a pipeline that is not a merge request's).
+    var developSecrets: [String: String] = [:]
 
     /// Where uploaded artifacts and intermediate files are kept between jobs, by name.
     var artifacts: URL { scratch.appendingPathComponent("artifacts") }
@@ -133,7 +138,8 @@ final class CIRunner {
         let eventFile = home.appendingPathComponent("event.json")
         for file in [summary, githubPath] { _ = FileManager.default.createFile(atPath: file.path, contents: nil) }
         try JSONSerialization.data(withJSONObject: payload).write(to: eventFile)
-        let contexts = Dictionary(uniqueKeysWithValues: secrets.map { ("secrets.\($0.key)", $0.value) })
+        let held = job["environment"] == nil ? secrets : secrets.merging(developSecrets) { $1 }
+        let contexts = Dictionary(uniqueKeysWithValues: held.map { ("secrets.\($0.key)", $0.value) })
             .merging(inputs.map { ("inputs.\($0.key)", $0.value) }) { $1 }
             .merging([
                 "strategy.job-index": "\(node?.index ?? 0)", "strategy.job-total": "\(Self.matrixSize(of: job))",
@@ -236,7 +242,8 @@ final class CIRunner {
         for folder in [deploy, reports, tests] {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
-        var environment = variables.merging(extra) { $1 }.merging([
+        let held = extra["BITRISE_PULL_REQUEST"] == nil ? secrets.merging(developSecrets) { $1 } : secrets
+        var environment = variables.merging(held) { $1 }.merging(extra) { $1 }.merging([
             "CI": "true", "BITRISE_IO": "true", "HOME": home.path, "BITRISE_DEPLOY_DIR": deploy.path,
             "BITRISE_HTML_REPORT_DIR": reports.path, "BITRISE_TEST_DEPLOY_DIR": tests.path,
             "PATH": bin.path + ":" + (variables["PATH"] ?? ""),
@@ -348,7 +355,9 @@ final class CIRunner {
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         // GitLab's own variables for the job; the file's `variables:`, `default.before_script`
         // and the job's script are gitlabci-local's to read and run, on this host.
-        let environment = variables.merging([
+        let held =
+            extra["CI_PIPELINE_SOURCE"] == "merge_request_event" ? secrets : secrets.merging(developSecrets) { $1 }
+        let environment = variables.merging(held) { $1 }.merging([
             "CI": "true", "GITLAB_CI": "true", "CI_COMMIT_SHA": sha, "HOME": home.path,
         ]) { $1 }.merging(extra) { $1 }
         try checkout(sha)

@@ -157,7 +157,7 @@ struct CLITests {
                 "pipeline post-merge (pipelines/post-merge.yml)",
                 "  After a merge into develop, test in shards and promote the changed tests' references.",
                 "",
-                "changes: HEAD (a merge commit) against its first parent; test directories named *Tests",
+                "changes: HEAD (a root commit) against the empty tree; test directories named *Tests",
             ])
         #expect(lines[4].hasPrefix("  comparing the empty tree → "))
         #expect(
@@ -183,6 +183,15 @@ struct CLITests {
                 "",
             ])
         #expect(workspace.listing() == before)
+
+        // A squash merge's commit has one parent: named so, not "a merge commit".
+        try workspace.git("commit", "-q", "--allow-empty", "-m", "feature/a (squashed)")
+        let squash = try workspace.run("run", "post-merge", "--dry-run")
+        #expect(
+            squash.stdout.contains(
+                "changes: HEAD (one parent: a squash merge, a rebase's last commit or a direct push) against its parent;"
+            ),
+            "\(squash.stdout)")
     }
 
     @Test("run --dry-run outside a git repository stops at the changes step, exit 4")

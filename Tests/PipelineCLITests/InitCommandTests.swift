@@ -107,7 +107,7 @@ struct InitCommandTests {
             ),
             (
                 ["--store", "refs", "--region", "eu-west-1"],
-                "error: --region and --endpoint go with an s3:// store, not the folder refs\n"
+                "error: --region, --endpoint and --aws-role-… go with an s3:// store, not the folder refs\n"
             ),
             (["--store", "s3://b", "--nodes", "0"], "error: --nodes 0: from 1 to 64 machines\n"),
             (

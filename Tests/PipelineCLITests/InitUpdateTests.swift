@@ -167,15 +167,16 @@ struct InitUpdateTests {
         let postMerge = ".github/workflows/pipeline-post-merge.yml"
         try Scratch.write(Self.legacyPostMerge, to: folder.appendingPathComponent(postMerge))
         try commit("pipeline init, as it was")
-        // The team's edit: a variable of its own for every job.
+        // The team's edit: a permission of its own for every job.
         try edit(postMerge) {
-            $0.replacingOccurrences(
-                of: "  AWS_SECRET_ACCESS_KEY: ${{ secrets.PIPELINE_AWS_SECRET_ACCESS_KEY }}\n",
-                with: "  AWS_SECRET_ACCESS_KEY: ${{ secrets.PIPELINE_AWS_SECRET_ACCESS_KEY }}\n  TEAM_FLAG: \"1\"\n")
+            $0.replacingOccurrences(of: "  contents: read\n", with: "  contents: read\n  pull-requests: read\n")
         }
         let lint = """
             name: lint
             on: [push]
+            env:
+              AWS_ACCESS_KEY_ID: ${{ secrets.PIPELINE_AWS_ACCESS_KEY_ID }}
+              DEPLOY_TOKEN: ${{ secrets.DEPLOY_TOKEN }}
             jobs:
               lint:
                 runs-on: ubuntu-latest
@@ -199,14 +200,22 @@ struct InitUpdateTests {
         #expect(update.status == 0, "\(update.stdout)\n\(update.stderr)")
         #expect(update.stdout.contains("updated \(postMerge), your edits kept (init's earlier text: commit "))
         let updated = try read(postMerge)
-        #expect(updated.contains("  TEAM_FLAG: \"1\"\n"), "\(updated)")
+        #expect(updated.contains("  pull-requests: read\n"), "\(updated)")
+        #expect(!updated.contains("PIPELINE_AWS_ACCESS_KEY_ID") && updated.contains("environment: pipeline-develop"))
         #expect(!updated.contains("setup-swift") && updated.contains("container: swift:6.2-noble"), "\(updated)")
         #expect(!updated.contains("<<<<<<<"))
         #expect(updated.hasPrefix("# pipeline init "), "now with its marker line")
         #expect(update.stdout.contains("wrote pipelines/post-merge.yml (new in this version)"), "\(update.stdout)")
         #expect(
             update.stderr.contains(
-                "warning: .github/workflows/lint.yml:7: job lint sets up Swift with setup-swift on ubuntu-latest"),
+                "warning: .github/workflows/lint.yml:10: job lint sets up Swift with setup-swift on ubuntu-latest"),
+            "\(update.stderr)")
+        #expect(
+            update.stderr.contains(
+                "warning: .github/workflows/lint.yml:4: one store key for every job (PIPELINE_AWS_ACCESS_KEY_ID)"),
+            "\(update.stderr)")
+        #expect(
+            update.stderr.contains("warning: .github/workflows/lint.yml:5: a secret in the workflow's env"),
             "\(update.stderr)")
         #expect(try read(".github/workflows/lint.yml") == lint, "the team's own workflow is left alone")
     }

@@ -33,6 +33,26 @@ enum RefsBackend: String, CaseIterable, CustomStringConvertible, Sendable {
         "AWS_ACCESS_KEY_ID": "test:tester", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_PROFILE": "",
         "CI": "true",
     ]
+
+    /// The two credentials init's files expect, as a CI keeps them: the pull request's (the
+    /// server's second user, `test:pr`, which `policy` fences) and develop's.
+    static let pullRequestSecrets = [
+        "PIPELINE_PR_AWS_ACCESS_KEY_ID": "test:pr", "PIPELINE_PR_AWS_SECRET_ACCESS_KEY": "pr-testing",
+    ]
+    static let developSecrets = [
+        "PIPELINE_DEVELOP_AWS_ACCESS_KEY_ID": "test:tester", "PIPELINE_DEVELOP_AWS_SECRET_ACCESS_KEY": "testing",
+    ]
+
+    /// What the pull request's credential may write below `store` (a bucket's prefix, `app`), as
+    /// docs/ci.md's bucket policy says: feature's references and records, and its build-cache scope.
+    static func pullRequestPolicy(_ store: String) -> [String: [String]] {
+        ["test:pr": [store + "/feature/", store + "/build-cache/pr/"]]
+    }
+
+    /// A proxy in front of the S3 server enforcing `pullRequestPolicy(store)`, as IAM would.
+    static func policyProxy(_ store: String) throws -> FaultProxy {
+        try FaultProxy(upstream: URL(string: s3Endpoint!)!, faults: [], policies: pullRequestPolicy(store))
+    }
 }
 
 /// A repository with two snapshot tests (LoginTests, ProfileTests) whose references sit beside

@@ -43,6 +43,28 @@ struct TestCommandTests {
         #expect(timings.contains("ExampleKitTests.MatchRatioTests/スナップショットが一致すること()"))
     }
 
+    @Test("the tests run without the store's credentials: AWS's variables and init's secrets withheld, the rest kept")
+    func credentialsWithheld() throws {
+        let probed = [
+            "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "PIPELINE_PR_AWS_SECRET_ACCESS_KEY", "EXAMPLE_CANARY",
+        ]
+        let result = try test(
+            "--json", "--filter", "ThumbnailTests",
+            environment: [
+                "AWS_ACCESS_KEY_ID": "AKIDEXAMPLE", "AWS_SECRET_ACCESS_KEY": "s3cret", "AWS_SESSION_TOKEN": "token",
+                "PIPELINE_PR_AWS_SECRET_ACCESS_KEY": "pr-s3cret", "EXAMPLE_CANARY": "1",
+                "EXAMPLE_FAIL_IF_SET": probed.joined(separator: ","),
+            ])
+        // The probe fails on the one variable that is not a credential, which proves it looks.
+        #expect(result.status == 1, "\(result.stderr)")
+        let failed = try report(result).filter { $0.value["status"] as? String == "failed" }
+        #expect(failed.keys.sorted() == ["ExampleKitTests.ThumbnailTests/testFailsWhenAsked"], "\(failed)")
+        let output = result.stdout + result.stderr
+        #expect(output.contains("EXAMPLE_CANARY reached the test process"), "\(output)")
+        for name in probed.dropLast() { #expect(!output.contains("\(name) reached"), "\(name)") }
+        #expect(!output.contains("s3cret"))
+    }
+
     @Test("hangs, crashes, failures and flaky tests are each named, and every other test still runs")
     func faults() throws {
         let flakyMarkers = scratch.appendingPathComponent("flaky")

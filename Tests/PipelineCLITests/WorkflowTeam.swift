@@ -33,6 +33,8 @@ final class WorkflowTeam {
     let server: FileServer
     let backend: RefsBackend
     let store: String
+    /// On S3: the proxy enforcing the pull request's bucket policy (docs/ci.md).
+    let proxy: FaultProxy?
     let app: App
     var pullRequests = 0
 
@@ -66,6 +68,7 @@ final class WorkflowTeam {
         case .folder:
             store = scratch.appendingPathComponent("store").path
             flags = ["--store", store]
+            proxy = nil
         case .s3:
             let bucket = "w-\(UUID().uuidString.prefix(18).lowercased())"
             try await S3Store(
@@ -74,7 +77,9 @@ final class WorkflowTeam {
                     credentials: AWSCredentials(accessKey: "test:tester", secret: "testing"))
             ).createBucket()
             store = "s3://\(bucket)/app"
-            flags = ["--store", store, "--endpoint", RefsBackend.s3Endpoint!]
+            let proxy = try RefsBackend.policyProxy("app")
+            self.proxy = proxy
+            flags = ["--store", store, "--endpoint", proxy.endpoint.absoluteString]
         }
         try Git.run(["init", "-q", "--bare", "-b", "develop", origin.path], in: scratch)
         try FileManager.default.createDirectory(at: dev, withIntermediateDirectories: true)
@@ -109,10 +114,12 @@ final class WorkflowTeam {
         variables["PIPELINE_RELEASES"] = server.address.absoluteString + "/your-org/pipeline/releases/download"
         variables["PATH"] = ProcessInfo.processInfo.environment["PATH"]
         variables.merge(extra) { $1 }
-        runner = try CIRunner(origin: origin, scratch: scratch, releases: server.address, variables: variables)
-        runner.secrets = [
-            "PIPELINE_AWS_ACCESS_KEY_ID": "test:tester", "PIPELINE_AWS_SECRET_ACCESS_KEY": "testing",
-        ]
+        // The jobs hold the store's keys only as the CI gives each its own (the files map them).
+        var jobVariables = variables
+        for name in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] { jobVariables.removeValue(forKey: name) }
+        runner = try CIRunner(origin: origin, scratch: scratch, releases: server.address, variables: jobVariables)
+        runner.secrets = RefsBackend.pullRequestSecrets
+        runner.developSecrets = RefsBackend.developSecrets
 
         // The first recording, as init's next steps say, on the runner's checkout of develop.
         try runner.checkout(try Git.run(["rev-parse", "HEAD"], in: dev))

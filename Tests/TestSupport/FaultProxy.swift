@@ -11,7 +11,7 @@ public final class FaultProxy {
 
     public init(
         upstream: URL, faults: [String], evilKey: String? = nil, kmsETags: Bool = false, readOnly: String? = nil,
-        tls: (certificate: URL, key: URL)? = nil
+        tls: (certificate: URL, key: URL)? = nil, policies: [String: [String]] = [:]
     ) throws {
         log = FileManager.default.temporaryDirectory.appendingPathComponent("fault-proxy-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -21,6 +21,9 @@ public final class FaultProxy {
         if kmsETags { arguments.append("--kms-etags") }
         if let readOnly { arguments += ["--read-only", readOnly] }
         if let tls { arguments += ["--tls", tls.certificate.path, tls.key.path] }
+        for (key, prefixes) in policies.sorted(by: { $0.key < $1.key }) {
+            arguments += ["--policy", key + "=" + prefixes.joined(separator: ",")]
+        }
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice

@@ -41,8 +41,21 @@ struct InitCommand: AsyncParsableCommand {
             """)
     var update = false
 
-    @Option(help: ArgumentHelp("The S3 region.", valueName: "region"))
+    @Option(help: ArgumentHelp("The S3 region (default: AWS_REGION, else AWS_DEFAULT_REGION).", valueName: "region"))
     var region: String?
+
+    @Option(
+        name: .customLong("aws-role-pull-request"),
+        help: ArgumentHelp(
+            "GitHub with OIDC: the role pull requests' jobs assume (writes feature/ only), instead of stored keys.",
+            valueName: "arn"))
+    var pullRequestRole: String?
+
+    @Option(
+        name: .customLong("aws-role-develop"),
+        help: ArgumentHelp("GitHub with OIDC: the role the post-merge jobs assume (writes develop/).", valueName: "arn")
+    )
+    var developRole: String?
 
     @Option(help: ArgumentHelp("An S3-compatible server's address (not AWS).", valueName: "url"))
     var endpoint: String?
@@ -165,7 +178,9 @@ struct InitCommand: AsyncParsableCommand {
                 try SetupRequest.XcodeApp(scheme: $0, destination: destination, project: project, workspace: workspace)
             },
             xcodeVersion: xcode ? try await XcodeChoice.detect(flag: xcodeVersion) : nil,
-            action: action, releases: releases)
+            action: action, releases: releases,
+            credentials: try StoreCredentials.choose(pullRequestRole: pullRequestRole, developRole: developRole),
+            variables: ProcessInfo.processInfo.environment)
     }
 }
 

@@ -22,5 +22,10 @@ final class ThumbnailTests: XCTestCase {
 
     func testFailsWhenAsked() {
         XCTAssertFalse(Switch.isOn("EXAMPLE_FAIL"), "EXAMPLE_FAIL=1 makes this test fail")
+        // A probe of what a test process holds: EXAMPLE_FAIL_IF_SET names variables it must not see.
+        let variables = ProcessInfo.processInfo.environment
+        for name in (variables["EXAMPLE_FAIL_IF_SET"] ?? "").split(separator: ",").map(String.init) {
+            XCTAssertNil(variables[name], "\(name) reached the test process")
+        }
     }
 }
