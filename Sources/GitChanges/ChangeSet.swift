@@ -63,6 +63,9 @@ public struct ChangeSet: Sendable, Hashable, Codable {
     public var promotable: [String]
     /// Changed files outside test targets and reference folders.
     public var other: [ChangedFile]
+    /// Why the commits compared are these, where a post-merge run chose them from develop's record
+    /// (caught up from the last promoted commit, or why not); absent otherwise.
+    public var note: String?
 
     public var isEmpty: Bool { files.isEmpty }
 }

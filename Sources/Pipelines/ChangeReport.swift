@@ -10,6 +10,7 @@ public enum ChangeReport {
         var lines = [
             "comparing \(compared) (\(changes.comparison)\(changes.headIsMerge ? ", head is a merge commit" : ""))"
         ]
+        if let note = changes.note { lines.append(note) }
         guard !changes.isEmpty else {
             return lines + ["no changes between these commits"]
         }

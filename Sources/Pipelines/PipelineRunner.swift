@@ -112,6 +112,9 @@ public struct PipelineRunner: Sendable {
     /// The render environment's name a command line gave (`--environment`), over
     /// `PIPELINE_ENVIRONMENT` and the spec's.
     public var environmentName: String?
+    /// Whether the comparison started from develop's record of the last promoted commit (or
+    /// would have, had there been one): then a completed promotion records the head there.
+    public var comparedFromPromoted = false
 
     public init(
         spec: PipelineSpec, base: URL, origin: String, changes: ChangeSet, quarantine: Quarantine? = nil, cores: Int,
@@ -128,22 +131,40 @@ public struct PipelineRunner: Sendable {
     }
 
     /// The pipeline `pipelines/<name>.yml` found from `directory`, over what the commits `query`
-    /// names (after the spec's `changes:`) changed, with the repository's quarantine.
-    public init(
+    /// names (after the spec's `changes:`) changed, with the repository's quarantine. A pipeline
+    /// that promotes to develop over a merge comparison reads develop's record of the last
+    /// promoted commit first and catches up from it (`ChangeQuery.promoted`).
+    public static func load(
         named name: String, from directory: URL, changes query: ChangeQuery, cores: Int, interactive: Bool,
         write: @escaping @Sendable (String) -> Void
-    ) throws {
+    ) async throws -> PipelineRunner {
         let catalog = try PipelineCatalog.locate(from: directory)
         let file = try catalog.file(named: name)
         let origin = catalog.displayPath(of: file)
         let spec = try SpecLoader.load(file, displayPath: origin)
+        let base = catalog.folder.deletingLastPathComponent()
+        var query = query
+        if query.head == nil, query.base == nil, query.mergeBase == nil, spec.changes.compare == .merge,
+            spec.changes.head == nil, let references = spec.references, references.address(of: .develop) != nil,
+            spec.stages.contains(where: { if case .promote(let stage) = $0 { stage.to == .develop } else { false } })
+        {
+            // Best effort: a develop store that cannot be opened is the stages' to report.
+            let stores = ReferenceStores(sharedSetsOf: references, base: base, origin: origin)
+            do {
+                query.promoted = await PromotedHead.read(develop: try stores.sharedFolder(.develop))
+            } catch {
+                query.promoted = PromotedHead.Read(problem: "\(error)")
+            }
+        }
         let changes = try query.changes(in: directory, settings: spec.changes)
         let quarantine = try QuarantineLoader.file(in: catalog).map {
             try QuarantineLoader.load($0, displayPath: catalog.displayPath(of: $0))
         }
-        self.init(
-            spec: spec, base: catalog.folder.deletingLastPathComponent(), origin: origin, changes: changes,
-            quarantine: quarantine, cores: cores, interactive: interactive, write: write)
+        var runner = PipelineRunner(
+            spec: spec, base: base, origin: origin, changes: changes, quarantine: quarantine, cores: cores,
+            interactive: interactive, write: write)
+        runner.comparedFromPromoted = query.promoted != nil
+        return runner
     }
 
     /// Keeps only the stages named (`pipeline run NAME --only pull,test`), in the spec's order: a

@@ -56,6 +56,7 @@ struct PromoteExecutor: StageExecutor {
             return .skipped(.promote, "the test stage failed; nothing promoted")
         }
         guard let reports = try await promotion(in: &context, dryRun: false) else {
+            try await recordPromoted(in: &context)
             return .skipped(.promote, Self.nothingChanged)
         }
         // The stage fails exactly when `pipeline refs promote` would: renderings never accepted
@@ -64,7 +65,18 @@ struct PromoteExecutor: StageExecutor {
             reports.flatMap { $0.render() }.forEach { context.runner.write("    \($0)\n") }
             try TransferReport.requireComplete(reports)
         }
+        try await recordPromoted(in: &context)
         return .transferred(.promote, reports)
+    }
+
+    /// After a complete promotion to develop over a comparison from develop's record: the head
+    /// becomes the last promoted commit, so the next run compares from it.
+    private func recordPromoted(in context: inout StageContext) async throws {
+        guard context.runner.comparedFromPromoted, stage.to == .develop else { return }
+        let line = try await PromotedHead.record(
+            context.runner.changes.head, develop: try context.transfers().stores.sharedFolder(.develop),
+            history: try context.history())
+        context.runner.write("    \(line)\n")
     }
 
     func detail(_ plan: inout DryRun.StageDryRun, in context: inout StageContext) async throws {

@@ -41,7 +41,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         var query = changeOptions.query
         query.testPattern = testPattern.tests
-        var runner = try PipelineRunner(
+        var runner = try await PipelineRunner.load(
             named: name, from: global.workingDirectory, changes: query, cores: global.availableCores,
             interactive: CIContext().isInteractive
         ) { Console.progress($0) }
