@@ -208,8 +208,8 @@ enum GitLabWorkflows {
                     - pipeline test --node "$CI_NODE_INDEX/$CI_NODE_TOTAL" --queue --timings develop\(retries ? " --retries 1" : "") --junit \(SetupSpecs.junit) --build-cache \(request.buildCacheWord) --reuse-verdicts \(request.verdictsWord)
                 """
         }
-        func jobVariables(_ trust: Trust, extra: [String] = []) -> String {
-            let line = GitLabCredentials.variables(request, trust, extra: extra)
+        func jobVariables(_ trust: Trust) -> String {
+            let line = GitLabCredentials.variables(request, trust)
             return line.isEmpty ? "" : "\n  " + line
         }
         func ruleVariables(_ trust: Trust) -> String {

@@ -203,17 +203,11 @@ enum GitHubWorkflows {
         \(setup(request, depth: fullHistory))\(GitHubCredentials.assume(request, .pullRequest))
               - env:
                   TESTS: "${{ inputs.tests }}"
-                  COMMIT: "${{ inputs.commit }}"\(acceptKeys(request))
+                  COMMIT: "${{ inputs.commit }}"\(GitHubCredentials.keyEntries(request, .pullRequest).map { "\n          " + $0 }.joined())
                 run: |
                   if [ "$TESTS" = all ]; then set -- --all; else set -- $TESTS; fi
                   pipeline refs accept "$@" ${COMMIT:+--commit "$COMMIT"}
 
         """
-    }
-
-    /// The accept step's stored keys, beside its inputs (a pull request's: it writes feature).
-    private static func acceptKeys(_ request: SetupRequest) -> String {
-        guard request.usesS3, case .keys = request.credentials else { return "" }
-        return zip(Trust.keyNames, Trust.pullRequest.secrets).map { "\n          \($0): ${{ secrets.\($1) }}" }.joined()
     }
 }

@@ -81,11 +81,17 @@ enum GitHubCredentials {
             """
     }
 
+    /// The job's stored keys as `env:` entries (`AWS_ACCESS_KEY_ID: "${{ secrets.… }}"`); none
+    /// with roles or a folder store.
+    static func keyEntries(_ request: SetupRequest, _ trust: Trust) -> [String] {
+        guard request.usesS3, case .keys = request.credentials else { return [] }
+        return zip(Trust.keyNames, trust.secrets).map { "\($0): \"${{ secrets.\($1) }}\"" }
+    }
+
     /// A step's `env:` holding the job's stored keys (keys only), at `indent` (the step's keys').
     static func stepVariables(_ request: SetupRequest, _ trust: Trust, indent: String = "        ") -> String {
-        guard request.usesS3, case .keys = request.credentials else { return "" }
-        let pairs = zip(Trust.keyNames, trust.secrets).map { "\($0): \"${{ secrets.\($1) }}\"" }
-        return "\n\(indent)env: { \(pairs.joined(separator: ", ")) }"
+        let entries = keyEntries(request, trust)
+        return entries.isEmpty ? "" : "\n\(indent)env: { \(entries.joined(separator: ", ")) }"
     }
 
     /// A step running `command` with the job's credentials.
