@@ -81,7 +81,7 @@ let package = Package(
         // Verdicts: a passing run's record kept in the store under everything that decides its outcome
         // (the git tree, the build, the selection, the references compared against), so a run of the
         // same key runs nothing.
-        .target(name: "Verdicts", dependencies: ["ObjectStorage", "TestCore", "BuildCache"]),
+        .target(name: "Verdicts", dependencies: ["ObjectStorage", "TestCore", "BuildCache", "CISystem"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses", "TestCore"]),
         // The test vocabulary every layer shares: a test's identity, attempts and report, the

@@ -18,8 +18,9 @@ enum GitHubWorkflows {
 
     /// What every workflow says before its jobs: read-only repository access (the store is written
     /// with its own credentials, which each job's steps get: `GitHubCredentials`).
-    private static func header(concurrency: String) -> String {
-        (["permissions:", "  contents: read", "concurrency:"] + concurrency.split(separator: "\n").map { "  " + $0 })
+    static func header(_ trust: Trust, concurrency: String) -> String {
+        (GitHubCredentials.permissionLines(trust) + ["concurrency:"]
+            + concurrency.split(separator: "\n").map { "  " + $0 })
             .joined(separator: "\n") + "\n"
     }
 
@@ -144,7 +145,7 @@ enum GitHubWorkflows {
             branches: [\(request.base)]
           merge_group:
             types: [checks_requested]
-        \(header(concurrency: "group: pipeline-pr-${{ github.event.pull_request.number || github.ref }}\ncancel-in-progress: true"))jobs:
+        \(header(.pullRequest, concurrency: "group: pipeline-pr-${{ github.event.pull_request.number || github.ref }}\ncancel-in-progress: true"))jobs:
         \(GitHubCredentials.forkNotice(request))\(testJobs(request, spec: "pull-request", trust: .pullRequest))
 
         """
@@ -174,7 +175,7 @@ enum GitHubWorkflows {
             on:
               push:
                 branches: [\(request.base)]
-            \(header(concurrency: "group: pipeline-post-merge-${{ github.ref }}\ncancel-in-progress: false"))jobs:
+            \(header(.develop, concurrency: "group: pipeline-post-merge-${{ github.ref }}\ncancel-in-progress: false"))jobs:
             \(testJobs(request, spec: "post-merge", trust: .develop))
             \(promote)
             """
@@ -195,7 +196,7 @@ enum GitHubWorkflows {
               commit:
                 description: "The commit CI rendered at (default: the branch's head)"
                 required: false
-        \(header(concurrency: "group: pipeline-accept-${{ github.ref }}\ncancel-in-progress: false"))jobs:
+        \(header(.pullRequest, concurrency: "group: pipeline-accept-${{ github.ref }}\ncancel-in-progress: false"))jobs:
           accept:
         \(GitHubCredentials.job(request, .pullRequest))    runs-on: ubuntu-latest
             timeout-minutes: 15

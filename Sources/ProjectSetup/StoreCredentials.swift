@@ -67,8 +67,19 @@ enum GitHubCredentials {
         case .keys:
             return trust == .develop ? "    environment: \(Trust.gitHubEnvironment)\n" : ""
         case .roles:
-            return "    permissions: { contents: read, id-token: write }\n"
+            return "    permissions: { \((permissions(trust) + ["id-token: write"]).joined(separator: ", ")) }\n"
         }
+    }
+
+    /// What the job's token may do: read the repository; after a merge also read the CI's runs and
+    /// pull requests, whose records confirm a pull request's verdict before a post-merge job takes it.
+    static func permissions(_ trust: Trust) -> [String] {
+        ["contents: read"] + (trust == .develop ? ["actions: read", "pull-requests: read"] : [])
+    }
+
+    /// A workflow's `permissions:` for its jobs of `trust`, as lines.
+    static func permissionLines(_ trust: Trust) -> [String] {
+        ["permissions:"] + permissions(trust).map { "  " + $0 }
     }
 
     /// The step after the setup that assumes the job's role (roles only).
@@ -81,6 +92,9 @@ enum GitHubCredentials {
             """
     }
 
+    /// The job's token, read-only (`permissions`), for the step that asks GitHub about runs.
+    static let token = "GITHUB_TOKEN: \"${{ github.token }}\""
+
     /// The job's stored keys as `env:` entries (`AWS_ACCESS_KEY_ID: "${{ secrets.… }}"`); none
     /// with roles or a folder store.
     static func keyEntries(_ request: SetupRequest, _ trust: Trust) -> [String] {
@@ -88,9 +102,10 @@ enum GitHubCredentials {
         return zip(Trust.keyNames, trust.secrets).map { "\($0): \"${{ secrets.\($1) }}\"" }
     }
 
-    /// A step's `env:` holding the job's stored keys (keys only), at `indent` (the step's keys').
+    /// A step's `env:` holding the job's stored keys (keys only), and after a merge the job's
+    /// token (which reads GitHub's runs: `permissions`), at `indent` (the step's keys').
     static func stepVariables(_ request: SetupRequest, _ trust: Trust, indent: String = "        ") -> String {
-        let entries = keyEntries(request, trust)
+        let entries = keyEntries(request, trust) + (trust == .develop ? [token] : [])
         return entries.isEmpty ? "" : "\n\(indent)env: { \(entries.joined(separator: ", ")) }"
     }
 

@@ -166,6 +166,7 @@ enum XcodeWorkflows {
             """
         return """
             \(header)
+            \(GitHubCredentials.permissionLines(trust).joined(separator: "\n"))
             \(gitHubEnvironment(request, app))
             jobs:
             \(pullRequest ? GitHubCredentials.forkNotice(request) : "")  build:

@@ -191,14 +191,50 @@ extension TestFlow {
         try addresses.map { VerdictStore(try openStore($0)) }
     }
 
-    /// A passing record of `key` in the stores the settings read, when one may stand.
-    func reusedVerdict(_ key: VerdictKey) async throws -> VerdictRecord? {
+    /// A passing record of `key` in the stores the settings read, when one may stand for this job
+    /// (`VerdictTrust`: a branch's job takes only what the CI confirms); each record passed over
+    /// is named, with why (but not a record of `saidTree`, named already by the tree's lookup).
+    func reusedVerdict(_ key: VerdictKey, saidTree: String? = nil) async throws -> VerdictRecord? {
         guard let settings = request.verdicts, settings.reuse else { return nil }
+        let trust = verdictTrust()
+        var passedOver = 0
         for store in try verdictStores(settings.read) {
-            let found = try await store.find(key) { settings.reuseShaky || !$0.isShaky }
-            if let record = found.first { return record }
+            for record in try await store.find(key, accept: { settings.reuseShaky || !$0.isShaky }) {
+                guard let refusal = await trust.refusal(of: record) else { return record }
+                guard record.key.tree != saidTree else { continue }
+                passedOver += 1
+                request.write(
+                    "verdicts: passed over the record of run \(record.run) (\(record.scope), commit "
+                        + "\(record.commit.prefix(12))): \(refusal)\n")
+            }
+        }
+        if passedOver > 0 {
+            request.write("verdicts: no record of this tree that the CI confirms; the tests run\n")
         }
         return nil
+    }
+
+    /// What this job may take: its trust scope, the CI's records, and the commits its push
+    /// brought (the head and its first parents back to the push's `before`, 50 at most; the head
+    /// alone when the event names none).
+    private func verdictTrust() -> VerdictTrust {
+        let variables = request.shared.variables
+        let ci = CIContext(variables)
+        let path = request.package.path
+        var pushed: [String] = []
+        if let history = try? CommitHistory(repositoryPath: path), let head = try? history.sha("HEAD") {
+            pushed = [head]
+            if let before = ci.pushedFrom {
+                var current = head
+                while pushed.count < 50, let parent = (try? history.parents(of: current))?.first, parent != before {
+                    pushed.append(parent)
+                    current = parent
+                }
+            }
+        }
+        return VerdictTrust(scope: ci.trustScope, variables: variables, pushed: pushed) { commit in
+            try? CommitHistory(repositoryPath: path).treeID(commit)
+        }
     }
 
     /// For a commit whose tree no run verified: a passing record of the same change (this commit's
@@ -211,7 +247,8 @@ extension TestFlow {
         guard request.verdicts?.reuse == true, request.mode.runs, request.shared.queue == nil else { return nil }
         let history = try CommitHistory(repositoryPath: request.package.path)
         let change = try history.contentChange(of: "HEAD")
-        guard !change.isEmpty, let record = try await reusedVerdict(try key.change(change)), let base = record.base
+        guard !change.isEmpty, let record = try await reusedVerdict(try key.change(change), saidTree: key.tree),
+            let base = record.base
         else { return nil }
         let moved: [ChangedFile]
         do {

@@ -57,6 +57,8 @@ final class ActRunner {
     let address: String
     let version: String
     private let server = Process()
+    /// The id the next run gets (`GITHUB_RUN_ID`): each run its own, as on GitHub.
+    private var nextRun = 101
 
     /// The stand-in at `root`, serving the checkout, the upload stand-in and the release of the
     /// pipeline binary under test.
@@ -232,7 +234,45 @@ final class ActRunner {
             at: FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache/act/tool_cache/pipeline")
         )
         for (key, value) in secrets.sorted(by: { $0.key < $1.key }) { arguments += ["-s", "\(key)=\(value)"] }
+        let id = nextRun
+        nextRun += 1
+        arguments += ["--env", "GITHUB_RUN_ID=\(id)", "--env", "GITHUB_API_URL=\(address)/api"]
         let result = try Shell.run("act", arguments, in: local)
-        return Run(status: result.status, output: result.stdout + result.stderr)
+        let run = Run(status: result.status, output: result.stdout + result.stderr)
+        try record(run, id: id, repository: name, event: event, sha: sha, ref: ref, payload: payload)
+        return run
+    }
+
+    /// GitHub's record of a run, as `GET /repos/{owner}/{repo}/actions/runs/{id}` answers it, served
+    /// by the stand-in below `api/`: its event, conclusion, the commit it was made for (a pull
+    /// request's head, a queue entry's commit, a push's) and its pull request.
+    private func record(
+        _ run: Run, id: Int, repository name: String, event: String, sha: String, ref: String, payload: [String: Any]
+    ) throws {
+        let pullRequest = payload["pull_request"] as? [String: Any]
+        let head = pullRequest?["head"] as? [String: Any]
+        let branch = (head?["ref"] as? String) ?? String(ref.trimmingPrefix("refs/heads/"))
+        let json: [String: Any] = [
+            "id": id, "event": event, "status": "completed", "conclusion": run.passed ? "success" : "failure",
+            "head_sha": (head?["sha"] as? String) ?? sha, "head_branch": branch,
+            "pull_requests": (pullRequest?["number"] as? Int).map { [["number": $0]] } ?? [],
+        ]
+        try api(repository: name, "actions/runs/\(id)", json)
+    }
+
+    /// GitHub's pull request of a merged commit (`GET /repos/{owner}/{repo}/commits/{sha}/pulls`),
+    /// at its head, and its commits (`GET …/pulls/{number}/commits`).
+    func recordMerged(_ commit: String, repository name: String, pullRequest number: Int, commits: [String]) throws {
+        let pull: [String: Any] = [
+            "number": number, "merged_at": "2026-11-28T10:00:00Z", "head": ["sha": commits.last ?? ""],
+        ]
+        try api(repository: name, "commits/\(commit)/pulls", [pull])
+        try api(repository: name, "pulls/\(number)/commits", commits.map { ["sha": $0] })
+    }
+
+    private func api(repository name: String, _ path: String, _ json: Any) throws {
+        let file = root.appendingPathComponent("api/repos/\(Self.owner)/\(name)/\(path)")
+        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try JSONSerialization.data(withJSONObject: json).write(to: file)
     }
 }

@@ -24,6 +24,8 @@ struct ActWorkflowTests {
         /// On S3: the proxy enforcing the pull request's bucket policy.
         let proxy: FaultProxy?
         var pullRequests = 0
+        /// Each opened branch's pull request number.
+        var numbers: [String: Int] = [:]
 
         init(_ backend: RefsBackend, nodes: Int = 1) async throws {
             scratch = try Scratch.folder("act")
@@ -88,6 +90,7 @@ struct ActWorkflowTests {
         /// its number, head and merge commit.
         func pullRequest(_ branch: String) throws -> (number: Int, head: String, merge: String) {
             pullRequests += 1
+            numbers[branch] = pullRequests
             let head = try sha(branch)
             try Git.run(["checkout", "-q", "--detach", "develop"], in: dev)
             try Git.run(["merge", "-q", "--no-ff", "-m", "Merge \(head) into develop", branch], in: dev)
@@ -126,7 +129,15 @@ struct ActWorkflowTests {
             try Git.run(["checkout", "-q", "--detach", onto], in: dev)
             try Git.run(["merge", "-q", "--squash", branch], in: dev)
             try Git.run(["commit", "-q", "-m", "\(branch) (squashed)"], in: dev)
-            return try sha()
+            let commit = try sha()
+            // GitHub lists the pull request as merged by the squash, with its commits (oldest first).
+            if let number = numbers[branch] {
+                let commits = try Git.run(["rev-list", "--reverse", "develop..\(branch)"], in: dev)
+                try runner.recordMerged(
+                    commit, repository: "app", pullRequest: number,
+                    commits: commits.split(separator: "\n").map(String.init))
+            }
+            return commit
         }
 
         /// Develop moved to `commit` in one push, the merged branches deleted; the post-merge run.

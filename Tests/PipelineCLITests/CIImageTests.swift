@@ -96,6 +96,7 @@ struct CIImageTests {
                         "\(file): job \(name) reads develop's keys outside an environment: any workflow a pull request "
                             + "edits can read a repository secret")
                 }
+                if afterMerge { problems += confirmationProblems(job, named: name, file: file, workflow: workflow) }
                 if held.contains(where: { $0.hasPrefix("role ") }),
                     ((job["permissions"] as? [String: Any])?["id-token"] as? String) != "write"
                 {
@@ -107,6 +108,25 @@ struct CIImageTests {
         if !shared.isEmpty {
             problems.append(
                 "a pull request's jobs and the post-merge jobs both hold \(shared.sorted().joined(separator: ", "))")
+        }
+        return problems
+    }
+
+    /// Why a post-merge job could not ask GitHub to confirm a pull request's verdict: its token
+    /// cannot read runs and pull requests, or a step running pipeline lacks `GITHUB_TOKEN`.
+    static func confirmationProblems(_ job: [String: Any], named name: String, file: String, workflow: [String: Any])
+        -> [String]
+    {
+        var problems: [String] = []
+        let permissions = (job["permissions"] ?? workflow["permissions"]) as? [String: Any] ?? [:]
+        if permissions["actions"] as? String != "read" || permissions["pull-requests"] as? String != "read" {
+            problems.append("\(file): job \(name)'s token cannot read GitHub's runs and pull requests")
+        }
+        for step in (job["steps"] as? [[String: Any]]) ?? [] {
+            guard let run = step["run"] as? String, run.contains("pipeline ") else { continue }
+            if ((step["env"] as? [String: Any])?["GITHUB_TOKEN"] as? String) != "${{ github.token }}" {
+                problems.append("\(file): job \(name) runs pipeline without GITHUB_TOKEN: no verdict can be confirmed")
+            }
         }
         return problems
     }
@@ -224,7 +244,7 @@ struct CIImageTests {
     }
 
     @Test(
-        "the credential lint fails on one key for every job, a secret in a job's env, develop's key outside an environment"
+        "the credential lint fails on one key for every job, a secret in a job's env, develop's key outside an environment, a post-merge job that cannot ask GitHub"
     )
     func credentialLintCatchesSharedKeys() throws {
         let pullRequest = try #require(
@@ -252,6 +272,9 @@ struct CIImageTests {
         #expect(problems.contains("pr.yml: a secret in the workflow's env: every step of every job holds it"))
         #expect(problems.contains("pr.yml: job test has a secret in its env: every step holds it"))
         #expect(problems.contains { $0.hasPrefix("merge.yml: job test reads develop's keys outside an environment") })
+        #expect(problems.contains("merge.yml: job test's token cannot read GitHub's runs and pull requests"))
+        #expect(
+            problems.contains("merge.yml: job test runs pipeline without GITHUB_TOKEN: no verdict can be confirmed"))
         #expect(
             problems.contains(
                 "a pull request's jobs and the post-merge jobs both hold secret PIPELINE_AWS_ACCESS_KEY_ID"),

@@ -145,6 +145,8 @@ final class CIRunner {
                 "strategy.job-index": "\(node?.index ?? 0)", "strategy.job-total": "\(Self.matrixSize(of: job))",
                 "github.action_repository": "your-org/pipeline",
                 "github.run_attempt": "1",
+                // No API stands in here: the token is empty (act's loop answers GitHub's API).
+                "github.token": "",
             ]) { $1 }
             .merging(node.map { ["matrix.node": $0.value] } ?? [:]) { $1 }
         var environment = variables.merging([

@@ -169,7 +169,8 @@ struct InitUpdateTests {
         try commit("pipeline init, as it was")
         // The team's edit: a permission of its own for every job.
         try edit(postMerge) {
-            $0.replacingOccurrences(of: "  contents: read\n", with: "  contents: read\n  pull-requests: read\n")
+            $0.replacingOccurrences(
+                of: "permissions:\n  contents: read\n", with: "permissions:\n  issues: read\n  contents: read\n")
         }
         let lint = """
             name: lint
@@ -200,7 +201,7 @@ struct InitUpdateTests {
         #expect(update.status == 0, "\(update.stdout)\n\(update.stderr)")
         #expect(update.stdout.contains("updated \(postMerge), your edits kept (init's earlier text: commit "))
         let updated = try read(postMerge)
-        #expect(updated.contains("  pull-requests: read\n"), "\(updated)")
+        #expect(updated.contains("  issues: read\n  contents: read\n  actions: read\n"), "\(updated)")
         #expect(!updated.contains("PIPELINE_AWS_ACCESS_KEY_ID") && updated.contains("environment: pipeline-develop"))
         #expect(!updated.contains("setup-swift") && updated.contains("container: swift:6.2-noble"), "\(updated)")
         #expect(!updated.contains("<<<<<<<"))

@@ -68,6 +68,54 @@ struct MergeStyleTests {
         #expect((again["copied"] as? [String])?.isEmpty == true)
     }
 
+    @Test(
+        "squash merge in a post-merge job on GitHub: a kept branch change GitHub does not list as merged is passed over, named; listed, promoted"
+    )
+    func squashConfirmedByGitHub() async throws {
+        let repo = try await accept.repository(.folder)
+        let github = try GitHubAPIStub()
+        try accept.branch("view-g", in: repo)
+        let head = try repo.sha()
+        _ = try await accept.ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci"])
+        #expect(try repo.pipeline("refs", "accept", "LoginTests").status == 0)
+        // A review fix after the accept: the pull request is merged at this later head.
+        try repo.write("Sources/App/Fix.swift", "// review fix\n")
+        try repo.commitAll("review fix")
+        let fixed = try repo.sha()
+        _ = try await accept.ciRun(repo, artifacts: [:])
+        let before = try repo.sha("develop")
+        let merge = try squash("view-g", in: repo)
+        let event = repo.root.appendingPathComponent(".git/push-event.json")
+        try Scratch.write("{\"ref\": \"refs/heads/develop\", \"before\": \"\(before)\"}", to: event)
+        let postMerge = RefsBackend.environment.merging(github.variables) { $1 }.merging([
+            "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/develop",
+            "GITHUB_EVENT_PATH": event.path, "GITHUB_RUN_ID": "900",
+        ]) { $1 }
+        func promote() throws -> (PipelineBinary.Result, [String: Any]) {
+            let result = try PipelineBinary.run(["refs", "promote", "--json"], in: repo.root, environment: postMerge)
+            return (result, try json(result))
+        }
+
+        // GitHub lists another pull request as merged by the squash (a kept change claiming this
+        // content under its own head is what it guards against): the branch change is passed over.
+        try github.merged(merge, pullRequests: [(7, before)])
+        let (_, refusedReport) = try promote()
+        #expect(
+            (refusedReport["notes"] as? [String])?.contains(
+                "passed over the branch change kept for \(head.prefix(12)): it matches this comparison as a squash, "
+                    + "but GitHub lists it in no pull request merged here") == true, "\(refusedReport)")
+        #expect((refusedReport["copied"] as? [String])?.isEmpty ?? true, "\(refusedReport)")
+        #expect(github.requests.contains("GET /repos/team/app/commits/\(merge)/pulls -> 200"), "\(github.requests)")
+
+        // GitHub lists the branch's pull request, merged at its later head, with both commits: the
+        // accepted rendering of its first commit is promoted.
+        try github.merged(merge, pullRequests: [(12, fixed)], commits: [12: [head, fixed]])
+        let (promoted, report) = try promote()
+        #expect(promoted.status == 0, "\(promoted.stdout)\(promoted.stderr)")
+        #expect(report["copied"] as? [String] == ["LoginTests/test_login.1.png"], "\(report)")
+        #expect((report["pushMatches"] as? [String: String])?["LoginTests"] == "squash")
+    }
+
     @Test("squash merge of a branch whose CI renderings nobody accepted: exit 8, naming the branch's commit")
     func squashNeverAccepted() async throws {
         let repo = try await accept.repository(.folder)

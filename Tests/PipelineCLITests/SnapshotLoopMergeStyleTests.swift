@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The snapshot loop when the branch is squash-merged and adds a snapshot test, on the real
@@ -107,25 +108,48 @@ extension SnapshotLoopTests {
             "name: post-merge\ndescription: Pull, test, promote.\n" + references + pull + test
                 + "      verdicts: reuse\n  - promote:\n      from: feature\n      to: develop\n")
         try repo.commitAll("verdicts kept and reused")
+        // The jobs as GitHub runs them: a pull request's check, then the push's post-merge job,
+        // which takes the check's verdict only as GitHub's records (the stand-in) confirm it.
+        let github = try GitHubAPIStub()
+        func pullRequest(_ number: Int, run: Int) -> [String: String] {
+            [
+                "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "pull_request",
+                "GITHUB_REF": "refs/pull/\(number)/merge",
+                "GITHUB_BASE_REF": "develop", "GITHUB_RUN_ID": "\(run)",
+            ]
+        }
+        func postMerge(before: String) throws -> [String: String] {
+            let event = repo.root.appendingPathComponent(".git/push-\(before.prefix(8)).json")
+            try Scratch.write("{\"ref\": \"refs/heads/develop\", \"before\": \"\(before)\"}", to: event)
+            return github.variables.merging([
+                "GITHUB_ACTIONS": "true", "GITHUB_EVENT_NAME": "push", "GITHUB_REF": "refs/heads/develop",
+                "GITHUB_EVENT_PATH": event.path, "GITHUB_RUN_ID": "900",
+            ]) { $1 }
+        }
         try repo.git("checkout", "-q", "-b", "feature/brand")
         try repo.changeTheView()
         try repo.commitAll("brand colour")
         let head = try Git.run(["rev-parse", "HEAD"], in: repo.root)
-        #expect(try repo.pipeline("run", "pull-request").status == 1)
+        #expect(try repo.pipeline(["run", "pull-request"], environment: pullRequest(8, run: 801)).status == 1)
         #expect(try repo.pipeline("refs", "accept", "--all").status == 0)
-        let green = try repo.pipeline("run", "pull-request")
+        let green = try repo.pipeline(["run", "pull-request"], environment: pullRequest(8, run: 802))
         #expect(green.status == 0, "\(green.stderr)")
         #expect(green.stderr.contains("kept this run's verdict"), "\(green.stderr)")
         let rendered = repo.references()
 
         // Squash-merged onto the develop it was cut from, checked out fresh (no references, no JUnit).
         try repo.git("checkout", "-q", "develop")
+        let developBefore = try Git.run(["rev-parse", "HEAD"], in: repo.root)
         try repo.git("merge", "-q", "--squash", "feature/brand")
         try repo.git("commit", "-q", "-m", "Brand colour (#8)")
+        try github.run(
+            802, event: "pull_request", conclusion: "success", head: head, branch: "feature/brand", pullRequests: [8])
+        try github.merged(try Git.run(["rev-parse", "HEAD"], in: repo.root), pullRequests: [(8, head)])
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
         let junit = repo.root.appendingPathComponent(".build/pipeline/junit.xml")
         try FileManager.default.removeItem(at: junit)
-        let merged = try repo.pipeline("run", "post-merge", "--json")
+        let merged = try repo.pipeline(
+            ["run", "post-merge", "--json"], environment: try postMerge(before: developBefore))
         #expect(merged.status == 0, "\(merged.stderr)")
         #expect(!merged.stderr.contains("Running "), "nothing ran: \(merged.stderr)")
         #expect(merged.stderr.contains("verified already:"), "\(merged.stderr)")
@@ -150,7 +174,8 @@ extension SnapshotLoopTests {
             "Tests/ExampleKitTests/SumTests.swift",
             "import XCTest\n\nfinal class SumTests: XCTestCase {\n    func testSum() { XCTAssertEqual(1 + 1, 2) }\n}\n")
         try repo.commitAll("a sum test")
-        let check = try repo.pipeline("run", "pull-request")
+        let sumHead = try Git.run(["rev-parse", "HEAD"], in: repo.root)
+        let check = try repo.pipeline(["run", "pull-request"], environment: pullRequest(9, run: 803))
         #expect(check.status == 0 && check.stderr.contains("kept this run's verdict"), "\(check.stderr)")
         let checked = try Git.run(["rev-parse", "develop"], in: repo.root)
         try repo.git("checkout", "-q", "develop")
@@ -162,9 +187,12 @@ extension SnapshotLoopTests {
         try repo.commitAll("an unrelated merge")
         try repo.git("merge", "-q", "--squash", "feature/sum")
         try repo.git("commit", "-q", "-m", "A sum test (#9)")
+        try github.run(
+            803, event: "pull_request", conclusion: "success", head: sumHead, branch: "feature/sum", pullRequests: [9])
+        try github.merged(try Git.run(["rev-parse", "HEAD"], in: repo.root), pullRequests: [(9, sumHead)])
         try FileManager.default.removeItem(at: repo.root.appendingPathComponent(Self.snapshots))
         try FileManager.default.removeItem(at: junit)
-        let moved = try repo.pipeline("run", "post-merge", "--json")
+        let moved = try repo.pipeline(["run", "post-merge", "--json"], environment: try postMerge(before: checked))
         #expect(moved.status == 0, "\(moved.stderr)")
         #expect(moved.stderr.contains("verified already over \(checked.prefix(12))"), "\(moved.stderr)")
         #expect(moved.stderr.contains("impacted: ExampleKitTests.ThumbnailTests"), "\(moved.stderr)")

@@ -28,21 +28,11 @@ public final class FaultProxy {
         process.standardOutput = try FileHandle(forWritingTo: log)
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var port: String?
-        for _ in 0..<500 where port == nil {
-            port = Self.lines(of: log).first.flatMap { $0.hasPrefix("port ") ? String($0.dropFirst(5)) : nil }
-            if port == nil { Thread.sleep(forTimeInterval: 0.01) }
-        }
-        guard let port, let endpoint = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)") else {
-            kill(process.processIdentifier, SIGKILL)
-            throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the fault proxy did not start"])
-        }
-        self.endpoint = endpoint
+        let port = try LoopbackServer.port(of: process, log: log, what: "the fault proxy")
+        endpoint = URL(string: "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)")!
     }
 
-    private static func lines(of log: URL) -> [String] {
-        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
-    }
+    private static func lines(of log: URL) -> [String] { LoopbackServer.lines(of: log) }
 
     /// One line per request: `METHOD PATH -> OUTCOME`.
     public var requests: [String] { Array(Self.lines(of: log).dropFirst()) }
@@ -51,5 +41,25 @@ public final class FaultProxy {
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: log)
+    }
+}
+
+/// A loopback server a test starts (a script printing `port N` as its first line, then a line per request).
+enum LoopbackServer {
+    /// The port the started `process` printed first in `log`; it is killed, and this throws, when
+    /// none comes within 5 s.
+    static func port(of process: Process, log: URL, what: String) throws -> Int {
+        for _ in 0..<500 {
+            if let port = lines(of: log).first.flatMap({ $0.hasPrefix("port ") ? Int($0.dropFirst(5)) : nil }) {
+                return port
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "\(what) did not start"])
+    }
+
+    static func lines(of log: URL) -> [String] {
+        ((try? String(contentsOf: log, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
     }
 }

@@ -24,15 +24,20 @@ final class MergedCommits {
     }
     private var ancestry: [String: Bool] = [:]
     private let namedHead: String?
+    /// Kept changes matched by content whose heads the CI did not confirm, a line each, and why the
+    /// CI was not asked (`MergeConfirmation`).
+    private(set) var passedOver: [String] = []
 
     private init(changes: ChangeSet, history: CommitHistory, namedHead: String?) {
         (self.changes, self.history, self.namedHead) = (changes, history, namedHead)
     }
 
     /// The commits `changes` merged, with the branch changes kept in `feature` (nil: ancestry and
-    /// the named head only). `branchHead` is the merged branch's head when a person named it.
+    /// the named head only); a squash or rebase matched by content only at a commit `confirmation`
+    /// holds, when it holds any. `branchHead` is the merged branch's head when a person named it.
     static func resolve(
-        _ changes: ChangeSet, history: CommitHistory, feature: StoreFolder?, branchHead: String?, parallelism: Int
+        _ changes: ChangeSet, history: CommitHistory, feature: StoreFolder?, branchHead: String?, parallelism: Int,
+        confirmation: MergeConfirmation = .unasked
     ) async throws -> MergedCommits {
         let named = try branchHead.map { revision -> String in
             if PushArchive.isCommit(revision), (try? history.sha(revision)) == nil { return revision.lowercased() }
@@ -40,6 +45,7 @@ final class MergedCommits {
         }
         let merged = MergedCommits(changes: changes, history: history, namedHead: named)
         if let named { merged.heads[named] = .named }
+        if let note = confirmation.note { merged.passedOver.append(note) }
         guard let feature else { return merged }
         let archive = BranchChangeArchive(feature: feature)
         var open: [String] = []
@@ -58,6 +64,7 @@ final class MergedCommits {
                 throw StoreError.io(path: commit, reason: "\(error)")
             }
         }
+        var unconfirmed: [(commit: String, how: MergeMatch)] = []
         for change in kept.compactMap({ $0 }) {
             let how: MergeMatch?
             if change.commit == named {
@@ -70,10 +77,21 @@ final class MergedCommits {
                 how = nil
             }
             guard let how else { continue }
+            if how != .named, let confirmed = confirmation.commits, !confirmed.contains(change.commit) {
+                unconfirmed.append((change.commit, how))
+                continue
+            }
             merged.heads[change.commit] = how
             merged.branches[change.commit] = Set(change.commits.map(\.commit))
             for step in change.commits where merged.matched[step.commit] == nil { merged.matched[step.commit] = how }
             merged.matched[change.commit] = how
+        }
+        // A commit of a confirmed branch (an earlier head of the merged pull request) is matched
+        // through it; any other is named.
+        for (commit, how) in unconfirmed where merged.matched[commit] == nil {
+            merged.passedOver.append(
+                "passed over the branch change kept for \(commit.prefix(12)): it matches this comparison as a "
+                    + "\(how.rawValue), but GitHub lists it in no pull request merged here")
         }
         return merged
     }

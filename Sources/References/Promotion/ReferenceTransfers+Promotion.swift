@@ -63,7 +63,9 @@ extension ReferenceTransfers {
         -> MergedCommits
     {
         try await MergedCommits.resolve(
-            changes, history: history, feature: feature, branchHead: mergedBranchHead, parallelism: parallelism)
+            changes, history: history, feature: feature, branchHead: mergedBranchHead, parallelism: parallelism,
+            confirmation: feature == nil
+                ? .unasked : await MergeConfirmation.of(changes, history: history, variables: variables))
     }
 
     /// The tests whose references a comparison changed: those whose test file or reference folder
@@ -147,6 +149,7 @@ extension ReferenceTransfers {
         report.pushed = pushed
         report.environment = stores.environmentName
         if let created { report.notes.append("created the \(to.rawValue) store at \(created)") }
+        report.notes += merged.passedOver
         let unaccepted = try await neverAccepted(changes, history: history, among: named, merged: merged)
         (report.neverAccepted, report.candidatesCommit) = (unaccepted?.tests ?? [], unaccepted?.commit)
         guard !tests.isEmpty else { return report }
