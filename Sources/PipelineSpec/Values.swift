@@ -138,6 +138,16 @@ public enum TimingsAddress: Sendable, Hashable, CustomStringConvertible {
     /// An S3 prefix: `s3://bucket/prefix/pipeline-timings.json`.
     case s3(bucket: String, prefix: String)
 
+    /// Whether only develop's jobs (and this machine) write what is kept here: the package's file, a
+    /// file, or the develop store (a pull request's job keeps its own in feature). Feature, and an
+    /// S3 prefix any job with write access may write, are not.
+    public var writtenByDevelopOnly: Bool {
+        switch self {
+        case .local, .file, .store(.develop): true
+        case .store, .s3: false
+        }
+    }
+
     /// Parses `local`, `feature`, `develop`, `s3://bucket/prefix` or a file path; nil for another URL scheme.
     public init?(parsing text: String) {
         if text == "local" {

@@ -272,7 +272,15 @@ extension TestFlow {
         _ prepared: SuiteRun.Prepared, session: TestSession, verified: VerifiedChange
     ) async throws -> (prepared: SuiteRun.Prepared, taken: [TestReport.Entry]) {
         var reached: Set<TestID>
-        if try await session.timings.impact() != nil {
+        // A branch's job relies only on an impact map develop's jobs wrote.
+        let timings = request.shared.timings ?? .local
+        let mapTrusted = !verdictTrust().confirms || timings.writtenByDevelopOnly
+        if !mapTrusted {
+            request.write(
+                "verdicts: the impact map kept with the timings (\(timings)) is one a pull request's job may write: "
+                    + "the test targets the paths affect decide what runs\n")
+        }
+        if mapTrusted, try await session.timings.impact() != nil {
             let selection = try await session.impacted(prepared, base: verified.base, verified: verified.same)
             reached = Set(selection?.tests ?? [])
         } else {

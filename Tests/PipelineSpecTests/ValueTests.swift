@@ -73,6 +73,16 @@ struct ValueTests {
         }
     }
 
+    @Test(
+        "only develop's jobs write the timings and impact map kept in develop or a file; feature and an S3 prefix any job may"
+    )
+    func timingsWriters() {
+        let developOnly = ["local", "develop", "a/b.json"].compactMap { TimingsAddress(parsing: $0) }
+        #expect(developOnly.count == 3 && developOnly.allSatisfy(\.writtenByDevelopOnly))
+        let anyJob = ["feature", "s3://team/ci"].compactMap { TimingsAddress(parsing: $0) }
+        #expect(anyJob.count == 2 && anyJob.allSatisfy { !$0.writtenByDevelopOnly })
+    }
+
     @Test("a test stage keeps its timings in the spec's develop store, else its feature store, unless it says where")
     func timingsPlace() {
         let both = ReferenceSettings(feature: .folder(path: "f"), develop: .s3(bucket: "team", prefix: "develop"))
