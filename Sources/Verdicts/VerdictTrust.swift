@@ -41,8 +41,8 @@ public struct VerdictTrust: Sendable {
         case .success(let reachable): records = reachable
         case .failure(let error): return "the CI cannot confirm it: \(error)"
         }
-        guard let id = record.run.firstMatch(of: /^\d+/).map({ String($0.output) }) else {
-            return "its run '\(record.run)' is not a CI run"
+        guard let id = record.run.wholeMatch(of: /\d+/).map({ String($0.output) }) else {
+            return "its run '\(record.run)' is not a GitHub run"
         }
         do {
             guard let run = try await records.run(id) else { return "GitHub knows no run \(id) of this repository" }
