@@ -106,19 +106,37 @@ public struct GitHubRecords: Sendable {
         return commits
     }
 
+    /// The answers of this process's requests, 200s and 404s: a job asks about one run and one
+    /// push from several places (a tree's verdict, its change's, each promotion step).
+    private static let answers = Answers()
+
+    private actor Answers {
+        private var kept: [String: (status: Int, body: Data)] = [:]
+        func answer(_ key: String) -> (status: Int, body: Data)? { kept[key] }
+        func keep(_ answer: (status: Int, body: Data), for key: String) {
+            if answer.status == 200 || answer.status == 404 { kept[key] = answer }
+        }
+    }
+
     /// The JSON at `path` below the repository's API address; nil for a 404.
     private func get(_ path: String) async throws(CIRecordsError) -> Any? {
         let url = "\(api)/repos/\(repository)\(path)"
+        let key = token + " " + url
         let answer: (status: Int, body: Data)
-        do {
-            answer = try await fetch(
-                url,
-                [
-                    ("Authorization", "Bearer \(token)"), ("Accept", "application/vnd.github+json"),
-                    ("X-GitHub-Api-Version", "2022-11-28"), ("User-Agent", "pipeline"),
-                ])
-        } catch {
-            throw .unreadable(url: url, reason: "\(error)")
+        if let kept = await Self.answers.answer(key) {
+            answer = kept
+        } else {
+            do {
+                answer = try await fetch(
+                    url,
+                    [
+                        ("Authorization", "Bearer \(token)"), ("Accept", "application/vnd.github+json"),
+                        ("X-GitHub-Api-Version", "2022-11-28"), ("User-Agent", "pipeline"),
+                    ])
+            } catch {
+                throw .unreadable(url: url, reason: "\(error)")
+            }
+            await Self.answers.keep(answer, for: key)
         }
         if answer.status == 404 { return nil }
         guard answer.status == 200, let json = try? JSONSerialization.jsonObject(with: answer.body) else {

@@ -13,11 +13,13 @@ import Testing
         var asked: [String] = []
         var headers: [(String, String)] = []
         let answer: (String) -> (Int, Any)
+        /// A token of its own: answers are kept per token for the process's life.
+        let token = "t0ken-\(UUID().uuidString)"
 
         init(_ answer: @escaping (String) -> (Int, Any)) { self.answer = answer }
 
         func records(_ variables: [String: String] = GitHubRecordsTests.job) throws -> GitHubRecords {
-            try GitHubRecords.reachable(variables) { url, headers in
+            try GitHubRecords.reachable(variables.merging(["GITHUB_TOKEN": token]) { $1 }) { url, headers in
                 self.asked.append(url)
                 self.headers = headers
                 let (status, json) = self.answer(url)
@@ -41,7 +43,9 @@ import Testing
         let transport = Transport { _ in (404, ["message": "Not Found"]) }
         #expect(try await transport.records().run("5") == nil, "a run GitHub does not know")
         #expect(transport.asked == ["https://api.github.com/repos/team/app/actions/runs/5"])
-        #expect(transport.headers.contains { $0 == ("Authorization", "Bearer t0ken") })
+        #expect(transport.headers.contains { $0 == ("Authorization", "Bearer \(transport.token)") })
+        _ = try await transport.records().run("5")
+        #expect(transport.asked.count == 1, "an answer is asked for once")
         _ = try await transport.records(Self.job.merging(["GITHUB_API_URL": "http://ghe.local/api/v3/"]) { $1 }).run(
             "6")
         #expect(transport.asked.last == "http://ghe.local/api/v3/repos/team/app/actions/runs/6")
@@ -89,7 +93,7 @@ import Testing
             try await transport.records().run("7")
         } throws: { error in
             let text = "\(error)"
-            return text.contains("HTTP 401") && text.contains("Bad credentials") && !text.contains("t0ken")
+            return text.contains("HTTP 401") && text.contains("Bad credentials") && !text.contains(transport.token)
         }
     }
 
