@@ -45,7 +45,7 @@ public struct GitHubRecords: Sendable {
     public static func reachable(_ variables: [String: String], fetch: @escaping WebGet) -> Result<
         GitHubRecords, CIRecordsError
     > {
-        guard variables["GITHUB_ACTIONS"] == "true" else {
+        guard CIContext(variables).gitHub != nil else {
             return .failure(.unconfirmable("only GitHub's runs are asked here; this CI's are not"))
         }
         guard let repository = variables["GITHUB_REPOSITORY"], !repository.isEmpty else {

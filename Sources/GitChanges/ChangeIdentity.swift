@@ -183,6 +183,18 @@ extension CommitHistory {
         return result
     }
 
+    /// `head` and its first parents, newest first, until `stop` (left out) or `limit` commits, or
+    /// where a shallow clone's history ends: the commits a push or comparison brought.
+    public func firstParents(of head: String, until stop: String?, limit: Int) -> [String] {
+        var result: [String] = []
+        var current = try? repository.commit(head)
+        while let commit = current, commit.sha != stop, result.count < limit {
+            result.append(commit.sha)
+            current = commit.parentCount > 0 ? try? commit.parent(0, in: repository) : nil
+        }
+        return result
+    }
+
     /// Where `commit`'s branch was cut from the integration branches `integration` (revisions such
     /// as `origin/develop`, in order of preference; those this clone cannot read are passed over):
     /// the nearest of its merge bases with them (a stale local `develop` loses to a fresh

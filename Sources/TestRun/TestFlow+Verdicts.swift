@@ -221,17 +221,8 @@ extension TestFlow {
         let variables = request.shared.variables
         let ci = CIContext(variables)
         let path = request.package.path
-        var pushed: [String] = []
-        if let history = try? CommitHistory(repositoryPath: path), let head = try? history.sha("HEAD") {
-            pushed = [head]
-            if let before = ci.pushedFrom {
-                var current = head
-                while pushed.count < 50, let parent = (try? history.parents(of: current))?.first, parent != before {
-                    pushed.append(parent)
-                    current = parent
-                }
-            }
-        }
+        let history = try? CommitHistory(repositoryPath: path)
+        let pushed = history?.firstParents(of: "HEAD", until: ci.pushedFrom, limit: ci.pushedFrom == nil ? 1 : 50) ?? []
         return VerdictTrust(scope: ci.trustScope, variables: variables, pushed: pushed) { commit in
             try? CommitHistory(repositoryPath: path).treeID(commit)
         }
@@ -274,7 +265,8 @@ extension TestFlow {
         var reached: Set<TestID>
         // A branch's job relies only on an impact map develop's jobs wrote.
         let timings = request.shared.timings ?? .local
-        let mapTrusted = !verdictTrust().confirms || timings.writtenByDevelopOnly
+        let mapTrusted =
+            !VerdictTrust.confirms(CIContext(request.shared.variables).trustScope) || timings.writtenByDevelopOnly
         if !mapTrusted {
             request.write(
                 "verdicts: the impact map kept with the timings (\(timings)) is one a pull request's job may write: "

@@ -24,9 +24,9 @@ public struct VerdictTrust: Sendable {
         records = GitHubRecords.reachable(variables) { url, headers in try await WebRequest.get(url, headers: headers) }
     }
 
-    /// Whether this job needs the CI to confirm what it takes: a branch's, a tag's, or a CI job
-    /// whose event cannot be told.
-    public var confirms: Bool {
+    /// Whether a job of `scope` needs the CI to confirm what it takes: a branch's, a tag's, or a
+    /// CI job whose event cannot be told.
+    public static func confirms(_ scope: TrustScope) -> Bool {
         switch scope {
         case .machine, .pullRequest: false
         case .branch, .tag, .unknown: true
@@ -35,7 +35,7 @@ public struct VerdictTrust: Sendable {
 
     /// nil when `record` may stand for this job; otherwise why it is passed over, one sentence.
     public func refusal(of record: VerdictRecord) async -> String? {
-        guard confirms else { return nil }
+        guard Self.confirms(scope) else { return nil }
         let records: GitHubRecords
         switch self.records {
         case .success(let reachable): records = reachable

@@ -57,6 +57,10 @@ struct ChangeIdentityTests {
         #expect(!(try history.changeIdentity(from: fork, to: other).isContained(in: merged)), "another branch's")
         #expect(try history.commits(from: fork, to: head)?.map(\.sha) == [first, head])
         #expect(try history.firstParents(of: squash, count: 2) == [squash, try history.sha("\(squash)~1")])
+        let parent = try history.sha("\(squash)~1")
+        #expect(history.firstParents(of: squash, until: parent, limit: 50) == [squash], "what the push brought")
+        #expect(history.firstParents(of: squash, until: nil, limit: 2) == [squash, parent], "at most the limit")
+        #expect(history.firstParents(of: "no-such-branch", until: nil, limit: 5).isEmpty, "unreadable: none")
         #expect(try history.forkPoint(of: squash, integration: ["develop"]) == nil, "on the branch itself")
 
         try repository.git("checkout", "-q", "feature")

@@ -35,12 +35,7 @@ struct MergeConfirmation: Sendable {
             return MergeConfirmation(
                 commits: nil, note: "squash and rebase matches taken by content, unconfirmed: \(error)")
         }
-        var commits = [changes.head]
-        while commits.count < 50, let parent = (try? history.parents(of: commits[commits.count - 1]))?.first,
-            parent != changes.base
-        {
-            commits.append(parent)
-        }
+        let commits = history.firstParents(of: changes.head, until: changes.base, limit: 50)
         do {
             var confirmed: Set<String> = []
             for pull in try await records.mergedPullRequests(of: commits) {

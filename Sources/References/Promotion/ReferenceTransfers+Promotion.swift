@@ -65,7 +65,7 @@ extension ReferenceTransfers {
         try await MergedCommits.resolve(
             changes, history: history, feature: feature, branchHead: mergedBranchHead, parallelism: parallelism,
             confirmation: feature == nil
-                ? .unasked : await MergeConfirmation.of(changes, history: history, variables: variables))
+                ? .unasked : await MergeConfirmation.of(changes, history: history, variables: stores.variables))
     }
 
     /// The tests whose references a comparison changed: those whose test file or reference folder

@@ -37,8 +37,6 @@ public struct ReferenceTransfers: Sendable {
     /// How long a promotion's claim on a test holds before another job may complete it: 60 s, or
     /// `PIPELINE_PROMOTION_LEASE` seconds (docs/references.md).
     public let promotionLease = ReferenceTransfers.lease(ProcessInfo.processInfo.environment)
-    /// The process's variables: the CI's, read where a promotion asks it to confirm a merge.
-    let variables = ProcessInfo.processInfo.environment
     /// The time records are written with, leases run by and ages are measured against: the
     /// system's, or a test's.
     public let now: @Sendable () -> Date
