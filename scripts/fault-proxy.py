@@ -23,8 +23,9 @@ killed then has had exactly K requests carried out (scripts/bench-kill.sh). With
 PREFIX, every write (PUT, POST, DELETE) of a key starting with PREFIX answers 403 AccessDenied
 (logged "read-only"), as a bucket policy granting that prefix read access only does. With
 --policy KEY=PREFIX[,PREFIX…] (repeatable), a write signed with the access key KEY (its
-Signature V4 header or presigned query) is allowed only under those key prefixes and otherwise
-answers 403 AccessDenied (logged "denied KEY"), as an IAM policy for that key does. With --tls
+Signature V4 header or presigned query) is allowed only under those key prefixes, never under
+one written "!PREFIX" (an explicit deny wins, as in IAM), and otherwise answers 403
+AccessDenied (logged "denied KEY"), as an IAM policy for that key does. With --tls
 CERT KEY, it answers HTTPS with that certificate chain and key (PEM files) instead of HTTP. Each request is logged as "METHOD PATH -> OUTCOME". The Host header is
 forwarded unchanged, so the client's Signature V4 still verifies upstream.
 """
@@ -54,6 +55,13 @@ for index, argument in enumerate(sys.argv):
     if argument == "--policy":
         access_key, prefixes = sys.argv[index + 1].split("=", 1)
         policies[access_key] = [p for p in prefixes.split(",") if p]
+
+
+def allowed(key, prefixes):
+    """IAM's rule: an explicit deny ("!prefix") wins over any allow."""
+    if any(key.startswith(p[1:]) for p in prefixes if p.startswith("!")):
+        return False
+    return any(key.startswith(p) for p in prefixes if not p.startswith("!"))
 
 
 def signer(handler):
@@ -145,7 +153,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.answer(403, error_body("AccessDenied", "this prefix is read-only for the job"))
         access_key = signer(self)
         if access_key in policies and self.command in ("PUT", "POST", "DELETE") and \
-                not (key and any(key[0].startswith(prefix) for prefix in policies[access_key])):
+                not (key and allowed(key[0], policies[access_key])):
             self.log(f"denied {access_key}")
             return self.answer(403, error_body("AccessDenied", f"{access_key} may not write here"))
         fault = next_fault()

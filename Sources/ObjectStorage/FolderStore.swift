@@ -36,6 +36,20 @@ public struct FolderStore: ObjectStore, FileBacked {
         return objects.sorted { $0.key < $1.key }
     }
 
+    /// The folders right below `prefix`, hidden ones included (records' scopes start with none,
+    /// but a record kind's folder does).
+    public func folders(under prefix: ObjectKey?) async throws(StoreError) -> [String] {
+        let start = prefix.map { root.appendingPathComponent($0.rawValue) } ?? root
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: start.path)) ?? []
+        return names.filter { name in
+            var isFolder: ObjCBool = false
+            return name != Self.metadataFolder && !name.hasPrefix(".pipeline-")
+                && FileManager.default.fileExists(
+                    atPath: start.appendingPathComponent(name).path, isDirectory: &isFolder)
+                && isFolder.boolValue
+        }.sorted()
+    }
+
     public func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo? {
         let url = file(key)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),

@@ -39,6 +39,10 @@ public protocol ObjectStore: Sendable {
     /// Lets a promotion of many tests list a small prefix once instead of once per test.
     func listIfSmall(under prefix: ObjectKey?, atMost limit: Int) async throws(StoreError) -> [ObjectInfo]?
 
+    /// The names of the folders right below `prefix` (the top when nil) that hold objects, sorted:
+    /// one cheap request where the store has one (S3's delimiter), not a listing of everything.
+    func folders(under prefix: ObjectKey?) async throws(StoreError) -> [String]
+
     /// The object's size and ETag, or nil when there is none.
     func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo?
 
@@ -112,6 +116,16 @@ extension ObjectStore {
             return try await upload(try files.existingFile(sourceKey), to: key, metadata: metadata)
         }
         try await copyStored(sourceKey, from: source, to: key, metadata: metadata)
+    }
+
+    /// From a whole listing, for stores without a cheaper way.
+    public func folders(under prefix: ObjectKey?) async throws(StoreError) -> [String] {
+        var names: Set<String> = []
+        for object in try await list(under: prefix) {
+            let rest = prefix.flatMap { object.key.relative(to: $0) } ?? object.key
+            if rest.rawValue.contains("/") { names.insert(rest.firstSegment) }
+        }
+        return names.sorted()
     }
 
     /// Stores without a cheap whole listing list per test (a folder store hashes every file it lists).

@@ -74,6 +74,26 @@ public struct S3Store: ObjectStore {
         return try await withDigests(objects.sorted { $0.key < $1.key })
     }
 
+    /// The folders right below `prefix`: ListObjectsV2 with a delimiter, paged.
+    public func folders(under prefix: ObjectKey?) async throws(StoreError) -> [String] {
+        var names: [String] = []
+        var token: String?
+        let start = prefix.map { $0.rawValue + "/" } ?? ""
+        repeat {
+            var query = [("list-type", "2"), ("max-keys", "1000"), ("delimiter", "/")]
+            if prefix != nil { query.append(("prefix", start)) }
+            if let token { query.append(("continuation-token", token)) }
+            let page = ListingParser.parse(try await send("GET", key: nil, query: query).body)
+            names += page.folders.compactMap { folder in
+                guard folder.hasPrefix(start), folder.hasSuffix("/") else { return nil }
+                let name = String(folder.dropFirst(start.count).dropLast())
+                return name.isEmpty || name.contains("/") ? nil : name
+            }
+            token = page.isTruncated ? page.nextToken : nil
+        } while token != nil
+        return names.sorted()
+    }
+
     /// One ListObjectsV2 request, and the token of the next page when there is one.
     private func listPage(
         under prefix: ObjectKey?, after token: String?,
@@ -390,6 +410,8 @@ struct ListingPage {
     }
 
     var objects: [Entry] = []
+    /// With a delimiter: the folders (common prefixes) below the listed prefix, each ending in `/`.
+    var folders: [String] = []
     var isTruncated = false
     var nextToken: String?
 }
@@ -399,12 +421,14 @@ enum ListingParser {
     static func parse(_ data: Data) -> ListingPage {
         var page = ListingPage()
         var entry: ListingPage.Entry?
+        var inFolder = false
         var text = ""
         for event in S3XML.events(data) {
             switch event {
             case .start(let name):
                 text = ""
                 if name == "Contents" { entry = ListingPage.Entry() }
+                if name == "CommonPrefixes" { inFolder = true }
             case .text(let string):
                 text += string
             case .end(let name):
@@ -415,6 +439,8 @@ enum ListingParser {
                 case "Contents":
                     if let entry { page.objects.append(entry) }
                     entry = nil
+                case "Prefix" where inFolder: page.folders.append(text)
+                case "CommonPrefixes": inFolder = false
                 case "IsTruncated": page.isTruncated = text == "true"
                 case "NextContinuationToken": page.nextToken = text
                 default: break

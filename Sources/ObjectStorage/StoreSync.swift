@@ -10,6 +10,15 @@ public struct StoreFolder: Sendable {
 
     public var name: String { store.name + (prefix.map { " (\($0))" } ?? "") }
 
+    /// How messages name where `key` (a key of this store) is written: a record's place beside the
+    /// references when the store keeps them so (`ScopedRecords`).
+    public func describe(_ key: ObjectKey) -> String {
+        guard let scoped = store as? ScopedRecords, let place = try? scoped.written(key) else {
+            return "\(store.name)/\(key.rawValue)"
+        }
+        return "\(place.store.name)/\(place.key.rawValue)"
+    }
+
     /// The folder `path` below this one (`pr/12` below `build-cache`).
     public func below(_ path: String) throws(StoreError) -> StoreFolder {
         StoreFolder(store: store, prefix: try ObjectKey(path).under(prefix))

@@ -78,6 +78,11 @@ struct SpecValidator {
                     path.appending("review-url"),
                     "'\(review)' is not an http(s) URL such as https://team-snapshots.s3.eu-west-1.amazonaws.com/feature"
                 )
+            } else if (url?.path ?? "").split(separator: "/").isEmpty {
+                report(
+                    path.appending("review-url"),
+                    "'\(review)' names no folder: review pages are kept beside feature (below .pipeline/), so give "
+                        + "feature's address on a server of the folder holding it, such as https://host/feature")
             }
         }
         if let template = references.environment, let problem = EnvironmentName.templateProblem(template) {

@@ -99,8 +99,10 @@ struct AcceptCommandTests {
 
         if backend == .folder {
             // An accept stopped after its files, before its push's record: the next one finishes it.
-            let record = repo.root.appendingPathComponent(
-                "store/feature/\(PushArchive.recordsFolder)/LoginTests/\(commit).json")
+            let record = try #require(
+                RecordFiles.find(
+                    "\(PushArchive.recordsFolder)/LoginTests/\(commit).json",
+                    of: repo.root.appendingPathComponent("store/feature")))
             try FileManager.default.removeItem(at: record)
             #expect(try repo.pipeline("refs", "accept", "LoginTests").status == 0)
             let written = try JSONDecoder().decode(PushManifest.self, from: Data(contentsOf: record))
@@ -205,7 +207,8 @@ struct AcceptCommandTests {
             let address = try #require(address)
             switch backend {
             case .folder:
-                #expect(address.hasPrefix(repo.root.appendingPathComponent("store/feature/.reviews/").path))
+                #expect(address.hasPrefix(repo.root.appendingPathComponent("store/.pipeline/").path), "\(address)")
+                #expect(address.contains("/feature/.reviews/"), "\(address)")
                 return try Data(contentsOf: URL(fileURLWithPath: address))
             case .s3:
                 #expect(address.contains("X-Amz-Signature="), "a presigned link: \(address)")
@@ -243,12 +246,14 @@ struct AcceptCommandTests {
 
     @Test("with review-url, the review's links are plain addresses under it: served by a web server over the folder")
     func reviewURL() async throws {
-        let feature = try Scratch.folder("served-feature")
-        defer { try? FileManager.default.removeItem(at: feature) }
-        let server = try FileServer(folder: feature)
+        let served = try Scratch.folder("served")
+        defer { try? FileManager.default.removeItem(at: served) }
+        let feature = served.appendingPathComponent("feature")
+        try FileManager.default.createDirectory(at: feature, withIntermediateDirectories: true)
+        let server = try FileServer(folder: served)
         let repo = try SnapshotRepository(
             references: "references:\n  feature: \(feature.path)\n  develop: store/develop\n"
-                + "  review-url: \(server.address.absoluteString)/\n")
+                + "  review-url: \(server.address.absoluteString)/feature/\n")
         try repo.keepReferencesOutOfGit()
         #expect(try repo.pipeline("refs", "promote", "LoginTests", "ProfileTests", "--force", "--yes").status == 0)
         try branch("view-u", in: repo)
@@ -259,7 +264,8 @@ struct AcceptCommandTests {
         let kept = try await ciRunKeepingReview(
             repo, artifacts: ["LoginTests/test_login.1.png": "login ci"], review: (page, [entry]))
         let review = try #require(kept.review, "\(kept.lines)")
-        #expect(review.page.hasPrefix(server.address.absoluteString + "/.reviews/"), "\(review.page)")
+        #expect(review.page.hasPrefix(server.address.absoluteString + "/.pipeline/"), "\(review.page)")
+        #expect(review.page.contains("/feature/.reviews/"), "\(review.page)")
         #expect(review.expires == nil, "plain links do not expire")
         let new = try #require(review.images[entry.key]?.new)
         #expect(try Shell.run("curl", ["-sf", new]).stdout == "new")
@@ -300,7 +306,8 @@ struct AcceptCommandTests {
         try branch("view-z", in: repo)
         let commit = try repo.sha()
         _ = try await ciRun(repo, artifacts: ["LoginTests/test_login.1.png": "login ci"])
-        let runs = repo.root.appendingPathComponent("store/feature/.candidates/\(commit)")
+        let runs = try #require(
+            RecordFiles.find(".candidates/\(commit)", of: repo.root.appendingPathComponent("store/feature")))
         let run = try #require(
             try FileManager.default.contentsOfDirectory(atPath: runs.path).first { $0.hasSuffix(".json") })
         // A record naming a run outside the commit's folder.

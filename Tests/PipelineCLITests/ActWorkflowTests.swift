@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStorage
 import TestSupport
 import Testing
 
@@ -23,6 +24,8 @@ struct ActWorkflowTests {
         let secrets: (pullRequest: [String: String], develop: [String: String])
         /// On S3: the proxy enforcing the pull request's bucket policy.
         let proxy: FaultProxy?
+        /// On S3: the bucket (feature and develop are `app/feature`, `app/develop`).
+        let bucket: String?
         var pullRequests = 0
         /// Each opened branch's pull request number.
         var numbers: [String: Int] = [:]
@@ -43,11 +46,13 @@ struct ActWorkflowTests {
                 flags += ["--store", scratch.appendingPathComponent("store").path]
                 secrets = ([:], [:])
                 proxy = nil
+                bucket = nil
             case .s3:
                 let references = try await backend.references()
                 let bucket = try #require(references.firstMatch(of: /s3:\/\/([^\/]+)\//)?.output.1)
                 let proxy = try RefsBackend.policyProxy("app")
                 self.proxy = proxy
+                self.bucket = String(bucket)
                 flags += ["--store", "s3://\(bucket)/app", "--endpoint", proxy.endpoint.absoluteString]
                 secrets = (RefsBackend.pullRequestSecrets, RefsBackend.developSecrets)
             }
@@ -260,6 +265,24 @@ struct ActWorkflowTests {
                 write.status != 0 && (write.stdout + write.stderr).contains("AccessDenied"),
                 "\(write.stdout)\(write.stderr)")
             #expect(proxy.requests.contains { $0.contains("-> denied test:pr") })
+        }
+        if let bucket = team.bucket {
+            // feature and develop hold the team's references only; the tool's records are beside
+            // them by scope: the pull request's and develop's own.
+            let store = try S3Store(
+                S3Settings(
+                    endpoint: URL(string: RefsBackend.s3Endpoint!)!, bucket: bucket,
+                    credentials: AWSCredentials(accessKey: "test:tester", secret: "testing")))
+            for role in ["app/feature", "app/develop"] {
+                let prefix = try ObjectKey(role)
+                let keys = try await store.list(under: prefix).map(\.key)
+                #expect(!keys.isEmpty, "\(role)")
+                let others = keys.filter { $0.relative(to: prefix)?.isReference != true }
+                #expect(others.isEmpty, "\(role) holds more than references: \(others)")
+            }
+            let records = try await store.list(under: try ObjectKey("app/.pipeline")).map(\.key.rawValue)
+            #expect(records.contains { $0.hasPrefix("app/.pipeline/pr/1/feature/.candidates/") }, "\(records)")
+            #expect(records.contains { $0.hasPrefix("app/.pipeline/develop/develop/.promotions/") }, "\(records)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import References
+import TestSupport
 import Testing
 
 /// Pull requests open side by side that change the same test's references: feature keeps each
@@ -150,8 +151,9 @@ struct BranchReferencesTests {
         #expect(preview["committed"] as? [String] == ["LoginTests"])
         #expect(preview["copied"] as? [String] == ["LoginTests/test_login.1.png"])
         if backend == .folder {
-            let kept = repo.root.appendingPathComponent("store/feature/\(PushArchive.pushesFolder)/\(mergeA)")
-            #expect(!FileManager.default.fileExists(atPath: kept.path), "a dry run writes nothing")
+            let kept = RecordFiles.find(
+                "\(PushArchive.pushesFolder)/\(mergeA)", of: repo.root.appendingPathComponent("store/feature"))
+            #expect(kept == nil, "a dry run writes nothing")
         }
         let promotedA = try repo.report("refs", "promote")
         #expect(promotedA["copied"] as? [String] == ["LoginTests/test_login.1.png"])
@@ -199,8 +201,9 @@ struct PruneTests {
         try repo.commitAll("open")
         #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
         let open = try repo.sha()
-        let pushes = repo.root.appendingPathComponent("store/feature/.pushes")
-        #expect(FileManager.default.fileExists(atPath: pushes.appendingPathComponent(initial).path))
+        let feature = repo.root.appendingPathComponent("store/feature")
+        func pushed(_ path: String) -> Bool { RecordFiles.find(".pushes/" + path, of: feature) != nil }
+        #expect(pushed(initial))
 
         let merged = try PipelineBinary.run(
             ["refs", "prune", "--json"], in: repo.root, environment: RefsBackend.environment)
@@ -209,14 +212,14 @@ struct PruneTests {
             try JSONSerialization.jsonObject(with: Data(merged.stdout.utf8)) as? [[String: String]])
         #expect(removed.map { $0["commit"] } == [initial])
         #expect(removed.first?["reason"]?.hasPrefix("merged and promoted by") == true)
-        #expect(!FileManager.default.fileExists(atPath: pushes.appendingPathComponent("\(initial)/LoginTests").path))
-        #expect(FileManager.default.fileExists(atPath: pushes.appendingPathComponent("\(open)/LoginTests").path))
+        #expect(!pushed("\(initial)/LoginTests"))
+        #expect(pushed("\(open)/LoginTests"))
 
         let young = try repo.pipeline("refs", "prune", "--older-than", "30d")
         #expect(young.stdout.contains("removed 0 kept push(es)"), "\(young.stdout)")
         let old = try repo.pipeline("refs", "prune", "--older-than", "0s")
         #expect(old.stdout.contains("LoginTests \(open.prefix(12)): pushed"), "\(old.stdout)")
-        #expect(!FileManager.default.fileExists(atPath: pushes.appendingPathComponent("\(open)/LoginTests").path))
+        #expect(!pushed("\(open)/LoginTests"))
         #expect(repo.read(BranchReferencesTests.login) == "login open")
         #expect(
             FileManager.default.fileExists(

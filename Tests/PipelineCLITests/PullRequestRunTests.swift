@@ -61,9 +61,10 @@ extension SharedRunCommandTests {
         try pullRequestRun(in: folder, environment: Self.pullRequest)
         #expect(try FileManager.default.contentsOfDirectory(atPath: develop.path) == ["pipeline-timings.json"])
         #expect(try Data(contentsOf: develop.appendingPathComponent("pipeline-timings.json")) == before)
+        #expect(RecordFiles.scopeFolders(of: develop).isEmpty, "no record of develop's written")
         let feature = folder.appendingPathComponent("store/feature")
-        #expect(FileManager.default.fileExists(atPath: feature.appendingPathComponent("pipeline-runs/pr-9").path))
-        #expect(FileManager.default.fileExists(atPath: feature.appendingPathComponent("pipeline-timings.json").path))
+        #expect(RecordFiles.find("pipeline-runs/pr-9", of: feature) != nil)
+        #expect(RecordFiles.find("pipeline-timings.json", of: feature) != nil)
     }
 
     @Test("a pull request's shared run on S3 with develop read-only (moto behind a proxy refusing develop's writes)")
@@ -88,8 +89,11 @@ extension SharedRunCommandTests {
             ]) { $1 })
         #expect(!proxy.requests.contains { $0.contains("read-only") }, "no write reached develop: \(proxy.requests)")
         #expect(proxy.requests.contains { $0.hasPrefix("GET /\(bucket)/develop/pipeline-timings.json") })
-        let runs = try await direct.list(under: try ObjectKey("feature/pipeline-runs/pr-9"))
-        #expect(!runs.isEmpty)
+        let records = try await direct.list(under: try ObjectKey(".pipeline")).map(\.key.rawValue)
+        #expect(
+            records.contains { $0.hasPrefix(".pipeline/") && $0.contains("/feature/pipeline-runs/pr-9/") }, "\(records)"
+        )
+        #expect(!records.contains { $0.hasPrefix(".pipeline/develop/") }, "no record of develop's written: \(records)")
         #expect(
             try await direct.list(under: try ObjectKey("develop")).map(\.key.rawValue) == [
                 "develop/pipeline-timings.json"

@@ -44,9 +44,15 @@ enum RefsBackend: String, CaseIterable, CustomStringConvertible, Sendable {
     ]
 
     /// What the pull request's credential may write below `store` (a bucket's prefix, `app`), as
-    /// docs/ci.md's bucket policy says: feature's references and records, and its build-cache scope.
+    /// docs/ci.md's bucket policy says: feature's references, the records of every scope but
+    /// develop's own and its post-merge job's (`!` denies), and its build-cache scope.
     static func pullRequestPolicy(_ store: String) -> [String: [String]] {
-        ["test:pr": [store + "/feature/", store + "/build-cache/pr/"]]
+        [
+            "test:pr": [
+                store + "/feature/", store + "/.pipeline/", "!" + store + "/.pipeline/develop/",
+                "!" + store + "/.pipeline/branch/develop/", store + "/build-cache/pr/",
+            ]
+        ]
     }
 
     /// A proxy in front of the S3 server enforcing `pullRequestPolicy(store)`, as IAM would.
@@ -147,9 +153,12 @@ struct RefsCommandTests {
         let repo = try SnapshotRepository(references: try await RefsBackend.folder.references())
         try repo.keepReferencesOutOfGit()
         // What pipeline keeps beside the latest copy is not there: feature is the latest copy alone.
-        let records = repo.root.appendingPathComponent("store/feature/\(PushArchive.recordsFolder)")
         func push(_ tests: String...) throws -> [String: Any] {
-            defer { try? FileManager.default.removeItem(at: records) }
+            defer {
+                for scope in RecordFiles.scopeFolders(of: repo.root.appendingPathComponent("store/feature")) {
+                    try? FileManager.default.removeItem(at: scope.appendingPathComponent(PushArchive.recordsFolder))
+                }
+            }
             return try repo.report(["refs", "push"] + tests)
         }
         #expect(
@@ -469,20 +478,30 @@ struct RefsCommandTests {
         }
         /// Every record's files, present in its push with the content it names.
         func wholeArchive() throws -> [String] {
-            let records = store.appendingPathComponent("feature/.push-records/LoginTests")
             var problems: [String] = []
-            for file in (try? FileManager.default.contentsOfDirectory(atPath: records.path)) ?? [] {
-                let record =
-                    try JSONSerialization.jsonObject(
-                        with: try Data(contentsOf: records.appendingPathComponent(file))) as? [String: Any]
-                let commit = String(file.dropLast(".json".count))
-                for name in (record?["files"] as? [String: Any] ?? [:]).keys {
-                    let kept = store.appendingPathComponent("feature/.pushes/\(commit)/LoginTests/\(name)")
-                    if !FileManager.default.fileExists(atPath: kept.path) { problems.append("\(file) names \(name)") }
+            let scopes = RecordFiles.scopeFolders(of: store.appendingPathComponent("feature"))
+            for scope in scopes {
+                let records = scope.appendingPathComponent(".push-records/LoginTests")
+                for file in (try? FileManager.default.contentsOfDirectory(atPath: records.path)) ?? [] {
+                    let record =
+                        try JSONSerialization.jsonObject(
+                            with: try Data(contentsOf: records.appendingPathComponent(file))) as? [String: Any]
+                    let commit = String(file.dropLast(".json".count))
+                    for name in (record?["files"] as? [String: Any] ?? [:]).keys
+                    where !scopes.contains(where: {
+                        FileManager.default.fileExists(
+                            atPath: $0.appendingPathComponent(".pushes/\(commit)/LoginTests/\(name)").path)
+                    }) {
+                        problems.append("\(file) names \(name)")
+                    }
                 }
             }
             return problems
         }
+        #expect(
+            RecordFiles.scopeFolders(of: template.appendingPathComponent("feature")).contains {
+                FileManager.default.fileExists(atPath: $0.appendingPathComponent(".push-records/LoginTests").path)
+            }, "the pushes a prune removes are there to begin with")
         let count = repo.root.appendingPathComponent("writes.txt")
         #expect(try run(["PIPELINE_TEST_COUNT_WRITES": count.path]) == 0)
         let writes = try String(contentsOf: count, encoding: .utf8).split(separator: "\n").count
@@ -493,14 +512,15 @@ struct RefsCommandTests {
             #expect(try run(["PIPELINE_TEST_KILL_AFTER": String(k)]) != 0, "killed after write \(k)")
             #expect(try wholeArchive().isEmpty, "killed after write \(k)")
             #expect(try run([:]) == 0)
-            let feature = store.appendingPathComponent("feature")
             // Objects, not folders: a folder emptied by a kill between a delete and its tidying holds nothing.
-            let left = (FileManager.default.subpaths(atPath: feature.path) ?? []).filter { path in
-                var folder: ObjCBool = false
-                return path.hasPrefix(".push")
-                    && FileManager.default.fileExists(
-                        atPath: feature.appendingPathComponent(path).path, isDirectory: &folder)
-                    && !folder.boolValue
+            let left = RecordFiles.scopeFolders(of: store.appendingPathComponent("feature")).flatMap { scope in
+                (FileManager.default.subpaths(atPath: scope.path) ?? []).filter { path in
+                    var folder: ObjCBool = false
+                    return path.hasPrefix(".push")
+                        && FileManager.default.fileExists(
+                            atPath: scope.appendingPathComponent(path).path, isDirectory: &folder)
+                        && !folder.boolValue
+                }
             }
             #expect(left.isEmpty, "killed after write \(k), then finished: \(left)")
         }

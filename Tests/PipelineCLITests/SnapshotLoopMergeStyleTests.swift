@@ -56,7 +56,10 @@ extension SnapshotLoopTests {
         if backend == .folder {
             // The runs' history (develop's timings): the failure the branch's change explained is none.
             let timings = try JSONSerialization.jsonObject(
-                with: Data(contentsOf: repo.root.appendingPathComponent("store/develop/pipeline-timings.json")))
+                with: Data(
+                    contentsOf: try #require(
+                        RecordFiles.find(
+                            "pipeline-timings.json", of: repo.root.appendingPathComponent("store/develop")))))
             let entry = ((timings as? [String: Any])?["tests"] as? [String: Any])?[
                 "ExampleKitTests.BadgeViewTests/testBadgeImage"]
             let history = (entry as? [String: Any])?["history"] as? [String: Any]

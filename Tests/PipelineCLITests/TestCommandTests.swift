@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pipeline test` on the example package (Examples/ExampleSuite): real builds, real test
@@ -442,7 +443,9 @@ struct TimingsMergeTests {
             let result = try workspace.run("timings", "merge", "cache.json", "-o", "develop")
             #expect(result.status == 0, "\(result.stderr)")
         }
-        let stored = workspace.root.appendingPathComponent(".pipeline/storage/develop/pipeline-timings.json")
+        let stored = try #require(
+            RecordFiles.find(
+                "pipeline-timings.json", of: workspace.root.appendingPathComponent(".pipeline/storage/develop")))
         let merged = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: stored)) as? [String: Any])
         let tests = try #require(merged["tests"] as? [String: [String: Any]])
         #expect(tests["M.C/b"]?["samples"] as? Int == 2, "folded in twice: \(tests)")

@@ -122,8 +122,7 @@ struct EnvironmentSetTests {
         #expect(fixture.read("store/develop/LoginTests/login.1.png") == "v1", "the shared set is untouched")
         for set in ["linux", "other"] {
             #expect(
-                FileManager.default.fileExists(
-                    atPath: fixture.file("store/develop/\(set)/.promotions/LoginTests.json").path),
+                RecordFiles.find("\(set)/.promotions/LoginTests.json", of: fixture.file("store/develop")) != nil,
                 "each set keeps its own promotion record")
         }
         let again = try await fixture.transfers.promoteEverySet(

@@ -15,7 +15,7 @@ struct RefsCommand: AsyncParsableCommand {
             """,
         subcommands: [
             Pull.self, Push.self, Record.self, Accept.self, Promote.self, Prune.self, Orphans.self, Diff.self,
-            Report.self, CheckAccess.self,
+            Report.self, CheckAccess.self, Migrate.self,
         ]
     )
 
@@ -277,6 +277,41 @@ struct RefsCommand: AsyncParsableCommand {
             Console.out("References in \(store.rawValue) with no test file in the checkout:")
             for orphan in orphans {
                 Console.out("  \(orphan.place)  \(orphan.objects) file(s), \(orphan.bytes) bytes")
+            }
+        }
+    }
+
+    struct Migrate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "migrate",
+            abstract:
+                "Move the records an earlier release kept inside feature and develop beside them, below .pipeline/.",
+            discussion: """
+                Maintainers, once, after every job runs this release: feature's and develop's pushes, \
+                candidates, review pages, verdicts, promotion ledger, timings and shared runs move from \
+                below each store's prefix to <parent>/.pipeline/<scope>/<store>/ (docs/references.md#records), \
+                so feature/ and develop/ hold references only and bucket policies can fence each \
+                credential's records. Each record is copied, checked (MD5) and only then deleted: a run \
+                stopped anywhere loses nothing, and running it again finishes it. Until then this release \
+                reads both layouts.
+                """
+        )
+
+        @OptionGroup var options: ReferenceOptions
+
+        func run() async throws {
+            let dryRun = options.dryRun
+            let moved = try await options.context().transfers.migrateRecords(dryRun: dryRun) { store, done, total in
+                if done == total || done % 200 == 0 { Console.progress("\(store): \(done)/\(total) records") }
+            }
+            if options.json { return try Console.json(moved) }
+            for store in moved {
+                let verb = dryRun ? "would move" : "moved"
+                Console.out(
+                    store.moved == 0
+                        ? "\(store.store): no records in the earlier layout; nothing to move"
+                        : "\(store.store): \(verb) \(store.moved) record(s), \(store.bytes) bytes, to \(store.destination)"
+                )
             }
         }
     }

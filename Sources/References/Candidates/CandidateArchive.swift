@@ -33,7 +33,7 @@ public struct CandidateArchive: Sendable {
 
     /// How messages name the folder of `commit`'s candidates.
     public func place(of commit: String) -> String {
-        "\(feature.store.name)/\((feature.prefix.map { $0.rawValue + "/" } ?? ""))\(Self.folder)/\(commit)/"
+        ((try? commitFolder(commit)).map(feature.describe) ?? "\(feature.store.name)/\(Self.folder)/\(commit)") + "/"
     }
 
     /// The candidates of `commit`'s run `run`, shaped as a reference store (`<Test>/<file>`).

@@ -52,7 +52,8 @@ public struct ReviewArchive: Sendable {
         try await feature.store.upload(page, to: pageKey, metadata: [:])
         var published = Published(page: try address(pageKey))
         published.expires =
-            feature.store is S3Store && publicAddress == nil ? "\(lifetime.components.seconds / 86400) days" : nil
+            ((feature.store as? ScopedRecords)?.base ?? feature.store) is S3Store && publicAddress == nil
+            ? "\(lifetime.components.seconds / 86400) days" : nil
         for (index, entry) in entries.enumerated() {
             var images = Images()
             let kinds: [(String, Data?, WritableKeyPath<Images, String?>)] = [
@@ -72,17 +73,25 @@ public struct ReviewArchive: Sendable {
         return published
     }
 
-    /// A browser's address for `key`: a presigned link on S3, the file's path on a folder.
+    /// A browser's address for `key`: below `review-url` (feature's address; a record kept beside
+    /// feature, below its parent's), a presigned link on S3, the file's path on a folder.
     func address(_ key: ObjectKey) throws -> String {
-        if let base = publicAddress {
-            let relative = feature.prefix.map { String(key.rawValue.dropFirst($0.rawValue.count + 1)) } ?? key.rawValue
-            return base.trimmingCharacters(in: CharacterSet(charactersIn: "/")) + "/"
-                + (try ObjectKey(relative)).percentEncodedPath
+        let scoped = feature.store as? ScopedRecords
+        if let base = publicAddress?.trimmingCharacters(in: CharacterSet(charactersIn: "/")) {
+            guard let scoped else {
+                let relative =
+                    feature.prefix.map { String(key.rawValue.dropFirst($0.rawValue.count + 1)) } ?? key.rawValue
+                return base + "/" + (try ObjectKey(relative)).percentEncodedPath
+            }
+            let parent = base.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+            return parent + "/" + (try ObjectKey(try scoped.besideReferences(key))).percentEncodedPath
         }
-        if let s3 = feature.store as? S3Store {
-            return try S3Presigner(s3.settings).url(for: key, lifetime: lifetime)
+        let (store, place): (any ObjectStore, ObjectKey) =
+            try scoped.map { try $0.written(key) } ?? (feature.store, key)
+        if let s3 = store as? S3Store {
+            return try S3Presigner(s3.settings).url(for: place, lifetime: lifetime)
         }
-        if let folder = feature.store as? FolderStore { return folder.root.appendingPathComponent(key.rawValue).path }
-        return "\(feature.store.name)/\(key.rawValue)"
+        if let folder = store as? FolderStore { return folder.root.appendingPathComponent(place.rawValue).path }
+        return "\(store.name)/\(place.rawValue)"
     }
 }

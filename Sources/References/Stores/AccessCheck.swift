@@ -5,8 +5,10 @@ import PipelineSpec
 /// `pipeline refs check-access`: what this job's credentials can do with the spec's stores, tried
 /// before the job relies on it (a pull request's run learns at its first step, not after its
 /// tests, that its key cannot write feature). Each store is listed; in each store the job must
-/// write, a probe object is written, read back and deleted (`.pipeline-access/<uuid>`, below the
-/// store's prefix, gone again unless the delete is refused, which is said).
+/// write, a probe object is written, read back and deleted, twice: below the store's prefix
+/// (`.pipeline-access/<uuid>`), and where this job's records go (`pipeline-runs/access-<uuid>` of
+/// `.pipeline/<scope>/<store>/`: a key that may write references but not its own records fails
+/// here too); each gone again unless the delete is refused, which is said.
 public enum AccessCheck {
     public struct Result: Sendable, Encodable, Equatable {
         public var role: String
@@ -37,7 +39,10 @@ public enum AccessCheck {
                 result.objects = try await folder.store.list(under: folder.prefix).count
                 if writing.contains(role) {
                     result.writes = false
-                    try await probe(folder)
+                    let id = UUID().uuidString.lowercased()
+                    for path in [".pipeline-access/\(id)", "\(ObjectKey.runsFolder)/access-\(id)"] {
+                        try await probe(folder, try ObjectKey(path).under(folder.prefix))
+                    }
                     result.writes = true
                 }
             } catch {
@@ -48,9 +53,8 @@ public enum AccessCheck {
         return results
     }
 
-    /// Writes a small object, reads it back whole, and deletes it.
-    private static func probe(_ folder: StoreFolder) async throws {
-        let key = try ObjectKey(".pipeline-access/\(UUID().uuidString.lowercased())").under(folder.prefix)
+    /// Writes a small object at `key`, reads it back whole, and deletes it.
+    private static func probe(_ folder: StoreFolder, _ key: ObjectKey) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-access-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let content = Data("pipeline refs check-access\n".utf8)
@@ -58,7 +62,7 @@ public enum AccessCheck {
         try await folder.store.upload(scratch, to: key, metadata: [:])
         try await folder.store.download(key, to: scratch)
         guard FileManager.default.contents(atPath: scratch.path) == content else {
-            throw StoreError.io(path: "\(folder.name) \(key)", reason: "read back other content than was written")
+            throw StoreError.io(path: folder.describe(key), reason: "read back other content than was written")
         }
         try await folder.store.delete(key)
     }

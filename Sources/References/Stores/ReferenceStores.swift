@@ -1,3 +1,4 @@
+import CISystem
 import Foundation
 import GitChanges
 import ObjectStorage
@@ -126,7 +127,20 @@ public struct ReferenceStores: Sendable {
         if !creating, let path = missingFolder(role) {
             throw ReferenceError.noStore(role: role.rawValue, path: path, origin: origin)
         }
-        return try open(location)
+        return try withRecords(try open(location), of: role)
+    }
+
+    /// `folder` with the tool's records kept beside it by scope (`RecordLayout`): this job's trust
+    /// scope for feature's, develop's own for develop's. `PIPELINE_RECORDS=earlier` keeps them
+    /// below the reference prefix as releases before 0.2 did, for a team whose own tools still
+    /// read them there.
+    func withRecords(_ folder: StoreFolder, of role: StoreRole) throws -> StoreFolder {
+        guard variables["PIPELINE_RECORDS"] != "earlier", let shared = folder.store as? any SharedStore else {
+            return folder
+        }
+        let layout = try RecordLayout(
+            store: shared, prefix: folder.prefix, role: role.rawValue, scope: CIContext(variables).trustScope.folder)
+        return StoreFolder(store: ScopedRecords(base: shared, layout: layout), prefix: folder.prefix)
     }
 
     /// The path of `role`'s store when it is a folder that does not exist; nil otherwise (an S3

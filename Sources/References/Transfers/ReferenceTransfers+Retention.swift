@@ -154,3 +154,36 @@ extension ReferenceTransfers {
             .sorted { ($0.set ?? "", $0.test) < ($1.set ?? "", $1.test) }
     }
 }
+
+extension ReferenceTransfers {
+    /// What `refs migrate` did to one store.
+    public struct RecordsMoved: Sendable, Encodable, Equatable {
+        public let store: String
+        public let moved: Int
+        public let bytes: Int64
+        /// Where they went: `<store> (.pipeline/migrated/feature)`.
+        public let destination: String
+    }
+
+    /// `refs migrate`: moves the records an earlier release kept below feature's and develop's
+    /// prefixes (`.pushes/`, `.candidates/`, `.promotions/`, `pipeline-timings.json`, …) beside
+    /// them, below `.pipeline/` (`RecordLayout`); each copied, checked and then deleted, so a run
+    /// stopped anywhere loses nothing and the next finishes it. Every release since reads both
+    /// layouts; this makes `feature/` and `develop/` hold references only.
+    public func migrateRecords(
+        dryRun: Bool, progress: @escaping @Sendable (String, Int, Int) -> Void = { _, _, _ in }
+    ) async throws -> [RecordsMoved] {
+        var result: [RecordsMoved] = []
+        for role in StoreRole.allCases where stores.settings.address(of: role) != nil {
+            guard let scoped = try stores.sharedFolder(role).store as? ScopedRecords else {
+                throw ReferenceError.notConfigured(
+                    "PIPELINE_RECORDS=earlier keeps the records below the reference prefixes; unset it to migrate them")
+            }
+            let moved = try await scoped.migrate(dryRun: dryRun) { done, total in progress(role.rawValue, done, total) }
+            result.append(
+                RecordsMoved(
+                    store: role.rawValue, moved: moved.moved, bytes: moved.bytes, destination: moved.destination))
+        }
+        return result
+    }
+}
