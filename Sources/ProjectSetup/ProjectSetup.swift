@@ -148,7 +148,7 @@ public enum ProjectSetup {
     /// it, and the region the specs name (or that none is named).
     static func credentialSteps(_ request: SetupRequest) -> [String] {
         guard request.usesS3 else { return [] }
-        let policies = "docs/ci.md#bucket-policies-pull-request-credentials-write-pr-and-feature-only"
+        let policies = "docs/ci.md#bucket-policies-pull-request-credentials-write-feature-and-their-own-records-only"
         var lines: [String]
         let (pullRequest, develop) = (
             Trust.pullRequest.secrets.joined(separator: " and "), Trust.develop.secrets.joined(separator: " and ")

@@ -81,7 +81,7 @@ public struct TimingsPlace: Sendable, CustomStringConvertible {
     public func lastRun(run: String, node: Node) async throws -> TestReport? {
         let key = try lastRunKey(run: run, node: node)
         guard let (data, _) = try await store.get(key) else { return nil }
-        return try TestReport.decode(data, origin: "\(store.name)/\(key.rawValue)")
+        return try TestReport.decode(data, origin: StoreFolder(store: store).describe(key))
     }
 
     /// Where a node's merged coverage profile in a shared run is kept, for `pipeline report
@@ -148,14 +148,14 @@ public struct TimingsPlace: Sendable, CustomStringConvertible {
         if let baseline { return try await TimingsPlace(store: baseline.store, prefix: baseline.prefix).impact() }
         let key = try impactKey
         guard let (data, _) = try await store.get(key) else { return nil }
-        return (data, "\(store.name)/\(key.rawValue)")
+        return (data, StoreFolder(store: store).describe(key))
     }
 
     /// Where the timings are, for messages and the dry run.
     public var description: String {
         guard let baseline, let folder = try? TimingsPlace(store: baseline.store, prefix: baseline.prefix) else {
-            return "\(store.name)/\(timingsKey.rawValue)"
+            return StoreFolder(store: store).describe(timingsKey)
         }
-        return "\(store.name)/\(timingsKey.rawValue) (planned from \(folder))"
+        return StoreFolder(store: store).describe(timingsKey) + " (planned from \(folder))"
     }
 }

@@ -173,8 +173,8 @@ struct CLITests {
                         ? "never (CI: a missing reference fails, a written one too)" : "missing")
                     + "; failed snapshots go to \(workspace.root.path)/.build/pipeline/snapshot-artifacts and are reviewed in "
                     + "\(workspace.root.path)/.build/pipeline/snapshot-review.html",
-                "       timings: read from \(workspace.root.path)/.pipeline/storage/develop/pipeline-timings.json to plan, and updated there after the run",
-                "       no recorded durations in \(workspace.root.path)/.pipeline/storage/develop/pipeline-timings.json yet: "
+                "       timings: read from \(workspace.root.path)/.pipeline/storage/.pipeline/develop/develop/pipeline-timings.json to plan, and updated there after the run",
+                "       no recorded durations in \(workspace.root.path)/.pipeline/storage/.pipeline/develop/develop/pipeline-timings.json yet: "
                     + "the shards are planned when the tests are listed",
                 "  2. promote  feature → develop for the changed tests, keep files feature no longer has",
                 "       the change touched no test or reference folder, and pushed no reference: nothing to promote",

@@ -236,9 +236,9 @@ struct MergeStyleTests {
         let head = try repo.sha()
         #expect(try repo.pipeline("refs", "push", "LoginTests").status == 0)
         // As a push by an older pipeline, or from a clone with no integration branch: no branch change kept.
-        let changes = repo.root.appendingPathComponent("store/feature/.changes")
-        #expect(FileManager.default.fileExists(atPath: changes.appendingPathComponent("\(head).json").path))
-        try FileManager.default.removeItem(at: changes)
+        let feature = repo.root.appendingPathComponent("store/feature")
+        let change = try #require(RecordFiles.find(".changes/\(head).json", of: feature))
+        try FileManager.default.removeItem(at: change.deletingLastPathComponent())
         _ = try squash("old-push", in: repo)
 
         let (_, stale) = try notPromoted(repo)
@@ -275,14 +275,18 @@ struct MergeStyleTests {
             refused.stderr.contains(String(elsewhere.prefix(12)))
                 && refused.stderr.contains(String(branchHead.prefix(12))),
             "\(refused.stderr)")
-        let records = repo.root.appendingPathComponent("store/feature/\(PushArchive.recordsFolder)/LoginTests")
-        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("\(elsewhere).json").path))
+        func recorded(_ commit: String) -> Bool {
+            RecordFiles.find(
+                "\(PushArchive.recordsFolder)/LoginTests/\(commit).json",
+                of: repo.root.appendingPathComponent("store/feature")) != nil
+        }
+        #expect(!recorded(elsewhere))
 
         let mapped = try repo.pipeline("refs", "accept", "LoginTests", "--commit", synthetic)
         #expect(mapped.status == 0, "\(mapped.stderr)")
         #expect(mapped.stdout.contains("pushed as the branch's commit \(branchHead.prefix(12))"), "\(mapped.stdout)")
-        #expect(FileManager.default.fileExists(atPath: records.appendingPathComponent("\(branchHead).json").path))
-        #expect(!FileManager.default.fileExists(atPath: records.appendingPathComponent("\(synthetic).json").path))
+        #expect(recorded(branchHead))
+        #expect(!recorded(synthetic))
 
         // The real merge brings in the branch head, and with it the accepted rendering.
         try repo.git("checkout", "-q", "develop")

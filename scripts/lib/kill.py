@@ -73,13 +73,24 @@ class Folder:
     def objects(self):
         found = {}
         for folder, dirs, names in os.walk(self.root):
-            dirs[:] = [d for d in dirs if d != ".pipeline-metadata"]
+            dirs[:] = [d for d in dirs if d not in (".pipeline-metadata", ".pipeline-locks")]
             for name in names:
                 if name.startswith(".pipeline-tmp-"):
                     continue
                 path = os.path.join(folder, name)
-                found[os.path.relpath(path, self.root)] = open(path, "rb").read()
+                found[as_earlier(os.path.relpath(path, self.root))] = open(path, "rb").read()
         return found
+
+
+def as_earlier(key):
+    """A record's key as the earlier layout named it: `.pipeline/<scope>/feature/.pushes/…` is
+    `feature/.pushes/…` (docs/references.md, "Records"), so the checks read one layout whatever
+    scope wrote it."""
+    parts = key.split("/")
+    if parts[0] != ".pipeline" or len(parts) < 3:
+        return key
+    scope = 1 if parts[1] in ("local", "develop", "migrated") else 2
+    return "/".join(parts[1 + scope:])
 
 
 class Moto:
@@ -115,7 +126,8 @@ class Moto:
             token = page["NextContinuationToken"]
 
     def objects(self):
-        return {key: self.s3.get_object(Bucket="kill", Key=f"{self.prefix}/{key}")["Body"].read() for key in self.keys()}
+        return {as_earlier(key): self.s3.get_object(Bucket="kill", Key=f"{self.prefix}/{key}")["Body"].read()
+                for key in self.keys()}
 
 
 class Proxy:

@@ -289,7 +289,7 @@ struct RefsCommand: AsyncParsableCommand {
             discussion: """
                 Maintainers, once, after every job runs this release: feature's and develop's pushes, \
                 candidates, review pages, verdicts, promotion ledger, timings and shared runs move from \
-                below each store's prefix to <parent>/.pipeline/<scope>/<store>/ (docs/references.md#records), \
+                below each store's prefix to <parent>/.pipeline/<scope>/<store>/ (docs/references.md#records-beside-the-references-by-scope), \
                 so feature/ and develop/ hold references only and bucket policies can fence each \
                 credential's records. Each record is copied, checked (MD5) and only then deleted: a run \
                 stopped anywhere loses nothing, and running it again finishes it. Until then this release \

@@ -127,14 +127,14 @@ public struct ReferenceStores: Sendable {
         if !creating, let path = missingFolder(role) {
             throw ReferenceError.noStore(role: role.rawValue, path: path, origin: origin)
         }
-        return try withRecords(try open(location), of: role)
+        return try open(location)
     }
 
     /// `folder` with the tool's records kept beside it by scope (`RecordLayout`): this job's trust
     /// scope for feature's, develop's own for develop's. `PIPELINE_RECORDS=earlier` keeps them
-    /// below the reference prefix as releases before 0.2 did, for a team whose own tools still
-    /// read them there.
-    func withRecords(_ folder: StoreFolder, of role: StoreRole) throws -> StoreFolder {
+    /// below the reference prefix as earlier releases did, for a team whose own tools still read
+    /// them there.
+    private func withRecords(_ folder: StoreFolder, of role: StoreRole) throws -> StoreFolder {
         guard variables["PIPELINE_RECORDS"] != "earlier", let shared = folder.store as? any SharedStore else {
             return folder
         }
@@ -176,8 +176,22 @@ public struct ReferenceStores: Sendable {
         return StoreFolder(store: shared.store, prefix: segment.under(shared.prefix))
     }
 
-    /// A folder or S3 location, with the spec's endpoint, region and credentials.
+    /// A folder or S3 location, with the spec's endpoint, region and credentials. Feature's or
+    /// develop's location (named by a command or a spec's `verdicts:` too) keeps its records
+    /// beside it (`withRecords`).
     public func open(_ location: StoreAddress) throws -> StoreFolder {
+        let folder = try openPlain(location)
+        func place(_ address: StoreAddress?) -> StoreAddress? {
+            guard case .folder(let path)? = address else { return address }
+            return .folder(path: URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL.path)
+        }
+        guard let role = StoreRole.allCases.first(where: { place(settings.address(of: $0)) == place(location) }) else {
+            return folder
+        }
+        return try withRecords(folder, of: role)
+    }
+
+    private func openPlain(_ location: StoreAddress) throws -> StoreFolder {
         switch location {
         case .folder(let path):
             return StoreFolder(store: FolderStore(root: URL(fileURLWithPath: path, relativeTo: base)), prefix: nil)

@@ -9,8 +9,10 @@ import ObjectStorage
 /// - `<prefix>/.push-records/<Test>/<commit>.json`: the push's record (`PushManifest`): its files
 ///   and what develop held of the test when it was pushed.
 ///
-/// Folders starting with `.` are not references: listings, pulls, promotions and `refs orphans`
-/// leave them out. A push never overwrites another commit's; `refs prune` removes old ones.
+/// Keys are named below feature's prefix, as earlier releases kept them; feature's store
+/// (`ScopedRecords`) keeps them beside it, below the writing job's scope (`RecordLayout`). Folders
+/// starting with `.` are not references: listings, pulls, promotions and `refs orphans` leave
+/// them out. A push never overwrites another commit's; `refs prune` removes old ones.
 public struct PushArchive: Sendable {
     /// Feature: the store and prefix the pushes are kept under.
     public let feature: StoreFolder
