@@ -26,13 +26,15 @@ public struct ScopedRecords: SharedStore {
         return (layout.records, try layout.key(record, in: layout.scope))
     }
 
-    /// A record's key where `written` put it, relative to the folder holding the reference
-    /// prefix (`.pipeline/pr/12/feature/.reviews/…`): what an address serving that folder adds.
+    /// A key's place relative to the folder holding the reference prefix: a record's where
+    /// `written` puts it (`.pipeline/pr/12/feature/.reviews/…`), a reference's below the prefix's
+    /// name (`feature/LoginTests/a.png`): what an address serving that folder adds.
     public func besideReferences(_ key: ObjectKey) throws(StoreError) -> String {
-        let place = try written(key)
         guard layout.record(key) != nil else {
-            return key.relative(to: layout.referencePrefix ?? key)?.rawValue ?? key.rawValue
+            let rest = layout.referencePrefix.flatMap { key.relative(to: $0) } ?? key
+            return "\(layout.side)/\(rest.rawValue)"
         }
+        let place = try written(key)
         let parent = layout.root.rawValue.split(separator: "/").dropLast().joined(separator: "/")
         return parent.isEmpty ? place.key.rawValue : String(place.key.rawValue.dropFirst(parent.count + 1))
     }
