@@ -39,14 +39,15 @@ public struct ScopedRecords: SharedStore {
         return parent.isEmpty ? place.key.rawValue : String(place.key.rawValue.dropFirst(parent.count + 1))
     }
 
-    /// Where `key` is read from: the first place that has it (`exists`), or nil.
+    /// Where `record` (a key's part from the reference prefix on) is read from: the first place
+    /// that has it (`exists`), or nil. Where a listing of this process found it is taken as it is
+    /// when `trustingHint` (a download or a copy of what was just listed costs no extra request).
     func located(
-        _ key: ObjectKey, where exists: (any SharedStore, ObjectKey) async throws(StoreError) -> Bool
+        _ record: String, trustingHint: Bool = false,
+        where exists: (any SharedStore, ObjectKey) async throws(StoreError) -> Bool
     ) async throws(StoreError) -> (store: any SharedStore, key: ObjectKey)? {
-        guard let record = layout.record(key) else {
-            return try await exists(base, key) ? (base, key) : nil
-        }
         let hinted = await RecordHints.shared.scope(of: record, in: layout)
+        if trustingHint, let hinted { return (layout.records, try layout.key(record, in: hinted)) }
         var tried: Set<String> = []
         for scope in [hinted, layout.scope].compactMap({ $0 }) where tried.insert(scope).inserted {
             let place = try layout.key(record, in: scope)
@@ -60,6 +61,16 @@ public struct ScopedRecords: SharedStore {
         }
         let earlier = try layout.earlierKey(record)
         return try await exists(base, earlier) ? (base, earlier) : nil
+    }
+
+    /// Where `key` is read from: a reference in the reference store (no request to find it), a
+    /// record where `located` finds it, else where an earlier layout would have kept it.
+    private func readPlace(_ key: ObjectKey) async throws(StoreError) -> (store: any SharedStore, key: ObjectKey) {
+        guard let record = layout.record(key) else { return (base, key) }
+        let place = try await located(record, trustingHint: true) { store, place throws(StoreError) in
+            try await store.head(place) != nil
+        }
+        return place ?? (base, key)
     }
 
     /// Every object below the record folder `record` (a prefix's part from the reference prefix
@@ -109,8 +120,9 @@ public struct ScopedRecords: SharedStore {
     }
 
     public func head(_ key: ObjectKey) async throws(StoreError) -> ObjectInfo? {
+        guard let record = layout.record(key) else { return try await base.head(key) }
         var info: ObjectInfo?
-        _ = try await located(key) { store, place throws(StoreError) in
+        _ = try await located(record) { store, place throws(StoreError) in
             info = try await store.head(place)
             return info != nil
         }
@@ -118,8 +130,9 @@ public struct ScopedRecords: SharedStore {
     }
 
     public func get(_ key: ObjectKey) async throws(StoreError) -> (data: Data, etag: String)? {
+        guard let record = layout.record(key) else { return try await base.get(key) }
         var content: (data: Data, etag: String)?
-        _ = try await located(key) { store, place throws(StoreError) in
+        _ = try await located(record) { store, place throws(StoreError) in
             content = try await store.get(place)
             return content != nil
         }
@@ -127,14 +140,12 @@ public struct ScopedRecords: SharedStore {
     }
 
     public func metadata(of key: ObjectKey) async throws(StoreError) -> [String: String] {
-        let place = try await located(key) { store, place throws(StoreError) in try await store.head(place) != nil }
-        guard let place else { return try await base.metadata(of: key) }
+        let place = try await readPlace(key)
         return try await place.store.metadata(of: place.key)
     }
 
     public func download(_ key: ObjectKey, to file: URL) async throws(StoreError) {
-        let place = try await located(key) { store, place throws(StoreError) in try await store.head(place) != nil }
-        guard let place else { return try await base.download(key, to: file) }
+        let place = try await readPlace(key)
         try await place.store.download(place.key, to: file)
     }
 
@@ -159,10 +170,8 @@ public struct ScopedRecords: SharedStore {
         store: any ObjectStore, key: ObjectKey
     ) {
         guard let scoped = store as? ScopedRecords else { return (store, key) }
-        let place = try await scoped.located(key) { store, place throws(StoreError) in
-            try await store.head(place) != nil
-        }
-        return place.map { ($0.store, $0.key) } ?? (scoped.base, key)
+        let place = try await scoped.readPlace(key)
+        return (place.store, place.key)
     }
 
     public func copyStored(
@@ -223,7 +232,7 @@ extension ScopedRecords {
                 }
             }
         }
-        for file in ["pipeline-timings.json", "pipeline-impact.json", ".promoted.json"] {
+        for file in RecordLayout.kinds where file.hasSuffix(".json") {
             if let object = try await base.head(try ObjectKey(file).under(top)) { found.append(object) }
         }
         return found.filter { layout.record($0.key) != nil }
