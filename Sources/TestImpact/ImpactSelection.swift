@@ -53,6 +53,15 @@ public struct ImpactSelection: Sendable, Equatable {
         for change in changes.sorted(by: { $0.path < $1.path }) {
             let path = change.path
             let name = (path as NSString).lastPathComponent
+            // Every changed file gets suites, a fallback or a note saying why none: never silence.
+            let answers = selection.answers(path)
+            defer {
+                if selection.answers(path) == answers {
+                    selection.notes.append(
+                        "\(path): no suite executed or read what changed, nor code that uses what it declares, "
+                            + "no test runs for it")
+                }
+            }
             // What a suite read while it ran reaches it, whatever the file is.
             let readers = map.readers(of: path)
             for (suite, read) in readers {
@@ -374,6 +383,17 @@ public struct ImpactSelection: Sendable, Equatable {
     }
 
     private mutating func add(_ suite: String, _ reason: String) {
+        reached += 1
         if suites[suite] == nil { suites[suite] = reason }
+    }
+
+    /// How many times a suite was reached, a fallback set or a note on `path` given: what one
+    /// changed file answered is the difference.
+    private var reached = 0
+    private func answers(_ path: String) -> [Int] {
+        [
+            reached, fallback.count, fallbackTargets.count, notes.filter { $0.hasPrefix(path + ":") }.count,
+            everything == nil ? 0 : 1,
+        ]
     }
 }

@@ -109,7 +109,8 @@ enum SwiftChange: Equatable {
     /// executed it; a changed member's (its header the same in both versions) executed the old
     /// one; an added member, or one whose header changed, is code no suite has run (the index and
     /// name rules judge what it captures). Nil, every suite that executed the file, when a changed
-    /// line can run code outside every member (an initial value, top-level code, `#if`), changes
+    /// line can run code outside every member (an initial value on any of its declaration's lines,
+    /// a default argument, a raw value, a custom attribute, top-level code, `#if`), changes
     /// what the file's code resolves to (an import) or a kept type's header, or when an added line's
     /// member shares its header with another.
     static func changedMembers(old: String, new: String, availability: Availability = .here) -> [ClosedRange<Int>]? {
@@ -129,13 +130,14 @@ enum SwiftChange: Equatable {
                 // changes what the file's calls resolve to, and a type's header (its superclass,
                 // its conformances) what its members do, unless the type is added or removed whole.
                 if line.text.allSatisfy({ "})],; ".contains($0) }) { continue }  // a scope's end
-                let aliases = ["typealias", "associatedtype"].contains(line.keyword ?? "")
-                if !line.declaration || line.text.hasPrefix("#") || (line.text.contains("=") && !aliases)
-                    || line.isImport
+                if !line.declaration || line.text.hasPrefix("#") || line.isImport
+                    || source.runsCode(declarationHolding: index)
                 {
                     return nil
                 }
-                if line.declaresType, (isNew ? before : after).declaresType(line) { return nil }
+                // A type's header over several lines: its first line says whose.
+                let header = source.lines[source.declaration(holding: index).lowerBound]
+                if header.declaresType, (isNew ? before : after).declaresType(header) { return nil }
                 continue
             }
             guard isNew else {

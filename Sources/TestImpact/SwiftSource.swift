@@ -121,6 +121,28 @@ struct SwiftSource: Sendable {
         return false
     }
 
+    /// The lines (indices) of the declaration that line `index` belongs to: from the line that
+    /// starts it through its continuation lines (a multi-line initial value, attribute or case list).
+    func declaration(holding index: Int) -> ClosedRange<Int> {
+        var start = index
+        while start > 0, lines[start].declaration, !lines[start].starts { start -= 1 }
+        var end = start
+        while end + 1 < lines.count, lines[end + 1].declaration, !lines[end + 1].starts { end += 1 }
+        return start...max(end, index)
+    }
+
+    /// Whether the declaration holding line `index`, outside every member, runs code of its own
+    /// that coverage places under another name, or in the callers: an initial value (a stored or
+    /// static property's, a global's, run by a one-time initialiser), a default argument, an enum
+    /// raw value, or a custom attribute (a property wrapper, a result builder, a macro, a global
+    /// actor). A type alias's `=` names a type and runs nothing.
+    func runsCode(declarationHolding index: Int) -> Bool {
+        let text = declaration(holding: index).map { lines[$0].text }.joined(separator: " ")
+        let alias = ["typealias", "associatedtype"].contains(
+            lines[declaration(holding: index).lowerBound].keyword ?? "")
+        return (text.contains("=") && !alias) || text.contains(#/@[A-Z_]/#)
+    }
+
     /// Each member's header (its attributes, signature and any other declaration lines before its
     /// body, joined), by the member's lines.
     func memberHeaders() -> [ClosedRange<Int>: String] {
