@@ -12,6 +12,10 @@ public struct CoverageReport: Sendable {
     public let missingNodes: [String]
     /// Line coverage (percent) below which the run fails; nil sets none.
     public var minimumLines: Double?
+    /// Profiles written where the run's processes ran (`default.profraw`) by children that lost
+    /// `LLVM_PROFILE_FILE`, moved into the run's profiles: counted in its coverage, but whose
+    /// test started them is unknown.
+    public var strays: [String] = []
     /// Where the reports were written.
     public var folder: URL?
     /// How long merging, exporting and writing took.

@@ -63,10 +63,9 @@ public struct CoverageSettings: Sendable {
     /// (this run) are moved into it, so they count in the run's coverage and nothing is left in the
     /// user's tree; older ones are the user's and stay. Returns the paths moved.
     public func adoptStrayProfiles(in folders: [URL]) -> [String] {
-        let manager = FileManager.default
-        guard
-            let started = (try? manager.attributesOfItem(atPath: profiles.path))?[.creationDate] as? Date
-                ?? (try? manager.attributesOfItem(atPath: profiles.path))?[.modificationDate] as? Date
+        // The folder's own dates move with every profile written into it: its start mark's stays.
+        let mark = profiles.appendingPathComponent(Self.startMark)
+        guard let started = (try? FileManager.default.attributesOfItem(atPath: mark.path))?[.modificationDate] as? Date
         else { return [] }
         return Self.moveStrayProfiles(in: folders, since: started, into: profiles)
     }
@@ -91,11 +90,15 @@ public struct CoverageSettings: Sendable {
         return moved
     }
 
-    /// Empties the profile folder, so a run counts only its own processes.
+    /// The file whose date marks when the run's profile folder was emptied.
+    static let startMark = ".started"
+
+    /// Empties the profile folder, so a run counts only its own processes, and marks when.
     public func clearProfiles() throws(CoverageError) {
         try? FileManager.default.removeItem(at: profiles)
         do {
             try FileManager.default.createDirectory(at: profiles, withIntermediateDirectories: true)
+            try Data().write(to: profiles.appendingPathComponent(Self.startMark))
         } catch {
             throw .unwritable(path: profiles.path, reason: (error as NSError).localizedDescription)
         }

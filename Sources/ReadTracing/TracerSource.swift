@@ -15,6 +15,7 @@ enum TracerSource {
         #include <fcntl.h>
         #include <limits.h>
         #include <pthread.h>
+        #include <spawn.h>
         #include <stdarg.h>
         #include <stdint.h>
         #include <stdio.h>
@@ -25,6 +26,10 @@ enum TracerSource {
         #include <unistd.h>
 
         #define MAX_ROOTS 8
+
+        #define NEXT(name, type) \
+            static type real = NULL; \
+            if (real == NULL) real = (type)dlsym(RTLD_NEXT, name)
 
         static int trace = -1;
         static char roots[MAX_ROOTS][PATH_MAX];
@@ -63,6 +68,108 @@ enum TracerSource {
             trace = descriptor;
         }
 
+        /* The variables a child must keep to be traced and to write its coverage profile where the
+           run collects it: a test that starts a process with an environment of its own (Foundation's
+           Process with `environment` set) would drop them, and the child's reads and profile (written to
+           default.profraw in its working folder) would be lost. They are put back into the environment
+           of every process this one starts, unless the test gave them values of its own. */
+        #define KEPT 4
+        static const char *const kept_names[KEPT] = {
+            "LD_PRELOAD", "PIPELINE_TRACE_FILE", "PIPELINE_TRACE_ROOTS", "LLVM_PROFILE_FILE"};
+        static char *kept_entries[KEPT];
+
+        static void keep_variables(void) {
+            for (int index = 0; index < KEPT; index++) {
+                const char *value = getenv(kept_names[index]);
+                if (value == NULL || kept_entries[index] != NULL) continue;
+                size_t length = strlen(kept_names[index]) + strlen(value) + 2;
+                char *entry = malloc(length);
+                if (entry == NULL) continue;
+                snprintf(entry, length, "%s=%s", kept_names[index], value);
+                kept_entries[index] = entry;
+            }
+        }
+
+        /* `environment` with the kept variables it lacks added; itself when it lacks none. The copy is
+           never freed: the process is about to be replaced, or it starts few children. */
+        static char *const *with_kept(char *const *environment) {
+            if (environment == NULL) return environment;
+            size_t count = 0;
+            int missing[KEPT];
+            int lacking = 0;
+            while (environment[count] != NULL) count++;
+            for (int index = 0; index < KEPT; index++) {
+                missing[index] = 0;
+                if (kept_entries[index] == NULL) continue;
+                size_t name = strlen(kept_names[index]);
+                int found = 0;
+                for (size_t at = 0; at < count && !found; at++) {
+                    found = strncmp(environment[at], kept_names[index], name) == 0 && environment[at][name] == '=';
+                }
+                if (!found) {
+                    missing[index] = 1;
+                    lacking++;
+                }
+            }
+            if (lacking == 0) return environment;
+            char **copy = malloc((count + (size_t)lacking + 1) * sizeof(char *));
+            if (copy == NULL) return environment;
+            memcpy(copy, environment, count * sizeof(char *));
+            for (int index = 0; index < KEPT; index++) {
+                if (missing[index]) copy[count++] = kept_entries[index];
+            }
+            copy[count] = NULL;
+            return copy;
+        }
+
+        typedef int (*execve_function)(const char *, char *const[], char *const[]);
+        typedef int (*spawn_function)(
+            pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *, char *const[],
+            char *const[]);
+
+        int execve(const char *path, char *const arguments[], char *const environment[]) {
+            NEXT("execve", execve_function);
+            if (real == NULL) { errno = ENOSYS; return -1; }
+            return real(path, arguments, with_kept(environment));
+        }
+
+        int execvpe(const char *file, char *const arguments[], char *const environment[]) {
+            NEXT("execvpe", execve_function);
+            if (real == NULL) { errno = ENOSYS; return -1; }
+            return real(file, arguments, with_kept(environment));
+        }
+
+        /* These two pass the process's own environment, which it may have emptied (`env -i`). */
+        extern char **environ;
+
+        int execv(const char *path, char *const arguments[]) {
+            NEXT("execve", execve_function);
+            if (real == NULL) { errno = ENOSYS; return -1; }
+            return real(path, arguments, with_kept(environ));
+        }
+
+        int execvp(const char *file, char *const arguments[]) {
+            NEXT("execvpe", execve_function);
+            if (real == NULL) { errno = ENOSYS; return -1; }
+            return real(file, arguments, with_kept(environ));
+        }
+
+        int posix_spawn(
+            pid_t *pid, const char *path, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
+            char *const arguments[], char *const environment[]) {
+            NEXT("posix_spawn", spawn_function);
+            if (real == NULL) return ENOSYS;
+            return real(pid, path, actions, attributes, arguments, with_kept(environment));
+        }
+
+        int posix_spawnp(
+            pid_t *pid, const char *file, const posix_spawn_file_actions_t *actions, const posix_spawnattr_t *attributes,
+            char *const arguments[], char *const environment[]) {
+            NEXT("posix_spawnp", spawn_function);
+            if (real == NULL) return ENOSYS;
+            return real(pid, file, actions, attributes, arguments, with_kept(environment));
+        }
+
         /* A forked child traces to a file of its own. */
         static void forked(void) {
             if (trace >= 0) close(trace);
@@ -71,6 +178,7 @@ enum TracerSource {
         }
 
         __attribute__((constructor)) static void start(void) {
+            keep_variables();
             begin();
             pthread_atfork(NULL, NULL, forked);
         }
@@ -141,10 +249,6 @@ enum TracerSource {
         static int reads(int flags) { return (flags & O_ACCMODE) != O_WRONLY; }
 
         static int has_mode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
-
-        #define NEXT(name, type) \
-            static type real = NULL; \
-            if (real == NULL) real = (type)dlsym(RTLD_NEXT, name)
 
         typedef int (*open_function)(const char *, int, ...);
         typedef int (*openat_function)(int, const char *, int, ...);

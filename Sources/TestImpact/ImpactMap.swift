@@ -53,6 +53,11 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     public var index: SymbolIndex?
     /// Why no index was kept (none written, no libIndexStore beside the toolchain).
     public var unindexed: String?
+    /// Why the recording lost profiles of child processes (a test started an instrumented process
+    /// with an environment of its own, and the read tracer could not give `LLVM_PROFILE_FILE` back):
+    /// what they executed is counted for no suite, so any change of code outside the test targets
+    /// runs every test. Absent when none was lost.
+    public var lostProfiles: String?
     /// The package traits the recorded build enabled (`PackageTraits`), when the manifest declares
     /// any: a map serves builds that enable the same ones. Absent for packages without traits and
     /// in older maps.

@@ -128,7 +128,18 @@ public struct ImpactSelection: Sendable, Equatable {
                         (old, new) = active
                     }
                 }
-                switch SwiftChange.kind(old: old, new: new) {
+                let kind = SwiftChange.kind(old: old, new: new)
+                // Children whose profiles were lost may have run any code but the tests' own.
+                if let lost = map.lostProfiles, kind.changesCode,
+                    map.testTargets?.contains(where: { path.hasPrefix($0 + "/") }) != true
+                {
+                    selection.everything =
+                        selection.everything
+                        ?? "\(path) changed, and the impact map lost the profiles of child processes (\(lost)), "
+                        + "so which suites run it is unknown: every test"
+                    continue
+                }
+                switch kind {
                 case .commentsOnly:
                     selection.notes.append("\(path): comments, blank lines or formatting only, no test runs for it")
                 case .declarations(let line, let names, let imports):

@@ -23,6 +23,14 @@ enum SwiftChange: Equatable {
     /// (`Availability`); says which.
     case inert(String)
 
+    /// Whether what a compiled call does may differ.
+    var changesCode: Bool {
+        switch self {
+        case .commentsOnly, .inert: false
+        case .bodies, .declarations, .accessLevels: true
+        }
+    }
+
     /// A line with its `public`, `open`, `internal` and `package` modifiers and its inlining and
     /// interface attributes (`@inlinable`, `@usableFromInline`, `@_implementationOnly`) taken out.
     static func withoutAccess(_ line: String) -> String {

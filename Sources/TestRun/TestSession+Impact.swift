@@ -85,6 +85,11 @@ extension TestSession {
             suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
             functions: executed.functions.filter { !partial.contains($0.key) })
         map.dependencies = executed.dependencies.filter { !partial.contains($0.key) }
+        if let first = measured.strays.first {
+            map.lostProfiles =
+                "\(measured.strays.count) written where the tests ran, \(first) the first: a test started an "
+                + "instrumented process with an environment of its own"
+        }
         try await reads.add(to: &map, package: path, repository: root, arguments: suite.settings.extraArguments)
         map.keepIndex(bin: bin, package: package, uncommitted: try history.uncommittedChanges().flatMap(\.touchedPaths))
         try await timings.saveImpact(try map.encoded())
@@ -96,6 +101,9 @@ extension TestSession {
             "Impact map of \(map.suites.count) suites at \(map.commit.prefix(12))\(traced ?? "") kept beside \(timings)\n"
         )
         if let untraced = map.untraced { write("Reads were not traced: \(untraced)\n") }
+        if let lost = map.lostProfiles {
+            write("Profiles of child processes were lost (\(lost)): a change of code runs every test\n")
+        }
         if let unindexed = map.unindexed { write("No index kept with it (selection by names): \(unindexed)\n") }
     }
 }

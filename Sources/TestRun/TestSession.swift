@@ -273,13 +273,16 @@ public struct TestSession: Sendable {
         guard let coverage else { return nil }
         write("Merging the coverage profiles…\n")
         let working = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        for stray in coverage.adoptStrayProfiles(in: [suite.settings.packagePath, working]) {
+        let strays = coverage.adoptStrayProfiles(in: [suite.settings.packagePath, working])
+        for stray in strays {
             write(
                 "\(stray): written by an instrumented process that lost LLVM_PROFILE_FILE (a child a test started "
                     + "with an environment of its own); counted in the run's coverage and moved out of the tree\n")
         }
         let missing = report.tests.filter { $0.status == .crashed || $0.status == .timedOut }.map(\.name)
-        return try await coverage.collect(objects: product.coverageObjects, missing: missing)
+        var collected = try await coverage.collect(objects: product.coverageObjects, missing: missing)
+        collected.strays = strays
+        return collected
     }
 
     /// Marks the failures of quarantined tests, which then do not fail the run.

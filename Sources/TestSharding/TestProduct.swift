@@ -92,13 +92,14 @@ public struct TestProduct: Sendable {
     /// The folder the runners are in (SwiftPM's bin folder).
     public var binFolder: URL { runners[0].deletingLastPathComponent() }
 
-    /// What coverage is exported from: each runner and, for Swift Build, the library beside it
-    /// that holds its target's code (`<Target>.so`) and the package's executables its tests may
-    /// run (the native build links their code into the `.xctest`; Swift Build does not).
+    /// What coverage is exported from: each runner; for Swift Build, the library beside it that
+    /// holds its target's code (`<Target>.so`); and the package's executables, which tests may run
+    /// as child processes (whose profiles name functions the runners may not hold: the native build
+    /// links an executable's code into the `.xctest` only when a test target depends on it).
     public var coverageObjects: [URL] {
-        guard runners.allSatisfy({ $0.lastPathComponent.hasSuffix(Self.runnerSuffix) }) else { return runners }
         let manager = FileManager.default
-        let libraries = runners.map { runner in
+        let swiftBuild = runners.allSatisfy { $0.lastPathComponent.hasSuffix(Self.runnerSuffix) }
+        let libraries = (swiftBuild ? runners : []).map { runner in
             binFolder.appendingPathComponent(String(runner.lastPathComponent.dropLast(Self.runnerSuffix.count)) + ".so")
         }.filter { manager.fileExists(atPath: $0.path) }
         let names = ((try? manager.contentsOfDirectory(atPath: binFolder.path)) ?? []).sorted()
@@ -107,9 +108,25 @@ public struct TestProduct: Sendable {
             let path = binFolder.appendingPathComponent(name).path
             return !name.hasSuffix(Self.runnerSuffix) && !name.contains(".")
                 && manager.fileExists(atPath: path, isDirectory: &folder) && !folder.boolValue
-                && manager.isExecutableFile(atPath: path)
+                && manager.isExecutableFile(atPath: path) && Self.instrumented(path)
         }.map { binFolder.appendingPathComponent($0) }
         return runners + libraries + executables
+    }
+
+    /// Whether the binary at `path` carries coverage mappings (`__llvm_covmap`): an executable built
+    /// before coverage was asked for, or a plugin's tool, has none, and would fail the export.
+    static func instrumented(_ path: String) -> Bool {
+        guard let file = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? file.close() }
+        let name = Data("__llvm_covmap".utf8)
+        var carried = Data()
+        // In chunks, each searched with the end of the one before (a name may straddle two).
+        while let chunk = try? file.read(upToCount: 1 << 20), !chunk.isEmpty {
+            let searched = carried + chunk
+            if searched.range(of: name) != nil { return true }
+            carried = searched.suffix(name.count - 1)
+        }
+        return false
     }
 
     /// Whether a failed build is the build tool's own crash: killed by a signal, or the Swift

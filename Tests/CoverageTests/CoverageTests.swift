@@ -196,10 +196,17 @@ struct StrayProfileTests {
         try settings.clearProfiles()
         let stray = package.appendingPathComponent("default.profraw")
         try Data("new".utf8).write(to: stray)
+        // The run's own profiles, written later, move the folder's date past the stray's.
+        try Data("own".utf8).write(to: settings.profiles.appendingPathComponent("1-a.profraw"))
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 600)], ofItemAtPath: settings.profiles.path)
         let moved = settings.adoptStrayProfiles(in: [package, package])
         #expect(moved == [stray.path], "once, though the folder is named twice")
         #expect(!FileManager.default.fileExists(atPath: stray.path) && FileManager.default.fileExists(atPath: old.path))
         #expect(
-            try FileManager.default.contentsOfDirectory(atPath: settings.profiles.path) == ["stray-0-default.profraw"])
+            try FileManager.default.contentsOfDirectory(atPath: settings.profiles.path).filter {
+                $0.hasSuffix(".profraw")
+            }
+            .sorted() == ["1-a.profraw", "stray-0-default.profraw"])
     }
 }

@@ -61,6 +61,31 @@ final class ReadTracingTests {
             ])
     }
 
+    @Test(
+        "a child started with an environment of its own keeps the tracer and LLVM_PROFILE_FILE; values the test set stay"
+    )
+    func childrenKeepTheirVariables() async throws {
+        let tracer = try await tracer()
+        let profile = scratch.appendingPathComponent("profiles/Suite-%p.profraw").path
+        let result = try await traced(
+            "LLVM_PROFILE_FILE='\(profile)'; export LLVM_PROFILE_FILE; env -i /usr/bin/env > bare.txt; "
+                + "env -i LLVM_PROFILE_FILE=own.profraw /usr/bin/env > own.txt; env -i /bin/cat fixtures/a.json >/dev/null",
+            suite: "Module.Spawning", tracer: tracer)
+        #expect(result.termination == .exited(0), "\(result.output)")
+        let bare = try String(contentsOf: root.appendingPathComponent("bare.txt"), encoding: .utf8)
+        #expect(bare.contains("LLVM_PROFILE_FILE=\(profile)\n"), "\(bare)")
+        #expect(bare.contains("PIPELINE_TRACE_FILE=") && bare.contains("LD_PRELOAD=\(tracer.library.path)"), "\(bare)")
+        let own = try String(contentsOf: root.appendingPathComponent("own.txt"), encoding: .utf8)
+        #expect(own.contains("LLVM_PROFILE_FILE=own.profraw\n") && !own.contains(profile), "\(own)")
+        // What the child with an emptied environment read is its suite's.
+        let reads = ReadTraces.read(folder: traces)
+        guard case .read(let files) = reads["Module.Spawning"] else {
+            Issue.record("the suite's reads: \(String(describing: reads["Module.Spawning"]))")
+            return
+        }
+        #expect(files.contains(root.resolvingSymlinksInPath().path + "/fixtures/a.json"), "\(files)")
+    }
+
     @Test("a process killed before its end leaves its suite's reads unknown, never empty")
     func cutShort() async throws {
         let tracer = try await tracer()

@@ -138,4 +138,24 @@ struct MemberPrecisionTests {
         #expect(selection.suites.isEmpty && selection.fallback.isEmpty && selection.everything == nil)
         #expect(selection.notes.contains { $0.hasPrefix(Self.path + ": ") }, "\(selection.notes)")
     }
+
+    @Test("a map whose recording lost children's profiles runs every test for a change of code outside the tests")
+    func lostProfiles() {
+        var map = Self.map
+        map.lostProfiles = "1 written where the tests ran"
+        map.testTargets = ["Tests/ToolTests"]
+        let body = ImpactChange(path: Self.path, old: Self.math, new: Self.changed("radix: 16", "radix: 8"))
+        let selection = ImpactSelection.select(map: map, changes: [body], current: map.tests)
+        #expect(selection.everything?.contains("lost the profiles of child processes") == true, "\(selection)")
+        // The tests' own code, and comments, keep their rules.
+        let test = "import XCTest\nfinal class T: XCTestCase {\n    func testA() {\n        f()\n    }\n}\n"
+        let own = ImpactSelection.select(
+            map: map,
+            changes: [
+                ImpactChange(
+                    path: "Tests/ToolTests/T.swift", old: test, new: test.replacingOccurrences(of: "f()", with: "g()")),
+                ImpactChange(path: Self.path, old: Self.math, new: Self.math + "// a comment\n"),
+            ], current: map.tests)
+        #expect(own.everything == nil, "\(own)")
+    }
 }
