@@ -235,7 +235,9 @@ let package = Package(
             dependencies: ["ReadTracing", "ChildProcesses", "PipelineCore", "TestSharding", "TestCore", "TestSupport"]),
         .testTarget(
             name: "TestImpactTests",
-            dependencies: ["TestImpact", "TestSharding", "TestCore", "Coverage", "ReadTracing", "SymbolIndex"]),
+            dependencies: [
+                "TestImpact", "TestSharding", "TestCore", "Coverage", "ReadTracing", "SymbolIndex", "ChildProcesses",
+            ]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),

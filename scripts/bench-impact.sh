@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: is `pipeline test --impacted` safe? Mutation testing on any package.
-# Usage: scripts/bench-impact.sh [PACKAGE_PATH] [MUTANTS] [DATA_MUTANTS]
-#        (defaults: Examples/ExampleSuite, 50, 10)
+# Usage: scripts/bench-impact.sh [PACKAGE_PATH] [MUTANTS] [DATA_MUTANTS] [SHAPE_MUTANTS]
+#        (defaults: Examples/ExampleSuite, 50, 10, 20)
 # A real package works too, e.g. swift-algorithms from this project's shared histories:
 #   git clone -q ../shared/histories/swift-algorithms.bundle /tmp/swift-algorithms
 #   scripts/bench-impact.sh /tmp/swift-algorithms 50
@@ -12,6 +12,12 @@
 # mutants change a stored property's or constant's initial value, or a default argument. Data
 # mutants change one byte of a file that is not Swift source (a fixture, a resource, a reference):
 # a letter or digit of a text file for another, or a byte of a binary one inverted.
+# Shape mutants (scripts/lib/shape_mutants.py) are the shapes member-level precision narrows, taken
+# in turn so each one the package has is tried: a stored, static or global initial value, a string argument
+# on a line of its own (a command's configuration an executable the tests run prints, a property
+# wrapper's help), a default argument, an enum raw value, a property wrapper's default, a body of an
+# @available-gated member, a result-builder body, a member's line under #if, a conformance added in
+# another file. Their results are printed per shape.
 # Each killed mutant is selected by both rules on the same map: the index rule (what each use
 # resolves to) and the name rule (PIPELINE_IMPACT_RULE=names). Prints mutants tried, built, killed
 # by the full run, and missed by each rule, with the median share of the tests each selects; exits 1
@@ -19,6 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source_package="$(cd "${1:-Examples/ExampleSuite}" && pwd)" mutants="${2:-50}" data_mutants="${3:-10}"
+shape_mutants="${4:-20}"
 runs=1
 
 source scripts/lib/bench.sh
@@ -30,9 +37,11 @@ echo "recording the impact map of $source_package…" >&2
 "$bin" test --package-path "$package" --coverage --record-impact --coverage-dir "$scratch/coverage" >/dev/null 2>"$scratch/record.err" || true
 grep -E "^Impact map" "$scratch/record.err" >&2 || { cat "$scratch/record.err" >&2; exit 1; }
 
-python3 - "$package" "$scratch" "$bin" "$mutants" "$data_mutants" <<'PY'
+PYTHONPATH="$PWD/scripts/lib" python3 - "$package" "$scratch" "$bin" "$mutants" "$data_mutants" "$shape_mutants" <<'PY'
 import json, os, random, re, subprocess, sys
+import shape_mutants
 package, scratch, pipeline, wanted, data_wanted = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+shape_wanted = int(sys.argv[6])
 # Lines some test executes, from the recorded coverage (whose report holds the package's own
 # sources, wherever its targets keep them, without tests or .build).
 executed = []
@@ -106,7 +115,8 @@ rng = random.Random(11)
 mutants_list = [("data", path, None, None) for path in data]
 while len(mutants_list) < data_wanted and data:
     mutants_list += [("data", path, None, None) for path in data]
-candidates = mutants_list[:data_wanted] + candidates
+shapes = shape_mutants.round_robin(shape_mutants.candidates(package, sources, executed), shape_wanted)
+candidates = mutants_list[:data_wanted] + [("shape",) + shape for shape in shapes] + candidates
 
 def declaration_mutant(line):
     """The line with its first constant or default value changed: a number plus one, a boolean flipped."""
@@ -126,17 +136,37 @@ shares = {rule: [] for rule in rules}
 tried = built = killed = missed = 0
 declarations = {"killed": 0}
 kinds = {"data": [0, 0, 0], "code": [0, 0, 0]}  # tried, killed, missed
-for path, number, pattern, replacement in candidates:
-    kind = "data" if path == "data" else "code"
+by_shape = {}  # shape → [tried, killed, missed, selected shares]
+for candidate in candidates:
+    shape = None
+    if candidate[0] == "shape":
+        _, shape, path, number, mutate = candidate
+        kind, pattern, replacement = "shape", None, None
+    else:
+        path, number, pattern, replacement = candidate
+        kind = "data" if path == "data" else "code"
     if kind == "data":
         path = number
         if kinds["data"][0] >= data_wanted: continue
-    elif kinds["code"][0] >= wanted: break
+    elif kind == "code" and kinds["code"][0] >= wanted: break
     file = os.path.join(package, path)
-    original = open(file, "rb").read()
+    original = open(file, "rb").read() if os.path.exists(file) else None
     if kind == "data":
         open(file, "wb").write(data_mutant(original, rng))
         number, lines = 0, [f"(a byte of {path})"]
+    elif kind == "shape":
+        if isinstance(mutate, str):
+            if original is not None: continue
+            open(file, "w").write(mutate)
+            number, lines = 1, mutate.split("\n")
+        else:
+            lines = original.decode().split("\n")
+            mutated = mutate(lines, number)
+            if mutated is None: continue
+            open(file, "w").write("\n".join(mutated))
+            lines = mutated
+        kinds.setdefault("shape", [0, 0, 0])
+        by_shape.setdefault(shape, [0, 0, 0, []])[0] += 1
     else:
         lines = original.decode().split("\n")
         if pattern == "declaration":
@@ -159,10 +189,11 @@ for path, number, pattern, replacement in candidates:
         except Exception:
             print(f"  mutant {tried}: {path}:{number} — no report from the full run", file=sys.stderr)
             continue
-        print(f"  mutant {tried} ({kind}): {path}:{number} {'killed' if failed else 'survived'}", file=sys.stderr)
+        print(f"  mutant {tried} ({shape or kind}): {path}:{number} {'killed' if failed else 'survived'}", file=sys.stderr)
         if not failed: continue
         killed += 1
         kinds[kind][1] += 1
+        if shape: by_shape[shape][1] += 1
         listed = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-update-timings", "--list"])
         everything = {t for t in listed.stdout.split("\n") if t}
         lost_any = False
@@ -174,21 +205,32 @@ for path, number, pattern, replacement in candidates:
             selected = set(chosen.stdout.split("\n")) - {""} if chosen.returncode == 0 else set()
             if "nothing to run" in chosen.stdout: selected = set()
             shares[rule].append(len(selected & everything) / max(1, len(everything)))
+            if shape and rule == "index": by_shape[shape][3].append(shares[rule][-1])
             lost = sorted(failed - selected)
             if lost:
                 missed_by[rule] += 1
                 lost_any = lost_any or rule == "index"
-                print(f"  MISSED by the {rule} rule {path}:{number}: {lines[number - 1].strip() if kind == 'code' else '(data)'} — {', '.join(lost)}")
+                print(f"  MISSED by the {rule} rule {path}:{number}: {lines[number - 1].strip() if kind != 'data' else '(data)'} — {', '.join(lost)}")
                 print("    " + chosen.stderr.strip().replace("\n", "\n    "))
         if lost_any:
             missed += 1
             kinds[kind][2] += 1
+            if shape: by_shape[shape][2] += 1
     finally:
-        open(file, "wb").write(original)
+        if original is None:
+            os.remove(file)
+        else:
+            open(file, "wb").write(original)
 print(f"mutants tried {tried}, built {built}, killed by the full run {killed}, missed by --impacted {missed}")
 for kind, (k_tried, k_killed, k_missed) in kinds.items():
     print(f"  {kind}: tried {k_tried}, killed {k_killed}, missed {k_missed}")
 print(f"  of the killed, judged declaration changes by the selection: {declarations['killed']}")
+for shape, (s_tried, s_killed, s_missed, s_shares) in sorted(by_shape.items()):
+    share = f", mean share selected {sum(s_shares) / len(s_shares) * 100:.1f} %" if s_shares else ""
+    print(f"  shape {shape}: tried {s_tried}, killed {s_killed}, missed {s_missed}{share}")
+found = set(by_shape)
+for shape in shape_mutants.SHAPES:
+    if shape not in found: print(f"  shape {shape}: none in this package")
 import statistics
 for rule in rules:
     if shares[rule]:

@@ -2,11 +2,13 @@ import Foundation
 
 /// What the compiler decides of `#if` conditions on the platform and configuration the selection
 /// runs for, where that can be told without a compiler: `os()`, `arch()`, `targetEnvironment()`,
-/// `_runtime()`, the modules only Apple's platforms have (`canImport(UIKit)` on Linux), `DEBUG`
-/// (set in debug builds), `SWIFT_PACKAGE` (set by SwiftPM), and custom flags: unset unless the
-/// manifest or the build's arguments name them (a `.define`, an `-D`), when they are unknown.
-/// Anything else (`swift(>=…)`, `compiler(…)`, `hasFeature(…)`, other modules) is unknown, and a
-/// branch behind an unknown condition is kept. `active` blanks the branches this platform never
+/// `_runtime()`, `canImport()` (the toolchain's modules can be imported; on Linux a module neither
+/// the toolchain nor any manifest or target folder of the package and its checkouts names cannot,
+/// nor can the modules only Apple's platforms have), `compiler()` and `swift()` against the
+/// toolchain's version, `DEBUG` (set in debug builds), `SWIFT_PACKAGE` (set by SwiftPM), and custom
+/// flags: unset unless the manifest or the build's arguments name them (a `.define`, an `-D`), when
+/// they are unknown. Anything else (`hasFeature(…)`, a module the package may build) is unknown,
+/// and a branch behind an unknown condition is kept. `active` blanks the branches this platform never
 /// compiles, so a change only there changes nothing here.
 public struct CompilationConditions: Sendable, Equatable {
     public var os: String
@@ -17,6 +19,10 @@ public struct CompilationConditions: Sendable, Equatable {
     public var namedFlags: Set<String>
     /// The package's traits and those the build enables: a declared trait is a known condition.
     public var traits: PackageTraits?
+    /// The modules a build here can import (`ImportableModules`); nil when not known.
+    public var modules: ImportableModules?
+    /// The compiler's version (`[6, 3, 1]`); nil when not known.
+    public var compiler: [Int]?
 
     /// The build these conditions are of, as a reason says it: `Linux (debug)`, with the traits
     /// it enables when the package declares any.
@@ -142,13 +148,47 @@ public struct CompilationConditions: Sendable, Equatable {
         case "_runtime": return os == "Linux" ? value == "_Native" : nil
         case "canImport":
             let module = value.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? value
+            if let known = modules?.canImport(module, decidesAbsence: os == "Linux") { return known }
             if os == "Linux" {
                 if Self.appleModules.contains(module) { return false }
                 if module == "Glibc" || module == "Foundation" || module == "XCTest" { return true }
             }
             return nil
+        case "compiler": return compiler.flatMap { Self.compare(value, with: $0) }
+        case "swift":
+            // The language mode's version: a Swift 6 compiler reads mode 5 as 5.10, and no mode
+            // is past the compiler's own version.
+            guard let compiler, compiler[0] >= 6, let (operation, version) = Self.versionTest(value) else { return nil }
+            if Self.order(version, [5, 10]) != .orderedDescending { return operation == ">=" }
+            if Self.order(version, compiler) == .orderedDescending { return operation == "<" }
+            return nil
         default: return nil
         }
+    }
+
+    /// `>=6.0` or `<5.9` against `version`; nil when it does not read so.
+    static func compare(_ test: String, with version: [Int]) -> Bool? {
+        guard let (operation, wanted) = versionTest(test) else { return nil }
+        let atLeast = order(version, wanted) != .orderedAscending
+        return operation == ">=" ? atLeast : !atLeast
+    }
+
+    static func versionTest(_ test: String) -> (String, [Int])? {
+        let trimmed = test.replacingOccurrences(of: " ", with: "")
+        let operation = trimmed.hasPrefix(">=") ? ">=" : trimmed.hasPrefix("<") ? "<" : nil
+        guard let operation else { return nil }
+        let parts = trimmed.dropFirst(operation.count).split(separator: ".").map { Int($0) }
+        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else { return nil }
+        return (operation, parts.compactMap { $0 })
+    }
+
+    /// Versions compared part by part, missing parts 0.
+    static func order(_ a: [Int], _ b: [Int]) -> ComparisonResult {
+        for index in 0..<max(a.count, b.count) {
+            let (x, y) = (index < a.count ? a[index] : 0, index < b.count ? b[index] : 0)
+            if x != y { return x < y ? .orderedAscending : .orderedDescending }
+        }
+        return .orderedSame
     }
 }
 

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import GitChanges
 import TestCore
@@ -85,6 +86,9 @@ public struct ImpactedTests: Sendable {
         }
         var conditions = CompilationConditions.here(
             configuration: configuration, manifest: sources["Package.swift"] ?? "", arguments: buildArguments)
+        conditions.modules = ImportableModules.find(
+            package: package, swift: Toolchain(variables: ProcessInfo.processInfo.environment).swift)
+        conditions.compiler = await Toolchain.swiftVersion.value.map { $0.split(separator: ".").compactMap { Int($0) } }
         var traitNotes: [String] = []
         if map.traits != nil || PackageTraits.mayDeclare(sources["Package.swift"] ?? "") {
             switch await Self.traits(of: package, arguments: buildArguments) {

@@ -216,6 +216,12 @@ struct SwiftSource: Sendable {
             case .file, .type:
                 var enclosing: Int?
                 if case .type(let header) = stack.last { enclosing = header }
+                // An attribute's arguments over several lines (`@available(\n *, unavailable,\n …\n )`,
+                // as swift-format writes a long one) are one attribute.
+                if raw.braces.isEmpty, let pending = attributes, Self.openParentheses(pending.text) > 0 {
+                    attributes = (pending.number, pending.text + " " + text)
+                    continue
+                }
                 if raw.braces.isEmpty, Self.isAttributesOnly(text) {
                     attributes = (attributes?.number ?? number, (attributes.map { $0.text + " " } ?? "") + text)
                     continue
@@ -338,6 +344,20 @@ struct SwiftSource: Sendable {
         }
         guard let keyword = keyword(text) else { return false }
         return declarers.contains(keyword)
+    }
+
+    /// How many parentheses `text` leaves open, outside string literals.
+    static func openParentheses(_ text: String) -> Int {
+        var depth = 0
+        var inString = false
+        var previous: Character = " "
+        for character in text {
+            if character == "\"", previous != "\\" { inString.toggle() }
+            if !inString, character == "(" { depth += 1 }
+            if !inString, character == ")" { depth -= 1 }
+            previous = character
+        }
+        return depth
     }
 
     /// A line holding attributes alone (`@inlinable`, `@available(macOS 10.15, *)`): they belong

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Foundation
 import Testing
 
@@ -25,6 +26,36 @@ struct CompilationConditionsTests {
             CompilationConditions.here(
                 configuration: "release", manifest: #".define("FAST")"#, arguments: ["-Xswiftc", "-DSLOW"]
             ).namedFlags.isSuperset(of: ["FAST", "SLOW"]))
+    }
+
+    @Test(
+        "canImport by the toolchain's modules and the package's names; compiler() and swift() by the compiler's version"
+    )
+    func modulesAndVersions() throws {
+        var linux = linux
+        linux.modules = ImportableModules(
+            toolchain: ["Dispatch", "Foundation", "SwiftGlibc"], package: ["ArgumentParser"])
+        linux.compiler = [6, 3, 1]
+        let cases: [(String, Bool?)] = [
+            ("canImport(Dispatch)", true), ("!canImport(Dispatch)", false), ("canImport(SwiftGlibc)", true),
+            ("canImport(ArgumentParser)", nil), ("canImport(NoSuchModule)", false), ("canImport(UIKit)", false),
+            ("compiler(>=6)", true), ("compiler(>=6.3.1)", true), ("compiler(>=6.4)", false), ("compiler(<6)", false),
+            ("swift(>=5.9)", true), ("swift(>=5.10)", true), ("swift(<5.9)", false), ("swift(>=7)", false),
+            ("swift(>=6)", nil), ("swift(>=6.0) && canImport(Dispatch)", nil), ("compiler(>=six)", nil),
+        ]
+        for (condition, expected) in cases {
+            #expect(linux.evaluate(condition) == expected, "\(condition)")
+        }
+        // On a platform with an SDK beyond the toolchain, a module the toolchain lacks may be there.
+        var mac = CompilationConditions(os: "macOS", arch: "arm64", debug: true)
+        mac.modules = linux.modules
+        #expect(mac.evaluate("canImport(NoSuchModule)") == nil)
+        // The toolchain this runs with: Dispatch and Foundation are its own.
+        let found = try #require(
+            ImportableModules.find(
+                package: FileManager.default.temporaryDirectory,
+                swift: Toolchain(variables: ProcessInfo.processInfo.environment).swift))
+        #expect(found.toolchain.isSuperset(of: ["Dispatch", "Foundation", "XCTest", "Swift"]), "\(found.toolchain)")
     }
 
     @Test("branches never compiled here are blanked, line for line; unknown ones stay as the group now reads")
