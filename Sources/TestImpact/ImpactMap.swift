@@ -41,6 +41,13 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     /// The folders of the targets that use build-tool plugins, whose inputs the build reads and
     /// no trace of a test shows. Absent in maps recorded before it existed.
     public var pluginTargets: [String]?
+    /// The folders of the package's plugin targets → `command` (run only by `swift package
+    /// <verb>`, never by a build or a test) or `buildTool`. Absent in older maps.
+    public var plugins: [String: String]?
+    /// The folders of the package's executable targets: a test runs one only as a child process,
+    /// so a change to one that coverage cannot judge reaches the suites that executed it. Absent
+    /// in older maps.
+    public var executableTargets: [String]?
     /// The folders of the package's test targets, relative to it: no target can depend on one, so
     /// what a test file declares reaches only its own target's files. Absent in older maps.
     public var testTargets: [String]?
@@ -87,6 +94,11 @@ public struct ImpactMap: Codable, Sendable, Equatable {
         traits = declared.declared.isEmpty ? nil : declared.enabledList
         pluginTargets = graph.targets.filter { manifest.pluginUsers.contains($0.name) }.map(\.path).sorted()
         testTargets = graph.targets.filter { $0.type == "test" }.map(\.path).sorted()
+        executableTargets = graph.targets.filter { $0.type == "executable" }.map(\.path).sorted()
+        plugins = Dictionary(
+            graph.targets.filter { $0.type == "plugin" }.map {
+                ($0.path, manifest.commandPlugins.contains($0.name) ? "command" : "buildTool")
+            }, uniquingKeysWith: { first, _ in first })
         excluded = graph.targets.flatMap { target in
             (manifest.excluded[target.name] ?? []).map { target.path + "/" + $0 }
         }.sorted()

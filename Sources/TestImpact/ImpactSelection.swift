@@ -68,6 +68,10 @@ public struct ImpactSelection: Sendable, Equatable {
                 selection.add(suite, read == path ? "it read \(path)" : "it listed \(read), which holds \(path)")
             }
             if path.hasPrefix("../") { continue }
+            if let why = Self.commandPluginOnly(path, map: map) {
+                if readers.isEmpty { selection.notes.append("\(path): \(why), no test runs for it") }
+                continue
+            }
             if !path.contains("/"),
                 (name.hasPrefix("Package") && name.hasSuffix(".swift")) || name == "Package.resolved"
             {
@@ -138,6 +142,10 @@ public struct ImpactSelection: Sendable, Equatable {
                         ?? "\(path) changed, and the impact map lost the profiles of child processes (\(lost)), "
                         + "so which suites run it is unknown: every test"
                     continue
+                }
+                // Code the build runs (a plugin, a macro) changes what the targets built with it are.
+                if kind.changesCode, let code = files.buildTimeCode(path) {
+                    selection.buildTime(path, code, map: map)
                 }
                 switch kind {
                 case .commentsOnly:
@@ -238,9 +246,8 @@ public struct ImpactSelection: Sendable, Equatable {
                     guard !ran.isEmpty else {
                         // A body no suite executed adds no caller: nothing can reach it, unless the
                         // compiler or the build runs it, which coverage never shows.
-                        if let code = files.buildTimeCode(path) {
-                            selection.fallback[path] =
-                                "\(path) is \(code), which runs while building and no suite's coverage shows"
+                        if files.buildTimeCode(path) != nil {
+                            break
                         } else {
                             let what = executedBy[path] == nil ? "any of \(path)" : "the changed \(lines) of \(path)"
                             selection.notes.append(
@@ -273,6 +280,7 @@ public struct ImpactSelection: Sendable, Equatable {
             }
             if let input = Self.buildInput(path, map: map) {
                 selection.fallback[path] = "\(path) \(input)"
+                if path.hasPrefix("Plugins/") { selection.buildTime(path, "a package plugin", map: map) }
                 continue
             }
             guard map.reads != nil else {
@@ -289,6 +297,15 @@ public struct ImpactSelection: Sendable, Equatable {
                 selection.notes.append(
                     "\(path): no target compiles it and no suite read it while the impact map was recorded, "
                         + "no test runs for it")
+            }
+        }
+        // A package's executable runs in a test only as a child process: what coverage cannot judge
+        // of it reaches the suites that ran it.
+        for path in selection.fallback.keys.sorted() {
+            guard let folder = map.executableTargets?.first(where: { path.hasPrefix($0 + "/") }) else { continue }
+            for (suite, files) in map.suites.sorted(by: { $0.key < $1.key })
+            where files.contains(where: { $0.hasPrefix(folder + "/") }) {
+                selection.add(suite, "it ran the executable of \(folder), and \(path) changed")
             }
         }
         for (suite, tests) in current {
@@ -384,6 +401,30 @@ public struct ImpactSelection: Sendable, Equatable {
             notes.append(
                 "\(path): no suite executed \(unexecuted.joined(separator: ", ")), whose pins moved, no test runs for them"
             )
+        }
+    }
+
+    /// Why `path` is code only command plugins run (`swift package <verb>`), when it is: a file of a
+    /// command plugin's folder, or of `Plugins/` outside every plugin's folder when every plugin of
+    /// the package is one. Nil for older maps, which do not know the plugins' capabilities.
+    static func commandPluginOnly(_ path: String, map: ImpactMap) -> String? {
+        guard let plugins = map.plugins, !plugins.isEmpty else { return nil }
+        if let (folder, capability) = plugins.first(where: { path.hasPrefix($0.key + "/") }) {
+            return capability == "command" ? "part of the command plugin \(folder), which no build or test runs" : nil
+        }
+        if path.hasPrefix("Plugins/"), plugins.values.allSatisfy({ $0 == "command" }) {
+            return "shared by the package's plugins, all of them command plugins, which no build or test runs"
+        }
+        return nil
+    }
+
+    /// Code the build runs changed (`code`: a package plugin, a macro implementation): its dependent
+    /// test targets run, and a plugin's, the targets built with a build-tool plugin (by folder).
+    private mutating func buildTime(_ path: String, _ code: String, map: ImpactMap) {
+        fallback[path] = "\(path) is \(code), which runs while building and no suite's coverage shows"
+        guard code == "a package plugin" else { return }
+        for folder in map.pluginTargets ?? [] {
+            fallback[folder + "/"] = "\(folder) is built with a build-tool plugin, and \(path) changed"
         }
     }
 

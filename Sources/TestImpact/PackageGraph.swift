@@ -74,6 +74,8 @@ public struct PackageGraph: Sendable, Decodable {
         public var excluded: [String: [String]]
         /// Each trait the manifest declares → the traits it enables (`default` among them).
         public var traits: [String: [String]] = [:]
+        /// The names of the command plugins (`capability: .command`), which no build runs.
+        public var commandPlugins: [String] = []
     }
 
     public static func manifestTargets(package: URL, scratch: URL) async throws(TestRunError) -> ManifestTargets {
@@ -82,8 +84,12 @@ public struct PackageGraph: Sendable, Decodable {
                 let name: String
                 let pluginUsages: [Usage]?
                 let exclude: [String]?
+                let pluginCapability: Capability?
             }
             struct Usage: Decodable {}
+            struct Capability: Decodable {
+                let command: Usage?
+            }
             struct Trait: Decodable {
                 let name: String
                 let enabledTraits: [String]?
@@ -99,7 +105,8 @@ public struct PackageGraph: Sendable, Decodable {
                 uniquingKeysWith: { first, _ in first }),
             traits: Dictionary(
                 (manifest.traits ?? []).map { ($0.name, $0.enabledTraits ?? []) },
-                uniquingKeysWith: { first, _ in first }))
+                uniquingKeysWith: { first, _ in first }),
+            commandPlugins: manifest.targets.filter { $0.pluginCapability?.command != nil }.map(\.name))
     }
 
     /// `swift package <arguments>`'s JSON, decoded; its log in `scratch`.
