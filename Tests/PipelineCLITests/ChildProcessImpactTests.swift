@@ -17,7 +17,22 @@ struct ChildProcessImpactTests {
                 .executableTarget(name: "greet"),
                 .target(name: "Lib"),
                 .testTarget(name: "ToolTests", dependencies: ["Lib"]),
+                .plugin(
+                    name: "Hello",
+                    capability: .command(intent: .custom(verb: "hello", description: "Says hello."))),
             ])
+        """,
+        "Plugins/Hello/Hello.swift": """
+        import PackagePlugin
+
+        @main
+        struct Hello: CommandPlugin {
+            static let greeting = "hello"
+
+            func performCommand(context: PluginContext, arguments: [String]) async throws {
+                print(Self.greeting)
+            }
+        }
         """,
         "Sources/greet/Greet.swift": """
         @main
@@ -39,6 +54,19 @@ struct ChildProcessImpactTests {
         "Sources/Lib/Lib.swift": """
         public func double(_ value: Int) -> Int {
             value * 2
+        }
+
+        @available(*, deprecated, message: "Use double(_:).")
+        public func twice(_ value: Int) -> Int {
+            value * 2
+        }
+
+        public func workers() -> Int {
+            #if !canImport(Dispatch)
+                return 1
+            #else
+                return 2
+            #endif
         }
         """,
         "Tests/ToolTests/GreetTests.swift": """
@@ -68,6 +96,7 @@ struct ChildProcessImpactTests {
         final class LibTests: XCTestCase {
             func testDouble() {
                 XCTAssertEqual(double(2), 4)
+                XCTAssertEqual(workers(), 2)
             }
         }
         """,
@@ -141,6 +170,43 @@ struct ChildProcessImpactTests {
         let greet = functions["ToolTests.GreetTests"]?["Sources/greet/Greet.swift"] ?? []
         #expect(greet.contains(7), "\(functions)")
         #expect(functions["ToolTests.LibTests"]?["Sources/greet/Greet.swift"] == nil)
+
+        // The shapes real code has, each with the suites it must select (uncommitted edits).
+        let shapes: [(String, String, String, [String], String)] = [
+            // Made unavailable, the attribute over several lines as swift-format writes it: nothing calls it.
+            (
+                "Sources/Lib/Lib.swift", "@available(*, deprecated, message: \"Use double(_:).\")",
+                "@available(\n    *, unavailable,\n    message:\n      \"Use double(_:).\"\n)", [],
+                "Sources/Lib/Lib.swift: no suite executed or read what changed, nor code that uses what it declares"
+            ),
+            // Under `#if !canImport(Dispatch)`, false where Dispatch exists.
+            ("Sources/Lib/Lib.swift", "return 1", "return 3", [], "only code in #if branches"),
+            // A command plugin, which no build or test runs.
+            ("Plugins/Hello/Hello.swift", "\"hello\"", "\"hi\"", [], "part of the command plugin Plugins/Hello"),
+            // An import in the executable's file: the suite that runs it.
+            (
+                "Sources/greet/Greet.swift", "@main", "import Foundation\n\n@main", ["ToolTests.GreetTests"],
+                "impacted: ToolTests.GreetTests, executed Sources/greet/Greet.swift"
+            ),
+        ]
+        for (path, from, to, suites, why) in shapes {
+            let url = root.appendingPathComponent(path)
+            let text = try String(contentsOf: url, encoding: .utf8)
+            try #require(text.contains(from), "\(path) has \(from)")
+            try text.replacingOccurrences(of: from, with: to).write(to: url, atomically: true, encoding: .utf8)
+            let dry = try test(["--impacted", "--dry-run", "--skip-build"])
+            try Git.run(["checkout", "-q", "--", path], in: root)
+            let selected = dry.stderr.split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("impacted: "), let comma = line.firstIndex(of: ",") else { return nil }
+                let suite = line[line.index(line.startIndex, offsetBy: 10)..<comma]
+                return suite.contains(" ") ? nil : String(suite)
+            }
+            #expect(selected == suites, "\(path): \(from) → \(to): \(dry.stderr)")
+            #expect(
+                dry.stderr.contains("impacted: \(suites.count) suite(s) run, \(2 - suites.count) left out"),
+                "\(dry.stderr)")
+            #expect(dry.stderr.contains(why), "\(path): a line says why: \(dry.stderr)")
+        }
 
         try commit("Sources/greet/Greet.swift", "Says hello.", "Says hi.")
         let impacted = try test(["--impacted"])
