@@ -185,7 +185,12 @@ for candidate in candidates:
         full = run([pipeline, "test", "--package-path", package, "--skip-build", "--no-update-timings", "--json", "--timeout", "30s"])
         failed = set()
         try:
-            failed = {t["name"] for t in json.loads(full.stdout)["tests"] if t["status"] not in ("passed", "skipped")}
+            # A test the full run never ran (its process ended for another's reason, `missing`) has no
+            # verdict to select; the ones that failed, crashed or timed out must be selected.
+            results = json.loads(full.stdout)["tests"]
+            failed = {t["name"] for t in results if t["status"] in ("failed", "crashed", "timed-out")}
+            unrun = sum(1 for t in results if t["status"] == "missing")
+            if unrun: print(f"  mutant {tried}: {unrun} test(s) the full run never ran, not judged", file=sys.stderr)
         except Exception:
             print(f"  mutant {tried}: {path}:{number} — no report from the full run", file=sys.stderr)
             continue

@@ -138,7 +138,9 @@ struct TestProcess {
                 attempt.message = (attempt.message ?? "") + " (before the test started)"
                 attempts.append(attempt)
             }
-            if normalExit {
+            // A process that ends normally between tests ran what it was going to; one that ends
+            // while a test runs (a test calling `exit`) stopped because of it: the rest run again.
+            if normalExit, current == nil {
                 attempts += notStarted.map {
                     TestAttempt(
                         test: $0, status: .missing, seconds: 0,

@@ -66,6 +66,20 @@ struct TestCommandTests {
         #expect(!output.contains("s3cret"))
     }
 
+    @Test("a test that calls exit(1) is blamed, and the tests after it in its process run in a new one")
+    func exitingTest() throws {
+        let result = try test("--shards", "1", "--json", environment: ["EXAMPLE_EXIT": "1"])
+        #expect(result.status == 1, "\(result.stderr)")
+        let tests = try report(result)
+        let statuses = tests.mapValues { $0["status"] as? String ?? "" }
+        #expect(statuses["ExampleKitTests.FaultyTests/testCrashesWhenAsked"] == "crashed", "\(statuses)")
+        #expect(
+            (tests["ExampleKitTests.FaultyTests/testCrashesWhenAsked"]?["message"] as? String)?.contains(
+                "the test process ended with exit code 1") == true)
+        #expect(statuses.values.filter { $0 == "missing" }.isEmpty, "\(statuses)")
+        #expect(statuses.values.filter { $0 == "passed" }.count == ExamplePackage.testCount - 1, "\(statuses)")
+    }
+
     @Test("hangs, crashes, failures and flaky tests are each named, and every other test still runs")
     func faults() throws {
         let flakyMarkers = scratch.appendingPathComponent("flaky")

@@ -10,7 +10,7 @@ import os
 import random
 import re
 
-STRING = re.compile(r'"([^"\\]{3,})"')
+STRING = re.compile(r'"([^"\\]*[A-Za-z][^"\\]*)"')
 NUMBER = re.compile(r"(?<![\w.])(\d+)(?![\w.])")
 SHAPES = [
     "a stored, static or global initial value",
@@ -62,13 +62,21 @@ OPERATORS = [
 
 
 def change_code(line):
-    """The line with its first operator mutated, else its first literal."""
-    if line.strip().startswith(("//", "#", "@", "case ", "func ", "init")):
+    """The line with its first operator mutated, else its first literal, else (a statement on a
+    line of its own) the line commented out."""
+    text = line.strip()
+    if not text or text.startswith(("//", "#", "@", "case ", "func ", "init", "}", "{")):
         return None
     for pattern, replacement in OPERATORS:
         if re.search(pattern, line):
             return re.sub(pattern, replacement, line, count=1)
-    return change_string(line)
+    changed = change_string(line)
+    if changed:
+        return changed
+    balanced = all(text.count(a) == text.count(b) for a, b in ("()", "[]", "{}"))
+    if balanced and not text.endswith((",", "{", "(", "[")) and not text.startswith(("return", "let ", "var ", "guard")):
+        return line[: len(line) - len(line.lstrip())] + "// mutant: " + text
+    return None
 
 
 def one_line(mutate):
@@ -135,7 +143,14 @@ def candidates(package, sources, executed):
     executed = set(executed)
     shapes = {}
 
+    texts = {}
+
     def add(shape, path, number, mutate):
+        # Only mutants that change their line (a conformance's new file always does).
+        if not isinstance(mutate, str):
+            lines = texts.setdefault(path, open(os.path.join(package, path)).read().split("\n"))
+            if mutate(lines, number) is None:
+                return
         shapes.setdefault(shape, []).append((shape, path, number, mutate))
 
     initial = re.compile(rf"^\s*{MODIFIERS}(?:let|var) \w+(?:: [\w<>?.\[\]]+)? = .*(\"|\d|true|false)")
