@@ -133,15 +133,22 @@ public struct ImpactSelection: Sendable, Equatable {
                     }
                 }
                 let kind = SwiftChange.kind(old: old, new: new)
-                // Children whose profiles were lost may have run any code but the tests' own.
-                if let lost = map.lostProfiles, kind.changesCode,
-                    map.testTargets?.contains(where: { path.hasPrefix($0 + "/") }) != true
-                {
-                    selection.everything =
-                        selection.everything
-                        ?? "\(path) changed, and the impact map lost the profiles of child processes (\(lost)), "
-                        + "so which suites run it is unknown: every test"
-                    continue
+                // Children whose profiles were lost may have run any code but the tests' own; so may a
+                // suite's process cut short (killed: it wrote no profile), which its trace tells.
+                if kind.changesCode, map.testTargets?.contains(where: { path.hasPrefix($0 + "/") }) != true {
+                    if let lost = map.lostProfiles {
+                        selection.everything =
+                            selection.everything
+                            ?? "\(path) changed, and the impact map lost the profiles of child processes (\(lost)), "
+                            + "so which suites run it is unknown: every test"
+                        continue
+                    }
+                    for (suite, why) in (map.unknownReads ?? [:]).sorted(by: { $0.key < $1.key }) {
+                        selection.add(
+                            suite,
+                            "a process of its was cut short while the map was recorded (\(why)), so what it executed "
+                                + "is unknown, and \(path) changed")
+                    }
                 }
                 // Code the build runs (a plugin, a macro) changes what the targets built with it are.
                 if kind.changesCode, let code = files.buildTimeCode(path) {

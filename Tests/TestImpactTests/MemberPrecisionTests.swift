@@ -157,5 +157,11 @@ struct MemberPrecisionTests {
                 ImpactChange(path: Self.path, old: Self.math, new: Self.math + "// a comment\n"),
             ], current: map.tests)
         #expect(own.everything == nil, "\(own)")
+        // A suite one of whose processes was cut short (a child killed) runs for any change of code.
+        map.lostProfiles = nil
+        map.unknownReads = ["ToolTests.OtherTests": "a trace was cut short"]
+        let cut = ImpactSelection.select(map: map, changes: [body], current: map.tests)
+        #expect(cut.suites["ToolTests.OtherTests"]?.hasPrefix("a process of its was cut short") == true, "\(cut)")
+        #expect(cut.everything == nil)
     }
 }
