@@ -49,11 +49,20 @@ struct BuildSystemTests {
             product.coverageObjects.map(\.lastPathComponent) == [
                 "AlphaTests-test-runner", "Beta-Tests-test-runner", "AlphaTests.so",
             ])
-        // The package's executables, which tests may run, count too.
-        try Scratch.write("#!/bin/sh\n", to: bin.appendingPathComponent("tool"))
-        try FileManager.default.setAttributes(
-            [.posixPermissions: 0o755], ofItemAtPath: bin.appendingPathComponent("tool").path)
+        // The package's instrumented executables, which tests may run, count too; one built without
+        // coverage (no coverage mapping) would fail the export, and does not.
+        try Scratch.write("#!/bin/sh\n# __llvm_covmap\n", to: bin.appendingPathComponent("tool"))
+        try Scratch.write("#!/bin/sh\n", to: bin.appendingPathComponent("plain"))
+        for name in ["tool", "plain"] {
+            try FileManager.default.setAttributes(
+                [.posixPermissions: 0o755], ofItemAtPath: bin.appendingPathComponent(name).path)
+        }
         #expect(product.coverageObjects.last?.lastPathComponent == "tool")
+        #expect(!product.coverageObjects.contains { $0.lastPathComponent == "plain" })
+        // The native build's `.xctest` holds an executable's code only when a test target depends on it.
+        let native = TestProduct(
+            runners: [bin.appendingPathComponent("AppPackageTests.xctest")], packagePath: bin, variables: [:])
+        #expect(native.coverageObjects.map(\.lastPathComponent) == ["AppPackageTests.xctest", "tool"])
         // The native build's one product wins where both are.
         try FileManager.default.createDirectory(
             at: bin.appendingPathComponent("AppPackageTests.xctest"), withIntermediateDirectories: true)
