@@ -252,10 +252,8 @@ public struct ImpactSelection: Sendable, Equatable {
                         ? "function at line \(starts[0])" : "functions at lines " + starts.joined(separator: ", ")
                     guard !ran.isEmpty else {
                         // A body no suite executed adds no caller: nothing can reach it, unless the
-                        // compiler or the build runs it, which coverage never shows.
-                        if files.buildTimeCode(path) != nil {
-                            break
-                        } else {
+                        // compiler or the build runs it (its fallback is set above).
+                        if files.buildTimeCode(path) == nil {
                             let what = executedBy[path] == nil ? "any of \(path)" : "the changed \(lines) of \(path)"
                             selection.notes.append(
                                 "\(path): no suite executed \(what), so the changed bodies reach no test, no test runs for it"

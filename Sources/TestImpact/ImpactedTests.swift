@@ -86,9 +86,16 @@ public struct ImpactedTests: Sendable {
         }
         var conditions = CompilationConditions.here(
             configuration: configuration, manifest: sources["Package.swift"] ?? "", arguments: buildArguments)
-        conditions.modules = ImportableModules.find(
-            package: package, swift: Toolchain(variables: ProcessInfo.processInfo.environment).swift)
-        conditions.compiler = await Toolchain.swiftVersion.value.map { $0.split(separator: ".").compactMap { Int($0) } }
+        // The toolchain's modules and version are read from disk and `swift --version`: only when a
+        // changed file has a condition that needs them.
+        let versioned = #/#(else)?if\b.*\b(canImport|compiler|swift)\(/#
+        if changes.contains(where: { [$0.old, $0.new].contains { $0?.contains(versioned) == true } }) {
+            conditions.modules = ImportableModules.find(
+                package: package, swift: Toolchain(variables: ProcessInfo.processInfo.environment).swift)
+            conditions.compiler = await Toolchain.swiftVersion.value.map {
+                $0.split(separator: ".").compactMap { Int($0) }
+            }
+        }
         var traitNotes: [String] = []
         if map.traits != nil || PackageTraits.mayDeclare(sources["Package.swift"] ?? "") {
             switch await Self.traits(of: package, arguments: buildArguments) {

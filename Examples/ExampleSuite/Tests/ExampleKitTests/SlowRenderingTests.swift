@@ -40,7 +40,9 @@ final class FaultyTests: XCTestCase {
     func testCrashesWhenAsked() {
         if Switch.isOn("EXAMPLE_CRASH") {
             fatalError("EXAMPLE_CRASH=1 makes this test crash")
-        } else if Switch.isOn("EXAMPLE_EXIT") { exit(1) }  // as a command-line library's exit(withError:) does
+        } else if Switch.isOn("EXAMPLE_EXIT") {
+            exit(1)  // as a command-line library's exit(withError:) does
+        }
     }
 
     func testFlakyWhenAsked() {
