@@ -89,7 +89,8 @@ struct S3FaultTests {
     func denied() async throws {
         let bucket = try await freshBucket()
         let proxy = try FaultProxy(["403"])
-        let store = try proxy.store(bucket: bucket)
+        // A stall limit no loaded machine reaches: a retry here must come from the 403 alone.
+        let store = try proxy.store(bucket: bucket, stallSeconds: 120)
         await #expect {
             try await store.upload(try scratch.file("a", "x"), to: try ObjectKey("T/a.png"), metadata: [:])
         } throws: { error in
