@@ -28,14 +28,20 @@ enum BuildArchive {
         variables: [String: String]
     ) async throws(BuildCacheError) -> [ArchivePart] {
         let compress = compression == "zstd" ? "zstd -1 -T0 -q -c" : "gzip -1 -c"
-        // Each path is a positional parameter, never part of the script's text.
+        // Each path is a positional parameter, never part of the script's text. tar's own status is
+        // the script's (1: something changed while it read); the compressor's or split's failure is 2.
         let script =
-            "set -o pipefail; root=\"$1\"; parts=\"$2\"; shift 2; excludes=(); "
+            "root=\"$1\"; parts=\"$2\"; shift 2; excludes=(); "
             + "while [ \"$1\" != -- ]; do excludes+=(\"--exclude=$1\"); shift; done; shift; "
-            + "tar -C \"$root\" -cf - \"${excludes[@]}\" \"$@\" | \(compress) | split -b \(partSize) -a 4 - \"$parts/part-\""
-        try await run(
-            ["bash", "-c", script, "pack", root.path, parts.path] + excluded + ["--"] + members,
-            what: "archiving \(root.path)", variables: variables, log: parts.appendingPathComponent("../pack.log"))
+            + "tar -C \"$root\" -cf - \"${excludes[@]}\" \"$@\" | \(compress) | split -b \(partSize) -a 4 - \"$parts/part-\"; "
+            + "s=(\"${PIPESTATUS[@]}\"); [ \"${s[1]}\" = 0 ] && [ \"${s[2]}\" = 0 ] || exit 2; exit \"${s[0]}\""
+        let what = "archiving \(root.path)"
+        let result = try await start(
+            ["bash", "-c", script, "pack", root.path, parts.path] + excluded + ["--"] + members, what: what,
+            variables: variables, log: parts.appendingPathComponent("../pack.log"))
+        if result.termination != .exited(0) {
+            try tolerate(result, root: root, what: what)
+        }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: parts.path)) ?? []).filter {
             $0.hasPrefix("part-")
         }.sorted()
@@ -69,17 +75,42 @@ enum BuildArchive {
             what: "unpacking into \(folder.path)", variables: variables, log: log)
     }
 
+    /// A pack that tar ended with status 1 stands when every complaint is a folder that changed
+    /// while it was read: the tests write into `.build` (pipeline's outputs, which are not kept)
+    /// while the build is saved, and the files in those folders are the finished build's. A file
+    /// whose content changed, or any other failure, fails the save and says which.
+    static func tolerate(_ result: ProcessResult, root: URL, what: String) throws(BuildCacheError) {
+        let suffix = ": file changed as we read it"
+        let complaints = result.output.split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        let folders = complaints.allSatisfy { line in
+            guard line.hasPrefix("tar: "), line.hasSuffix(suffix) else { return false }
+            let path = String(line.dropFirst(5).dropLast(suffix.count))
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(
+                atPath: root.appendingPathComponent(path).path, isDirectory: &isFolder)
+                && isFolder.boolValue
+        }
+        guard result.termination == .exited(1), !complaints.isEmpty, folders else {
+            throw .archive(command: what, output: "\(result.termination): \(result.output)")
+        }
+    }
+
     private static func run(_ arguments: [String], what: String, variables: [String: String], log: URL)
         async throws(BuildCacheError)
     {
-        let result: ProcessResult
-        do {
-            result = try await ChildProcess.run(arguments, variables: variables, log: log.standardizedFileURL)
-        } catch {
-            throw .archive(command: what, output: error.description)
-        }
+        let result = try await start(arguments, what: what, variables: variables, log: log)
         guard result.termination == .exited(0) else {
             throw .archive(command: what, output: "\(result.termination): \(result.output)")
+        }
+    }
+
+    private static func start(_ arguments: [String], what: String, variables: [String: String], log: URL)
+        async throws(BuildCacheError) -> ProcessResult
+    {
+        do {
+            return try await ChildProcess.run(arguments, variables: variables, log: log.standardizedFileURL)
+        } catch {
+            throw .archive(command: what, output: error.description)
         }
     }
 }
