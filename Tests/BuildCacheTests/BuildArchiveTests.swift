@@ -45,6 +45,7 @@ struct BuildArchiveTests {
         "folders gaining entries while tar reads them (kept or left out) do not fail the save; what was built is kept")
     func foldersGrow() async throws {
         let package = try Self.package()
+        defer { try? FileManager.default.removeItem(at: package.deletingLastPathComponent()) }
         let parts = package.deletingLastPathComponent().appendingPathComponent("parts/a")
         try FileManager.default.createDirectory(at: parts, withIntermediateDirectories: true)
         let build = package.appendingPathComponent(".build")
@@ -77,6 +78,7 @@ struct BuildArchiveTests {
     @Test("a file whose content changes while tar reads it fails the save, naming the file")
     func fileChanges() async throws {
         let package = try Self.package()
+        defer { try? FileManager.default.removeItem(at: package.deletingLastPathComponent()) }
         let log = package.appendingPathComponent(".build/debug/test.log")
         try Data(repeating: 65, count: 32 << 20).write(to: log)
         let parts = package.deletingLastPathComponent().appendingPathComponent("parts/b")
