@@ -154,7 +154,7 @@ public struct TestFlow: Sendable {
             }
             if let verifiedChange {
                 report.take(taken, verifiedBy: verifiedChange.record.run)
-                if let junit = request.junit { try JUnitReport.write(report, to: junit) }
+                if let note = try reportFiles.write(report) { request.write(note + "\n") }
             }
             var findings = ran.findings
             await keepCandidates(session.snapshots, findings: &findings, passed: report.passed)
@@ -180,10 +180,13 @@ public struct TestFlow: Sendable {
     /// The outcome of a run whose verdict an earlier run gave: its JUnit written and its summary
     /// published as a run's are.
     private func verified(_ report: TestReport) throws -> TestOutcome {
-        if let junit = request.junit { try JUnitReport.write(report, to: junit) }
+        if let note = try reportFiles.write(report) { request.write(note + "\n") }
         publishToCI(report)
         return .ran(report, SnapshotFindings(), coverage: nil, storeFailure: nil)
     }
+
+    /// Where this run's final report goes: the JUnit file asked for, and the package's last run.
+    var reportFiles: ReportFiles { ReportFiles(junit: request.junit, package: request.package) }
 
     /// The CI's report of this run (annotations, summary with its review and coverage): the one
     /// place the test flow publishes it, for a run, an import and a verified tree alike.

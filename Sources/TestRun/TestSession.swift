@@ -240,11 +240,8 @@ public struct TestSession: Sendable {
         var history = planned
         history.add(report, commit: commit, explained: explained)
         findings.notes += flakeNotes(history)
-        if let junit { try JUnitReport.write(report, to: junit) }
-        do {
-            try report.save(Self.lastRun(of: suite.settings.packagePath))
-        } catch {
-            findings.notes.append("\(error)")
+        if let note = try ReportFiles(junit: junit, package: suite.settings.packagePath).write(report) {
+            findings.notes.append(note)
         }
         if let run = keptInRun, !storeFailed {
             do {

@@ -208,6 +208,24 @@ struct ArchitectureTests {
         #expect(unused.isEmpty, "unused imports:\n\(unused.sorted().joined(separator: "\n"))")
     }
 
+    @Test("no file under Sources is over 400 lines: a file that grows past it is split where its ideas part")
+    func fileSizes() throws {
+        let files = FileManager.default.enumerator(
+            at: Self.root.appendingPathComponent("Sources"), includingPropertiesForKeys: nil)
+        var read = 0
+        var long: [String] = []
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            read += 1
+            let lines =
+                try String(contentsOf: file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
+                .count - 1
+            if lines > 400 { long.append("\(file.path.replacing(Self.root.path + "/", with: "")): \(lines) lines") }
+        }
+        #expect(read > 100, "the sources were not read")
+        #expect(long.isEmpty, "files over 400 lines:\n\(long.sorted().joined(separator: "\n"))")
+    }
+
     @Test("the Words hold: process variables are not an environment, one spelling of __Snapshots__")
     func wordsHold() throws {
         var wrong: [String] = []

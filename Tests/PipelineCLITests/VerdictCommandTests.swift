@@ -181,6 +181,10 @@ struct VerdictCommandTests {
         let xml = try String(contentsOf: junit, encoding: .utf8)
         #expect(xml.components(separatedBy: "<testcase ").count == 5, "\(xml)")
         #expect(xml.components(separatedBy: "name=\"verified-by\"").count == 4, "\(xml)")
+        // --failed reads the same report the JUnit file holds (both written after the taken results joined).
+        let last = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: package.appendingPathComponent(".build/pipeline/last-run.json")))
+        #expect(((last as? [String: Any])?["tests"] as? [Any])?.count == 4, "\(last)")
         #expect(!merged.stderr.contains("kept this run's verdict"), "a borrowed verdict is not kept as the tree's own")
 
         // A move that reaches no test: nothing runs, every result is the check's.

@@ -116,7 +116,7 @@ public struct RunSharing: Sendable {
         } else {
             report = try await queue.report()
         }
-        if let junit { try JUnitReport.write(report, to: junit) }
+        if let note = try ReportFiles(junit: junit, package: package).write(report) { write(note + "\n") }
         // Each node annotated its own tests; the merged report adds the summary only.
         CIReport.publish(report, title: "pipeline report (\(run))", annotate: false, variables: variables)
         if let verdicts, report.passed, report.verifiedBy == nil {

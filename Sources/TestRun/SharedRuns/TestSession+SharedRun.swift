@@ -86,9 +86,9 @@ extension TestSession {
         guard !parts.isEmpty else {
             if let storeFailure { throw storeFailure }
             // The CI's artifact and test-report steps expect the file: an empty report, not none.
-            if let junit {
-                try JUnitReport.write(
-                    TestReport(merging: [], suite: [], flakyFails: suite.options.flakyFails), to: junit)
+            let empty = TestReport(merging: [], suite: [], flakyFails: suite.options.flakyFails)
+            if let note = try ReportFiles(junit: junit, package: suite.settings.packagePath).write(empty) {
+                findings.notes.append(note)
             }
             return SharedOutcome(report: nil, findings: findings)
         }
