@@ -179,6 +179,34 @@ extension ScratchRepository {
     }
 }
 
+/// The example package at one fixed path for a whole test run, so SwiftPM's build of it (and of
+/// swift-snapshot-testing) is made once and reused: at a new path SwiftPM builds everything again.
+/// Each user gets the package's sources and no history; `.build` is kept without pipeline's
+/// outputs. Only one serialized suite may use it (`SnapshotLoopTests`), since it is one folder.
+enum ExampleCheckout {
+    static let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "pipeline-tests-example-\(ProcessInfo.processInfo.environment["PIPELINE_BUILD_SYSTEM"] ?? "native")")
+    /// The first use in a run starts from nothing: a build left by an earlier run is not this one's.
+    private static let cleared: Void = { try? FileManager.default.removeItem(at: root) }()
+
+    /// Empties the folder but for `.build` (pipeline's outputs removed from it too), then copies
+    /// the example package's sources in.
+    static func reset() throws {
+        _ = cleared
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for item in try FileManager.default.contentsOfDirectory(atPath: root.path) where item != ".build" {
+            try FileManager.default.removeItem(at: root.appendingPathComponent(item))
+        }
+        let outputs = root.appendingPathComponent(".build/pipeline")
+        if FileManager.default.fileExists(atPath: outputs.path) { try FileManager.default.removeItem(at: outputs) }
+        for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path) where item != ".build"
+        {
+            try FileManager.default.copyItem(
+                at: ExamplePackage.root.appendingPathComponent(item), to: root.appendingPathComponent(item))
+        }
+    }
+}
+
 enum Git {
     /// Runs git in `folder` with a fixed identity; its standard output, trimmed. Fails when git does.
     @discardableResult

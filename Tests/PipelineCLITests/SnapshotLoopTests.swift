@@ -17,11 +17,12 @@ struct SnapshotLoopTests {
     ]
 
     /// A repository holding the example package; its references committed, or ignored and removed.
+    /// At the example's fixed path (`ExampleCheckout`), its build reused from the suite's earlier tests.
     final class Repository: ScratchRepository {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-loop-\(UUID().uuidString)")
+        let root = ExampleCheckout.root
 
         init(references: String, stages: String, committed: Bool) throws {
-            try copyExamplePackage()
+            try ExampleCheckout.reset()
             if !committed {
                 try FileManager.default.removeItem(at: root.appendingPathComponent(SnapshotLoopTests.snapshots))
             }
@@ -32,8 +33,6 @@ struct SnapshotLoopTests {
             try git("init", "-q", "-b", "develop")
             try commitAll("the app")
         }
-
-        deinit { try? FileManager.default.removeItem(at: root) }
 
         func read(_ path: String) -> Data? {
             FileManager.default.contents(atPath: root.appendingPathComponent(path).path)
