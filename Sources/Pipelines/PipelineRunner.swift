@@ -98,7 +98,7 @@ public struct PipelineOutcome: Sendable, Encodable {
 /// Promotion never runs after a failed test stage; a stage with nothing to do says so and is
 /// skipped; an error (storage, build, git) stops the pipeline there.
 public struct PipelineRunner: Sendable {
-    public private(set) var spec: PipelineSpec
+    public let spec: PipelineSpec
     /// The folder holding `pipelines/`: paths in the spec are relative to it.
     public let base: URL
     public let origin: String
@@ -111,16 +111,19 @@ public struct PipelineRunner: Sendable {
     public let interactive: Bool
     /// The render environment's name a command line gave (`--environment`), over
     /// `PIPELINE_ENVIRONMENT` and the spec's.
-    public var environmentName: String?
+    public let environmentName: String?
     /// Whether the comparison started from develop's record of the last promoted commit (or
     /// would have, had there been one): then a completed promotion records the head there.
-    public var comparedFromPromoted = false
+    public let comparedFromPromoted: Bool
 
     public init(
         spec: PipelineSpec, base: URL, origin: String, changes: ChangeSet, quarantine: Quarantine? = nil, cores: Int,
-        interactive: Bool, write: @escaping @Sendable (String) -> Void
+        interactive: Bool, environmentName: String? = nil, comparedFromPromoted: Bool = false,
+        write: @escaping @Sendable (String) -> Void
     ) {
         self.spec = spec
+        self.environmentName = environmentName
+        self.comparedFromPromoted = comparedFromPromoted
         self.base = base.standardizedFileURL
         self.origin = origin
         self.changes = changes
@@ -133,15 +136,16 @@ public struct PipelineRunner: Sendable {
     /// The pipeline `pipelines/<name>.yml` found from `directory`, over what the commits `query`
     /// names (after the spec's `changes:`) changed, with the repository's quarantine. A pipeline
     /// that promotes to develop over a merge comparison reads develop's record of the last
-    /// promoted commit first and catches up from it (`ChangeQuery.promoted`).
+    /// promoted commit first and catches up from it (`ChangeQuery.promoted`). With `only`, just
+    /// the stages named (`only(_:of:origin:)`); `environmentName` is `--environment`'s.
     public static func load(
-        named name: String, from directory: URL, changes query: ChangeQuery, cores: Int, interactive: Bool,
-        write: @escaping @Sendable (String) -> Void
+        named name: String, from directory: URL, changes query: ChangeQuery, only: [String]? = nil,
+        environmentName: String? = nil, cores: Int, interactive: Bool, write: @escaping @Sendable (String) -> Void
     ) async throws -> PipelineRunner {
         let catalog = try PipelineCatalog.locate(from: directory)
         let file = try catalog.file(named: name)
         let origin = catalog.displayPath(of: file)
-        let spec = try SpecLoader.load(file, displayPath: origin)
+        var spec = try SpecLoader.load(file, displayPath: origin)
         let base = catalog.folder.deletingLastPathComponent()
         var query = query
         if query.head == nil, query.base == nil, query.mergeBase == nil, spec.changes.compare == .merge,
@@ -160,23 +164,24 @@ public struct PipelineRunner: Sendable {
         let quarantine = try QuarantineLoader.file(in: catalog).map {
             try QuarantineLoader.load($0, displayPath: catalog.displayPath(of: $0))
         }
-        var runner = PipelineRunner(
+        // After the comparison: every job of a pipeline compares as the whole pipeline would.
+        if let only { spec.stages = try Self.only(only, of: spec, origin: origin) }
+        return PipelineRunner(
             spec: spec, base: base, origin: origin, changes: changes, quarantine: quarantine, cores: cores,
-            interactive: interactive, write: write)
-        runner.comparedFromPromoted = query.promoted != nil
-        return runner
+            interactive: interactive, environmentName: environmentName, comparedFromPromoted: query.promoted != nil,
+            write: write)
     }
 
     /// Keeps only the stages named (`pipeline run NAME --only pull,test`), in the spec's order: a
     /// CI job that runs part of a pipeline, such as a matrix node's pull before its share of the
     /// tests, or the promotion after every node passed. A name the spec has no stage of is an error.
-    public mutating func only(_ names: [String]) throws {
+    static func only(_ names: [String], of spec: PipelineSpec, origin: String) throws -> [Stage] {
         let known = spec.stages.map(\.kind.rawValue)
         for name in names where !known.contains(name) {
             throw RequestError(
                 "--only \(name): \(origin) has no \(name) stage (its stages: \(known.joined(separator: ", ")))")
         }
-        spec.stages.removeAll { !names.contains($0.kind.rawValue) }
+        return spec.stages.filter { names.contains($0.kind.rawValue) }
     }
 
     /// The dry run: the plan with each stage's detail worked out, and nothing built, run or written.

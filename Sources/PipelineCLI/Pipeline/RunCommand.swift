@@ -41,12 +41,11 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         var query = changeOptions.query
         query.testPattern = testPattern.tests
-        var runner = try await PipelineRunner.load(
-            named: name, from: global.workingDirectory, changes: query, cores: global.availableCores,
+        let runner = try await PipelineRunner.load(
+            named: name, from: global.workingDirectory, changes: query, only: only,
+            environmentName: environmentOption.environment, cores: global.availableCores,
             interactive: CIContext().isInteractive
         ) { Console.progress($0) }
-        runner.environmentName = environmentOption.environment
-        if let only { try runner.only(only) }
         if dryRun {
             let plan = await runner.dryRun()
             json ? try Console.json(plan) : Console.out(plan.render())
