@@ -56,7 +56,7 @@ let package = Package(
             dependencies: [
                 "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "TestCore", "SharedRun",
                 "ObjectStorage", "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
-                "ReadTracing", "XcodeResults", "BuildCache", "Verdicts",
+                "XcodeResults", "BuildCache", "Verdicts",
             ]
         ),
         // References: the stores a spec names; pull, push, promotion, retention and accepting CI's

@@ -71,22 +71,38 @@ tests() {
     rm -f "$output"
     return "$status"
 }
-# The snapshot loop's and coverage's end-to-end tests build the example package (and swift-snapshot-testing) in
-# several fresh repositories, and the shared-run tests start several nodes at once: they run after
-# the rest, so their processes do not starve the timing tests (stalled S3 requests, timeouts) of
-# the other suites.
-later="SnapshotLoopTests|SharedRunCommandTests|CoverageCommandTests|WorkflowTests|BuildCacheCommandTests|ShallowCloneTests|SwiftBuildTests|VerdictCommandTests"
-tests "tests: all but the end-to-end group" --skip "$later"
-tests "tests: the end-to-end group" --filter "$later"
-# The same end-to-end runs of real packages under Swift Build (SwiftPM 6.4's default), through the
-# variable every command reads: the example package's loop, coverage against SwiftPM's own numbers,
-# the build cache's warm restore, sharded runs (each test once), crashes and interrupts.
-# (SwiftBuildTests, in the later group, runs both build systems side by side on two test targets.)
-swiftbuild='SnapshotLoopTests/outOfGit\(|CoverageCommandTests/reports\(|BuildCacheCommandTests/restoredBuildIsSafe\('
-swiftbuild+='|TestCommandTests/(cleanRun|faults|nodes|interrupt)\('
-PIPELINE_BUILD_SYSTEM=swiftbuild tests "tests: under Swift Build" --filter "$swiftbuild"
+# The end-to-end suites build the example package (and swift-snapshot-testing) in fresh repositories
+# and start several nodes at once: they run after the rest, so their processes do not starve the
+# timing tests (stalled S3 requests, timeouts) of the other suites. They run as two lanes of
+# swift test processes side by side: one process leaves a core idle while its tests wait on the
+# builds and runs they start. Suites that share a folder (Examples/ExampleSuite's .build, the
+# snapshot loop's fixed checkout) stay in one lane.
+lane_a="SnapshotLoopTests|CoverageCommandTests|ShallowCloneTests"
+lane_b="SharedRunCommandTests|WorkflowTests|BuildCacheCommandTests|SwiftBuildTests|VerdictCommandTests"
+tests "tests: all but the end-to-end group" --skip "$lane_a|$lane_b"
 
-# Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed corpus
-# and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer).
-PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" step "fuzzing" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-76}"
+# Each lane runs all its steps and fails when any did (a function after || runs without set -e).
+first_lane() {
+    local status=0
+    tests "tests: the end-to-end group, lane A" --filter "$lane_a" || status=$?
+    # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed
+    # corpus and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer).
+    PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" step "fuzzing" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-63}" \
+        || status=$?
+    return "$status"
+}
+second_lane() {
+    local status=0
+    tests "tests: the end-to-end group, lane B" --filter "$lane_b" || status=$?
+    # The same end-to-end runs of real packages under Swift Build (SwiftPM 6.4's default), through
+    # the variable every command reads: the example package's loop, coverage against SwiftPM's own
+    # numbers, the build cache's warm restore, sharded runs (each test once), crashes and
+    # interrupts. (SwiftBuildTests runs both build systems side by side on two test targets.) In
+    # this lane: TestCommandTests and the shared runs build in Examples/ExampleSuite.
+    local swiftbuild='SnapshotLoopTests/outOfGit\(|CoverageCommandTests/reports\(|BuildCacheCommandTests/restoredBuildIsSafe\('
+    swiftbuild+='|TestCommandTests/(cleanRun|faults|nodes|interrupt)\('
+    PIPELINE_BUILD_SYSTEM=swiftbuild tests "tests: under Swift Build" --filter "$swiftbuild" || status=$?
+    return "$status"
+}
+lanes "the end-to-end lanes" first_lane second_lane
 steps_report

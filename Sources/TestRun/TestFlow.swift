@@ -17,169 +17,31 @@ import TestSharding
 /// points differs only in the request.
 public struct TestFlow: Sendable {
     public let request: TestRequest
+    /// The run's phases (`TestFlow.phases` unless a test adds its own), taken in their steps' order.
+    let phases: [any TestPhase]
 
     public init(_ request: TestRequest) {
-        self.request = request
+        self.init(request, phases: Self.phases)
     }
 
-    /// Builds, selects and runs (or lists, plans, hunts) as asked.
-    public func run() async throws -> TestOutcome {
-        let request = request
-        try checkCombinations()
-        let asked = request.recordImpact ? (request.coverage ?? CoverageRequest()) : request.coverage
-        let coverage =
-            request.mode.runs ? try asked?.settings(package: request.package, node: request.limits.node) : nil
-        var options = request.runOptions()
-        let reads =
-            request.recordImpact && coverage != nil ? try await ReadRecording.prepare(package: request.package) : nil
-        defer { reads?.remove() }
-        if let reads, let coverage {
-            options.suiteEnvironment = { suite in
-                coverage.suiteEnvironment(suite).merging(reads.variables(suite)) { $1 }
-            }
-        }
-        if request.selection == .affected {
-            guard let filters = try await affectedFilters() else {
-                return .nothingToRun(.noAffectedTarget)
-            }
-            options.filters += filters
-        }
-        var place = try timingsFolder()
-        // With the timings in a store, a CI run keeps each node's report there for --failed.
-        var keptInRun = request.shared.keptInRun
-        var impacted = request.selection.usesImpact
-        if request.selection == .impactedOrAll,
-            let (local, why) = await TestSession.impactMapUnreachable(place, package: request.package)
-        {
-            request.write(why + "\n")
-            (place, keptInRun, impacted) = (local, nil, false)
-        }
-        if request.limits.failedOnly {
-            let (last, origin) = try await TestSession.lastRun(
-                package: request.package, place: place, run: keptInRun, node: request.limits.node)
-            guard !last.notPassed.isEmpty else {
-                return .nothingToRun(.nothingFailing(origin: origin, summary: last.summaryLine))
-            }
-            options.only = Set(last.notPassed)
-        }
-        let queue = try request.shared.runID().map { try workQueue($0, at: place) }
-        // A static split over shared timings needs every node to plan from the same ones: they are
-        // pinned in the CI run's folder.
-        let pin =
-            try queue
-            ?? (request.limits.node.count > 1 && request.shared.timings != nil
-                ? CIContext(request.shared.variables).runID.map {
-                    try place.queue(run: $0, node: request.limits.node)
-                } : nil)
-        // A tree verified already (same sources, build, selection and references) runs nothing.
-        let verdict = try await verdictKey(coverage: coverage != nil)
-        if let verdict, let record = try await reusedVerdict(verdict) {
-            request.write(record.line + "\n")
-            if request.mode.isBuildOnly { return .built("Nothing built: the tree was verified already.\n") }
-            // The shared run's report stands on the same record: this node says so in the run's folder.
-            try await queue?.keepNote(try JSONFile.encode(record, what: "verdict"), as: Self.verifiedNote)
-            var report = record.report
-            report.verifiedBy = record.line
-            return try verified(report)
-        }
-        // The same change verified over a base that moved since: what the move reaches runs.
-        let verifiedChange: VerifiedChange?
-        if let verdict { verifiedChange = try await self.verifiedChange(verdict) } else { verifiedChange = nil }
-        if let verifiedChange { request.write(verifiedChange.line + "\n") }
-        let cached = try await cachedBuild(coverage: coverage != nil)
-        let session = try session(
-            options: options, timings: place, keptInRun: keptInRun, snapshots: snapshotCheck(), coverage: coverage,
-            build: cached)
-        if !cached.skipBuild {
-            let system = await BuildSettings.buildSystem(arguments: request.buildArguments)
-            request.write(
-                "Building the tests of \(request.package.path) (\(request.configuration.rawValue), \(system))…\n")
-        }
-        var prepared = try await session.prepare(pinningTo: pin)
-        let runners = prepared.product.runners
-        if request.mode.isBuildOnly {
-            let lines = try await cached.keep(runners: runners, request: request)
-            return .built(lines.isEmpty ? "Built the tests; no build cache to keep them in.\n" : lines.joined())
-        }
-        // What was built is kept while the tests run.
-        async let kept = (try? cached.keep(runners: runners, request: request)) ?? []
-        let outcome: Result<TestOutcome, any Error>
-        do {
-            outcome = .success(try await afterBuild())
-        } catch {
-            outcome = .failure(error)
-        }
-        for line in await kept { request.write(line) }
-        return try outcome.get()
+    init(_ request: TestRequest, phases: [any TestPhase]) {
+        self.request = request
+        self.phases = phases.enumerated().sorted { ($0.element.phase, $0.offset) < ($1.element.phase, $1.offset) }
+            .map(\.element)
+    }
 
-        func afterBuild() async throws -> TestOutcome {
-            if impacted {
-                guard let reached = try await session.impacted(prepared, base: request.impactBase) else {
-                    return .nothingToRun(.noReachableTest)
-                }
-                prepared = reached
-            }
-            var taken: [TestReport.Entry] = []
-            if let verifiedChange {
-                (prepared, taken) = try await verifiedSelection(prepared, session: session, verified: verifiedChange)
-                if prepared.tests.isEmpty {
-                    var report = verifiedChange.record.report
-                    report.tests = []
-                    report.take(taken, verifiedBy: verifiedChange.record.run)
-                    report.verifiedBy = verifiedChange.line + "; nothing it differs in reaches a test"
-                    return try verified(report)
-                }
-            }
-            switch request.mode {
-            case .list:
-                return .listed(prepared.tests.map(\.name))
-            case .plan:
-                let shards = session.plan(prepared, queue: queue)
-                return .planned(shards, description: session.describe(shards, queue: queue))
-            case .hunt(let times, let untilFailure):
-                return .hunted(try await session.hunt(prepared, times: times, untilFailure: untilFailure))
-            case .run, .buildOnly:
-                break
-            }
-            let ran: (report: TestReport?, findings: SnapshotFindings, storeFailure: (any Error)?)
-            if let queue {
-                let outcome = try await session.run(prepared, queue: queue)
-                ran = (outcome.report, outcome.findings, outcome.storeFailure)
-            } else {
-                let (report, findings) = try await session.run(prepared)
-                ran = (report, findings, nil)
-            }
-            guard var report = ran.report else {
-                return .ran(nil, ran.findings, coverage: nil, storeFailure: ran.storeFailure)
-            }
-            if let verifiedChange {
-                report.take(taken, verifiedBy: verifiedChange.record.run)
-                if let note = try reportFiles.write(report) { request.write(note + "\n") }
-            }
-            var findings = ran.findings
-            await keepCandidates(session.snapshots, findings: &findings, passed: report.passed)
-            let measured = try await session.collectCoverage(of: report, product: prepared.product)
-            if let reads, let measured {
-                try await session.recordImpact(
-                    from: measured, report: report, reads: reads, bin: prepared.product.binFolder
-                )
-            }
-            // A split's nodes keep their coverage in the CI run's folder when the timings are in a store.
-            let run = queue?.run ?? (request.limits.node.count > 1 ? keptInRun : nil)
-            if let measured, let folder = measured.folder, let run {
-                try await place.saveCoverage(
-                    folder.appendingPathComponent("coverage.profdata"), run: run, node: request.limits.node)
-            }
-            publishToCI(report, coverage: measured, review: findings.reviewForCI)
-            // A verdict partly taken from another run is not kept as this tree's own.
-            if let verdict, verifiedChange == nil { await keepVerdict(verdict, report: report, queue: queue) }
-            return .ran(report, findings, coverage: measured, storeFailure: ran.storeFailure)
-        }
+    /// Builds, selects and runs (or lists, plans, hunts) as asked: every phase in turn, until one
+    /// ends the run.
+    public func run() async throws -> TestOutcome {
+        try checkCombinations()
+        var state = RunState(options: request.runOptions())
+        defer { state.reads?.remove() }
+        return try await run(phases[...], &state)
     }
 
     /// The outcome of a run whose verdict an earlier run gave: its JUnit written and its summary
     /// published as a run's are.
-    private func verified(_ report: TestReport) throws -> TestOutcome {
+    func verified(_ report: TestReport) throws -> TestOutcome {
         if let note = try reportFiles.write(report) { request.write(note + "\n") }
         publishToCI(report)
         return .ran(report, SnapshotFindings(), coverage: nil, storeFailure: nil)
@@ -212,7 +74,7 @@ public struct TestFlow: Sendable {
 
     /// The filters of the test targets the change can affect; nil when it affects none, empty when
     /// every target runs.
-    private func affectedFilters() async throws -> [String]? {
+    func affectedFilters() async throws -> [String]? {
         let selection = try await affectedSelection()
         selection.reasons.forEach { request.write($0 + "\n") }
         guard let filters = selection.filters else { return [] }
@@ -307,7 +169,7 @@ public struct TestFlow: Sendable {
     }
 
     /// The work queue of `run` at `place`, with the request's leases.
-    private func workQueue(_ run: String, at place: TimingsPlace) throws -> WorkQueue {
+    func workQueue(_ run: String, at place: TimingsPlace) throws -> WorkQueue {
         var queue = try place.queue(run: run, node: request.limits.node)
         queue.leaseMargin = request.limits.queueLease.seconds
         queue.clockSkew = request.limits.clockSkew.seconds

@@ -1,0 +1,71 @@
+import PipelineCore
+import TestSharding
+
+/// Reuse: a tree verified already (same sources, build, selection and references) runs nothing;
+/// the same change verified over a base that moved since runs what the move reaches.
+struct VerdictReuse: TestPhase {
+    var phase: Phase { .reuse }
+
+    func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
+        let request = flow.request
+        guard let verdict = try await flow.verdictKey(coverage: run.coverage != nil) else { return .next }
+        run.verdict = verdict
+        if let record = try await flow.reusedVerdict(verdict) {
+            request.write(record.line + "\n")
+            if request.mode.isBuildOnly { return .finished(.built("Nothing built: the tree was verified already.\n")) }
+            // The shared run's report stands on the same record: this node says so in the run's folder.
+            try await run.queue?.keepNote(try JSONFile.encode(record, what: "verdict"), as: TestFlow.verifiedNote)
+            var report = record.report
+            report.verifiedBy = record.line
+            return .finished(try flow.verified(report))
+        }
+        run.verifiedChange = try await flow.verifiedChange(verdict)
+        if let line = run.verifiedChange?.line { request.write(line + "\n") }
+        return .next
+    }
+}
+
+/// Select: of a change verified over another base, only the tests what differs reaches run; the
+/// rest's results are taken from the verified run.
+struct VerifiedNarrowing: TestPhase {
+    var phase: Phase { .select }
+
+    func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
+        guard let verifiedChange = run.verifiedChange else { return .next }
+        let prepared: SuiteRun.Prepared
+        (prepared, run.taken) = try await flow.verifiedSelection(
+            try run.needs(run.prepared, "the build"), session: try run.needs(run.session, "the session"),
+            verified: verifiedChange)
+        run.prepared = prepared
+        guard prepared.tests.isEmpty else { return .next }
+        var report = verifiedChange.record.report
+        report.tests = []
+        report.take(run.taken, verifiedBy: verifiedChange.record.run)
+        report.verifiedBy = verifiedChange.line + "; nothing it differs in reaches a test"
+        return .finished(try flow.verified(report))
+    }
+}
+
+/// Record: the results taken from a verified run join this run's report, which is written again.
+struct TakenResults: TestPhase {
+    var phase: Phase { .record }
+
+    func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
+        guard let verifiedChange = run.verifiedChange, var report = run.report else { return .next }
+        report.take(run.taken, verifiedBy: verifiedChange.record.run)
+        run.report = report
+        if let note = try flow.reportFiles.write(report) { flow.request.write(note + "\n") }
+        return .next
+    }
+}
+
+/// Publish: a passing run keeps its verdict, unless part of it was taken from another run.
+struct VerdictKept: TestPhase {
+    var phase: Phase { .publish }
+
+    func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
+        guard let verdict = run.verdict, run.verifiedChange == nil, let report = run.report else { return .next }
+        await flow.keepVerdict(verdict, report: report, queue: run.queue)
+        return .next
+    }
+}
