@@ -12,23 +12,14 @@ step "set-up (Chromium, OpenSSL)" scripts/setup.sh chromium openssl
 step "swift format lint" swift format lint --strict --recursive --parallel Package.swift Sources Tests
 
 log="$(mktemp)"
-trap 'rm -f "$log"; rm -rf "${release_out:-}"' EXIT
+release_out="$(mktemp -d)"
+trap 'rm -f "$log"; rm -rf "$release_out"' EXIT
 build() { swift build --build-tests 2>&1 | tee "$log"; }
 step "swift build --build-tests" build
 # Warnings in dependencies are not ours to fix; warnings in Sources/ and Tests/ fail the run.
 if grep -E "^$PWD/(Sources|Tests)/.*: warning:" "$log"; then
     echo "test: the build has warnings in this project's code (above)" >&2
     exit 1
-fi
-
-# The release as users get it, for the bare-root tests (BareRootReleaseTests): built by scripts/release.sh,
-# then unpacked into a root holding only the loader, glibc, libstdc++, libgcc_s and zlib.
-if [[ "$(uname -s)" == Linux ]]; then
-    release_out="$(mktemp -d)"
-    release() { scripts/release.sh --out "$release_out" | tee "$log"; }
-    step "the release (scripts/release.sh)" release
-    export PIPELINE_TEST_RELEASE="$(sed -n 's/^release: \(.*\.tar\.gz\) (.*/\1/p' "$log")"
-    echo "test: the release: $PIPELINE_TEST_RELEASE"
 fi
 
 # This repository's own pipelines must validate; run through the SwiftPM command plugin, which proves it too.
@@ -53,7 +44,7 @@ endpoint="$(scripts/s3-server.sh start 18080)"
 # s3api cannot write conditionally (it answers 501); the shared-run tests also need moto, which can.
 source scripts/lib/bench.sh
 start_moto 18090
-trap 'rm -f "$log"; rm -rf "${release_out:-}"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
+trap 'rm -f "$log"; rm -rf "$release_out"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
 export PIPELINE_TEST_MOTO_ENDPOINT=http://127.0.0.1:18090
 if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"
@@ -79,17 +70,11 @@ tests() {
 # snapshot loop's fixed checkout) stay in one lane.
 lane_a="SnapshotLoopTests|CoverageCommandTests|ShallowCloneTests"
 lane_b="SharedRunCommandTests|WorkflowTests|BuildCacheCommandTests|SwiftBuildTests|VerdictCommandTests"
-tests "tests: all but the end-to-end group" --skip "$lane_a|$lane_b"
+tests "tests: all but the end-to-end group" --skip "$lane_a|$lane_b|BareRootReleaseTests"
 
 # Each lane runs all its steps and fails when any did (a function after || runs without set -e).
 first_lane() {
-    local status=0
-    tests "tests: the end-to-end group, lane A" --filter "$lane_a" || status=$?
-    # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed
-    # corpus and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer).
-    PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" step "fuzzing" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-63}" \
-        || status=$?
-    return "$status"
+    tests "tests: the end-to-end group, lane A" --filter "$lane_a"
 }
 second_lane() {
     local status=0
@@ -104,5 +89,25 @@ second_lane() {
     PIPELINE_BUILD_SYSTEM=swiftbuild tests "tests: under Swift Build" --filter "$swiftbuild" || status=$?
     return "$status"
 }
-lanes "the end-to-end lanes" first_lane second_lane
+third_lane() {
+    local status=0
+    # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed
+    # corpus and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer). First in its
+    # lane: its build has a folder of its own, so the other lanes' swift test processes start
+    # meanwhile (SwiftPM lets one process at a time use .build while it plans or builds).
+    PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" step "fuzzing" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-63}" \
+        || status=$?
+    # The release as users get it, for the bare-root tests (BareRootReleaseTests): built by
+    # scripts/release.sh, then unpacked into a root holding only the loader, glibc, libstdc++,
+    # libgcc_s and zlib.
+    if [[ "$(uname -s)" == Linux ]]; then
+        release() { scripts/release.sh --out "$release_out" | tee "$release_out/log"; }
+        step "the release (scripts/release.sh)" release || return $?
+        export PIPELINE_TEST_RELEASE="$(sed -n 's/^release: \(.*\.tar\.gz\) (.*/\1/p' "$release_out/log")"
+        echo "test: the release: $PIPELINE_TEST_RELEASE"
+        tests "tests: the release in a bare root" --filter BareRootReleaseTests || status=$?
+    fi
+    return "$status"
+}
+lanes "the end-to-end lanes, fuzzing, the release" first_lane second_lane third_lane
 steps_report
