@@ -41,7 +41,7 @@ public struct BuildCache: Sendable {
     static let orphanAge: Double = 6 * 3600
 
     public init(
-        folder: StoreFolder, key: BuildCacheKey, package: URL, variables: [String: String], scope: TrustScope
+        folder: StoreLocation, key: BuildCacheKey, package: URL, variables: [String: String], scope: TrustScope
     ) throws(BuildCacheError) {
         self.key = key
         self.package = package

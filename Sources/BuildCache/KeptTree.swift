@@ -26,7 +26,7 @@ public struct KeptTree: Sendable, Codable, Equatable {
 /// Moving trees between a package and the store: packed, parts transferred four at a time,
 /// unpacked into a staging folder.
 struct KeptTrees: Sendable {
-    let folder: StoreFolder
+    let folder: StoreLocation
     let variables: [String: String]
     static let parallelTransfers = 4
 

@@ -21,7 +21,7 @@ public struct TestProducts: Sendable {
     static let runAge: Double = 24 * 3600
 
     public init(
-        folder: StoreFolder, key: BuildCacheKey, package: URL, variables: [String: String], scope: TrustScope
+        folder: StoreLocation, key: BuildCacheKey, package: URL, variables: [String: String], scope: TrustScope
     ) throws(BuildCacheError) {
         self.key = key
         self.package = package

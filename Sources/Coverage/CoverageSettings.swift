@@ -137,8 +137,8 @@ public struct CoverageSettings: Sendable {
 
     /// The impact map of this run: what each suite executed, from the per-suite profiles its
     /// processes wrote (`suiteEnvironment`), placed through `report`.
-    public func impact(of report: CoverageReport) async throws(CoverageError) -> ImpactRecorder.Executed {
-        try await ImpactRecorder(tools: tools, filter: filter).suites(
+    public func impact(of report: CoverageReport) async throws(CoverageError) -> ImpactProfiles.Executed {
+        try await ImpactProfiles(tools: tools, filter: filter).suites(
             profiles: profiles, exported: report.exported ?? report.coverage, logs: profiles)
     }
 }

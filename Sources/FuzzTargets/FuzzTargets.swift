@@ -72,7 +72,7 @@ public enum FuzzTargets {
         ("timings", { _ = try? Timings.decode($0, origin: "fuzz") }),
         ("test-report", { _ = try? TestReport.decode($0, origin: "fuzz") }),
         ("lcov", { _ = try? LineCoverage.parse(lcov: text($0), name: "fuzz") }),
-        ("profile-listing", { _ = ImpactRecorder.executedFunctions(in: text($0)) }),
+        ("profile-listing", { _ = ImpactProfiles.executedFunctions(in: text($0)) }),
         (
             "png",
             { data in

@@ -14,6 +14,8 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
     case service(store: String, key: String?, status: Int, code: String, message: String)
     case missingCredentials(String)
     case insecureEndpoint(String)
+    /// An endpoint (given, or in `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`) that is no http(s) URL.
+    case invalidEndpoint(String)
     /// A test's references have no place in the checkout.
     case unplaceable(test: String, reason: String)
     /// A conditional write found the object not as expected: created meanwhile, or changed since read.
@@ -52,10 +54,16 @@ public enum StoreError: Error, Equatable, Sendable, CustomStringConvertible {
                 + "AWS_DEFAULT_REGION, else us-east-1): set region: \(bucket) in the spec's references, or AWS_REGION"
         case .insecureEndpoint(let endpoint):
             "\(endpoint) is plain HTTP and not on this machine; use https, or allow it with allow-http: true"
+        case .invalidEndpoint(let endpoint):
+            "the S3 endpoint '\(endpoint)' is not an http(s) URL"
         }
     }
 }
 
 extension StoreError: ExitCoded {
-    public var exitStatus: ExitStatus { .storage }
+    /// A store that failed is storage's status; an endpoint that cannot be one is the settings'.
+    public var exitStatus: ExitStatus {
+        if case .invalidEndpoint = self { return .spec }
+        return .storage
+    }
 }

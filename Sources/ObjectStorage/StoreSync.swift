@@ -1,5 +1,5 @@
 /// A store and the prefix references live under in it: `feature/` or `develop/` of a bucket, or a folder.
-public struct StoreFolder: Sendable {
+public struct StoreLocation: Sendable {
     public let store: any ObjectStore
     public let prefix: ObjectKey?
 
@@ -20,8 +20,8 @@ public struct StoreFolder: Sendable {
     }
 
     /// The folder `path` below this one (`pr/12` below `build-cache`).
-    public func below(_ path: String) throws(StoreError) -> StoreFolder {
-        StoreFolder(store: store, prefix: try ObjectKey(path).under(prefix))
+    public func below(_ path: String) throws(StoreError) -> StoreLocation {
+        StoreLocation(store: store, prefix: try ObjectKey(path).under(prefix))
     }
 }
 
@@ -52,8 +52,8 @@ public struct PromotionResult: Equatable, Sendable {
 /// copying only what differs, in parallel, recording the commit each object came from. Safe to
 /// re-run after a failure or a kill: what was copied is identical the second time and is skipped.
 public struct StoreSync: Sendable {
-    public let source: StoreFolder
-    public let destination: StoreFolder
+    public let source: StoreLocation
+    public let destination: StoreLocation
     /// Requests in flight at once.
     public let parallelism: Int
     /// The objects of the source's store, already listed under a prefix holding the source's (a
@@ -61,7 +61,7 @@ public struct StoreSync: Sendable {
     /// of listing again. Nil: `plan` lists.
     public var listedSource: [ObjectInfo]?
 
-    public init(from source: StoreFolder, to destination: StoreFolder, parallelism: Int = 16) {
+    public init(from source: StoreLocation, to destination: StoreLocation, parallelism: Int = 16) {
         self.source = source
         self.destination = destination
         self.parallelism = max(1, parallelism)
@@ -173,7 +173,8 @@ public struct StoreSync: Sendable {
     }
 
     /// The objects below `<prefix>/<folder>/` (or the whole prefix), keyed relative to the prefix, with their ETags.
-    private static func objects(at location: StoreFolder, in folder: ObjectKey?) async throws(StoreError) -> [ObjectKey:
+    private static func objects(at location: StoreLocation, in folder: ObjectKey?) async throws(StoreError)
+        -> [ObjectKey:
         String]
     {
         let root = folder?.under(location.prefix) ?? location.prefix

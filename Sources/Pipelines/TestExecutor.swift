@@ -65,7 +65,7 @@ struct TestExecutor: StageExecutor {
                 CoverageRequest(
                     output: spec.dir.map(context.resolve), include: spec.include.map { [$0] } ?? [],
                     exclude: spec.exclude.map { [$0] } ?? [], minLines: spec.minLines.map { $0.share * 100 })
-            }, recordImpact: stage.recordsImpact, selection: stage.select, changes: .known(runner.changes),
+            }, mapsImpact: stage.recordsImpact, selection: stage.select, changes: .known(runner.changes),
             stores: SpecStores(stores: try await context.transfers().stores, testPattern: runner.spec.changes.tests),
             keepsCandidates: stage.keepsCandidates, candidatesCommit: runner.changes.head,
             verdicts: verdicts(runner.spec), title: "pipeline run \(runner.spec.name)", interactive: runner.interactive

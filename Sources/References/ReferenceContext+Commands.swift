@@ -125,9 +125,9 @@ extension ReferenceContext {
     public func review(
         _ selection: ReviewSelection, tolerance: Int, output: URL
     ) async throws -> ReviewOutcome {
-        func folder(_ path: URL?, _ role: StoreRole) throws -> StoreFolder {
+        func folder(_ path: URL?, _ role: StoreRole) throws -> StoreLocation {
             guard let path else { return try transfers.stores.folder(role) }
-            return StoreFolder(store: FolderStore(root: path), prefix: nil)
+            return StoreLocation(store: FolderStore(root: path), prefix: nil)
         }
         let new = try folder(selection.newFolder, selection.new)
         let reference =

@@ -50,6 +50,6 @@ public struct StoredTimings: Sendable {
 
     private func read() async throws -> (timings: Timings, etag: String)? {
         guard let (data, etag) = try await store.get(key) else { return nil }
-        return (try Timings.decode(data, origin: StoreFolder(store: store).describe(key)), etag)
+        return (try Timings.decode(data, origin: StoreLocation(store: store).describe(key)), etag)
     }
 }

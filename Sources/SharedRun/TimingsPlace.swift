@@ -22,7 +22,7 @@ public struct TimingsPlace: Sendable, CustomStringConvertible {
     }
 
     /// A store location opened for reading and writing (every store pipeline opens can share).
-    public init(_ location: StoreFolder) throws(StoreError) {
+    public init(_ location: StoreLocation) throws(StoreError) {
         guard let store = location.store as? any SharedStore else {
             throw .transport(endpoint: location.store.name, reason: "this kind of store cannot keep shared timings")
         }
@@ -81,7 +81,7 @@ public struct TimingsPlace: Sendable, CustomStringConvertible {
     public func lastRun(run: String, node: Node) async throws -> TestReport? {
         let key = try lastRunKey(run: run, node: node)
         guard let (data, _) = try await store.get(key) else { return nil }
-        return try TestReport.decode(data, origin: StoreFolder(store: store).describe(key))
+        return try TestReport.decode(data, origin: StoreLocation(store: store).describe(key))
     }
 
     /// Where a node's merged coverage profile in a shared run is kept, for `pipeline report
@@ -148,14 +148,14 @@ public struct TimingsPlace: Sendable, CustomStringConvertible {
         if let baseline { return try await TimingsPlace(store: baseline.store, prefix: baseline.prefix).impact() }
         let key = try impactKey
         guard let (data, _) = try await store.get(key) else { return nil }
-        return (data, StoreFolder(store: store).describe(key))
+        return (data, StoreLocation(store: store).describe(key))
     }
 
     /// Where the timings are, for messages and the dry run.
     public var description: String {
         guard let baseline, let folder = try? TimingsPlace(store: baseline.store, prefix: baseline.prefix) else {
-            return StoreFolder(store: store).describe(timingsKey)
+            return StoreLocation(store: store).describe(timingsKey)
         }
-        return StoreFolder(store: store).describe(timingsKey) + " (planned from \(folder))"
+        return StoreLocation(store: store).describe(timingsKey) + " (planned from \(folder))"
     }
 }

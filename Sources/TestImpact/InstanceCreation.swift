@@ -65,7 +65,7 @@ public enum InstanceCreation {
 extension InstanceCreation {
     /// What every suite executed inside one test class's body (corelibs-xctest's instances), kept
     /// for that class's suite alone; the package's files read as needed.
-    public static func separate(_ executed: inout ImpactRecorder.Executed, package: URL) {
+    public static func separate(_ executed: inout ImpactProfiles.Executed, package: URL) {
         separate(functions: &executed.functions, files: &executed.files) { file in
             try? String(contentsOf: package.appendingPathComponent(file), encoding: .utf8)
         }

@@ -14,10 +14,9 @@ import TestSharding
 struct CachedBuild: Sendable {
     let cache: BuildCache?
     let products: TestProducts?
-    /// The arguments the build runs with (the cache's file hashing added).
-    let arguments: [String]
-    /// The run's test products were fetched: no build.
-    let skipBuild: Bool
+    /// The build: the request's, with the cache's file hashing added to its arguments, or no build
+    /// when the run's test products were fetched.
+    let settings: BuildSettings
     let commit: String?
     /// The commit this build is kept under: HEAD, or on a pull request's synthetic merge commit the
     /// branch head, which the branch's next commit descends from (the merge commit is no one's
@@ -27,11 +26,11 @@ struct CachedBuild: Sendable {
     /// The cache's folder when it did not exist before this run: its first save creates it, and says so.
     var newFolder: String? = nil
 
+    var skipBuild: Bool { settings.skipBuild }
+
     /// A run without the cache.
     static func none(_ request: TestRequest) -> CachedBuild {
-        CachedBuild(
-            cache: nil, products: nil, arguments: request.buildArguments, skipBuild: request.skipBuild, commit: nil,
-            savedUnder: nil, run: nil)
+        CachedBuild(cache: nil, products: nil, settings: request.build, commit: nil, savedUnder: nil, run: nil)
     }
 
     /// Keeps what this run built: the tree as its commit's entry, and the test products when this
@@ -67,10 +66,11 @@ extension TestFlow {
     /// Opens the cache the request names and readies the build: the CI run's products fetched, or
     /// an ancestor's tree restored; said on the request's log either way.
     func cachedBuild(coverage: Bool) async throws -> CachedBuild {
-        guard let address = request.buildCache, !request.skipBuild else { return .none(request) }
+        guard let address = request.buildCache, !request.build.skipBuild else { return .none(request) }
         let write = request.write
         let variables = request.shared.variables
-        let arguments = request.buildArguments + BuildCache.hashingFlags
+        var settings = request.build
+        settings.extraArguments += BuildCache.hashingFlags
         let ci = CIContext(variables)
         let commits: [String]
         let savedUnder: String
@@ -93,8 +93,8 @@ extension TestFlow {
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         let key = try await BuildCacheKey.current(
             package: request.package, configuration: request.configuration.rawValue,
-            flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
-            buildSystem: await BuildSettings.buildSystem(arguments: arguments), variables: variables, scratch: scratch
+            flags: settings.extraArguments + (coverage ? ["--enable-code-coverage"] : []),
+            buildSystem: await settings.buildSystem, variables: variables, scratch: scratch
         )
         let scope = ci.trustScope
         let cache = try BuildCache(
@@ -109,9 +109,10 @@ extension TestFlow {
             switch await products.fetch(run: run, commit: commits[0]) {
             case .fetched(let line):
                 write("Build cache: \(line)\n")
+                var fetched = request.build
+                fetched.skipBuild = true
                 return CachedBuild(
-                    cache: nil, products: nil, arguments: request.buildArguments, skipBuild: true, commit: commits[0],
-                    savedUnder: savedUnder, run: run)
+                    cache: nil, products: nil, settings: fetched, commit: commits[0], savedUnder: savedUnder, run: run)
             case .unavailable(let why):
                 write("Build cache: \(why); building here\n")
             }
@@ -132,13 +133,13 @@ extension TestFlow {
             write("Build cache: nothing restored: \(why)\n")
         }
         return CachedBuild(
-            cache: cache, products: products, arguments: arguments, skipBuild: false, commit: commits[0],
+            cache: cache, products: products, settings: settings, commit: commits[0],
             savedUnder: savedUnder, run: run, newFolder: newFolder)
     }
 
     /// The cache's store: a folder (relative to the working folder) or an S3 prefix, opened as
     /// the spec's stores are (its endpoint, region and credentials, when there is a spec).
-    func openStore(_ address: StoreAddress) throws -> StoreFolder {
+    func openStore(_ address: StoreAddress) throws -> StoreLocation {
         if let stores = request.stores { return try stores.open(address) }
         return try request.shared.open(address)
     }

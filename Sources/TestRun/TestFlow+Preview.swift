@@ -14,7 +14,7 @@ extension TestFlow {
         let selection = request.selection == .affected ? try await affectedSelection() : nil
         var options = request.runOptions()
         options.filters += selection?.filters ?? []
-        let place = try timingsFolder()
+        let place = try timingsPlace()
         let timings = try await place.plannedTimings.load()
         let tests = timings.tests.keys.sorted().map { TestID($0, framework: .xctest) }
         let selected = (try? options.select(tests)) ?? []

@@ -42,7 +42,7 @@ extension TestFlow {
             return verdictsNotUsed(
                 "select: \(request.selection.rawValue) runs what a change reaches, not a tree's whole suite")
         }
-        guard request.coverage == nil, !request.recordImpact else {
+        guard request.coverage == nil, !request.mapsImpact else {
             return verdictsNotUsed("coverage is measured, which only a run gives")
         }
         guard var key = try await checkoutKey() else { return nil }
@@ -56,11 +56,10 @@ extension TestFlow {
         await BuildCacheKey.resolvePins(
             package: request.package, variables: request.shared.variables, scratch: scratch)
         defer { if written { try? FileManager.default.removeItem(at: resolved) } }
-        let arguments = request.buildArguments
         var build = try await BuildCacheKey.current(
             package: request.package, configuration: request.configuration.rawValue,
-            flags: arguments + (coverage ? ["--enable-code-coverage"] : []),
-            buildSystem: await BuildSettings.buildSystem(arguments: arguments), variables: request.shared.variables,
+            flags: request.build.extraArguments + (coverage ? ["--enable-code-coverage"] : []),
+            buildSystem: await request.build.buildSystem, variables: request.shared.variables,
             scratch: scratch)
         // Where the checkout is does not decide the outcome (each CI job may check out elsewhere): the
         // package's path in its repository does.
@@ -99,8 +98,8 @@ extension TestFlow {
     /// the run's first job found); otherwise this checkout's key (a SwiftPM build's, or with `xcode`
     /// a run Xcode would make) is looked for, and in a shared run (`--queue`) the record found is
     /// noted in the run's folder for its nodes and its report.
-    public func verifiedRun(xcode: Bool, notedOnly: Bool) async throws -> VerdictRecord? {
-        let queue = try request.shared.runID().map { try timingsFolder().queue(run: $0, node: .whole) }
+    public func verifiedRun(xcode: Bool, notedOnly: Bool) async throws -> Verdict? {
+        let queue = try request.shared.runID().map { try timingsPlace().queue(run: $0, node: .whole) }
         if notedOnly {
             guard let queue else { throw RequestError("--noted reads a shared run's note: give --queue too") }
             guard let record = Self.notedVerdict(try await queue.notes()) else {
@@ -194,7 +193,7 @@ extension TestFlow {
     /// A passing record of `key` in the stores the settings read, when one may stand for this job
     /// (`VerdictTrust`: a branch's job takes only what the CI confirms); each record passed over
     /// is named, with why (but not a record of `saidTree`, named already by the tree's lookup).
-    func reusedVerdict(_ key: VerdictKey, saidTree: String? = nil) async throws -> VerdictRecord? {
+    func reusedVerdict(_ key: VerdictKey, saidTree: String? = nil) async throws -> Verdict? {
         guard let settings = request.verdicts, settings.reuse else { return nil }
         let trust = verdictTrust()
         var passedOver = 0
@@ -326,22 +325,22 @@ extension TestFlow {
     static let verifiedNote = "verified.json"
 
     /// The record a shared run's `notes` say verified its tree; nil when none does.
-    static func notedVerdict(_ notes: [String: Data]) -> VerdictRecord? {
-        notes[verifiedNote].flatMap { try? JSONDecoder().decode(VerdictRecord.self, from: $0) }
+    static func notedVerdict(_ notes: [String: Data]) -> Verdict? {
+        notes[verifiedNote].flatMap { try? JSONDecoder().decode(Verdict.self, from: $0) }
     }
 
     /// Keeps the record of a passing `report` run under `key` in `store` (`named` so in the line
     /// saying so), on the commit checked out at `package`, with the CI run and trust scope of
     /// `variables`.
     static func keep(
-        _ key: VerdictKey, report: TestReport, in store: StoreFolder, named: String, package: URL,
+        _ key: VerdictKey, report: TestReport, in store: StoreLocation, named: String, package: URL,
         variables: [String: String]
     ) async throws -> String {
         let ci = CIContext(variables)
         let history = try? CommitHistory(repositoryPath: package.path)
         let commit = (try? history?.sha("HEAD")) ?? ""
         let change = try? history.flatMap { history in try key.change(history.contentChange(of: "HEAD")).tree }
-        let record = VerdictRecord(
+        let record = Verdict(
             key: key, run: ci.runID ?? "local", commit: commit, date: Date(), scope: ci.trustScope.folder,
             report: report, base: (try? history?.parents(of: "HEAD"))??.first, change: change)
         try await VerdictStore(store).keep(record)
@@ -351,7 +350,7 @@ extension TestFlow {
 
 /// A passing record of a commit's change verified over another base (`TestFlow.verifiedChange`).
 struct VerifiedChange: Sendable {
-    let record: VerdictRecord
+    let record: Verdict
     /// The commit the verified run's tree was made on.
     let base: String
     /// The repository's paths whose content differs from the verified tree.

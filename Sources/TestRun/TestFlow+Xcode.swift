@@ -26,7 +26,7 @@ extension TestFlow {
         // Keyed before anything is rendered into the checkout: the references the run compared against.
         let verdict = try await xcodeVerdictKey()
         let run = try await XcodeInput.run(kind, at: path)
-        let place = try timingsFolder()
+        let place = try timingsPlace()
         let recorded = try await place.plannedTimings.load()
         let resolved = run.resolved(among: Set(recorded.tests.keys))
         var report = resolved.report(flakyFails: request.limits.flaky == .fail)
@@ -108,7 +108,7 @@ extension TestFlow {
         testsAt path: String, nodes: Int, by split: XcodeSplit, failedOnly: Bool, xctestrun: URL? = nil
     ) async throws -> [XcodeNode] {
         let run = try xctestrun.map(Xctestrun.init(contentsOf:))
-        let place = try timingsFolder()
+        let place = try timingsPlace()
         var tests = try await XcodeInput.tests(at: path)
         if failedOnly {
             let (last, origin) = try await TestSession.lastRun(

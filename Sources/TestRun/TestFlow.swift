@@ -62,7 +62,7 @@ public struct TestFlow: Sendable {
 
     /// Options that cannot go together, said before anything is built.
     private func checkCombinations() throws {
-        if request.recordImpact, request.limits.node.count > 1 || request.shared.queue != nil {
+        if request.mapsImpact, request.limits.node.count > 1 || request.shared.queue != nil {
             throw RequestError(
                 "--record-impact records the whole suite on one machine; it cannot take --node or --queue")
         }
@@ -97,16 +97,21 @@ public struct TestFlow: Sendable {
     ) throws -> TestSession {
         let build = build ?? .none(request)
         return try TestSession(
-            settings: BuildSettings(
-                packagePath: request.package, configuration: request.configuration.rawValue,
-                extraArguments: build.arguments, skipBuild: build.skipBuild),
+            settings: build.settings,
             options: options, timings: timings, updatesTimings: request.updatesTimings, snapshots: snapshots,
             junit: request.junit, quarantine: try quarantine(), coverage: coverage, keptInRun: keptInRun,
             flakeThreshold: request.limits.flakeThreshold, interactive: request.interactive, write: request.write)
     }
 
+    /// Says the build is starting, with its configuration and build system; nothing when it does not build.
+    func sayBuilding(_ settings: BuildSettings) async {
+        guard !settings.skipBuild else { return }
+        let system = await settings.buildSystem
+        request.write("Building the tests of \(settings.packagePath.path) (\(settings.configuration), \(system))…\n")
+    }
+
     /// Where the timings (and a shared run's queue) are: through the spec's stores when known.
-    func timingsFolder() throws -> TimingsPlace {
+    func timingsPlace() throws -> TimingsPlace {
         if let stores = request.stores {
             return try RunSharing.place(request.shared.timings ?? .local, in: stores, package: request.package)
         }

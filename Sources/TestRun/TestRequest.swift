@@ -35,8 +35,9 @@ public struct TestRequest: Sendable {
 
     public let package: URL
     public let configuration: BuildConfiguration
-    public let skipBuild: Bool
-    public let buildArguments: [String]
+    /// How the tests are built: the package, the configuration, `swift build`'s arguments (the build
+    /// system named in them) and whether to build at all. The build cache's `CachedBuild` adds to it.
+    public let build: BuildSettings
     /// The build cache (`--build-cache`, a test stage's `build-cache:`): a folder or an S3 prefix.
     public let buildCache: StoreAddress?
     public let mode: Mode
@@ -55,7 +56,7 @@ public struct TestRequest: Sendable {
     /// Coverage to measure and where to write it (`--coverage`); nil measures none.
     public let coverage: CoverageRequest?
     /// Record what each suite executed, beside the timings (`--record-impact`; measures coverage).
-    public let recordImpact: Bool
+    public let mapsImpact: Bool
     /// Which tests run: all, the affected targets, or the suites the change can reach (the spec's `select:`).
     public let selection: TestSelection
     /// The change `affected` selects by; with `impacted`, the map's commit (or `impactBase`) to the working tree.
@@ -88,7 +89,7 @@ public struct TestRequest: Sendable {
         limits: Limits = Limits(),
         quarantineFile: (url: URL, display: String)? = nil, quarantine: Quarantine? = nil,
         updatesTimings: Bool = true, junit: URL? = nil, review: URL? = nil, coverage: CoverageRequest? = nil,
-        recordImpact: Bool = false, selection: TestSelection = .all, changes: ChangeSource? = nil,
+        mapsImpact: Bool = false, selection: TestSelection = .all, changes: ChangeSource? = nil,
         impactBase: String? = nil, stores: SpecStores? = nil, keepsCandidates: Bool = true,
         candidatesCommit: String? = nil, verdicts: VerdictSettings? = nil, title: String = "pipeline test",
         interactive: Bool = CIContext().isInteractive, write: @escaping @Sendable (String) -> Void
@@ -97,11 +98,14 @@ public struct TestRequest: Sendable {
         self.shared = shared
         self.cores = cores
         self.configuration = configuration
-        self.skipBuild = skipBuild
         // A build system named (`--build-system`, `build-system:`, else `PIPELINE_BUILD_SYSTEM`) goes
         // to `swift build` as its own flag.
-        self.buildArguments = BuildSettings.naming(
-            (buildSystem.map { ["--build-system", $0.rawValue] } ?? []) + buildArguments, variables: shared.variables)
+        self.build = BuildSettings(
+            packagePath: package, configuration: configuration.rawValue,
+            extraArguments: BuildSettings.naming(
+                (buildSystem.map { ["--build-system", $0.rawValue] } ?? []) + buildArguments,
+                variables: shared.variables),
+            skipBuild: skipBuild)
         self.buildCache = buildCache
         self.mode = mode
         self.limits = limits
@@ -111,7 +115,7 @@ public struct TestRequest: Sendable {
         self.junit = junit
         self.review = review
         self.coverage = coverage
-        self.recordImpact = recordImpact
+        self.mapsImpact = mapsImpact
         self.selection = selection
         self.changes = changes
         self.impactBase = impactBase

@@ -50,8 +50,8 @@ extension TestSession {
     /// whose process crashed or timed out left a partial profile: it stays out, so it runs as a new
     /// suite until a clean recording. The declarations and their resolved uses come from the index
     /// store the same build wrote in `bin`, so the map's lines and theirs are the same commit's.
-    public func recordImpact(
-        from measured: CoverageReport, report: TestReport, reads: ReadRecording, bin: URL
+    public func keepImpactMap(
+        from measured: CoverageReport, report: TestReport, reads: ReadCapture, bin: URL
     ) async throws {
         guard let coverage else { return }
         let package = suite.settings.packagePath

@@ -56,7 +56,7 @@ public struct VerdictKey: Sendable, Codable, Equatable {
 
 /// A passing run's verdict, kept in the store under its key: which run it was, on which commit,
 /// when, by whom it can be trusted (the trust scope of the job that wrote it), and its report.
-public struct VerdictRecord: Sendable, Codable {
+public struct Verdict: Sendable, Codable {
     public var version = 1
     public var key: VerdictKey
     /// The CI run (or `local`) and the commit its tests ran on.
@@ -113,14 +113,14 @@ public struct VerdictRecord: Sendable, Codable {
 /// command sees: folders starting with `.` are bookkeeping).
 public struct VerdictStore: Sendable {
     public static let folder = ".verdicts"
-    public let place: StoreFolder
+    public let place: StoreLocation
 
-    public init(_ place: StoreFolder) {
+    public init(_ place: StoreLocation) {
         self.place = place
     }
 
     /// Keeps `record` under its key and its change's (the same key and scope replaced whole).
-    public func keep(_ record: VerdictRecord) async throws {
+    public func keep(_ record: Verdict) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(record)
@@ -136,16 +136,15 @@ public struct VerdictStore: Sendable {
 
     /// The passing records of `key` (a tree's, or a change's) here that `accept` takes, newest
     /// first; a record that does not read, or whose key is not `key` part for part, is passed over.
-    public func find(_ key: VerdictKey, accept: (VerdictRecord) -> Bool = { _ in true }) async throws -> [VerdictRecord]
-    {
+    public func find(_ key: VerdictKey, accept: (Verdict) -> Bool = { _ in true }) async throws -> [Verdict] {
         let prefix = try ObjectKey("\(Self.folder)/\(try key.hash())").under(place.prefix)
-        var found: [VerdictRecord] = []
+        var found: [Verdict] = []
         for object in try await place.store.list(under: prefix) where object.key.rawValue.hasSuffix(".json") {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-verdict-\(UUID()).json")
             defer { try? FileManager.default.removeItem(at: file) }
             try await place.store.download(object.key, to: file)
             guard let data = FileManager.default.contents(atPath: file.path),
-                let record = try? JSONDecoder().decode(VerdictRecord.self, from: data), record.matches(key),
+                let record = try? JSONDecoder().decode(Verdict.self, from: data), record.matches(key),
                 record.report.passed, accept(record)
             else { continue }
             found.append(record)

@@ -34,7 +34,7 @@ public struct VerdictTrust: Sendable {
     }
 
     /// nil when `record` may stand for this job; otherwise why it is passed over, one sentence.
-    public func refusal(of record: VerdictRecord) async -> String? {
+    public func refusal(of record: Verdict) async -> String? {
         guard Self.confirms(scope) else { return nil }
         let records: GitHubRecords
         switch self.records {
@@ -57,7 +57,7 @@ public struct VerdictTrust: Sendable {
     }
 
     /// nil when the passing `run` is the one `record` claims and stands for this push's tree.
-    private func tie(_ record: VerdictRecord, to run: CIRun, records: GitHubRecords) async throws(CIRecordsError)
+    private func tie(_ record: Verdict, to run: CIRun, records: GitHubRecords) async throws(CIRecordsError)
         -> String?
     {
         let label = record.scope

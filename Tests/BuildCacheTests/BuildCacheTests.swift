@@ -25,7 +25,7 @@ struct BuildCacheTests {
     struct Setup {
         let root: URL
         let package: URL
-        let folder: StoreFolder
+        let folder: StoreLocation
         /// The dependency's repository, and the revision the package pins.
         let numerics: URL
         let revision: String
@@ -42,7 +42,7 @@ struct BuildCacheTests {
             revision = try Scratch.git(numerics, "rev-parse", "HEAD")
             switch kind {
             case .folder:
-                folder = StoreFolder(store: FolderStore(root: root.appendingPathComponent("store")), prefix: nil)
+                folder = StoreLocation(store: FolderStore(root: root.appendingPathComponent("store")), prefix: nil)
             case .s3:
                 let endpoint = URL(string: ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"]!)!
                 let store = try S3Store(
@@ -50,7 +50,7 @@ struct BuildCacheTests {
                         endpoint: endpoint, bucket: "bc-\(UUID().uuidString.prefix(18).lowercased())",
                         credentials: AWSCredentials(accessKey: "test:tester", secret: "testing")))
                 try await store.createBucket()
-                folder = StoreFolder(store: store, prefix: try ObjectKey("team/cache"))
+                folder = StoreLocation(store: store, prefix: try ObjectKey("team/cache"))
             }
         }
 

@@ -13,20 +13,20 @@ struct PromotionTests {
         scratch = try Scratch()
     }
 
-    private func locations(_ kind: StoreKind) async throws -> (feature: StoreFolder, develop: StoreFolder) {
+    private func locations(_ kind: StoreKind) async throws -> (feature: StoreLocation, develop: StoreLocation) {
         let store = try await kind.make(scratch)
         return (
-            StoreFolder(store: store, prefix: try ObjectKey("feature")),
-            StoreFolder(store: store, prefix: try ObjectKey("develop"))
+            StoreLocation(store: store, prefix: try ObjectKey("feature")),
+            StoreLocation(store: store, prefix: try ObjectKey("develop"))
         )
     }
 
-    private func put(_ location: StoreFolder, _ key: String, _ text: String) async throws {
+    private func put(_ location: StoreLocation, _ key: String, _ text: String) async throws {
         try await location.store.upload(
             try scratch.file("f", text), to: try ObjectKey(key).under(location.prefix), metadata: [:])
     }
 
-    private func keys(_ location: StoreFolder) async throws -> [String: String] {
+    private func keys(_ location: StoreLocation) async throws -> [String: String] {
         var result: [String: String] = [:]
         for object in try await location.store.list(under: location.prefix) {
             let relative = object.key.relative(to: location.prefix!)!

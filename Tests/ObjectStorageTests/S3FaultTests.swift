@@ -149,8 +149,8 @@ struct S3FaultTests {
         // A promotion of two tests cannot list the bucket in one page here, so it lists per test.
         let store = try proxy.store(bucket: bucket, pageSize: 2)
         let sync = StoreSync(
-            from: StoreFolder(store: store, prefix: nil),
-            to: StoreFolder(store: store, prefix: try ObjectKey("develop")))
+            from: StoreLocation(store: store, prefix: nil),
+            to: StoreLocation(store: store, prefix: try ObjectKey("develop")))
         let plan = try await sync.plan(tests: ["P", "Q"])
         #expect(plan.copies.map(\.rawValue) == keys.sorted())
     }

@@ -20,12 +20,12 @@ struct PromotedHeadTests {
                 + (variables["PIPELINE_TEST_S3_ENDPOINT"] == nil ? [] : [.s3api])
         }
 
-        func develop() async throws -> StoreFolder {
+        func develop() async throws -> StoreLocation {
             let variables = ProcessInfo.processInfo.environment
             let bucket = "p-\(UUID().uuidString.prefix(18).lowercased())"
             switch self {
             case .folder:
-                return StoreFolder(
+                return StoreLocation(
                     store: FolderStore(root: try Scratch.folder("promoted")), prefix: try ObjectKey("develop"))
             case .moto, .s3api:
                 let store = try S3Store(
@@ -38,7 +38,7 @@ struct PromotedHeadTests {
                             ? AWSCredentials(accessKey: "test", secret: "test")
                             : AWSCredentials(accessKey: "test:tester", secret: "testing")))
                 try await store.createBucket()
-                return StoreFolder(store: store, prefix: try ObjectKey("app/develop"))
+                return StoreLocation(store: store, prefix: try ObjectKey("app/develop"))
             }
         }
     }

@@ -162,7 +162,8 @@ struct PromotionLedgerTests {
 
         func ledger(lease: Duration = .seconds(60)) -> PromotionLedger {
             PromotionLedger(
-                develop: StoreFolder(store: develop), feature: StoreFolder(store: feature), lease: lease, parallelism: 4
+                develop: StoreLocation(store: develop), feature: StoreLocation(store: feature), lease: lease,
+                parallelism: 4
             )
         }
 

@@ -68,19 +68,20 @@ struct TestPhaseTests {
         let flow = TestFlow(
             request(package, written: written),
             phases: [
-                Noting(phase: .publish, name: "publish"), Noting(phase: .plan, name: "plan 1"),
-                Noting(phase: .select, name: "select"), Ending(phase: .select), Noting(phase: .plan, name: "plan 2"),
+                Noting(phase: .publish, name: "publish"), Noting(phase: .configure, name: "configure 1"),
+                Noting(phase: .select, name: "select"), Ending(phase: .select),
+                Noting(phase: .configure, name: "configure 2"),
                 Noting(phase: .run, name: "run"),
             ])
-        #expect(flow.phases.map(\.phase) == [.plan, .plan, .select, .select, .run, .publish])
+        #expect(flow.phases.map(\.phase) == [.configure, .configure, .select, .select, .run, .publish])
         let outcome = try await flow.run()
         #expect(names(outcome) == ["everything"])
-        #expect(written.text == "plan 1\nplan 2\nselect\n")
+        #expect(written.text == "configure 1\nconfigure 2\nselect\n")
         #expect(TestFlow.phases.map(\.phase) == TestFlow.phases.map(\.phase).sorted())
         #expect(Set(TestFlow.phases.map(\.phase)) == Set(Phase.allCases))
     }
 
-    @Test("a phase added to the flow's own runs in its step, after the real planning and before the build")
+    @Test("a phase added to the flow's own runs in its step, after the real configuring and before the build")
     func added() async throws {
         // No Package.swift: a build would fail, so the run ending before it proves none started.
         let package = try Scratch.folder("phases-added")

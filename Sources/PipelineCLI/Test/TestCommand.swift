@@ -173,7 +173,7 @@ struct TestCommand: AsyncParsableCommand {
             limits: options.limits,
             quarantineFile: options.quarantine(global), updatesTimings: !(noUpdateTimings || noRecord),
             junit: junit.map(global.resolve), review: review.map(global.resolve),
-            coverage: coverage.request(global, measured: coverage.coverage || recordImpact), recordImpact: recordImpact,
+            coverage: coverage.request(global, measured: coverage.coverage || recordImpact), mapsImpact: recordImpact,
             selection: selection, changes: .query(changeOptions.query),
             impactBase: selection.usesImpact ? changeOptions.base : nil,
             stores: try await SpecStores.locate(for: shared, environment: environmentOption.environment, write: write),

@@ -15,13 +15,13 @@ import ObjectStorage
 /// references: listings, pulls, promotions and `refs orphans` leave them out.
 public struct CandidateArchive: Sendable {
     /// Feature: the store and prefix the candidates are kept under.
-    public let feature: StoreFolder
+    public let feature: StoreLocation
 
     public static let folder = ".candidates"
     /// The time records are written with.
     public var now: @Sendable () -> Date = { Date() }
 
-    public init(feature: StoreFolder, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(feature: StoreLocation, now: @escaping @Sendable () -> Date = { Date() }) {
         self.feature = feature
         self.now = now
     }
@@ -37,8 +37,8 @@ public struct CandidateArchive: Sendable {
     }
 
     /// The candidates of `commit`'s run `run`, shaped as a reference store (`<Test>/<file>`).
-    public func candidates(of commit: String, run: String) throws(StoreError) -> StoreFolder {
-        StoreFolder(store: feature.store, prefix: try ObjectKey(run).under(try commitFolder(commit)))
+    public func candidates(of commit: String, run: String) throws(StoreError) -> StoreLocation {
+        StoreLocation(store: feature.store, prefix: try ObjectKey(run).under(try commitFolder(commit)))
     }
 
     /// The records of `commit`'s runs, oldest first.
@@ -75,7 +75,7 @@ public struct CandidateArchive: Sendable {
         artifacts: URL, commit: String, run: String, ciRun: String? = nil, node: String? = nil,
         renderedOn: () async -> RenderEnvironment, parallelism: Int = 16
     ) async throws -> CandidateRun? {
-        let source = StoreFolder(store: FolderStore(root: artifacts, keepsMetadata: false))
+        let source = StoreLocation(store: FolderStore(root: artifacts, keepsMetadata: false))
         let sync = StoreSync(from: source, to: try candidates(of: commit, run: run), parallelism: parallelism)
         let plan = try await sync.plan(tests: nil)
         let files = plan.copies + plan.identical

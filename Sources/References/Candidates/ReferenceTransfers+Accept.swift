@@ -83,7 +83,7 @@ extension ReferenceTransfers {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pipeline-accept-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let staged = StoreFolder(store: FolderStore(root: scratch, keepsMetadata: false))
+        let staged = StoreLocation(store: FolderStore(root: scratch, keepsMetadata: false))
         for test in tests {
             for base in try await branchReferences(
                 of: test, at: branch, history: history, pushes: pushes, pushed[test] ?? [])
@@ -149,7 +149,7 @@ extension ReferenceTransfers {
     /// shared set first, the run's own set last); none when neither is known.
     private func branchReferences(
         of test: String, at commit: String, history: CommitHistory?, pushes: PushArchive, _ commits: [String]
-    ) async throws -> [StoreFolder] {
+    ) async throws -> [StoreLocation] {
         if let history, !commits.isEmpty,
             let found = try await pushes.newestPush(
                 of: test, among: commits, history: history, where: { try history.isAncestor($0, of: commit) == true })
@@ -160,7 +160,7 @@ extension ReferenceTransfers {
     }
 
     /// Copies `test`'s files from `source` over what `destination` holds of it.
-    private func copy(_ test: String, from source: StoreFolder, to destination: StoreFolder, commit: String)
+    private func copy(_ test: String, from source: StoreLocation, to destination: StoreLocation, commit: String)
         async throws
     {
         let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
@@ -181,9 +181,9 @@ extension ReferenceTransfers {
     }
 
     /// Writes the candidates of `tests` into the checkout, over its references (nothing deleted).
-    private func write(_ tests: [String], from candidates: StoreFolder, dryRun: Bool) async throws -> TransferReport {
+    private func write(_ tests: [String], from candidates: StoreLocation, dryRun: Bool) async throws -> TransferReport {
         let local = stores.local(testPattern: testPattern)
-        let sync = StoreSync(from: candidates, to: StoreFolder(store: local), parallelism: parallelism)
+        let sync = StoreSync(from: candidates, to: StoreLocation(store: local), parallelism: parallelism)
         let plan = try await sync.plan(tests: tests)
         let report = TransferReport(
             action: "accept", from: candidates.name, to: local.name, tests: tests, commit: nil, dryRun: dryRun)

@@ -64,7 +64,7 @@ public enum MergeMatch: String, Codable, Sendable {
 
 /// The branch changes kept in feature: `.changes/<commit>.json`.
 struct BranchChangeArchive {
-    let feature: StoreFolder
+    let feature: StoreLocation
     static let folder = ".changes"
 
     private func key(_ commit: String) throws(StoreError) -> ObjectKey {
@@ -106,7 +106,7 @@ extension ReferenceTransfers {
     /// Returns a note when it cannot be kept (no repository, no integration branch in the clone);
     /// nothing is thrown: the push or the candidates stand, and a merge that cannot find them
     /// fails loudly instead. A commit already on an integration branch keeps nothing.
-    func keepBranchChange(of commit: String, in feature: StoreFolder) async -> String? {
+    func keepBranchChange(of commit: String, in feature: StoreLocation) async -> String? {
         do {
             let history = try CommitHistory(repositoryPath: stores.base.path)
             let head = try history.sha("HEAD")

@@ -36,7 +36,7 @@ final class MergedCommits {
     /// the named head only); a squash or rebase matched by content only at a commit `confirmation`
     /// holds, when it holds any. `branchHead` is the merged branch's head when a person named it.
     static func resolve(
-        _ changes: ChangeSet, history: CommitHistory, feature: StoreFolder?, branchHead: String?, parallelism: Int,
+        _ changes: ChangeSet, history: CommitHistory, feature: StoreLocation?, branchHead: String?, parallelism: Int,
         confirmation: MergeConfirmation = .unasked
     ) async throws -> MergedCommits {
         let named = try branchHead.map { revision -> String in

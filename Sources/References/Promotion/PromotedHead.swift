@@ -37,7 +37,7 @@ public struct PromotedHead: Codable, Sendable, Equatable {
         }
     }
 
-    public static func read(develop: StoreFolder) async -> Read {
+    public static func read(develop: StoreLocation) async -> Read {
         do {
             let key = try ObjectKey(name).under(develop.prefix)
             let found: (data: Data, etag: String)?
@@ -61,7 +61,7 @@ public struct PromotedHead: Codable, Sendable, Equatable {
     /// Records `commit` as promoted after a completed promotion, unless develop's record already
     /// names it or a descendant (a later run finished first). Returns what it did, one line.
     public static func record(
-        _ commit: String, develop: StoreFolder, history: CommitHistory, run: String? = CIContext().runID
+        _ commit: String, develop: StoreLocation, history: CommitHistory, run: String? = CIContext().runID
     ) async throws -> String {
         guard let shared = develop.store as? any SharedStore else {
             return "develop's store keeps no promotion record (\(develop.store.name))"

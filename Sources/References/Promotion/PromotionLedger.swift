@@ -19,8 +19,8 @@ import ObjectStorage
 /// held, `<develop>/.promoting/<Test>` is there too: one listing tells readers which folders are
 /// being written.
 struct PromotionLedger: Sendable {
-    let develop: StoreFolder
-    let feature: StoreFolder
+    let develop: StoreLocation
+    let feature: StoreLocation
     /// How long a claim holds before another job may complete it.
     let lease: Duration
     let parallelism: Int

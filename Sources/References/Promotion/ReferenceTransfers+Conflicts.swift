@@ -8,7 +8,7 @@ extension ReferenceTransfers {
     /// merge promoted (a descendant of `head`) is not to be touched, and is returned; with a `cut`,
     /// one a merge that is not an ancestor of it promoted (merged after the branch was cut) is a conflict.
     func check(
-        _ keys: [ObjectKey], in destination: StoreFolder, cut: String?, head: String,
+        _ keys: [ObjectKey], in destination: StoreLocation, cut: String?, head: String,
         history: CommitHistory, report: inout TransferReport, records known: inout [String: PromotionLedger.Known]
     ) async throws -> Set<ObjectKey> {
         guard !keys.isEmpty else { return [] }

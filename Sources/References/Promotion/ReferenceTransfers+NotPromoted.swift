@@ -19,7 +19,7 @@ extension ReferenceTransfers {
     /// pushed nothing of it changed no reference (its branch's CI passed on develop's).
     func notPromoted(
         _ report: TransferReport, changes: ChangeSet, merged: MergedCommits, notPushed: [String],
-        committed: CommittedReferences, develop: StoreFolder, history: CommitHistory
+        committed: CommittedReferences, develop: StoreLocation, history: CommitHistory
     ) async throws -> [NotPromoted] {
         var found: [NotPromoted] = []
         let unknownBranch = !changes.headIsMerge && merged.heads.isEmpty

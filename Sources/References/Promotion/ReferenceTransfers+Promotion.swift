@@ -31,7 +31,7 @@ extension ReferenceTransfers {
     /// branch changes kept), grouped by commit; tests never pushed with a record (feature's latest
     /// copy, as before records were kept); and tests whose pushes all come from other commits.
     func pushSources(
-        of tests: [String], in feature: StoreFolder, changes: ChangeSet, history: CommitHistory,
+        of tests: [String], in feature: StoreLocation, changes: ChangeSet, history: CommitHistory,
         merged given: MergedCommits? = nil
     ) async throws -> (pushed: [String: [String]], unrecorded: [String], notPushed: [String]) {
         let merged: MergedCommits
@@ -59,7 +59,7 @@ extension ReferenceTransfers {
     }
 
     /// The commits `changes` merged, as `feature`'s kept branch changes and a named branch head tell.
-    func mergedCommits(_ changes: ChangeSet, history: CommitHistory, feature: StoreFolder?) async throws
+    func mergedCommits(_ changes: ChangeSet, history: CommitHistory, feature: StoreLocation?) async throws
         -> MergedCommits
     {
         try await MergedCommits.resolve(
@@ -86,7 +86,7 @@ extension ReferenceTransfers {
     }
 
     func changedTests(
-        _ changes: ChangeSet, history: CommitHistory, from source: StoreFolder, to destination: StoreFolder,
+        _ changes: ChangeSet, history: CommitHistory, from source: StoreLocation, to destination: StoreLocation,
         merged: MergedCommits
     ) async throws -> (all: [String], pushed: [String]) {
         var sync = StoreSync(from: source, to: destination, parallelism: parallelism)
@@ -276,7 +276,7 @@ extension ReferenceTransfers {
     /// The promotion of `changes`' tests from `folder`: the files each test added or changed
     /// (and removed, for `--prune`) and nothing else. A test without changes promotes nothing.
     private func unit(
-        from folder: StoreFolder, to destination: StoreFolder, tests: [String],
+        from folder: StoreLocation, to destination: StoreLocation, tests: [String],
         changes: [String: (changed: [String], removed: [String])]
     ) async throws -> PromotionUnit {
         let sync = StoreSync(from: folder, to: destination, parallelism: parallelism)
@@ -289,10 +289,10 @@ extension ReferenceTransfers {
     /// the merge commit's push (so a job completing this promotion reads them there too), or in a
     /// dry run, which writes nothing to the stores, only written to `scratch`.
     private func stage(
-        _ committed: CommittedReferences, of merge: String, at scratch: URL, in feature: StoreFolder, dryRun: Bool
-    ) async throws -> StoreFolder {
+        _ committed: CommittedReferences, of merge: String, at scratch: URL, in feature: StoreLocation, dryRun: Bool
+    ) async throws -> StoreLocation {
         try committed.write(to: scratch)
-        let written = StoreFolder(store: FolderStore(root: scratch, keepsMetadata: false))
+        let written = StoreLocation(store: FolderStore(root: scratch, keepsMetadata: false))
         if dryRun { return written }
         try await keep(
             committed.tests.keys.sorted(), from: written, pushedBy: merge, in: feature,
@@ -304,7 +304,7 @@ extension ReferenceTransfers {
     /// promoting one test at once end in merge order and a stopped job's test is completed by the next.
     /// `known`: the records `check` read; a test of which develop holds no file has none yet.
     private func promoteInOrder(
-        _ units: [PromotionUnit], into destination: StoreFolder, merge: String,
+        _ units: [PromotionUnit], into destination: StoreLocation, merge: String,
         history: CommitHistory, prune: Bool, known: [String: PromotionLedger.Known], report: inout TransferReport
     ) async throws {
         var work: [(test: String, copies: [PromotionLedger.Entry.Copy], deletes: [String])] = []
@@ -329,7 +329,7 @@ extension ReferenceTransfers {
             }
         }
         var ledger = PromotionLedger(
-            develop: destination, feature: StoreFolder(store: units.first?.sync.source.store ?? destination.store),
+            develop: destination, feature: StoreLocation(store: units.first?.sync.source.store ?? destination.store),
             lease: promotionLease, parallelism: max(2, parallelism / 4), now: now)
         let counter = ObjectCounter(total: work.map { $0.copies.count + $0.deletes.count }.reduce(0, +))
         let progress = progress

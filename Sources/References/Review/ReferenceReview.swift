@@ -18,7 +18,7 @@ public struct ReferenceReview: Sendable {
     /// none when empty), after `failures` (a run's failed snapshots), written to `output`. It is
     /// `refs report`'s page and a pipeline's review stage's.
     public func page(
-        tests: [String]?, reference: StoreFolder, new: StoreFolder, failures: [ReviewEntry] = [], title: String,
+        tests: [String]?, reference: StoreLocation, new: StoreLocation, failures: [ReviewEntry] = [], title: String,
         subtitle: String, output: URL
     ) async throws -> ReviewOutcome {
         let compared = tests == [] ? [] : try await entries(tests: tests, reference: reference, new: new)
@@ -31,7 +31,7 @@ public struct ReferenceReview: Sendable {
     }
 
     /// The entries for `tests` (all when nil): `new` is what is proposed, `reference` what it replaces.
-    public func entries(tests: [String]?, reference: StoreFolder, new: StoreFolder) async throws -> [ReviewEntry] {
+    public func entries(tests: [String]?, reference: StoreLocation, new: StoreLocation) async throws -> [ReviewEntry] {
         let plan = try await StoreSync(from: new, to: reference, parallelism: parallelism).plan(tests: tests)
         let overwrites = Set(plan.overwrites)
         let work =
@@ -46,7 +46,7 @@ public struct ReferenceReview: Sendable {
             (key, status) async throws(StoreError) -> ReviewEntry in
             let folder = scratch.appendingPathComponent(UUID().uuidString)
             try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            func fetch(_ location: StoreFolder, _ name: String) async throws(StoreError) -> URL {
+            func fetch(_ location: StoreLocation, _ name: String) async throws(StoreError) -> URL {
                 let file = folder.appendingPathComponent(name)
                 try await location.store.download(key.under(location.prefix), to: file)
                 return file

@@ -7,12 +7,12 @@ import ObjectStorage
 /// that open in a browser for `lifetime` (presigned); for a folder, paths.
 public struct ReviewArchive: Sendable {
     public static let folder = ".reviews"
-    public let feature: StoreFolder
+    public let feature: StoreLocation
     public var lifetime: Duration = S3Presigner.longest
     /// The address serving what feature holds (the spec's `review-url`): links are plain, never expire.
     public var publicAddress: String?
 
-    public init(feature: StoreFolder, publicAddress: String? = nil) {
+    public init(feature: StoreLocation, publicAddress: String? = nil) {
         self.feature = feature
         self.publicAddress = publicAddress
     }

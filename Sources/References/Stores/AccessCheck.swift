@@ -54,7 +54,7 @@ public enum AccessCheck {
     }
 
     /// Writes a small object at `key`, reads it back whole, and deletes it.
-    private static func probe(_ folder: StoreFolder, _ key: ObjectKey) async throws {
+    private static func probe(_ folder: StoreLocation, _ key: ObjectKey) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-access-\(UUID())")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let content = Data("pipeline refs check-access\n".utf8)

@@ -17,13 +17,13 @@ public struct ReferenceStores: Sendable {
     /// The run's render environment's set (`references: environment:`, `--environment`): each
     /// store's references for it live in the folder of that name, and the role's `folder` is it.
     /// Nil: the shared set alone, as before environments existed.
-    public private(set) var environmentName: String?
+    public let environmentName: String?
     /// Whether the run's environment was named for it (`--environment`, `PIPELINE_ENVIRONMENT`)
     /// rather than worked out from the spec's template or left unset.
-    public private(set) var environmentNamed = false
+    public let environmentNamed: Bool
     /// Opened for their shared sets alone (`sharedSetsOf:`) while the spec names an environment:
     /// a role's own set is refused rather than silently taken to be the shared one.
-    private var sharedSetsOnly: Bool
+    private let sharedSetsOnly: Bool
 
     /// The stores with the run's environment named: `named` (a command's `--environment`), else
     /// `PIPELINE_ENVIRONMENT`, else the spec's template over this machine's render environment.
@@ -32,9 +32,11 @@ public struct ReferenceStores: Sendable {
         settings: ReferenceSettings, base: URL, origin: String,
         variables: [String: String] = ProcessInfo.processInfo.environment, named: String? = nil
     ) async throws {
-        self.init(sharedSetsOf: settings, base: base, origin: origin, variables: variables)
-        sharedSetsOnly = false
-        guard let template = named ?? variables["PIPELINE_ENVIRONMENT"] ?? settings.environment else { return }
+        let base = base.standardizedFileURL
+        guard let template = named ?? variables["PIPELINE_ENVIRONMENT"] ?? settings.environment else {
+            self.init(settings, base: base, origin: origin, variables: variables, set: nil)
+            return
+        }
         let source =
             named != nil
             ? "--environment"
@@ -43,13 +45,14 @@ public struct ReferenceStores: Sendable {
             template.contains("{")
             ? EnvironmentName.expand(
                 template,
-                values: await RenderEnvironment.current(package: self.base, variables: variables).templateValues)
+                values: await RenderEnvironment.current(package: base, variables: variables).templateValues)
             : template
         if let problem = EnvironmentName.problem(name) {
             throw ReferenceError.notConfigured("the environment name \(problem) (\(source))")
         }
-        environmentName = name
-        environmentNamed = named != nil || variables["PIPELINE_ENVIRONMENT"] != nil
+        self.init(
+            settings, base: base, origin: origin, variables: variables, set: name,
+            named: named != nil || variables["PIPELINE_ENVIRONMENT"] != nil)
     }
 
     /// The stores for what every environment shares (timings, queues, the impact map), without
@@ -58,19 +61,24 @@ public struct ReferenceStores: Sendable {
         sharedSetsOf settings: ReferenceSettings, base: URL, origin: String,
         variables: [String: String] = ProcessInfo.processInfo.environment
     ) {
-        self.settings = settings
-        self.base = base.standardizedFileURL
-        self.origin = origin
-        self.variables = variables
-        sharedSetsOnly = settings.environment != nil || variables["PIPELINE_ENVIRONMENT"] != nil
+        self.init(
+            settings, base: base.standardizedFileURL, origin: origin, variables: variables, set: nil,
+            sharedSetsOnly: settings.environment != nil || variables["PIPELINE_ENVIRONMENT"] != nil)
+    }
+
+    /// The stores with `set` as the run's own set (nil: the shared set), complete.
+    private init(
+        _ settings: ReferenceSettings, base: URL, origin: String, variables: [String: String], set: String?,
+        named: Bool = false, sharedSetsOnly: Bool = false
+    ) {
+        (self.settings, self.base, self.origin, self.variables) = (settings, base, origin, variables)
+        (environmentName, environmentNamed, self.sharedSetsOnly) = (set, named, sharedSetsOnly)
     }
 
     /// These stores with `name`'s set (nil: the shared set) as the run's own: what a command does
     /// to every set does to each through this.
     public func inSet(_ name: String?) -> ReferenceStores {
-        var stores = self
-        (stores.environmentName, stores.sharedSetsOnly) = (name, false)
-        return stores
+        ReferenceStores(settings, base: base, origin: origin, variables: variables, set: name, named: environmentNamed)
     }
 
     /// The render environments' sets `role`'s store holds, found in one listing of it, by name:
@@ -104,7 +112,7 @@ public struct ReferenceStores: Sendable {
     /// there is one (`<prefix>/<environment>`).
     /// A folder store that does not exist is refused (a mistyped path reads as an empty store)
     /// unless the caller is a write that creates it (`creating`).
-    public func folder(_ role: StoreRole, creating: Bool = false) throws -> StoreFolder {
+    public func folder(_ role: StoreRole, creating: Bool = false) throws -> StoreLocation {
         let shared = try sharedFolder(role, creating: creating)
         guard let environmentName else {
             guard !sharedSetsOnly else {
@@ -118,7 +126,7 @@ public struct ReferenceStores: Sendable {
     }
 
     /// The shared set of `role`: the store's prefix itself.
-    public func sharedFolder(_ role: StoreRole, creating: Bool = false) throws -> StoreFolder {
+    public func sharedFolder(_ role: StoreRole, creating: Bool = false) throws -> StoreLocation {
         guard let location = settings.address(of: role) else {
             throw ReferenceError.notConfigured(
                 "references.\(role.rawValue) is not set (\(origin)); "
@@ -134,13 +142,13 @@ public struct ReferenceStores: Sendable {
     /// scope for feature's, develop's own for develop's. `PIPELINE_RECORDS=earlier` keeps them
     /// below the reference prefix as earlier releases did, for a team whose own tools still read
     /// them there.
-    private func withRecords(_ folder: StoreFolder, of role: StoreRole) throws -> StoreFolder {
+    private func withRecords(_ folder: StoreLocation, of role: StoreRole) throws -> StoreLocation {
         guard variables["PIPELINE_RECORDS"] != "earlier", let shared = folder.store as? any SharedStore else {
             return folder
         }
         let layout = try RecordLayout(
             store: shared, prefix: folder.prefix, role: role.rawValue, scope: CIContext(variables).trustScope.folder)
-        return StoreFolder(store: ScopedRecords(base: shared, layout: layout), prefix: folder.prefix)
+        return StoreLocation(store: ScopedRecords(base: shared, layout: layout), prefix: folder.prefix)
     }
 
     /// The path of `role`'s store when it is a folder that does not exist; nil otherwise (an S3
@@ -156,7 +164,7 @@ public struct ReferenceStores: Sendable {
     /// The sets a pull of `role` takes files from, first first: the run's own environment's, then
     /// the spec's fallback chain (the run's own skipped), then the shared set; each with its name
     /// (nil for the shared set).
-    public func chain(_ role: StoreRole) throws -> [(name: String?, folder: StoreFolder)] {
+    public func chain(_ role: StoreRole) throws -> [(name: String?, folder: StoreLocation)] {
         let shared = try sharedFolder(role)
         guard !sharedSetsOnly else { return [(environmentName, try folder(role))] }
         var names: [String] = []
@@ -167,19 +175,19 @@ public struct ReferenceStores: Sendable {
     }
 
     /// The set of environment `name` in `role`'s store, whatever the run's own is.
-    public func folder(_ role: StoreRole, environment name: String) throws -> StoreFolder {
+    public func folder(_ role: StoreRole, environment name: String) throws -> StoreLocation {
         try set(name, of: try sharedFolder(role))
     }
 
-    private func set(_ name: String, of shared: StoreFolder) throws -> StoreFolder {
+    private func set(_ name: String, of shared: StoreLocation) throws -> StoreLocation {
         let segment = try ObjectKey(name)
-        return StoreFolder(store: shared.store, prefix: segment.under(shared.prefix))
+        return StoreLocation(store: shared.store, prefix: segment.under(shared.prefix))
     }
 
     /// A folder or S3 location, with the spec's endpoint, region and credentials. Feature's or
     /// develop's location (named by a command or a spec's `verdicts:` too) keeps its records
     /// beside it (`withRecords`).
-    public func open(_ location: StoreAddress) throws -> StoreFolder {
+    public func open(_ location: StoreAddress) throws -> StoreLocation {
         let folder = try openPlain(location)
         func place(_ address: StoreAddress?) -> StoreAddress? {
             guard case .folder(let path)? = address else { return address }
@@ -191,18 +199,18 @@ public struct ReferenceStores: Sendable {
         return try withRecords(folder, of: role)
     }
 
-    private func openPlain(_ location: StoreAddress) throws -> StoreFolder {
+    private func openPlain(_ location: StoreAddress) throws -> StoreLocation {
         switch location {
-        case .folder(let path):
-            return StoreFolder(store: FolderStore(root: URL(fileURLWithPath: path, relativeTo: base)), prefix: nil)
-        case .s3(let bucket, let prefix):
-            let store = try S3Store(
-                S3Settings(
-                    endpoint: try endpoint(), bucket: bucket, region: region,
-                    credentials: try AWSCredentials.resolve(profile: settings.profile, variables: variables),
-                    allowHTTP: settings.allowHTTP))
-            return StoreFolder(store: store, prefix: prefix.isEmpty ? nil : try ObjectKey(prefix))
+        case .folder(let path): connection.folder(path)
+        case .s3(let bucket, let prefix): try connection.s3(bucket: bucket, prefix: prefix)
         }
+    }
+
+    /// How the spec's stores are reached: its endpoint, region, profile and `allow-http`.
+    public var connection: StoreConnection {
+        StoreConnection(
+            base: base, endpoint: settings.endpoint, region: settings.region, profile: settings.profile,
+            allowHTTP: settings.allowHTTP, variables: variables)
     }
 
     /// The checkout's references: beside each test file, or in `references.local`.
@@ -211,23 +219,6 @@ public struct ReferenceStores: Sendable {
         return LocalReferences.scan(
             base, folder: settings.local.map { URL(fileURLWithPath: $0, relativeTo: base) },
             isTest: pattern.matches)
-    }
-
-    /// The spec's region, else `AWS_REGION` / `AWS_DEFAULT_REGION`, else us-east-1.
-    var region: String {
-        settings.region ?? variables["AWS_REGION"] ?? variables["AWS_DEFAULT_REGION"] ?? "us-east-1"
-    }
-
-    /// The spec's endpoint, else `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL` (as the AWS tools read
-    /// them), else AWS itself.
-    func endpoint() throws -> URL {
-        let text =
-            settings.endpoint ?? variables["AWS_ENDPOINT_URL_S3"] ?? variables["AWS_ENDPOINT_URL"]
-            ?? "https://s3.\(region).amazonaws.com"
-        guard let url = URL(string: text), url.scheme == "https" || url.scheme == "http", url.host != nil else {
-            throw ReferenceError.notConfigured("the S3 endpoint '\(text)' is not an http(s) URL")
-        }
-        return url
     }
 
     /// Where the reference `key` (`<Test>/<file>`) was rendered, as develop (else feature) says;

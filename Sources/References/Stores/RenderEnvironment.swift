@@ -162,7 +162,7 @@ public struct RenderEnvironment: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Where the object `key` of `location` was rendered, when its metadata says.
-    public static func of(_ key: ObjectKey, in location: StoreFolder) async -> RenderEnvironment? {
+    public static func of(_ key: ObjectKey, in location: StoreLocation) async -> RenderEnvironment? {
         let value = (try? await location.store.metadata(of: key.under(location.prefix)))?[StoreSync.renderedOnMetadata]
         return value.flatMap(RenderEnvironment.init(metadata:))
     }

@@ -15,7 +15,7 @@ import ObjectStorage
 /// them out. A push never overwrites another commit's; `refs prune` removes old ones.
 public struct PushArchive: Sendable {
     /// Feature: the store and prefix the pushes are kept under.
-    public let feature: StoreFolder
+    public let feature: StoreLocation
 
     public static let pushesFolder = ".pushes"
     public static let recordsFolder = ".push-records"
@@ -23,13 +23,14 @@ public struct PushArchive: Sendable {
     /// until its last file is, so a removal stopped midway is finished by the next prune.
     public static let removalsFolder = ".push-removals"
 
-    public init(feature: StoreFolder) {
+    public init(feature: StoreLocation) {
         self.feature = feature
     }
 
     /// The references `commit` pushed, shaped as a reference store (`<Test>/<file>`).
-    public func pushed(by commit: String) throws(StoreError) -> StoreFolder {
-        StoreFolder(store: feature.store, prefix: try ObjectKey("\(Self.pushesFolder)/\(commit)").under(feature.prefix))
+    public func pushed(by commit: String) throws(StoreError) -> StoreLocation {
+        StoreLocation(
+            store: feature.store, prefix: try ObjectKey("\(Self.pushesFolder)/\(commit)").under(feature.prefix))
     }
 
     private func recordKey(_ test: String, _ commit: String) throws(StoreError) -> ObjectKey {

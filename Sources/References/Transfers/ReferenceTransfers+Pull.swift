@@ -27,7 +27,7 @@ extension ReferenceTransfers {
 
     /// Waits, up to a promotion's lease, while promotions write the folders of `tests` (all when
     /// nil) in `develop`; returns those still being written then (a job that stopped midway).
-    private func awaitPromotions(in develop: StoreFolder, of tests: [String]?) async throws -> [String] {
+    private func awaitPromotions(in develop: StoreLocation, of tests: [String]?) async throws -> [String] {
         guard develop.store is any SharedStore else { return [] }
         let ledger = PromotionLedger(
             develop: develop, feature: develop, lease: promotionLease, parallelism: 1, now: now)
@@ -77,7 +77,7 @@ extension ReferenceTransfers {
     /// has it (one listing per set), the report counting what each set gave. A chain of one set is
     /// a plain pull.
     private func pull(
-        tests: [String]?, chain: [(name: String?, folder: StoreFolder)], excluding excluded: Set<String> = [],
+        tests: [String]?, chain: [(name: String?, folder: StoreLocation)], excluding excluded: Set<String> = [],
         excludingFiles excludedFiles: Set<ObjectKey> = [], skippingMissing: Bool = false, dryRun: Bool
     ) async throws -> TransferReport {
         guard chain.count > 1 else {
@@ -91,7 +91,7 @@ extension ReferenceTransfers {
         var stale: Set<ObjectKey>?
         var steps: [(name: String, sync: StoreSync, plan: SyncWork)] = []
         for (name, folder) in chain {
-            let sync = StoreSync(from: folder, to: StoreFolder(store: local), parallelism: parallelism)
+            let sync = StoreSync(from: folder, to: StoreLocation(store: local), parallelism: parallelism)
             var plan = try await sync.plan(tests: tests)
             let keep = { (key: ObjectKey) in taken[key] == nil && !left(key) }
             plan.copies.removeAll { !keep($0) }
@@ -146,13 +146,13 @@ extension ReferenceTransfers {
     /// Pulls `tests` (all when nil, but `excluded`) from `source`, but `excludedFiles`; with `only`,
     /// just those files are copied or deleted, over what the checkout holds.
     private func pull(
-        tests: [String]?, from source: StoreFolder, excluding excluded: Set<String> = [],
+        tests: [String]?, from source: StoreLocation, excluding excluded: Set<String> = [],
         excludingFiles excludedFiles: Set<ObjectKey> = [], skippingMissing: Bool = false,
         only files: FileChanges? = nil,
         dryRun: Bool
     ) async throws -> TransferReport {
         let local = stores.local(testPattern: testPattern)
-        let sync = StoreSync(from: source, to: StoreFolder(store: local), parallelism: parallelism)
+        let sync = StoreSync(from: source, to: StoreLocation(store: local), parallelism: parallelism)
         var plan = try await sync.plan(tests: tests)
         if let files { files.restrict(&plan) }
         if !skippingMissing, let missing = plan.testsWithoutReferences.first {
@@ -202,7 +202,7 @@ extension ReferenceTransfers {
         // (an environment's set new to feature has none: they stay develop's, along the chain).
         var unrecorded = sources.unrecorded
         if !unrecorded.isEmpty {
-            let local = StoreFolder(store: stores.local(testPattern: testPattern))
+            let local = StoreLocation(store: stores.local(testPattern: testPattern))
             let listed = try await StoreSync(from: source, to: local, parallelism: parallelism).plan(tests: unrecorded)
             unrecorded.removeAll(where: listed.testsWithoutReferences.contains)
         }

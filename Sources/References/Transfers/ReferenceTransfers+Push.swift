@@ -29,7 +29,7 @@ extension ReferenceTransfers {
             }
         }
         return try await push(
-            tests: tests, from: StoreFolder(store: local), to: roles, commit: commit, prune: prune, dryRun: dryRun,
+            tests: tests, from: StoreLocation(store: local), to: roles, commit: commit, prune: prune, dryRun: dryRun,
             renderedOn: await RenderEnvironment.current(package: stores.base, variables: stores.variables))
     }
 
@@ -37,7 +37,7 @@ extension ReferenceTransfers {
     /// they were rendered; feature keeps the push under the commit, its record naming
     /// `acceptedFrom` when it came from CI's candidates.
     func push(
-        tests: [String], from source: StoreFolder, to roles: [StoreRole], commit: String?, prune: Bool,
+        tests: [String], from source: StoreLocation, to roles: [StoreRole], commit: String?, prune: Bool,
         dryRun: Bool, renderedOn: RenderEnvironment?, acceptedFrom run: String? = nil
     ) async throws -> [TransferReport] {
         let metadata = renderedOn.map { [StoreSync.renderedOnMetadata: $0.metadataValue] } ?? [:]
@@ -70,7 +70,7 @@ extension ReferenceTransfers {
     /// the files, then a record naming them and what develop held of each test (read from develop
     /// unless given), which later says what the push changed.
     func keep(
-        _ tests: [String], from source: StoreFolder, pushedBy commit: String, in feature: StoreFolder,
+        _ tests: [String], from source: StoreLocation, pushedBy commit: String, in feature: StoreLocation,
         develop bases: [String: [String: String]]? = nil, metadata: [String: String] = [:],
         acceptedFrom run: String? = nil
     ) async throws {

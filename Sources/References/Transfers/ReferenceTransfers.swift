@@ -84,7 +84,7 @@ public struct ReferenceTransfers: Sendable {
     }
 
     /// A test's files in a store: name → MD5.
-    static func files(of test: String, in folder: StoreFolder) async throws -> [String: String] {
+    static func files(of test: String, in folder: StoreLocation) async throws -> [String: String] {
         let root = try ObjectKey(test).under(folder.prefix)
         var files: [String: String] = [:]
         for object in try await folder.store.list(under: root) {

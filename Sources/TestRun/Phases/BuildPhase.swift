@@ -1,5 +1,3 @@
-import TestSharding
-
 /// Build: the build cache readies the build (a CI run's products fetched, or an ancestor's tree
 /// restored), the session builds and lists the tests, and what was built is kept while the later
 /// phases run (`--build-only`: kept, and the run ends).
@@ -12,11 +10,7 @@ struct CachedBuildPhase: TestPhase {
         let session = try flow.session(
             options: run.options, timings: try run.needs(run.place, "the timings' place"), keptInRun: run.keptInRun,
             snapshots: flow.snapshotCheck(), coverage: run.coverage, build: cached)
-        if !cached.skipBuild {
-            let system = await BuildSettings.buildSystem(arguments: cached.arguments)
-            request.write(
-                "Building the tests of \(request.package.path) (\(request.configuration.rawValue), \(system))…\n")
-        }
+        await flow.sayBuilding(cached.settings)
         let prepared = try await session.prepare(pinningTo: run.pin)
         (run.build, run.session, run.prepared) = (cached, session, prepared)
         let runners = prepared.product.runners

@@ -54,9 +54,9 @@ struct RunTests: TestPhase {
     }
 }
 
-/// Record: failed snapshots' new values kept as CI's candidates.
+/// Keep: failed snapshots' new values kept as CI's candidates.
 struct CandidatesKept: TestPhase {
-    var phase: Phase { .record }
+    var phase: Phase { .keep }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         guard let report = run.report else { return .next }
@@ -66,10 +66,10 @@ struct CandidatesKept: TestPhase {
     }
 }
 
-/// Record: the coverage measured, the impact map recorded from it (`--record-impact`), and a
+/// Keep: the coverage measured, the impact map recorded from it (`--record-impact`), and a
 /// split's node's profile kept in the CI run's folder when the timings are in a store.
 struct CoverageKept: TestPhase {
-    var phase: Phase { .record }
+    var phase: Phase { .keep }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         let (session, prepared) = (try run.needs(run.session, "the session"), try run.needs(run.prepared, "the build"))
@@ -78,7 +78,7 @@ struct CoverageKept: TestPhase {
         else { return .next }
         run.measured = measured
         if let reads = run.reads {
-            try await session.recordImpact(
+            try await session.keepImpactMap(
                 from: measured, report: report, reads: reads, bin: prepared.product.binFolder)
         }
         let node = flow.request.limits.node

@@ -5,12 +5,12 @@ import TestImpact
 import TestSharding
 import Verdicts
 
-/// The steps every test run takes, in this order (docs/architecture.md, "The test flow"): what to
-/// run and where its records are (plan), an earlier verdict standing for this one (reuse), the
-/// build (build), narrowing what was built to what runs (select), running it (run), what the run
-/// leaves (record) and telling the CI (publish).
+/// The steps every test run takes, in this order (docs/architecture.md, "The path of one `pipeline
+/// test`"): what to run and where its timings are (configure), an earlier verdict standing for this
+/// one (reuse), the build (build), narrowing what was built to what runs (select), running it (run),
+/// keeping what the run leaves (keep) and telling the CI (publish).
 enum Phase: Int, Comparable, CaseIterable, Sendable {
-    case plan, reuse, build, select, run, record, publish
+    case configure, reuse, build, select, run, keep, publish
 
     static func < (a: Phase, b: Phase) -> Bool { a.rawValue < b.rawValue }
 }
@@ -40,7 +40,7 @@ struct RunState: Sendable {
     var options: TestRunOptions
     var coverage: CoverageSettings?
     /// `--record-impact`'s read tracing, removed when the run ends.
-    var reads: ReadRecording?
+    var reads: ReadCapture?
     /// Where the timings (and a shared run's queue, a node's report) are kept.
     var place: TimingsPlace?
     /// The CI run whose folder keeps this node's report (for --failed), if any.
@@ -84,7 +84,8 @@ struct RunState: Sendable {
 extension TestFlow {
     /// The phases of every run, each feature's where its step comes.
     static let phases: [any TestPhase] = [
-        CoveragePlan(), TimingsPlan(), AffectedTargets(), FailedOnly(), VerdictReuse(), CachedBuildPhase(),
+        CoverageSettingsPhase(), TimingsPlacePhase(), AffectedTargets(), FailedOnly(), VerdictReuse(),
+        CachedBuildPhase(),
         ImpactNarrowing(), VerifiedNarrowing(), ModeOutcome(), RunTests(), TakenResults(), CandidatesKept(),
         CoverageKept(), PublishedToCI(), VerdictKept(),
     ]

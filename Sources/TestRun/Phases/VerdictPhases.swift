@@ -46,9 +46,9 @@ struct VerifiedNarrowing: TestPhase {
     }
 }
 
-/// Record: the results taken from a verified run join this run's report, which is written again.
+/// Keep: the results taken from a verified run join this run's report, which is written again.
 struct TakenResults: TestPhase {
-    var phase: Phase { .record }
+    var phase: Phase { .keep }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         guard let verifiedChange = run.verifiedChange, var report = run.report else { return .next }

@@ -55,7 +55,7 @@ public struct RunSharing: Sendable {
 
     /// A store named on the command line (`--build-cache`, `--reuse-verdicts`) opened with the S3
     /// settings of the spec (`pipeline`, else the one that sets references), when there is one.
-    public func open(_ address: StoreAddress) throws -> StoreFolder {
+    public func open(_ address: StoreAddress) throws -> StoreLocation {
         try sharedStores(specRequired: false).open(address)
     }
 

@@ -1,7 +1,6 @@
 import Foundation
 import References
 import TestCore
-import TestSharding
 import XcodeResults
 
 extension TestFlow {
@@ -15,15 +14,10 @@ extension TestFlow {
         options.retries = 0
         do {
             let session = try TestSession(
-                settings: BuildSettings(
-                    packagePath: request.package, configuration: request.configuration.rawValue,
-                    extraArguments: request.buildArguments, skipBuild: request.skipBuild),
+                settings: request.build,
                 options: options, updatesTimings: false, snapshots: recorder.check, junit: nil,
                 interactive: request.interactive, write: request.write)
-            if !request.skipBuild {
-                let system = await BuildSettings.buildSystem(arguments: request.buildArguments)
-                request.write("Building the tests of \(request.package.path) (\(system))…\n")
-            }
+            await sayBuilding(request.build)
             let prepared = try await session.prepare()
             request.write(
                 prepared.announcement(

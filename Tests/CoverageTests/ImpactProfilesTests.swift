@@ -27,7 +27,7 @@ struct ImpactRecorderTests {
             Instrumentation level: Front-end
             """
         #expect(
-            ImpactRecorder.executedFunctions(in: listing) == [
+            ImpactProfiles.executedFunctions(in: listing) == [
                 "$s3App6ParserV5parseySiSSF", "/src/Sources/App/View.swift:$s3App4ViewV4drawyyFyyXEfU_",
             ])
     }

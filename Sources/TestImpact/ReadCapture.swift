@@ -5,18 +5,18 @@ import ReadTracing
 
 /// The read tracing of an impact recording: the tracer (or why there is none) and the temporary
 /// folder its traces go to, outside the working tree, removed when the run ends (`remove`).
-public struct ReadRecording: Sendable {
+public struct ReadCapture: Sendable {
     let tracer: Result<ReadTracer, ReadTracer.Unavailable>
     let folder: URL
 
     /// Builds the tracer (or learns why it cannot) for the repository holding `package`.
-    public static func prepare(package: URL) async throws -> ReadRecording {
+    public static func prepare(package: URL) async throws -> ReadCapture {
         let root = URL(fileURLWithPath: try CommitHistory(repositoryPath: package.path).workTree)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "pipeline-reads-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let variables = ProcessInfo.processInfo.environment
-        return ReadRecording(tracer: await ReadTracer.prepare(roots: [root], variables: variables), folder: folder)
+        return ReadCapture(tracer: await ReadTracer.prepare(roots: [root], variables: variables), folder: folder)
     }
 
     /// The variables tracing a process of `suite`'s; none without a tracer.

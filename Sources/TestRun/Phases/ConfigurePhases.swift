@@ -1,17 +1,17 @@
 import CISystem
 import TestImpact
 
-/// Plan: coverage's settings, and `--record-impact`'s read tracing in every test process.
-struct CoveragePlan: TestPhase {
-    var phase: Phase { .plan }
+/// Configure: coverage's settings, and `--record-impact`'s read tracing in every test process.
+struct CoverageSettingsPhase: TestPhase {
+    var phase: Phase { .configure }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         let request = flow.request
-        let asked = request.recordImpact ? (request.coverage ?? CoverageRequest()) : request.coverage
+        let asked = request.mapsImpact ? (request.coverage ?? CoverageRequest()) : request.coverage
         run.coverage =
             request.mode.runs ? try asked?.settings(package: request.package, node: request.limits.node) : nil
-        guard request.recordImpact, let coverage = run.coverage else { return .next }
-        let reads = try await ReadRecording.prepare(package: request.package)
+        guard request.mapsImpact, let coverage = run.coverage else { return .next }
+        let reads = try await ReadCapture.prepare(package: request.package)
         run.reads = reads
         run.options.suiteEnvironment = { suite in
             coverage.suiteEnvironment(suite).merging(reads.variables(suite)) { $1 }
@@ -20,14 +20,14 @@ struct CoveragePlan: TestPhase {
     }
 }
 
-/// Plan: where the timings are, and through them a shared run's queue; with the timings in a store,
+/// Configure: where the timings are, and through them a shared run's queue; with the timings in a store,
 /// a CI run keeps each node's report there for --failed.
-struct TimingsPlan: TestPhase {
-    var phase: Phase { .plan }
+struct TimingsPlacePhase: TestPhase {
+    var phase: Phase { .configure }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         let request = flow.request
-        var place = try flow.timingsFolder()
+        var place = try flow.timingsPlace()
         run.keptInRun = request.shared.keptInRun
         run.impacted = request.selection.usesImpact
         if request.selection == .impactedOrAll,
@@ -50,9 +50,9 @@ struct TimingsPlan: TestPhase {
     }
 }
 
-/// Plan: `select: affected` runs only the test targets the change can affect.
+/// Configure: `select: affected` runs only the test targets the change can affect.
 struct AffectedTargets: TestPhase {
-    var phase: Phase { .plan }
+    var phase: Phase { .configure }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         guard flow.request.selection == .affected else { return .next }
@@ -62,9 +62,9 @@ struct AffectedTargets: TestPhase {
     }
 }
 
-/// Plan: `--failed` runs only what the last run left failing, read where it was kept.
+/// Configure: `--failed` runs only what the last run left failing, read where it was kept.
 struct FailedOnly: TestPhase {
-    var phase: Phase { .plan }
+    var phase: Phase { .configure }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         let request = flow.request

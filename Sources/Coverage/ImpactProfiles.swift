@@ -3,7 +3,7 @@ import PipelineCore
 
 /// What each suite of a run executed, from its per-suite profiles (`SuiteFiles`): what
 /// TestImpact's impact map keeps.
-public struct ImpactRecorder: Sendable {
+public struct ImpactProfiles: Sendable {
     public let tools: CoverageTools
     public let filter: CoverageFilter
 
