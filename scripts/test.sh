@@ -71,8 +71,8 @@ tests() {
 # swift test processes side by side: one process leaves a core idle while its tests wait on the
 # builds and runs they start. Suites that share a folder (Examples/ExampleSuite's .build, the
 # snapshot loop's fixed checkout) stay in one lane.
-lane_a="SnapshotLoopTests|CoverageCommandTests|ShallowCloneTests"
-lane_b="SharedRunCommandTests|WorkflowTests|BuildCacheCommandTests|SwiftBuildTests|VerdictCommandTests"
+lane_a="SnapshotLoopTests|CoverageCommandTests|ShallowCloneTests|BuildCacheCommandTests|VerdictCommandTests"
+lane_b="SharedRunCommandTests|WorkflowTests|SwiftBuildTests"
 tests "tests: all but the end-to-end group" --skip "$lane_a|$lane_b|BareRootReleaseTests"
 
 # Each lane runs all its steps and fails when any did (a function after || runs without set -e).
@@ -94,15 +94,10 @@ second_lane() {
 }
 third_lane() {
     local status=0
-    # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed
-    # corpus and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer). First in its
-    # lane: its build has a folder of its own, so the other lanes' swift test processes start
-    # meanwhile (SwiftPM lets one process at a time use .build while it plans or builds).
-    PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" step "fuzzing" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-63}" \
-        || status=$?
     # The release as users get it, for the bare-root tests (BareRootReleaseTests): built by
     # scripts/release.sh, then unpacked into a root holding only the loader, glibc, libstdc++,
-    # libgcc_s and zlib.
+    # libgcc_s and zlib. First in its lane: its swift build takes .build's lock, which the other
+    # lanes' swift test processes (--ignore-lock) pass by, but would wait for once they hold it.
     if [[ "$(uname -s)" == Linux ]]; then
         release() { scripts/release.sh --out "$release_out" | tee "$release_out/log"; }
         step "the release (scripts/release.sh)" release || return $?
@@ -110,6 +105,11 @@ third_lane() {
         echo "test: the release: $PIPELINE_TEST_RELEASE"
         tests "tests: the release in a bare root" --filter BareRootReleaseTests || status=$?
     fi
+    # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed
+    # corpus and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer); its build
+    # has a folder of its own.
+    PIPELINE_FUZZ_SEED="${PIPELINE_FUZZ_SEED:-1}" step "fuzzing" scripts/fuzz.sh "${PIPELINE_TEST_FUZZ_SECONDS:-63}" \
+        || status=$?
     return "$status"
 }
 lanes "the end-to-end lanes, fuzzing, the release" first_lane second_lane third_lane

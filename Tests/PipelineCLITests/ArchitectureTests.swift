@@ -93,11 +93,34 @@ struct ArchitectureTests {
             let imported = target.dependencies.intersection(ours)
             #expect(imported.count <= 8, "\(name) imports \(imported.count) libraries: \(imported.sorted())")
         }
+        // The one test flow orders its phases; what it imports may shrink, never grow (the aim is 12:
+        // the features' phases in libraries of their own).
+        let flow = try #require(targets["TestRun"]).dependencies.intersection(ours)
+        #expect(flow.count <= 16, "TestRun imports \(flow.count) libraries: \(flow.sorted())")
         #expect(try #require(targets["References"]).dependencies.isDisjoint(with: ["TestSharding", "TestImpact"]))
         let runnerImporters = targets.filter {
             $0.value.kind == "target" && $0.value.dependencies.contains("TestSharding")
         }
         #expect(runnerImporters.count <= 3, "TestSharding is imported by \(runnerImporters.keys.sorted())")
+    }
+
+    @Test("TestFlow.run() stays a short sequence: its phases in their steps' order, at most 60 lines")
+    func flowIsPhases() throws {
+        let source = try String(
+            contentsOf: Self.root.appendingPathComponent("Sources/TestRun/TestFlow.swift"), encoding: .utf8)
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.contains("public func run() async throws -> TestOutcome {") })
+        var depth = 0
+        var end = start
+        for (index, line) in lines[start...].enumerated() {
+            depth += line.filter { $0 == "{" }.count - line.filter { $0 == "}" }.count
+            if depth == 0 {
+                end = start + index
+                break
+            }
+        }
+        #expect(end > start && end - start + 1 <= 60, "TestFlow.run() is \(end - start + 1) lines")
+        #expect(lines[start...end].contains { $0.contains("phases") })
     }
 
     /// docs/architecture.md's layers: each library's number, and the CLI's entry points.

@@ -22,8 +22,13 @@ struct BuildCacheCommandTests {
             source = root.appendingPathComponent("source")
             cache = root.appendingPathComponent("cache")
             timings = root.appendingPathComponent("timings.json")
-            try FileManager.default.copyItem(at: ExamplePackage.root, to: source)
-            try? FileManager.default.removeItem(at: source.appendingPathComponent(".build"))
+            // Without its .build, which another suite's build may be writing meanwhile.
+            try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+            for item in try FileManager.default.contentsOfDirectory(atPath: ExamplePackage.root.path)
+            where item != ".build" {
+                try FileManager.default.copyItem(
+                    at: ExamplePackage.root.appendingPathComponent(item), to: source.appendingPathComponent(item))
+            }
             try Scratch.git(source, "init", "-q")
             try Scratch.git(source, "add", "-A")
             // Its pins, committed as an app's are (whatever the ignore files say).
