@@ -68,7 +68,9 @@ if [[ -z "$binary" ]]; then
     ln -s "$libdir/libpng16.a" "$(pkg-config --variable=libdir libcrypto)/libcrypto.a" "$work/static/"
     printf 'Name: libpng\nDescription: static\nVersion: 1\nLibs: -L%s -lpng16 -lz\n' "$work/static" > "$work/pkgconfig/libpng.pc"
     printf 'Name: libcrypto\nDescription: static\nVersion: 3\nLibs: -L%s -lcrypto\n' "$work/static" > "$work/pkgconfig/libcrypto.pc"
-    flags=(-c release --product pipeline -Xswiftc -gnone)
+    # PIPELINE_RELEASE_BUILD_FLAGS: more flags for swift build (scripts/test.sh passes --ignore-lock:
+    # its test lanes hold .build's lock while they run, and read nothing the release writes).
+    flags=(-c release --product pipeline -Xswiftc -gnone ${PIPELINE_RELEASE_BUILD_FLAGS:-})
     if [[ "$os" != macos ]]; then   # macOS has the Swift runtime in /usr/lib/swift
         flags+=(--static-swift-stdlib -Xcc -DPIPELINE_LIBGIT2_LINKED)
         # libgit2 and what it needs from their static archives (libssh2's own: OpenSSL's); glibc's and zlib dynamic.

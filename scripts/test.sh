@@ -96,10 +96,12 @@ third_lane() {
     local status=0
     # The release as users get it, for the bare-root tests (BareRootReleaseTests): built by
     # scripts/release.sh, then unpacked into a root holding only the loader, glibc, libstdc++,
-    # libgcc_s and zlib. First in its lane: its swift build takes .build's lock, which the other
-    # lanes' swift test processes (--ignore-lock) pass by, but would wait for once they hold it.
+    # libgcc_s and zlib. Its swift build passes by the lock the other lanes' swift test processes
+    # hold (it builds .build/release; they read .build/debug).
     if [[ "$(uname -s)" == Linux ]]; then
-        release() { scripts/release.sh --out "$release_out" | tee "$release_out/log"; }
+        release() {
+            PIPELINE_RELEASE_BUILD_FLAGS=--ignore-lock scripts/release.sh --out "$release_out" | tee "$release_out/log"
+        }
         step "the release (scripts/release.sh)" release || return $?
         export PIPELINE_TEST_RELEASE="$(sed -n 's/^release: \(.*\.tar\.gz\) (.*/\1/p' "$release_out/log")"
         echo "test: the release: $PIPELINE_TEST_RELEASE"

@@ -4,11 +4,10 @@ struct ImpactNarrowing: TestPhase {
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         guard run.impacted else { return .next }
-        let session = try run.needs(run.session, "the session")
-        guard
-            let reached = try await session.impacted(
-                try run.needs(run.prepared, "the build"), base: flow.request.impactBase)
-        else { return .finished(.nothingToRun(.noReachableTest)) }
+        let (session, prepared) = try run.built()
+        guard let reached = try await session.impacted(prepared, base: flow.request.impactBase) else {
+            return .finished(.nothingToRun(.noReachableTest))
+        }
         run.prepared = reached
         return .next
     }
@@ -20,8 +19,7 @@ struct ModeOutcome: TestPhase {
     var phase: Phase { .select }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
-        let session = try run.needs(run.session, "the session")
-        let prepared = try run.needs(run.prepared, "the build")
+        let (session, prepared) = try run.built()
         switch flow.request.mode {
         case .list:
             return .finished(.listed(prepared.tests.map(\.name)))
@@ -42,8 +40,7 @@ struct RunTests: TestPhase {
     var phase: Phase { .run }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
-        let session = try run.needs(run.session, "the session")
-        let prepared = try run.needs(run.prepared, "the build")
+        let (session, prepared) = try run.built()
         if let queue = run.queue {
             let outcome = try await session.run(prepared, queue: queue)
             (run.report, run.findings, run.storeFailure) = (outcome.report, outcome.findings, outcome.storeFailure)
@@ -72,7 +69,7 @@ struct CoverageKept: TestPhase {
     var phase: Phase { .keep }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
-        let (session, prepared) = (try run.needs(run.session, "the session"), try run.needs(run.prepared, "the build"))
+        let (session, prepared) = try run.built()
         guard let report = run.report,
             let measured = try await session.collectCoverage(of: report, product: prepared.product)
         else { return .next }

@@ -75,6 +75,11 @@ struct RunState: Sendable {
         return value
     }
 
+    /// The session and what it built and listed: what every phase after the build works on.
+    func built() throws -> (session: TestSession, prepared: SuiteRun.Prepared) {
+        (try needs(session, "the session"), try needs(prepared, "the build"))
+    }
+
     /// The outcome of a run that went through every phase.
     var outcome: TestOutcome {
         .ran(report, findings, coverage: measured, storeFailure: storeFailure)

@@ -33,9 +33,9 @@ struct VerifiedNarrowing: TestPhase {
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         guard let verifiedChange = run.verifiedChange else { return .next }
         let prepared: SuiteRun.Prepared
+        let built = try run.built()
         (prepared, run.taken) = try await flow.verifiedSelection(
-            try run.needs(run.prepared, "the build"), session: try run.needs(run.session, "the session"),
-            verified: verifiedChange)
+            built.prepared, session: built.session, verified: verifiedChange)
         run.prepared = prepared
         guard prepared.tests.isEmpty else { return .next }
         var report = verifiedChange.record.report
