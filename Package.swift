@@ -32,8 +32,8 @@ let package = Package(
         .target(
             name: "PipelineCLI",
             dependencies: [
-                "Pipelines", "TestRun", "References", "ProjectSetup", "PipelineSpec", "PipelineCore", "TestCore",
-                "CISystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Pipelines", "TestRun", "XcodeFlow", "References", "ProjectSetup", "PipelineSpec", "PipelineCore",
+                "TestCore", "CISystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -44,7 +44,7 @@ let package = Package(
             name: "Pipelines",
             dependencies: [
                 "PipelineCore", "PipelineSpec", "TestRun", "References", "GitChanges", "TestCore", "Coverage",
-                "ImageDiff",
+                "SnapshotReview",
             ]
         ),
         // TestRun: the one test flow every entry point hands its request to (`pipeline test`, a test
@@ -55,8 +55,27 @@ let package = Package(
             name: "TestRun",
             dependencies: [
                 "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "TestCore", "SharedRun",
-                "ObjectStorage", "ImageDiff", "SnapshotConventions", "Coverage", "CISystem", "TestImpact",
-                "XcodeResults", "BuildCache", "Verdicts",
+                "ObjectStorage", "SnapshotReview", "Coverage", "CISystem", "TestImpact", "BuildCache", "Verdicts",
+            ]
+        ),
+        // XcodeFlow: Xcode teams' runs through the one test flow: a run Xcode made imported
+        // (`pipeline import`), the next run's nodes planned (`plan --format xcodebuild`), references
+        // recorded through xcodebuild (`refs record --xcode`), an Xcode run's verdict.
+        .target(
+            name: "XcodeFlow",
+            dependencies: [
+                "TestRun", "XcodeResults", "References", "SharedRun", "SnapshotConventions", "SnapshotReview",
+                "TestCore", "Verdicts",
+            ]
+        ),
+        // SnapshotReview: a run's snapshot check (the record switch its processes get, failed
+        // snapshots paired with their references on the review page, new tests' renderings kept),
+        // its findings for the CI's summary, and `refs record`'s recorder.
+        .target(
+            name: "SnapshotReview",
+            dependencies: [
+                "References", "ImageDiff", "SnapshotConventions", "TestCore", "TestSharding", "TestImpact",
+                "PipelineCore", "CISystem",
             ]
         ),
         // References: the stores a spec names; pull, push, promotion, retention and accepting CI's
@@ -259,7 +278,7 @@ let package = Package(
             name: "TestRunTests",
             dependencies: [
                 "TestRun", "References", "PipelineCore", "PipelineSpec", "GitChanges", "TestSupport", "ImageDiff",
-                "ObjectStorage", "TestSharding", "TestCore",
+                "ObjectStorage", "TestSharding", "TestCore", "SnapshotReview",
             ]),
         .testTarget(
             name: "PipelinesTests",

@@ -1,12 +1,11 @@
 import Coverage
 import Foundation
 import GitChanges
-import ImageDiff
 import PipelineCore
 import PipelineSpec
 import References
+import SnapshotReview
 import TestCore
-import TestRun
 
 /// How one stage ended.
 public struct StageOutcome: Sendable, Encodable {
@@ -50,23 +49,6 @@ public struct StageOutcome: Sendable, Encodable {
         var outcome = StageOutcome(kind: kind, status: failed == 0 ? .passed : .failed, summary: summary)
         outcome.transfers = reports
         return outcome
-    }
-}
-
-/// One entry of a snapshot review, in a pipeline's JSON outcome.
-public struct SnapshotEntry: Sendable, Encodable {
-    public let key: String
-    public let status: String
-    public let test: String?
-    public let matchRatio: Double?
-    public let note: String?
-
-    init(_ entry: ReviewEntry) {
-        key = entry.key
-        status = entry.status.rawValue
-        test = entry.testName
-        matchRatio = entry.comparison?.matchRatio
-        note = entry.note
     }
 }
 

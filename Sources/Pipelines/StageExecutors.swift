@@ -1,5 +1,4 @@
 import Foundation
-import ImageDiff
 import PipelineSpec
 import References
 
@@ -175,7 +174,7 @@ struct ReviewExecutor: StageExecutor {
             output: context.resolve(stage.output))
         let counts =
             (failures.isEmpty ? [] : ["\(failures.count) failed snapshot(s)"])
-            + [ReviewEntry.Status.changed, .new, .removed].map { "\(review.count($0)) \($0.rawValue)" }
+            + review.counts
         return StageOutcome(
             kind: .review, status: .passed, summary: "\(review.page.path): " + counts.joined(separator: ", "))
     }

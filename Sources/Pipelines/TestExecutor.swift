@@ -1,5 +1,6 @@
 import Foundation
 import PipelineSpec
+import SnapshotReview
 import TestRun
 
 /// `test`: the package's tests in balanced shards, with the snapshot check, the quarantine, the

@@ -180,11 +180,16 @@ public struct ReviewOutcome: Sendable {
         entries.filter { $0.status == status }.count
     }
 
+    /// How many references changed, are new and were removed: `["2 changed", "1 new", "0 removed"]`.
+    public var counts: [String] {
+        [ReviewEntry.Status.changed, .new, .removed].map { "\(count($0)) \($0.rawValue)" }
+    }
+
     /// One line: where the page is and how many references changed, are new, were removed, and
     /// how many changed ones were rendered elsewhere than the references they replace.
     public var summary: String {
         let elsewhere = entries.filter { $0.rendering != nil }.count
-        return "\(page.path): \(count(.changed)) changed, \(count(.new)) new, \(count(.removed)) removed"
+        return "\(page.path): " + counts.joined(separator: ", ")
             + (elsewhere == 0 ? "" : " (\(elsewhere) rendered elsewhere than their reference)")
     }
 }

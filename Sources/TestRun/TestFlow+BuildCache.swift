@@ -11,7 +11,7 @@ import TestSharding
 /// tree; after it, the tree kept for this commit and, by the job that builds for the nodes, the
 /// test products. Nothing here fails a test run: what the cache could not do is said, and the
 /// build goes on without it. Only `--build-only`, whose job is to keep the build, fails.
-struct CachedBuild: Sendable {
+package struct CachedBuild: Sendable {
     let cache: BuildCache?
     let products: TestProducts?
     /// The build: the request's, with the cache's file hashing added to its arguments, or no build

@@ -1,4 +1,3 @@
-import SnapshotConventions
 import TestCore
 
 /// What a run of the request would do, read without building or running anything (a pipeline's
@@ -21,7 +20,7 @@ extension TestFlow {
         var preview = TestPreview(notes: selection?.reasons ?? [])
         let snapshots = snapshotCheck()
         preview.notes.append(
-            "snapshots: \(SnapshotSwitches.record)=\(snapshots.mode.rawValue)"
+            "snapshots: \(snapshots.switchSetting)"
                 + (snapshots.writesFail ? " (CI: a missing reference fails, a written one too)" : "")
                 + "; failed snapshots go to \(snapshots.artifacts.path) and are reviewed in \(snapshots.page.path)")
         preview.notes.append("timings: read from \(place) to plan, and updated there after the run")

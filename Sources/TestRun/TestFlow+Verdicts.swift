@@ -11,7 +11,6 @@ import TestCore
 import TestImpact
 import TestSharding
 import Verdicts
-import XcodeResults
 
 /// Where a run's verdict is looked for before it runs, and kept after it passed (docs/ci.md,
 /// "Tested once").
@@ -71,34 +70,16 @@ extension TestFlow {
         return key
     }
 
-    /// The key of a run Xcode made of this checkout (`pipeline import`, `pipeline verdict --xcode`):
-    /// the checkout's parts, and `xcodebuild -version`, the scheme and the destination the
-    /// workflow's variables name (`PIPELINE_XCODE_SCHEME`, `PIPELINE_XCODE_DESTINATION`); nil, and
-    /// why, when it cannot stand for another run.
-    func xcodeVerdictKey() async throws -> VerdictKey? {
-        guard request.verdicts != nil else { return nil }
-        guard request.limits.node == .whole || request.shared.queue != nil else {
-            return verdictsNotUsed("this import is one node's part, with no --queue to keep the run's key in")
-        }
-        // The products a workflow builds into the checkout (`-derivedDataPath DerivedData`) are outputs too.
-        guard var key = try await checkoutKey(outputs: [".build", "DerivedData"]) else { return nil }
-        guard let xcode = await Xcodebuild.versionDescription.value else {
-            return verdictsNotUsed("'xcodebuild -version' cannot be run here")
-        }
-        let variables = request.shared.variables
-        key.xcode = [
-            xcode, "scheme \(variables["PIPELINE_XCODE_SCHEME"] ?? "")",
-            "destination \(variables[RenderEnvironment.destinationVariable] ?? "")",
-        ]
-        return key
-    }
-
     /// `pipeline verdict`: the passing record that stands for this checkout's run, said in one
     /// line, or nil and why not. With `notedOnly`, the shared run's note alone (a node reads what
-    /// the run's first job found); otherwise this checkout's key (a SwiftPM build's, or with `xcode`
+    /// the run's first job found); otherwise this checkout's key (a SwiftPM build's, or `keyed`'s:
     /// a run Xcode would make) is looked for, and in a shared run (`--queue`) the record found is
     /// noted in the run's folder for its nodes and its report.
-    public func verifiedRun(xcode: Bool, notedOnly: Bool) async throws -> Verdict? {
+    public func verifiedRun(notedOnly: Bool) async throws -> Verdict? {
+        try await verifiedRun(notedOnly: notedOnly) { try await verdictKey(coverage: false) }
+    }
+
+    package func verifiedRun(notedOnly: Bool, keyed key: () async throws -> VerdictKey?) async throws -> Verdict? {
         let queue = try request.shared.runID().map { try timingsPlace().queue(run: $0, node: .whole) }
         if notedOnly {
             guard let queue else { throw RequestError("--noted reads a shared run's note: give --queue too") }
@@ -109,7 +90,7 @@ extension TestFlow {
             request.write(record.line + "\n")
             return record
         }
-        guard let key = try await (xcode ? xcodeVerdictKey() : verdictKey(coverage: false)) else { return nil }
+        guard let key = try await key() else { return nil }
         guard let record = try await reusedVerdict(key) else {
             let places = (request.verdicts?.read ?? []).map(\.description).joined(separator: ", ")
             request.write("not verified: no passing verdict of this checkout's key in \(places)\n")
@@ -121,7 +102,7 @@ extension TestFlow {
     }
 
     /// Says why this run's verdict is not used; nil.
-    private func verdictsNotUsed(_ reason: String) -> VerdictKey? {
+    package func verdictsNotUsed(_ reason: String) -> VerdictKey? {
         request.write("verdicts: not used: \(reason)\n")
         return nil
     }
@@ -129,7 +110,7 @@ extension TestFlow {
     /// The parts of a key every run has: the tree (nil, said, when the working tree has uncommitted
     /// changes beside its references and the run's `outputs`, folders of the package), the
     /// references, the selection and the render environment.
-    private func checkoutKey(outputs: [String] = [".build"]) async throws -> VerdictKey? {
+    package func checkoutKey(outputs: [String] = [".build"]) async throws -> VerdictKey? {
         let history: CommitHistory
         let tree: String
         do {
@@ -297,7 +278,7 @@ extension TestFlow {
     /// Keeps a passing run's record where the settings say, saying so; a store that refuses is a
     /// note. A node of a shared run keeps its key in the run's folder instead: the run's report,
     /// which alone knows whether the whole run passed, keeps the record.
-    func keepVerdict(_ key: VerdictKey, report: TestReport, queue: WorkQueue?) async {
+    package func keepVerdict(_ key: VerdictKey, report: TestReport, queue: WorkQueue?) async {
         guard let address = request.verdicts?.keep, report.passed else { return }
         if let queue {
             do {

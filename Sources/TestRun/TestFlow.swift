@@ -6,6 +6,7 @@ import PipelineCore
 import PipelineSpec
 import References
 import SharedRun
+import SnapshotReview
 import TestCore
 import TestImpact
 import TestSharding
@@ -52,7 +53,7 @@ public struct TestFlow: Sendable {
 
     /// The CI's report of this run (annotations, summary with its review and coverage): the one
     /// place the test flow publishes it, for a run, an import and a verified tree alike.
-    func publishToCI(_ report: TestReport, coverage: CoverageReport? = nil, review: CIReport.Review? = nil) {
+    package func publishToCI(_ report: TestReport, coverage: CoverageReport? = nil, review: CIReview? = nil) {
         let node = request.limits.node
         CIReport.publish(
             report, coverage: coverage, title: request.title + (node.count > 1 ? " (node \(node))" : ""),
@@ -91,7 +92,7 @@ public struct TestFlow: Sendable {
 
     /// The session of the request's suite, its timings kept at `timings` (and the node's report in
     /// the CI run `keptInRun`'s folder there).
-    func session(
+    package func session(
         options: TestRunOptions, timings: TimingsPlace, keptInRun: String?, snapshots: SnapshotCheck,
         coverage: CoverageSettings?, build: CachedBuild? = nil
     ) throws -> TestSession {
@@ -111,7 +112,7 @@ public struct TestFlow: Sendable {
     }
 
     /// Where the timings (and a shared run's queue) are: through the spec's stores when known.
-    func timingsPlace() throws -> TimingsPlace {
+    package func timingsPlace() throws -> TimingsPlace {
         if let stores = request.stores {
             return try RunSharing.place(request.shared.timings ?? .local, in: stores, package: request.package)
         }
@@ -122,7 +123,7 @@ public struct TestFlow: Sendable {
     /// where the stores say each reference was rendered; in CI with a feature store (and unless
     /// the request says not to), failed snapshots' new values are kept as candidates under the
     /// branch's commit.
-    func snapshotCheck() -> SnapshotCheck {
+    package func snapshotCheck() -> SnapshotCheck {
         let (package, environment) = (request.package, request.shared.variables)
         let local =
             request.stores?.local(testPattern: request.testPattern)
@@ -159,7 +160,7 @@ public struct TestFlow: Sendable {
     /// Keeps the failed snapshots' new values in feature when the check names a commit for them,
     /// with the review page and its images beside them; the lines to show go into `findings`, and
     /// where the review is kept.
-    func keepCandidates(_ check: SnapshotCheck, findings: inout SnapshotFindings, passed: Bool) async {
+    package func keepCandidates(_ check: SnapshotCheck, findings: inout SnapshotFindings, passed: Bool) async {
         guard let commit = check.candidatesCommit, let stores = request.stores, let renderedOn = check.renderedOn else {
             return
         }

@@ -5,6 +5,7 @@ import GitChanges
 import PipelineCore
 import PipelineSpec
 import References
+import SnapshotReview
 import TestCore
 import TestSharding
 

@@ -5,7 +5,7 @@ import PipelineCore
 import PipelineSpec
 import References
 import SharedRun
-import SnapshotConventions
+import SnapshotReview
 import TestCore
 import TestSharding
 
@@ -173,7 +173,7 @@ public struct TestSession: Sendable {
         guard !tests.isEmpty else { return }
         write(SnapshotCheck.renderingNewTests(tests.count))
         var options = suite.options
-        options.variables[SnapshotSwitches.record] = SnapshotSwitches.RecordMode.missing.rawValue
+        options.variables.merge(SnapshotCheck.recordingMissing) { _, new in new }
         options.retries = 0
         let render = SuiteRun(settings: suite.settings, options: options)
         let subset = prepared.only(tests, shards: max(1, min(tests.count, options.shards)))
@@ -225,7 +225,7 @@ public struct TestSession: Sendable {
     /// After the tests: the review page, the quarantine, the JUnit file, the durations and outcomes
     /// folded back (unless the store already failed), and the tests the history (`planned` and this
     /// run) shows flaky.
-    func finish(
+    package func finish(
         _ report: inout TestReport, findings: SnapshotFindings, planned: Timings,
         storeFailed: Bool = false
     ) async throws -> (TestReport, SnapshotFindings) {

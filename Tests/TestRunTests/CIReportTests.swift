@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 
 @testable import ImageDiff
+@testable import SnapshotReview
 @testable import TestRun
 
 /// GitHub's step summary of a pull request's run: each failed snapshot's images inline, its match
@@ -24,7 +25,7 @@ import Testing
         published.expires = "7 days"
         published.images[entry.key] = ReviewArchive.Images(
             reference: "https://s3.example/r.png", new: "https://s3.example/n.png", overlay: "https://s3.example/o.png")
-        let review = CIReport.Review(
+        let review = CIReview(
             published: published, entries: [entry],
             accept: CandidateArchive.acceptCommand(commit: "abc123", environment: nil))
         let report = TestReport(merging: [], suite: [], flakyFails: true)
@@ -46,14 +47,14 @@ import Testing
 
         var layout = ReviewEntry(key: "BadgeTests/test_layout.1.txt", status: .failed)
         layout.textDiff = TextDiff(reference: "a\nb\nc\n", new: "a\nB\nc\n")
-        let text2 = CIReport.markdown(CIReport.Review(published: published, entries: [layout], accept: nil))
+        let text2 = CIReview(published: published, entries: [layout], accept: nil).markdown()
         #expect(text2.contains("```diff\n  a\n- b\n+ B\n  c\n```"), "\(text2)")
 
         // A folder store's review: a path, no images inline (a browser on the PR cannot open it).
-        let local = CIReport.markdown(
-            CIReport.Review(
-                published: ReviewArchive.Published(page: "/store/feature/.reviews/c/r/snapshot-review.html"),
-                entries: [entry], accept: nil))
+        let local = CIReview(
+            published: ReviewArchive.Published(page: "/store/feature/.reviews/c/r/snapshot-review.html"),
+            entries: [entry], accept: nil
+        ).markdown()
         #expect(local.contains("[The review page](file:///store/feature/.reviews/c/r/snapshot-review.html)"))
         #expect(!local.contains("<img"))
     }

@@ -6,7 +6,7 @@ import References
 import TestSupport
 import Testing
 
-@testable import TestRun
+@testable import SnapshotReview
 
 /// A failed snapshot whose reference develop holds in another version: outside CI, the note
 /// names the pull that brings it.

@@ -3,7 +3,7 @@ import References
 import TestSupport
 import Testing
 
-@testable import TestRun
+@testable import SnapshotReview
 
 @Suite("which tests a test file declares")
 struct TestDeclarationTests {

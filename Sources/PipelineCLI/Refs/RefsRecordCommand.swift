@@ -3,6 +3,7 @@ import Foundation
 import References
 import TestCore
 import TestRun
+import XcodeFlow
 
 extension RefsCommand {
     struct Record: AsyncParsableCommand {
@@ -112,7 +113,9 @@ extension RefsCommand {
             let (report, pushed) = try await TestFlow.record(
                 tests, all: all, in: context, package: package, timeout: timeout, cores: options.global.availableCores,
                 review: review.map(options.global.resolve), push: push, dryRun: options.dryRun,
-                xcode: try xcodebuild()
+                through: try xcodebuild().map {
+                    XcodeTests.recordingThroughXcodebuild(products: $0.products, destination: $0.destination)
+                }
             ) { Console.progress($0) }
             guard let pushed else {
                 return options.json ? try Console.json(report) : Console.out(report.render().joined(separator: "\n"))
@@ -125,8 +128,9 @@ extension RefsCommand {
             try TransferReport.requireComplete(pushed)
         }
 
-        struct RecordAndPush: Encodable {
-            let record: RecordReport
+        /// The recorder's report (`RecordReport`) and the push's.
+        struct RecordAndPush<Record: Encodable>: Encodable {
+            let record: Record
             let push: [TransferReport]
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 import PipelineSpec
 import TestCore
 import TestRun
+import XcodeFlow
 
 /// `pipeline import xcresult|xcodebuild-log FILE`: a run Xcode made, reported as `pipeline test`
 /// reports its own.
@@ -151,7 +152,7 @@ struct ImportCommand: AsyncParsableCommand {
             title: "pipeline import \(kind.rawValue)",
             write: write)
         let path = file == "-" ? file : global.resolve(file).path
-        let outcome = try await TestFlow(request).importRun(
+        let outcome = try await XcodeTests(request).importRun(
             kind, at: path, artifacts: artifacts.map(global.resolve), attachments: attachments.map(global.resolve),
             renderNew: try render())
         try TestOutcomeOutput.emit(outcome, json: json, node: .whole)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TestCore
 import TestRun
+import XcodeFlow
 
 struct PlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,7 +91,7 @@ struct PlanCommand: AsyncParsableCommand {
         let request = TestRequest(
             package: global.resolve(packagePath), shared: shared.settings(global), cores: global.availableCores
         ) { Console.progress($0) }
-        let plan = try await TestFlow(request).xcodePlan(
+        let plan = try await XcodeTests(request).xcodePlan(
             testsAt: tests == "-" ? tests : global.resolve(tests).path, nodes: nodes, by: by, failedOnly: failed,
             xctestrun: xctestrun.map(global.resolve))
         guard let node else { return try Console.json(plan) }

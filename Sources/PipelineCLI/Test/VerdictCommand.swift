@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PipelineSpec
 import TestRun
+import XcodeFlow
 
 /// `pipeline verdict --reuse-verdicts LOCATION`: whether a passing verdict stands for this
 /// checkout's run, so a workflow can skip its build and its nodes.
@@ -62,7 +63,10 @@ struct VerdictCommand: AsyncParsableCommand {
             stores: try await SpecStores.locate(for: shared, environment: environmentOption.environment, write: write),
             verdicts: VerdictSettings(read: reuseVerdicts.map { [$0] } ?? [], keep: nil, reuseShaky: reuseFlaky),
             title: "pipeline verdict", write: write)
-        guard try await TestFlow(request).verifiedRun(xcode: xcode, notedOnly: noted) != nil else {
+        let verified =
+            try await xcode
+            ? XcodeTests(request).verifiedXcodeRun(notedOnly: noted) : TestFlow(request).verifiedRun(notedOnly: noted)
+        guard verified != nil else {
             throw QuietExit(status: .testsFailed)
         }
     }

@@ -262,6 +262,13 @@ public struct ReferenceOrigin: Sendable, Equatable {
         (self.set, self.own, self.renderedOn, self.store, self.md5) = (set, own, renderedOn, store, md5)
     }
 
+    /// Whether develop holds another version than the file at `path` (its copy moved since that
+    /// file was pulled); false when the store or digest is unknown or the file cannot be read.
+    public func developHoldsAnother(than path: URL) -> Bool {
+        guard store == .develop, let md5, let here = try? Digest.hex(ofFile: path, .md5) else { return false }
+        return here != md5
+    }
+
     /// For a run with a render environment: the set named, and whether it is a fallback.
     public var note: String? {
         guard let own else { return nil }

@@ -1,5 +1,6 @@
 import Coverage
 import SharedRun
+import SnapshotReview
 import TestCore
 import TestImpact
 import TestSharding

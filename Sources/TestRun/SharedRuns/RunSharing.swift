@@ -129,7 +129,7 @@ public struct RunSharing: Sendable {
 
     /// Keeps a passing shared run's record under the key every node that ran filed; the line saying
     /// so, or why not.
-    private func keepVerdict(
+    package func keepVerdict(
         _ report: TestReport, notes: [String: Data], nodes: Set<String>, in address: StoreAddress, package: URL
     ) async -> String {
         let keys = nodes.sorted().map { (node: $0, key: notes[TestFlow.keyNote($0)]) }

@@ -3,6 +3,7 @@ import ObjectStorage
 import PipelineCore
 import References
 import SharedRun
+import SnapshotReview
 import TestCore
 import TestSharding
 

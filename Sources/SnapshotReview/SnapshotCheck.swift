@@ -1,7 +1,6 @@
 import CISystem
 import Foundation
 import ImageDiff
-import ObjectStorage
 import PipelineCore
 import References
 import SnapshotConventions
@@ -30,7 +29,7 @@ public struct SnapshotCheck: Sendable {
     /// The render environment's set they are kept in (nil: the shared set).
     public let candidatesEnvironment: String?
     /// The command that accepts this run's candidates; nil when none are kept.
-    var accept: AcceptCommand? {
+    package var accept: AcceptCommand? {
         candidatesCommit.map { CandidateArchive.acceptCommand(commit: $0, environment: candidatesEnvironment) }
     }
     /// Where this run renders, worked out when asked (it runs `swift --version`).
@@ -62,7 +61,7 @@ public struct SnapshotCheck: Sendable {
 
     /// The run's device, as the results of a run Xcode made name it: the render environment its
     /// renderings are kept as.
-    mutating func rendered(onDevice name: String, os: String) {
+    package mutating func rendered(onDevice name: String, os: String) {
         guard let renderedOn else { return }
         self.renderedOn = {
             var environment = await renderedOn()
@@ -100,6 +99,12 @@ public struct SnapshotCheck: Sendable {
         SnapshotSwitches.effectiveMode(inherited: inherited, overrides: variables)
     }
 
+    /// The record switch as the test processes get it, for a dry run's notes (`SNAPSHOT_TESTING_RECORD=never`).
+    public var switchSetting: String { "\(SnapshotSwitches.record)=\(mode.rawValue)" }
+
+    /// The variable a render pass of new snapshot tests adds: record only what is missing.
+    public static let recordingMissing = [SnapshotSwitches.record: SnapshotSwitches.RecordMode.missing.rawValue]
+
     /// Whether a reference written during the run fails it: in CI, unless recording was forced.
     public var writesFail: Bool { forcedMode == nil && CIContext(inherited).isCI }
 
@@ -108,12 +113,12 @@ public struct SnapshotCheck: Sendable {
     public var rendersNewTests: Bool { candidatesCommit != nil && forcedMode == nil && mode == .never }
 
     /// What a render pass of `count` new snapshot tests says before it runs, and after (`kept`).
-    static func renderingNewTests(_ count: Int) -> String {
+    package static func renderingNewTests(_ count: Int) -> String {
         "Rendering \(counted(count, "new snapshot test")) for CI's candidates "
             + "(\(SnapshotSwitches.record)=missing; the verdict stays failed)\n"
     }
 
-    static func keptRenderings(_ kept: Int) -> String {
+    package static func keptRenderings(_ kept: Int) -> String {
         "  kept \(counted(kept, "rendering")) of new snapshot tests\n"
     }
 
@@ -290,9 +295,9 @@ public struct SnapshotCheck: Sendable {
 
     /// Outside CI, for a reference develop holds another version of: the pull that brings it.
     func staleNote(_ entry: ReviewEntry, origin: ReferenceOrigin) -> String? {
-        guard !CIContext(inherited).isCI, origin.store == .develop, let stored = origin.md5,
+        guard !CIContext(inherited).isCI,
             let path = local.path(of: entry.test, file: String(entry.key.dropFirst(entry.test.count + 1))),
-            let here = try? Digest.hex(ofFile: path, .md5), here != stored
+            origin.developHoldsAnother(than: path)
         else { return nil }
         return "develop holds another version of this reference (it moved since your last pull): "
             + "'pipeline refs pull \(entry.test)' takes it, then run the test again"

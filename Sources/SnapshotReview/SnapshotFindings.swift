@@ -15,11 +15,6 @@ public struct SnapshotFindings: Sendable {
 
     public init() {}
 
-    /// The failed snapshots for the CI's summary, with their kept images and accept commands.
-    var reviewForCI: CIReport.Review? {
-        kept.map { CIReport.Review(published: $0.review, entries: entries, accept: $0.accept) }
-    }
-
     /// The failed tests their change explains, which are no evidence of flakiness: a new test
     /// without a reference, and, where CI kept the new rendering for review (`reviewable`), a
     /// snapshot that differs from its reference.

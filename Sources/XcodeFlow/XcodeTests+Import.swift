@@ -2,10 +2,12 @@ import Foundation
 import References
 import SharedRun
 import SnapshotConventions
+import SnapshotReview
 import TestCore
+import TestRun
 import XcodeResults
 
-extension TestFlow {
+extension XcodeTests {
     /// `pipeline import`: a run Xcode made, read from its results, taken through the end of the one
     /// test flow as `pipeline test`'s own runs are: target-less names given theirs from the
     /// timings, failed snapshots' new values (from `snapshots`) paired with their references on
@@ -26,11 +28,11 @@ extension TestFlow {
         // Keyed before anything is rendered into the checkout: the references the run compared against.
         let verdict = try await xcodeVerdictKey()
         let run = try await XcodeInput.run(kind, at: path)
-        let place = try timingsPlace()
+        let place = try flow.timingsPlace()
         let recorded = try await place.plannedTimings.load()
         let resolved = run.resolved(among: Set(recorded.tests.keys))
         var report = resolved.report(flakyFails: request.limits.flaky == .fail)
-        var check = snapshotCheck()
+        var check = flow.snapshotCheck()
         var findings = SnapshotFindings()
         if let device = run.device { findings.notes += deviceNotes(device, check: &check) }
         if let snapshots {
@@ -40,12 +42,12 @@ extension TestFlow {
         }
         findings.notes += run.notes
         // The session only finishes the run Xcode made: it builds and runs nothing.
-        let session = try session(
+        let session = try flow.session(
             options: request.runOptions(), timings: place, keptInRun: request.shared.keptInRun, snapshots: check,
             coverage: nil)
         (report, findings) = try await session.finish(&report, findings: findings, planned: recorded)
         if snapshots != nil {
-            await keepCandidates(check, findings: &findings, passed: report.passed)
+            await flow.keepCandidates(check, findings: &findings, passed: report.passed)
             // The run's page is on this machine; reviewers open the copy kept in the store.
             if let page = findings.page, let kept = findings.kept {
                 report.readdress(review: page.path, as: kept.review.page)
@@ -56,8 +58,8 @@ extension TestFlow {
             try await queue.file(report)
             request.write("Filed node \(queue.node)'s results in \(queue.location)\n")
         }
-        if let verdict { await keepVerdict(verdict, report: report, queue: queue) }
-        publishToCI(report, review: findings.reviewForCI)
+        if let verdict { await flow.keepVerdict(verdict, report: report, queue: queue) }
+        flow.publishToCI(report, review: findings.reviewForCI)
         return .ran(report, findings, coverage: nil, storeFailure: nil)
     }
 
@@ -108,7 +110,7 @@ extension TestFlow {
         testsAt path: String, nodes: Int, by split: XcodeSplit, failedOnly: Bool, xctestrun: URL? = nil
     ) async throws -> [XcodeNode] {
         let run = try xctestrun.map(Xctestrun.init(contentsOf:))
-        let place = try timingsPlace()
+        let place = try flow.timingsPlace()
         var tests = try await XcodeInput.tests(at: path)
         if failedOnly {
             let (last, origin) = try await TestSession.lastRun(

@@ -1,7 +1,6 @@
 import Foundation
 import References
-import TestCore
-import XcodeResults
+import SnapshotReview
 
 extension TestFlow {
     /// `refs record`: the named test files' tests, and only those, run through the flow with
@@ -36,46 +35,16 @@ extension TestFlow {
 }
 
 extension TestFlow {
-    /// `refs record --xcode`: the named test files' tests, and only those, run by xcodebuild with
-    /// recording forced (`TEST_RUNNER_SNAPSHOT_TESTING_RECORD=all`): built once (or from the given
-    /// `.xctestrun`), listed, and run with `-only-testing:` for each of their tests. swift-snapshot-
-    /// testing fails every test that records (xcodebuild exits 65), which the recorder expects.
-    public func record(_ tests: [String], with recorder: ReferenceRecorder, xcode: Xcodebuild) async throws
-        -> RecordReport
-    {
-        let recording = try recorder.begin(tests)
-        do {
-            let xctestrun = try await xcode.xctestrun()
-            let filters = try recording.filters.map { try Regex($0) }
-            let chosen = try await xcode.tests(in: xctestrun).filter { name in
-                filters.contains { name.key.firstMatch(of: $0) != nil }
-            }
-            guard !chosen.isEmpty else {
-                throw ReferenceError.notATest(
-                    tests.joined(separator: ", "),
-                    reason: "xcodebuild lists none of their tests in \(xctestrun.lastPathComponent)")
-            }
-            let run = try await xcode.run(
-                chosen, of: xctestrun, variables: ["TEST_RUNNER_SNAPSHOT_TESTING_RECORD": "all"])
-            return try recorder.finish(recording, report: run.report(flakyFails: true))
-        } catch let error as ReferenceError {
-            throw error
-        } catch {
-            recorder.abandon(recording)
-            throw error
-        }
-    }
-}
+    /// How `refs record` runs the tests it records: the flow's own SwiftPM run, or another
+    /// (xcodebuild's, from XcodeFlow).
+    public typealias RecordRun = @Sendable (TestFlow, [String], ReferenceRecorder) async throws -> RecordReport
 
-extension TestFlow {
     /// `refs record`: re-records `tests` (with `all`, every test file asserting snapshots) in the
-    /// package through the one test flow (with `xcode`, through xcodebuild testing those products
-    /// on that destination) and, with `push`,
-    /// uploads them to feature.
+    /// package through the one test flow (or through `run`, such as xcodebuild testing an app's
+    /// products) and, with `push`, uploads them to feature.
     public static func record(
         _ named: [String], all: Bool = false, in context: ReferenceContext, package: URL, timeout: Duration, cores: Int,
-        review: URL?, push: Bool,
-        dryRun: Bool, xcode: (products: XcodeProducts, destination: String)? = nil,
+        review: URL?, push: Bool, dryRun: Bool, through run: RecordRun? = nil,
         write: @escaping @Sendable (String) -> Void
     ) async throws -> (record: RecordReport, push: [TransferReport]?) {
         let request = TestRequest(
@@ -86,16 +55,9 @@ extension TestFlow {
             page: review,
             write: write)
         let tests = all ? try recorder.snapshotTests() : named
+        let flow = TestFlow(request)
         let report =
-            if let xcode {
-                try await TestFlow(request).record(
-                    tests, with: recorder,
-                    xcode: Xcodebuild(
-                        products: xcode.products, destination: xcode.destination, folder: package,
-                        work: package.appendingPathComponent(".build/pipeline/xcode"), write: write))
-            } else {
-                try await TestFlow(request).record(tests, with: recorder)
-            }
+            if let run { try await run(flow, tests, recorder) } else { try await flow.record(tests, with: recorder) }
         guard push else { return (report, nil) }
         let pushed = try await context.transfers.push(
             tests: tests, to: [.feature], commit: context.headCommit, prune: true, dryRun: dryRun)
