@@ -32,7 +32,8 @@ let package = Package(
         .target(
             name: "PipelineCLI",
             dependencies: [
-                "Pipelines", "TestRun", "XcodeFlow", "References", "ProjectSetup", "PipelineSpec", "PipelineCore",
+                "Pipelines", "TestRun", "XcodeFlow", "CachedBuilds", "References", "ProjectSetup", "PipelineSpec",
+                "PipelineCore",
                 "TestCore", "CISystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -43,8 +44,8 @@ let package = Package(
         .target(
             name: "Pipelines",
             dependencies: [
-                "PipelineCore", "PipelineSpec", "TestRun", "References", "GitChanges", "TestCore", "Coverage",
-                "SnapshotReview",
+                "PipelineCore", "PipelineSpec", "TestRun", "CachedBuilds", "References", "GitChanges", "TestCore",
+                "Coverage",
             ]
         ),
         // TestRun: the one test flow every entry point hands its request to (`pipeline test`, a test
@@ -55,7 +56,16 @@ let package = Package(
             name: "TestRun",
             dependencies: [
                 "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "TestCore", "SharedRun",
-                "ObjectStorage", "SnapshotReview", "Coverage", "CISystem", "TestImpact", "BuildCache", "Verdicts",
+                "SnapshotReview", "Coverage", "CISystem", "TestImpact", "Verdicts",
+            ]
+        ),
+        // CachedBuilds: the build cache around a test run's build (`--build-cache`, a stage's
+        // `build-cache:`): TestRun's `BuildPreparer` made of BuildCache's tree cache and test
+        // products, opened where the request's stores open an address.
+        .target(
+            name: "CachedBuilds",
+            dependencies: [
+                "TestRun", "BuildCache", "CISystem", "GitChanges", "ObjectStorage", "PipelineSpec", "TestSharding",
             ]
         ),
         // XcodeFlow: Xcode teams' runs through the one test flow: a run Xcode made imported
@@ -100,7 +110,7 @@ let package = Package(
         // Verdicts: a passing run's record kept in the store under everything that decides its outcome
         // (the git tree, the build, the selection, the references compared against), so a run of the
         // same key runs nothing.
-        .target(name: "Verdicts", dependencies: ["ObjectStorage", "TestCore", "BuildCache", "CISystem"]),
+        .target(name: "Verdicts", dependencies: ["ObjectStorage", "TestCore", "BuildCache", "CISystem", "GitChanges"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses", "TestCore"]),
         // The test vocabulary every layer shares: a test's identity, attempts and report, the

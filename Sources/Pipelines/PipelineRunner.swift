@@ -4,8 +4,8 @@ import GitChanges
 import PipelineCore
 import PipelineSpec
 import References
-import SnapshotReview
 import TestCore
+import TestRun
 
 /// How one stage ended.
 public struct StageOutcome: Sendable, Encodable {
@@ -50,6 +50,15 @@ public struct StageOutcome: Sendable, Encodable {
         outcome.transfers = reports
         return outcome
     }
+}
+
+/// One entry of a snapshot review, in a pipeline's JSON outcome.
+public struct SnapshotEntry: Sendable, Encodable {
+    public let key: String
+    public let status: String
+    public let test: String?
+    public let matchRatio: Double?
+    public let note: String?
 }
 
 /// What `pipeline run NAME` did. Its JSON form is documented in docs/json.md.
@@ -222,8 +231,8 @@ struct StageContext {
     var finished: [StageOutcome] = []
     /// The changed tests, found once: changed files, and references the compared commits pushed.
     private var changed: (all: [String], pushed: [String])?
-    /// The test stage's snapshot findings, for the review stage.
-    var snapshots: SnapshotFindings?
+    /// The test stage's outcome, whose snapshot findings the review stage shows.
+    var tested: TestOutcome?
     /// The spec's stores, once opened (`transfers()`).
     private var opened: ReferenceTransfers?
 

@@ -159,7 +159,7 @@ struct ReviewExecutor: StageExecutor {
     }
 
     func run(in context: inout StageContext) async throws -> StageOutcome {
-        let failures = context.snapshots?.entries ?? []
+        let failures = context.tested?.findings?.entries ?? []
         let changed = try await context.changedTests().all
         guard !failures.isEmpty || !changed.isEmpty else {
             return .skipped(.review, "no snapshot failed, and the change touched no test or reference folder")

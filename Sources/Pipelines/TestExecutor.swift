@@ -1,6 +1,6 @@
+import CachedBuilds
 import Foundation
 import PipelineSpec
-import SnapshotReview
 import TestRun
 
 /// `test`: the package's tests in balanced shards, with the snapshot check, the quarantine, the
@@ -43,8 +43,15 @@ struct TestExecutor: StageExecutor {
                 + (coverage.map { "; " + $0.totalsLine } ?? ""))
         outcomeOfStage.test = report
         outcomeOfStage.coverage = coverage?.summary.totals
-        outcomeOfStage.snapshots = findings.page == nil ? nil : findings.entries.map(SnapshotEntry.init)
-        context.snapshots = findings
+        outcomeOfStage.snapshots =
+            findings.page == nil
+            ? nil
+            : findings.entries.map { entry in
+                SnapshotEntry(
+                    key: entry.key, status: entry.status.rawValue, test: entry.testName,
+                    matchRatio: entry.comparison?.matchRatio, note: entry.note)
+            }
+        context.tested = outcome
         return outcomeOfStage
     }
 
@@ -57,7 +64,7 @@ struct TestExecutor: StageExecutor {
         shared.timings = stage.timingsPlace(runner.spec.references)
         return TestRequest(
             package: package(context), shared: shared, cores: runner.cores, configuration: stage.configuration,
-            buildSystem: stage.buildSystem, buildCache: stage.buildCache,
+            buildSystem: stage.buildSystem, buildCache: stage.buildCache.map(BuildCacheUse.init),
             limits: TestRequest.Limits(
                 shards: stage.shards, timeout: stage.timeout, retries: stage.retries, maxRetried: stage.maxRetried,
                 flaky: stage.flaky, outputLimit: stage.outputLimit),

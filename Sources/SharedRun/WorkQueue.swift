@@ -340,6 +340,20 @@ public struct WorkQueue: Sendable {
     }
 }
 
+extension WorkQueue {
+    /// Whether `error` is the store's or the queue's: a failure that ends a node's claiming (the
+    /// batch under way is still finished and reported), not one of the tests.
+    public static func isStoreFailure(_ error: any Error) -> Bool {
+        error is StoreError || error is QueueError
+    }
+
+    /// Whether `error` says the store cannot write conditionally, so the nodes cannot share a
+    /// queue (each runs its part of the static split instead).
+    public static func cannotShare(_ error: any Error) -> Bool {
+        if case .conditionalWritesUnsupported? = error as? StoreError { true } else { false }
+    }
+}
+
 /// Why a shared run cannot go on. Each reads as one line.
 public enum QueueError: Error, Equatable, CustomStringConvertible {
     case runReused(run: String, planned: Int, here: Int)

@@ -1,8 +1,6 @@
-import BuildCache
 import CISystem
 import Foundation
 import GitChanges
-import ObjectStorage
 import PipelineCore
 import PipelineSpec
 import References
@@ -47,26 +45,11 @@ extension TestFlow {
         guard var key = try await checkoutKey() else { return nil }
         let scratch = SuiteRun.workFolder(of: request.package)
         try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        // The pins decide the outcome: resolved first, as the build would, when none are committed;
-        // the file so written is removed again, so the build (and its cache's key) finds the
-        // checkout as it would without verdicts.
-        let resolved = request.package.appendingPathComponent("Package.resolved")
-        let written = !FileManager.default.fileExists(atPath: resolved.path)
-        await BuildCacheKey.resolvePins(
-            package: request.package, variables: request.shared.variables, scratch: scratch)
-        defer { if written { try? FileManager.default.removeItem(at: resolved) } }
-        var build = try await BuildCacheKey.current(
+        try await key.addBuild(
             package: request.package, configuration: request.configuration.rawValue,
             flags: request.build.extraArguments + (coverage ? ["--enable-code-coverage"] : []),
-            buildSystem: await request.build.buildSystem, variables: request.shared.variables,
-            scratch: scratch)
-        // Where the checkout is does not decide the outcome (each CI job may check out elsewhere): the
-        // package's path in its repository does.
-        let package = request.package.resolvingSymlinksInPath().path
-        let repository = try URL(fileURLWithPath: CommitHistory(repositoryPath: request.package.path).workTree)
-            .resolvingSymlinksInPath().path
-        build.path = package == repository ? "." : String(package.dropFirst(repository.count + 1))
-        key.build = build
+            buildSystem: await request.build.buildSystem, variables: request.shared.variables, scratch: scratch,
+            repository: URL(fileURLWithPath: try CommitHistory(repositoryPath: request.package.path).workTree))
         return key
     }
 
@@ -157,18 +140,14 @@ extension TestFlow {
             "selection \(request.selection.rawValue)", "filters \(limits.filters.sorted())",
             "skips \(limits.skips.sorted())", "timeout \(limits.timeout)", "tests \(request.testPattern)",
         ]
-        if let quarantine = request.quarantineFile,
-            let data = FileManager.default.contents(atPath: quarantine.url.path),
-            let digest = try? Digest.hex(of: data, .sha256)
-        {
-            lines.append("quarantine \(digest)")
-        }
+        if let line = request.quarantineFile.flatMap({ VerdictKey.quarantineLine(of: $0.url) }) { lines.append(line) }
         return lines
     }
 
     /// The stores a verdict is read from and kept in, opened.
     private func verdictStores(_ addresses: [StoreAddress]) throws -> [VerdictStore] {
-        try addresses.map { VerdictStore(try openStore($0)) }
+        let stores = try request.addressedStores()
+        return try addresses.map { VerdictStore(try stores.open($0)) }
     }
 
     /// A passing record of `key` in the stores the settings read, when one may stand for this job
@@ -289,11 +268,9 @@ extension TestFlow {
             return
         }
         do {
-            let store = try openStore(address)
-            request.write(
-                try await Self.keep(
-                    key, report: report, in: store, named: address.description, package: request.package,
-                    variables: request.shared.variables))
+            try await VerdictStore(try request.addressedStores().open(address)).keep(
+                key, report: report, package: request.package, variables: request.shared.variables)
+            request.write(Self.keptLine(address))
         } catch {
             request.write("verdicts: could not keep this run's verdict in \(address): \(error)\n")
         }
@@ -310,22 +287,9 @@ extension TestFlow {
         notes[verifiedNote].flatMap { try? JSONDecoder().decode(Verdict.self, from: $0) }
     }
 
-    /// Keeps the record of a passing `report` run under `key` in `store` (`named` so in the line
-    /// saying so), on the commit checked out at `package`, with the CI run and trust scope of
-    /// `variables`.
-    static func keep(
-        _ key: VerdictKey, report: TestReport, in store: StoreLocation, named: String, package: URL,
-        variables: [String: String]
-    ) async throws -> String {
-        let ci = CIContext(variables)
-        let history = try? CommitHistory(repositoryPath: package.path)
-        let commit = (try? history?.sha("HEAD")) ?? ""
-        let change = try? history.flatMap { history in try key.change(history.contentChange(of: "HEAD")).tree }
-        let record = Verdict(
-            key: key, run: ci.runID ?? "local", commit: commit, date: Date(), scope: ci.trustScope.folder,
-            report: report, base: (try? history?.parents(of: "HEAD"))??.first, change: change)
-        try await VerdictStore(store).keep(record)
-        return "verdicts: kept this run's verdict in \(named) for a run of the same tree\n"
+    /// The line saying a run's verdict was kept in `address`.
+    static func keptLine(_ address: StoreAddress) -> String {
+        "verdicts: kept this run's verdict in \(address) for a run of the same tree\n"
     }
 }
 

@@ -94,18 +94,17 @@ public struct TestFlow: Sendable {
     /// the CI run `keptInRun`'s folder there).
     package func session(
         options: TestRunOptions, timings: TimingsPlace, keptInRun: String?, snapshots: SnapshotCheck,
-        coverage: CoverageSettings?, build: CachedBuild? = nil
+        coverage: CoverageSettings?, build: BuildSettings? = nil
     ) throws -> TestSession {
-        let build = build ?? .none(request)
-        return try TestSession(
-            settings: build.settings,
+        try TestSession(
+            settings: build ?? request.build,
             options: options, timings: timings, updatesTimings: request.updatesTimings, snapshots: snapshots,
             junit: request.junit, quarantine: try quarantine(), coverage: coverage, keptInRun: keptInRun,
             flakeThreshold: request.limits.flakeThreshold, interactive: request.interactive, write: request.write)
     }
 
     /// Says the build is starting, with its configuration and build system; nothing when it does not build.
-    func sayBuilding(_ settings: BuildSettings) async {
+    package func sayBuilding(_ settings: BuildSettings) async {
         guard !settings.skipBuild else { return }
         let system = await settings.buildSystem
         request.write("Building the tests of \(settings.packagePath.path) (\(settings.configuration), \(system))…\n")

@@ -24,7 +24,7 @@ public struct TestRequest: Sendable {
         /// Build, keep the build in the cache (and the test products for the CI run's nodes), run nothing.
         case buildOnly
 
-        var isBuildOnly: Bool {
+        package var isBuildOnly: Bool {
             if case .buildOnly = self { true } else { false }
         }
 
@@ -37,10 +37,11 @@ public struct TestRequest: Sendable {
     public let package: URL
     public let configuration: BuildConfiguration
     /// How the tests are built: the package, the configuration, `swift build`'s arguments (the build
-    /// system named in them) and whether to build at all. The build cache's `CachedBuild` adds to it.
+    /// system named in them) and whether to build at all. The build cache (`buildCache`) adds to it.
     public let build: BuildSettings
-    /// The build cache (`--build-cache`, a test stage's `build-cache:`): a folder or an S3 prefix.
-    public let buildCache: StoreAddress?
+    /// The build cache (`--build-cache`, a test stage's `build-cache:`; CachedBuilds' `BuildCacheUse`):
+    /// what readies the build and keeps what it built.
+    public let buildCache: (any BuildPreparer)?
     public let mode: Mode
     public let cores: Int
     /// How the tests are split, bounded, retried and chosen.
@@ -86,7 +87,7 @@ public struct TestRequest: Sendable {
     public init(
         package: URL, shared: RunSharing, cores: Int, configuration: BuildConfiguration = .debug,
         skipBuild: Bool = false, buildSystem: BuildSystemName? = nil, buildArguments: [String] = [],
-        buildCache: StoreAddress? = nil, mode: Mode = .run,
+        buildCache: (any BuildPreparer)? = nil, mode: Mode = .run,
         limits: Limits = Limits(),
         quarantineFile: (url: URL, display: String)? = nil, quarantine: Quarantine? = nil,
         updatesTimings: Bool = true, junit: URL? = nil, review: URL? = nil, coverage: CoverageRequest? = nil,
@@ -164,6 +165,14 @@ public struct TestRequest: Sendable {
     }
 }
 
+extension TestRequest {
+    /// What opens a store an address names (`--build-cache`, `--reuse-verdicts`, a stage's
+    /// `build-cache:`): the spec's stores when the request has them, else the command line's.
+    public func addressedStores() throws -> ReferenceStores {
+        try stores ?? shared.commandLineStores()
+    }
+}
+
 /// The stores and test pattern of a spec, for a request: found as the reference commands find it,
 /// or a pipeline run's own.
 public struct SpecStores: Sendable {
@@ -229,6 +238,11 @@ public enum TestOutcome: Sendable {
     /// A run's report (nil when the other nodes of a shared run ran every batch), its snapshot
     /// findings, its coverage (when measured), and the store error that ended a shared run's claiming.
     case ran(TestReport?, SnapshotFindings, coverage: CoverageReport?, storeFailure: (any Error)?)
+
+    /// A run's snapshot findings; nil for an outcome that ran nothing.
+    public var findings: SnapshotFindings? {
+        if case .ran(_, let findings, _, _) = self { findings } else { nil }
+    }
 }
 
 /// Why a run ran nothing, which a pipeline's test stage reports as skipped.

@@ -1,5 +1,7 @@
 import BuildCache
+import CISystem
 import Foundation
+import GitChanges
 import ObjectStorage
 import TestCore
 
@@ -29,6 +31,36 @@ public struct VerdictKey: Sendable, Codable, Equatable {
     ) {
         (self.tree, self.build, self.xcode, self.selection) = (tree, build, xcode, selection)
         (self.environment, self.references) = (environment, references)
+    }
+
+    /// Adds the key of building `package` (in the git work tree `repository`) here: its pins
+    /// resolved first, as the build would, when none are committed (the file so written is removed
+    /// again, so the build and its cache's key find the checkout as they would without verdicts),
+    /// and the package's path in its repository rather than on this machine (each CI job may check
+    /// out elsewhere).
+    public mutating func addBuild(
+        package: URL, configuration: String, flags: [String], buildSystem: String, variables: [String: String],
+        scratch: URL, repository: URL
+    ) async throws(BuildCacheError) {
+        let resolved = package.appendingPathComponent("Package.resolved")
+        let written = !FileManager.default.fileExists(atPath: resolved.path)
+        await BuildCacheKey.resolvePins(package: package, variables: variables, scratch: scratch)
+        defer { if written { try? FileManager.default.removeItem(at: resolved) } }
+        var build = try await BuildCacheKey.current(
+            package: package, configuration: configuration, flags: flags, buildSystem: buildSystem,
+            variables: variables, scratch: scratch)
+        let path = package.resolvingSymlinksInPath().path
+        let root = repository.resolvingSymlinksInPath().path
+        build.path = path == root ? "." : String(path.dropFirst(root.count + 1))
+        self.build = build
+    }
+
+    /// The selection's line for a quarantine file: its content's SHA-256; nil when it cannot be read.
+    public static func quarantineLine(of file: URL) -> String? {
+        guard let data = FileManager.default.contents(atPath: file.path),
+            let digest = try? Digest.hex(of: data, .sha256)
+        else { return nil }
+        return "quarantine \(digest)"
     }
 
     /// The key's name in a store: the SHA-256 of its parts, in hex.
@@ -117,6 +149,19 @@ public struct VerdictStore: Sendable {
 
     public init(_ place: StoreLocation) {
         self.place = place
+    }
+
+    /// Keeps the record of a passing `report` run under `key`, on the commit checked out at
+    /// `package`, with the CI run and trust scope of `variables`.
+    public func keep(_ key: VerdictKey, report: TestReport, package: URL, variables: [String: String]) async throws {
+        let ci = CIContext(variables)
+        let history = try? CommitHistory(repositoryPath: package.path)
+        let commit = (try? history?.sha("HEAD")) ?? ""
+        let change = try? history.flatMap { history in try key.change(history.contentChange(of: "HEAD")).tree }
+        try await keep(
+            Verdict(
+                key: key, run: ci.runID ?? "local", commit: commit, date: Date(), scope: ci.trustScope.folder,
+                report: report, base: (try? history?.parents(of: "HEAD"))??.first, change: change))
     }
 
     /// Keeps `record` under its key and its change's (the same key and scope replaced whole).

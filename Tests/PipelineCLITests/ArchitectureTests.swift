@@ -96,7 +96,7 @@ struct ArchitectureTests {
         // The one test flow orders its phases; what it imports may shrink, never grow (the aim is 12:
         // the features' phases in libraries of their own).
         let flow = try #require(targets["TestRun"]).dependencies.intersection(ours)
-        #expect(flow.count <= 14, "TestRun imports \(flow.count) libraries: \(flow.sorted())")
+        #expect(flow.count <= 12, "TestRun imports \(flow.count) libraries: \(flow.sorted())")
         #expect(try #require(targets["References"]).dependencies.isDisjoint(with: ["TestSharding", "TestImpact"]))
         let runnerImporters = targets.filter {
             $0.value.kind == "target" && $0.value.dependencies.contains("TestSharding")
@@ -142,7 +142,7 @@ struct ArchitectureTests {
     func layering() throws {
         let targets = try Self.declared().filter { ["target", "executableTarget"].contains($0.value.kind) }
         let (rank, entryPoints) = try Self.layers()
-        #expect(rank.count > 20 && entryPoints.count == 5, "docs/architecture.md's layers were not read: \(rank)")
+        #expect(rank.count > 20 && entryPoints.count == 6, "docs/architecture.md's layers were not read: \(rank)")
         for (name, target) in targets {
             let folder = Self.root.appendingPathComponent("Sources/\(name)")
             // C targets (no Swift) are not ranked.

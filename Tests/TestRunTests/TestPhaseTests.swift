@@ -50,10 +50,23 @@ struct TestPhaseTests {
         }
     }
 
-    private func request(_ package: URL, failedOnly: Bool = false, written: Written) -> TestRequest {
+    /// A build preparer (the build cache's seam) that says it was asked, and refuses.
+    struct RefusingPreparer: BuildPreparer {
+        struct Refused: Error {}
+        let written: Written
+
+        func prepare(for flow: TestFlow, coverage: Bool) async throws -> PreparedBuild {
+            written.add("prepare (coverage: \(coverage)) of \(flow.request.build.packagePath.lastPathComponent)\n")
+            throw Refused()
+        }
+    }
+
+    private func request(
+        _ package: URL, failedOnly: Bool = false, buildCache: (any BuildPreparer)? = nil, written: Written
+    ) -> TestRequest {
         TestRequest(
             package: package, shared: RunSharing(workingDirectory: package, variables: [:]), cores: 2,
-            limits: .init(failedOnly: failedOnly), write: written.add)
+            buildCache: buildCache, limits: .init(failedOnly: failedOnly), write: written.add)
     }
 
     private func names(_ outcome: TestOutcome) -> [String]? {
@@ -129,5 +142,16 @@ struct TestPhaseTests {
             phases: [Alongside(phase: .build), Noting(phase: .select, name: "select"), Failing(phase: .run)])
         await #expect(throws: CocoaError.self) { try await flow.run() }
         #expect(written.text == "select\nkept alongside\n")
+    }
+
+    @Test("the build asks the request's preparer (the build cache) first, and builds nothing when it fails")
+    func preparedBuild() async throws {
+        let package = try Scratch.folder("phases-prepared")
+        defer { try? FileManager.default.removeItem(at: package) }
+        let written = Written()
+        let flow = TestFlow(request(package, buildCache: RefusingPreparer(written: written), written: written))
+        await #expect(throws: RefusingPreparer.Refused.self) { try await flow.run() }
+        #expect(written.text.contains("prepare (coverage: false) of \(package.lastPathComponent)\n"))
+        #expect(!written.text.contains("Building"))
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CachedBuilds
 import Foundation
 import PipelineSpec
 import TestRun
@@ -168,7 +169,7 @@ struct TestCommand: AsyncParsableCommand {
             package: global.resolve(packagePath), shared: shared, cores: global.availableCores,
             configuration: configuration, skipBuild: skipBuild, buildSystem: buildSystem,
             buildArguments: buildArguments,
-            buildCache: buildCache,
+            buildCache: buildCache.map(BuildCacheUse.init),
             mode: buildOnly ? .buildOnly : options.mode(else: list ? .list : plan || dryRun ? .plan : .run),
             limits: options.limits,
             quarantineFile: options.quarantine(global), updatesTimings: !(noUpdateTimings || noRecord),

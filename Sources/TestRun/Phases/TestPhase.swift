@@ -56,7 +56,6 @@ struct RunState: Sendable {
     var verdict: VerdictKey?
     /// The same change verified over a base that moved since.
     var verifiedChange: VerifiedChange?
-    var build: CachedBuild?
     var session: TestSession?
     var prepared: SuiteRun.Prepared?
     /// The results taken from a verified run rather than run.
@@ -91,7 +90,7 @@ extension TestFlow {
     /// The phases of every run, each feature's where its step comes.
     static let phases: [any TestPhase] = [
         CoverageSettingsPhase(), TimingsPlacePhase(), AffectedTargets(), FailedOnly(), VerdictReuse(),
-        CachedBuildPhase(),
+        BuildPhase(),
         ImpactNarrowing(), VerifiedNarrowing(), ModeOutcome(), RunTests(), TakenResults(), CandidatesKept(),
         CoverageKept(), PublishedToCI(), VerdictKept(),
     ]

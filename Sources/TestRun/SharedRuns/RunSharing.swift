@@ -1,6 +1,5 @@
 import CISystem
 import Foundation
-import ObjectStorage
 import PipelineCore
 import PipelineSpec
 import References
@@ -53,10 +52,10 @@ public struct RunSharing: Sendable {
         }
     }
 
-    /// A store named on the command line (`--build-cache`, `--reuse-verdicts`) opened with the S3
-    /// settings of the spec (`pipeline`, else the one that sets references), when there is one.
-    public func open(_ address: StoreAddress) throws -> StoreLocation {
-        try sharedStores(specRequired: false).open(address)
+    /// What opens a store named on the command line (`--build-cache`, `--reuse-verdicts`): with the
+    /// S3 settings of the spec (`pipeline`, else the one that sets references), when there is one.
+    public func commandLineStores() throws -> ReferenceStores {
+        try sharedStores(specRequired: false)
     }
 
     /// The spec's shared sets, for the stores a command names without a test request's stores: the
@@ -142,9 +141,9 @@ public struct RunSharing: Sendable {
             return "verdicts: not kept: the nodes did not run under one key (another build, selection or references)\n"
         }
         do {
-            return try await TestFlow.keep(
-                key, report: report, in: try open(address), named: address.description, package: package,
-                variables: variables)
+            try await VerdictStore(try commandLineStores().open(address)).keep(
+                key, report: report, package: package, variables: variables)
+            return TestFlow.keptLine(address)
         } catch {
             return "verdicts: could not keep this run's verdict in \(address): \(error)\n"
         }

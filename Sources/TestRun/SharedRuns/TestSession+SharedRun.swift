@@ -1,5 +1,4 @@
 import Foundation
-import ObjectStorage
 import PipelineCore
 import References
 import SharedRun
@@ -24,7 +23,7 @@ extension TestSession {
         let plan: QueuePlan
         do {
             plan = try await queue.plan(proposing: proposal)
-        } catch StoreError.conditionalWritesUnsupported {
+        } catch let error where WorkQueue.cannotShare(error) {
             write(
                 "note: \(queue.store.name) cannot write conditionally (it answered 501 to If-None-Match), so the "
                     + "nodes cannot share a queue; node \(queue.node) runs its part of the split planned from the timings\n"
@@ -79,9 +78,7 @@ extension TestSession {
                 ran += batch.tests
                 try await queue.submit(report, of: batch)
             }
-        } catch let error as StoreError {
-            storeFailure = error
-        } catch let error as QueueError {
+        } catch let error where WorkQueue.isStoreFailure(error) {
             storeFailure = error
         }
         guard !parts.isEmpty else {

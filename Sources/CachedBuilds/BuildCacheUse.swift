@@ -4,14 +4,33 @@ import Foundation
 import GitChanges
 import ObjectStorage
 import PipelineSpec
+import TestRun
 import TestSharding
 
-/// The build cache around a run's build (`--build-cache`, a test stage's `build-cache:`): before
-/// the build, a CI run's test products when a node may use them, else the nearest ancestor's build
-/// tree; after it, the tree kept for this commit and, by the job that builds for the nodes, the
-/// test products. Nothing here fails a test run: what the cache could not do is said, and the
-/// build goes on without it. Only `--build-only`, whose job is to keep the build, fails.
-package struct CachedBuild: Sendable {
+/// The build cache around a run's build (`--build-cache`, a test stage's `build-cache:`) in a
+/// folder or an S3 prefix: before the build, a CI run's test products when a node may use them,
+/// else the nearest ancestor's build tree; after it, the tree kept for this commit and, by the job
+/// that builds for the nodes, the test products. Nothing here fails a test run: what the cache
+/// could not do is said, and the build goes on without it. Only `--build-only`, whose job is to
+/// keep the build, fails.
+public struct BuildCacheUse: BuildPreparer {
+    public let address: StoreAddress
+
+    public init(_ address: StoreAddress) {
+        self.address = address
+    }
+
+    public func prepare(for flow: TestFlow, coverage: Bool) async throws -> PreparedBuild {
+        let cached = try await cachedBuild(flow.request, coverage: coverage)
+        let request = flow.request
+        return PreparedBuild(settings: cached.settings) { runners in
+            try await cached.keep(runners: runners, request: request)
+        }
+    }
+}
+
+/// A build the cache readied: its settings, and where what it builds is kept.
+struct CachedBuild: Sendable {
     let cache: BuildCache?
     let products: TestProducts?
     /// The build: the request's, with the cache's file hashing added to its arguments, or no build
@@ -62,11 +81,11 @@ package struct CachedBuild: Sendable {
     }
 }
 
-extension TestFlow {
-    /// Opens the cache the request names and readies the build: the CI run's products fetched, or
-    /// an ancestor's tree restored; said on the request's log either way.
-    func cachedBuild(coverage: Bool) async throws -> CachedBuild {
-        guard let address = request.buildCache, !request.build.skipBuild else { return .none(request) }
+extension BuildCacheUse {
+    /// Opens the cache and readies the build: the CI run's products fetched, or an ancestor's tree
+    /// restored; said on the request's log either way.
+    func cachedBuild(_ request: TestRequest, coverage: Bool) async throws -> CachedBuild {
+        guard !request.build.skipBuild else { return .none(request) }
         let write = request.write
         let variables = request.shared.variables
         var settings = request.build
@@ -84,7 +103,7 @@ extension TestFlow {
             write("Build cache: not used: it keeps builds by commit, and \(request.package.path) has none (\(error))\n")
             return .none(request)
         }
-        let folder = try openStore(address)
+        let folder = try request.addressedStores().open(address)
         // A folder that does not exist yet: said when the first save creates it, not made silently.
         let newFolder = (folder.store as? FolderStore).map(\.root.path).flatMap { root in
             FileManager.default.fileExists(atPath: root) ? nil : root
@@ -135,12 +154,5 @@ extension TestFlow {
         return CachedBuild(
             cache: cache, products: products, settings: settings, commit: commits[0],
             savedUnder: savedUnder, run: run, newFolder: newFolder)
-    }
-
-    /// The cache's store: a folder (relative to the working folder) or an S3 prefix, opened as
-    /// the spec's stores are (its endpoint, region and credentials, when there is a spec).
-    func openStore(_ address: StoreAddress) throws -> StoreLocation {
-        if let stores = request.stores { return try stores.open(address) }
-        return try request.shared.open(address)
     }
 }
