@@ -68,6 +68,15 @@ public struct CIContext: Sendable {
         return (variables["GITHUB_STEP_SUMMARY"], variables["GITHUB_WORKSPACE"])
     }
 
+    /// On GitHub Actions, the page of this workflow run (its summary and artifacts):
+    /// `$GITHUB_SERVER_URL/$GITHUB_REPOSITORY/actions/runs/$GITHUB_RUN_ID`; nil elsewhere.
+    public var gitHubRunPage: String? {
+        guard variables["GITHUB_ACTIONS"] == "true", let repository = variables["GITHUB_REPOSITORY"],
+            let run = variables["GITHUB_RUN_ID"], !repository.isEmpty, !run.isEmpty
+        else { return nil }
+        return "\(variables["GITHUB_SERVER_URL"] ?? "https://github.com")/\(repository)/actions/runs/\(run)"
+    }
+
     /// Whether the CI checks out a pull request as a merge commit it makes of the branch into its
     /// base: GitHub's `pull_request` events (`refs/pull/N/merge`), Bitrise's and Jenkins' pull-request
     /// builds. GitLab does so only for merged-results pipelines, which say so themselves.

@@ -50,7 +50,16 @@ public enum ReviewPage {
             <input id="filter" type="search" placeholder="Filter by test or where rendered…" oninput="filter(this.value)">
 
             """
-        if accept != nil {
+        if let accept {
+            // A change failing tests of several files: the one command for all of it comes first.
+            let files = Set(
+                entries.filter { ($0.status == .failed || $0.status == .new) && $0.hasNewValue }.map(\.test))
+            if files.count > 1 {
+                html +=
+                    "<div class=\"accept\"><span>Accept all \(files.count) test files' renderings:</span>"
+                    + "<pre id=\"accept-all\">\(escape(accept.all))</pre>"
+                    + "<button onclick=\"copyCommand('accept-all')\">Copy</button></div>\n"
+            }
             html +=
                 "<div id=\"selection\" class=\"accept\"><pre id=\"selected\"></pre>"
                 + "<button onclick=\"copyCommand('selected')\">Copy</button></div>\n"
@@ -176,4 +185,7 @@ public struct AcceptCommand: Sendable, Equatable {
 
     /// The command for `tests`.
     public func line(_ tests: [String]) -> String { ([prefix] + tests).joined(separator: " ") + options }
+
+    /// The command for every test the run kept a rendering of (`--all`).
+    public var all: String { prefix + " --all" + options }
 }

@@ -41,4 +41,21 @@ public enum SnapshotMessages {
         let folder = match.1.map { String($0) }.flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
         return (String(match.2), folder)
     }
+
+    /// Whether every failure `text` (a failed test's message and output) reports is the library's
+    /// verdict on a reference (a mismatch, a missing or a recorded reference), which another attempt
+    /// renders the same way. A failure starts at a line naming its source (`/path/File.swift:12:
+    /// error: …` from XCTest, `Module/File.swift:12: …` for a Swift Testing issue) and runs to the
+    /// next; there must be at least one. Any other assertion makes it false.
+    public static func onlyReferenceVerdicts(in text: String) -> Bool {
+        var failures: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.firstMatch(of: /^\S*\.swift:\d+:/) != nil {
+                failures.append(String(line))
+            } else if !failures.isEmpty {
+                failures[failures.count - 1] += "\n" + line
+            }
+        }
+        return !failures.isEmpty && failures.allSatisfy { !kinds(in: $0).isEmpty }
+    }
 }

@@ -99,6 +99,13 @@ public struct SnapshotCheck: Sendable {
         SnapshotSwitches.effectiveMode(inherited: inherited, overrides: variables)
     }
 
+    /// Whether a failed attempt's only failures are the snapshot library's verdicts on references
+    /// (a mismatch, a missing or a recorded reference): another attempt renders the same, so it is
+    /// not retried. A crash, a timeout or any other assertion is retried as before.
+    public static func failedOnReferences(status: TestStatus, text: [String?]) -> Bool {
+        status == .failed && SnapshotMessages.onlyReferenceVerdicts(in: text.compactMap { $0 }.joined(separator: "\n"))
+    }
+
     /// The record switch as the test processes get it, for a dry run's notes (`SNAPSHOT_TESTING_RECORD=never`).
     public var switchSetting: String { "\(SnapshotSwitches.record)=\(mode.rawValue)" }
 

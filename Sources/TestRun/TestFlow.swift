@@ -57,8 +57,7 @@ public struct TestFlow: Sendable {
         let node = request.limits.node
         CIReport.publish(
             report, coverage: coverage, title: request.title + (node.count > 1 ? " (node \(node))" : ""),
-            review: review,
-            variables: request.shared.variables)
+            review: review, package: request.package, variables: request.shared.variables)
     }
 
     /// Options that cannot go together, said before anything is built.
@@ -200,11 +199,14 @@ extension TestRequest {
     }
 
     /// The run's options for the test processes.
+    /// A test that failed only on snapshots that do not match their references is not retried.
     public func runOptions() -> TestRunOptions {
-        TestRunOptions(
+        var options = TestRunOptions(
             shards: limits.shards.resolved(cores: cores), node: limits.node,
             limits: RunLimits(timeout: limits.timeout, outputLimit: Int(limits.outputLimit.bytes)),
             retries: limits.retries, maxRetried: limits.maxRetried, flakyFails: limits.flaky == .fail,
             filters: limits.filters, skips: limits.skips)
+        options.retriable = { !SnapshotCheck.failedOnReferences(status: $0.status, text: [$0.message, $0.output]) }
+        return options
     }
 }

@@ -7,74 +7,149 @@ public enum GitHubReport {
     /// The longest first line an annotation keeps whole (GitHub shows up to 4 KB of a message).
     static let annotationLimit = 2000
 
-    /// One `::error` workflow command per test that did not pass (flaky and quarantined ones as `::warning`),
-    /// pointing at the first `File.swift:LINE` its message or output names, relative to `workspace`.
-    public static func annotations(_ report: TestReport, workspace: String?) -> [String] {
-        report.tests.compactMap { record in
-            let level: String
+    /// GitHub shows at most 10 error annotations and 10 warning annotations of a step (and 50 of a
+    /// job); the rest are dropped without a word.
+    public static let annotationsPerStep = 10
+
+    /// `::error` workflow commands for the tests that did not pass (flaky and quarantined ones as
+    /// `::warning`), at most `annotationsPerStep` of each level, spent first on what a reviewer
+    /// needs first: crashes, timeouts, tests that never reported, other failures, and last the
+    /// tests in `snapshotTests` (those that failed only on their references). When more did not
+    /// pass, the last annotation of the level says how many more and that every one is in
+    /// `elsewhere` (the step's summary, the review page). Each points at the first
+    /// `File.swift:LINE` its message or output names, relative to `workspace`; a Swift Testing
+    /// `Module/File.swift` is looked for in the package's `Tests/` (`package`, else the workspace).
+    public static func annotations(
+        _ report: TestReport, workspace: String?, package: String? = nil, snapshotTests: Set<String> = [],
+        elsewhere: String = "the step's summary"
+    ) -> [String] {
+        var errors: [(rank: Int, line: String)] = []
+        var warnings: [String] = []
+        for record in report.tests {
             switch record.status {
-            case .passed, .skipped: return nil
-            case _ where record.quarantine != nil, .flaky: level = "warning"
-            default: level = "error"
+            case .passed, .skipped: continue
+            case _ where record.quarantine != nil, .flaky:
+                warnings.append(annotation(record, level: "warning", workspace: workspace, package: package))
+            default:
+                errors.append(
+                    (
+                        rank(record, snapshotTests: snapshotTests),
+                        annotation(record, level: "error", workspace: workspace, package: package)
+                    ))
             }
-            let title = "\(record.name) \(record.status.rawValue)" + (record.quarantine == nil ? "" : " (quarantined)")
-            var properties = ["title=\(escapeProperty(title))"]
-            if let (file, line) = location(
-                in: [record.message, record.output].compactMap { $0 }.joined(separator: "\n"), workspace: workspace)
-            {
-                let relative =
-                    workspace.flatMap { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : nil } ?? file
-                properties.insert(contentsOf: ["file=\(escapeProperty(relative))", "line=\(line)"], at: 0)
-            }
-            // One line: the message's first, whole (it ends in the command that fixes it, such as
-            // the accept command); only a runaway line is shortened (the whole message is in the log and JUnit).
-            let first = (record.message ?? "").split(separator: "\n").first {
-                !$0.trimmingCharacters(in: .whitespaces).isEmpty
-            }
-            let brief =
-                first.map { $0.count > annotationLimit ? $0.prefix(annotationLimit - 1) + "…" : String($0) }
-                ?? record.status.rawValue
-            let message = (record.quarantine.map { "\($0.description): " } ?? "") + brief
-            return "::\(level) \(properties.joined(separator: ","))::\(escapeData(message))"
         }
+        let ranked = errors.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }
+        let snapshots = errors.filter { $0.rank == Rank.snapshot }.count
+        return limited(ranked.map(\.element.line), level: "error") { more in
+            let ofThem = snapshots == 0 ? "" : " (\(min(more, snapshots)) of them on snapshots only)"
+            return "\(more) more tests failed\(ofThem): every failure is in \(elsewhere)"
+        }
+            + limited(warnings, level: "warning") { more in
+                "\(more) more tests were flaky or quarantined: every one is in \(elsewhere)"
+            }
+    }
+
+    /// The order annotations are spent in: what a reviewer needs first.
+    private enum Rank {
+        static let crashed = 0, timedOut = 1, missing = 2, failed = 3, snapshot = 4
+    }
+
+    private static func rank(_ record: TestReport.Entry, snapshotTests: Set<String>) -> Int {
+        switch record.status {
+        case .crashed: Rank.crashed
+        case .timedOut: Rank.timedOut
+        case .missing: Rank.missing
+        default: snapshotTests.contains(record.name) ? Rank.snapshot : Rank.failed
+        }
+    }
+
+    /// `lines` when they fit in a step's annotations; else the first ones and one saying how many more.
+    private static func limited(_ lines: [String], level: String, more: (Int) -> String) -> [String] {
+        guard lines.count > annotationsPerStep else { return lines }
+        let kept = lines.prefix(annotationsPerStep - 1)
+        let rest = lines.count - kept.count
+        return kept + ["::\(level) title=\(escapeProperty("\(rest) more not annotated"))::\(escapeData(more(rest)))"]
+    }
+
+    /// One test's annotation: its name and status, the first line of its message, where it failed.
+    private static func annotation(
+        _ record: TestReport.Entry, level: String, workspace: String?, package: String?
+    ) -> String {
+        let title = "\(record.name) \(record.status.rawValue)" + (record.quarantine == nil ? "" : " (quarantined)")
+        var properties = ["title=\(escapeProperty(title))"]
+        if let (file, line) = location(
+            in: [record.message, record.output].compactMap { $0 }.joined(separator: "\n"), workspace: workspace,
+            package: package)
+        {
+            let relative =
+                workspace.flatMap { file.hasPrefix($0 + "/") ? String(file.dropFirst($0.count + 1)) : nil } ?? file
+            properties.insert(contentsOf: ["file=\(escapeProperty(relative))", "line=\(line)"], at: 0)
+        }
+        // One line: the message's first, whole (it ends in the command that fixes it, such as
+        // the accept command); only a runaway line is shortened (the whole message is in the log and JUnit).
+        let first = (record.message ?? "").split(separator: "\n").first {
+            !$0.trimmingCharacters(in: .whitespaces).isEmpty
+        }
+        let brief =
+            first.map { $0.count > annotationLimit ? $0.prefix(annotationLimit - 1) + "…" : String($0) }
+            ?? record.status.rawValue
+        let message = (record.quarantine.map { "\($0.description): " } ?? "") + brief
+        return "::\(level) \(properties.joined(separator: ","))::\(escapeData(message))"
     }
 
     /// A Markdown table of the run, and the tests that did not pass.
     public static func summary(_ report: TestReport, title: String) -> String {
+        counts(report, title: title) + failureRows(report).joined(separator: "\n") + "\n"
+    }
+
+    /// The run's counts: a heading and a one-row table.
+    public static func counts(_ report: TestReport, title: String) -> String {
         let s = report.summary
-        var lines = [
+        return [
             "### \(report.passed ? "✅" : "❌") \(title)", "",
             "| passed | failed | skipped | flaky | timed out | crashed | quarantined | time |",
             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
             "| \(s.passed) | \(s.failed) | \(s.skipped) | \(s.flaky) | \(s.timedOut) | \(s.crashed) | \(s.quarantined) | "
                 + String(format: "%.1f s", s.seconds) + " |",
-        ]
-        let notPassed = report.tests.filter { $0.status != .passed && $0.status != .skipped }
-        if !notPassed.isEmpty {
-            lines += ["", "| test | status | message |", "| --- | --- | --- |"]
-            for record in notPassed {
+        ].joined(separator: "\n") + "\n"
+    }
+
+    /// The tests that did not pass as a table, grouped by kind (crashes, timeouts, tests that never
+    /// reported, other failures, then those in `snapshotTests`): the header's lines, then a row
+    /// each; none when every test passed.
+    public static func failureRows(_ report: TestReport, snapshotTests: Set<String> = []) -> [String] {
+        let notPassed = report.tests.enumerated().filter {
+            $0.element.status != .passed && $0.element.status != .skipped
+        }
+        .sorted {
+            (rank($0.element, snapshotTests: snapshotTests), $0.offset)
+                < (rank($1.element, snapshotTests: snapshotTests), $1.offset)
+        }.map(\.element)
+        guard !notPassed.isEmpty else { return [] }
+        return ["", "| test | status | message |", "| --- | --- | --- |"]
+            + notPassed.map { record in
                 let message = (record.message ?? "").replacingOccurrences(of: "|", with: "\\|")
                     .replacingOccurrences(of: "\n", with: " ")
                 let status =
                     record.status.rawValue
                     + (record.quarantine.map { ", quarantined (\($0.owner), until \($0.expires))" } ?? "")
-                lines.append("| `\(record.name)` | \(status) | \(message.prefix(300)) |")
+                return "| `\(record.name)` | \(status) | \(message.prefix(300)) |"
             }
-        }
-        return lines.joined(separator: "\n") + "\n"
     }
 
     /// The first `/path/File.swift:LINE` in `text` (an absolute path, as XCTest writes it), else
-    /// Swift Testing's `Module/File.swift:LINE` where `workspace/Tests/Module/File.swift` exists.
-    static func location(in text: String, workspace: String? = nil) -> (String, Int)? {
+    /// Swift Testing's `Module/File.swift:LINE` where `Tests/Module/File.swift` exists in the package
+    /// (`package`, else `workspace`).
+    static func location(in text: String, workspace: String? = nil, package: String? = nil) -> (String, Int)? {
         if let match = text.firstMatch(of: /(?:^|[\s('"])(\/[^:\n]*?\.swift):(\d+)/), let line = Int(match.2) {
             return (String(match.1), line)
         }
-        guard let workspace, let match = text.firstMatch(of: /(?:^|[\s('"])([A-Za-z_][\w]*\/[^\/:\n]+\.swift):(\d+)/),
+        guard let match = text.firstMatch(of: /(?:^|[\s('"])([A-Za-z_][\w]*\/[^\/:\n]+\.swift):(\d+)/),
             let line = Int(match.2)
         else { return nil }
         let path = "Tests/" + match.1
-        return FileManager.default.fileExists(atPath: workspace + "/" + path) ? (workspace + "/" + path, line) : nil
+        return [package, workspace].compactMap { $0 }.map { $0 + "/" + path }
+            .first { FileManager.default.fileExists(atPath: $0) }.map { ($0, line) }
     }
 
     /// GitHub's escaping of a workflow command's message.

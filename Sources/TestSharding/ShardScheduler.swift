@@ -11,6 +11,10 @@ public struct TestRunOptions: Sendable {
     public var retries: Int
     /// When more tests than this fail, none is retried: a mass failure is a breakage, not flakiness.
     public var maxRetried: Int?
+    /// Whether a failed attempt is worth another: nil retries every failure. The snapshot check
+    /// says no for a test whose only failures are snapshots that do not match their references,
+    /// which render the same way again.
+    public var retriable: (@Sendable (TestAttempt) -> Bool)?
     /// Whether a test that passed only on a retry fails the run.
     public var flakyFails: Bool
     /// Regular expressions over test names: a test runs when it matches any filter (or there are
@@ -114,13 +118,25 @@ public struct ShardScheduler: Sendable {
             )
             .run(pool, progress: progress)
         }
-        if options.retries > 0, let limit = options.maxRetried, outcome.failures.count > limit {
-            let note =
-                "\(counted(outcome.failures.count, "test")) failed, more than --max-retried \(limit): none was retried"
-            await progress.note(note)
-            return (outcome, note)
-        }
         var failures = outcome.failures
+        var notes: [String] = []
+        if options.retries > 0, let retriable = options.retriable {
+            let last = Dictionary(outcome.attempts.map { ($0.test, $0) }, uniquingKeysWith: { _, later in later })
+            let kept = failures.filter { last[$0].map(retriable) ?? true }
+            if kept.count < failures.count {
+                notes.append(
+                    "\(counted(failures.count - kept.count, "test")) failed only on snapshots that do not match their "
+                        + "references: not retried (another attempt renders the same)")
+            }
+            failures = kept
+        }
+        if options.retries > 0, let limit = options.maxRetried, failures.count > limit {
+            notes.append(
+                "\(counted(failures.count, "test")) failed, more than --max-retried \(limit): none was retried")
+            failures = []
+        }
+        for note in notes { await progress.note(note) }
+        let note = notes.isEmpty ? nil : notes.joined(separator: "; ")
         for attempt in stride(from: 2, through: options.retries + 1, by: 1) where !failures.isEmpty {
             guard await !ProcessGroups.shared.isStopping else { break }
             // The failures dealt round-robin over the shards, each part in a process of its own.
@@ -137,7 +153,7 @@ public struct ShardScheduler: Sendable {
             outcome.add(round)
             failures = round.failures
         }
-        return (outcome, nil)
+        return (outcome, note)
     }
 
     /// Runs one worker per lane at once, and adds up what they did.

@@ -51,7 +51,7 @@ struct SwiftTestingEventParser {
                 events.append(
                     .finished(
                         test, status: failures.isEmpty ? .passed : .failed, seconds: seconds,
-                        message: failures.first, range: nil))
+                        message: failures.isEmpty ? nil : failures.joined(separator: "\n"), range: nil))
             default:
                 continue
             }

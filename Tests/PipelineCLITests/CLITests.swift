@@ -329,12 +329,18 @@ struct CLITests {
         "help for every command exits 0 and explains it",
         arguments: [
             ["--help"], ["list", "--help"], ["validate", "--help"], ["run", "--help"], ["changes", "--help"],
+            ["refs", "accept", "--help"], ["refs", "record", "--help"], ["test", "--help"],
         ])
     func help(_ arguments: [String]) throws {
         let workspace = try Workspace(pipelines: [:])
         let result = try PipelineBinary.run(arguments, in: workspace.root)
         #expect(result.status == 0)
         #expect(result.stdout.contains("USAGE: pipeline"))
+        // The overview reads as sentences: no run of spaces inside a line (a multi-line string's
+        // indentation left in), only the parser's own indentation at the start of a line.
+        let overview = result.stdout.components(separatedBy: "USAGE:").first ?? ""
+        let inside = overview.split(separator: "\n").filter { $0.trimmingCharacters(in: .whitespaces).contains("  ") }
+        #expect(inside.isEmpty, "runs of spaces inside lines: \(inside)")
     }
 
     @Test("shell completion scripts come from the argument parser")

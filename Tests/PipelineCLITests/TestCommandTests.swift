@@ -152,6 +152,30 @@ struct TestCommandTests {
         }
     }
 
+    @Test("a test failing only on a snapshot that does not match its reference runs once; another failure is retried")
+    func snapshotMismatchNotRetried() throws {
+        // Another render environment draws the text snapshots otherwise; EXAMPLE_FAIL fails an assertion.
+        let result = try test(
+            "--json", "--retries", "2",
+            environment: [
+                "EXAMPLE_RENDER_ENVIRONMENT": "elsewhere", "SNAPSHOT_TESTING_RECORD": "never", "EXAMPLE_FAIL": "1",
+            ])
+        #expect(result.status == 1)
+        let tests = try report(result)
+        let failed = tests.filter { $0.value["status"] as? String == "failed" }
+        let mismatches = failed.filter { ($0.value["message"] as? String ?? "").contains("does not match reference") }
+        let others = failed.filter { !($0.value["message"] as? String ?? "").contains("Snapshot") }
+        #expect(!mismatches.isEmpty && !others.isEmpty, "\(failed.keys.sorted())")
+        #expect(mismatches.allSatisfy { $0.value["attempts"] as? Int == 1 }, "mismatches ran once: \(mismatches)")
+        #expect(others.allSatisfy { $0.value["attempts"] as? Int == 3 }, "other failures were retried: \(others)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let count = mismatches.count == 1 ? "1 test" : "\(mismatches.count) tests"
+        #expect(
+            (json["retryNote"] as? String)?.contains(
+                "\(count) failed only on snapshots that do not match their references: not retried") == true,
+            "\(json["retryNote"] ?? "no note")")
+    }
+
     @Test(
         "--failed runs only what the last run left failing; --max-retried stops retries on mass failure; a corrupt last run is named"
     )

@@ -79,6 +79,37 @@ struct SnapshotConventionsTests {
         #expect(SnapshotMessages.kinds(in: "XCTAssertEqual failed: (1) is not equal to (2)").isEmpty)
     }
 
+    @Test("a test whose every failure is a verdict on a reference is told from one with any other failure")
+    func referenceVerdicts() {
+        let mismatch = """
+            /w/Tests/AppTests/BadgeTests.swift:11: error: BadgeTests.testA : failed - Snapshot does not match reference.
+
+            @−
+            "file:///w/Tests/AppTests/__Snapshots__/BadgeTests/testA.1.png"
+            """
+        #expect(SnapshotMessages.onlyReferenceVerdicts(in: mismatch))
+        let missing =
+            "/w/Tests/AppTests/BadgeTests.swift:12: error: BadgeTests.testA : failed - No reference was found on disk."
+        #expect(SnapshotMessages.onlyReferenceVerdicts(in: mismatch + "\n" + missing))
+        let assertion =
+            "/w/Tests/AppTests/BadgeTests.swift:14: error: BadgeTests.testA : XCTAssertEqual failed: (1) is not equal to (2)"
+        #expect(!SnapshotMessages.onlyReferenceVerdicts(in: mismatch + "\n" + assertion))
+        #expect(!SnapshotMessages.onlyReferenceVerdicts(in: assertion))
+        // Swift Testing's issues, as the event stream's reader joins them: one per source line.
+        let issues = """
+            ExampleKitTests/BadgeSnapshotTests.swift:8: Snapshot does not match reference.
+
+            @@ −1,2 +1,2 @@
+            ExampleKitTests/BadgeSnapshotTests.swift:9: Snapshot does not match reference.
+            """
+        #expect(SnapshotMessages.onlyReferenceVerdicts(in: issues))
+        #expect(
+            !SnapshotMessages.onlyReferenceVerdicts(
+                in: issues + "\nExampleKitTests/BadgeSnapshotTests.swift:10: Expectation failed: count == 2"))
+        #expect(!SnapshotMessages.onlyReferenceVerdicts(in: "crashed: signal 11"))
+        #expect(!SnapshotMessages.onlyReferenceVerdicts(in: ""))
+    }
+
     @Test("the inventory shows what a run wrote, rewrote and removed, and nothing outside __Snapshots__ or in .build")
     func inventory() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("inventory-\(UUID().uuidString)")

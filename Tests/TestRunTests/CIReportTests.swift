@@ -50,12 +50,96 @@ import Testing
         let text2 = CIReview(published: published, entries: [layout], accept: nil).markdown()
         #expect(text2.contains("```diff\n  a\n- b\n+ B\n  c\n```"), "\(text2)")
 
-        // A folder store's review: a path, no images inline (a browser on the PR cannot open it).
-        let local = CIReview(
+        // A folder store's review: no images inline, and no link to a path on the runner (a browser
+        // on the pull request cannot open it): the run's page, whose artifacts hold the page.
+        let folderReview = CIReview(
             published: ReviewArchive.Published(page: "/store/feature/.reviews/c/r/snapshot-review.html"),
-            entries: [entry], accept: nil
-        ).markdown()
-        #expect(local.contains("[The review page](file:///store/feature/.reviews/c/r/snapshot-review.html)"))
-        #expect(!local.contains("<img"))
+            entries: [entry], accept: nil)
+        let local = folderReview.markdown(runPage: "https://github.com/team/app/actions/runs/42")
+        #expect(local.contains("[the run's artifacts](https://github.com/team/app/actions/runs/42)"), "\(local)")
+        #expect(!local.contains("file://") && !local.contains("<img"))
+        #expect(!folderReview.markdown().contains("file://"))
+    }
+
+    /// A run of `failures` snapshot tests over `files` test files failing on their references (text
+    /// diffs, as swift-snapshot-testing reports them), and `crashes` crashed tests, as a report and
+    /// the review CI kept of it.
+    static func bigChange(failures: Int, files: Int, crashes: Int = 0) -> (TestReport, CIReview) {
+        var attempts: [TestAttempt] = []
+        var entries: [ReviewEntry] = []
+        for index in 0..<failures {
+            let file = "Cards\(index % files)Tests"
+            let test = TestID("AppTests.\(file)/test_card\(index)", framework: .xctest)
+            attempts.append(
+                TestAttempt(
+                    test: test, status: .failed, seconds: 0.1,
+                    message: "/w/Tests/AppTests/\(file).swift:\(10 + index): error: \(test.name) : failed - "
+                        + "Snapshot does not match reference.\n\n"
+                        + String(repeating: "@@ −1,80 +1,80 @@ brand\n", count: 8)))
+            var entry = ReviewEntry(key: "\(file)/test_card\(index).1.txt", status: .failed)
+            entry.textDiff = TextDiff(
+                reference: (0..<80).map { "line \($0) of the old brand" }.joined(separator: "\n"),
+                new: (0..<80).map { "line \($0) of the new brand" }.joined(separator: "\n"))
+            entries.append(entry)
+        }
+        for index in 0..<crashes {
+            attempts.append(
+                TestAttempt(
+                    test: TestID("AppTests.Crashing/test_crash\(index)", framework: .xctest), status: .crashed,
+                    seconds: 0.1, message: "crashed: signal 11"))
+        }
+        let report = TestReport(
+            shards: [Shard(index: 1, tests: attempts.map(\.test), expectedSeconds: 1)], attempts: attempts, seconds: 1,
+            node: .whole, flakyFails: true)
+        let review = CIReview(
+            published: ReviewArchive.Published(page: "https://s3.example/b/review.html?X-Amz-Signature=1"),
+            entries: entries, accept: CandidateArchive.acceptCommand(commit: "abc123", environment: nil))
+        return (report, review)
+    }
+
+    @Test("300 failed snapshots and 2 crashes: 10 error annotations, both crashes among them, the last naming the rest")
+    func annotationsWithinLimits() throws {
+        let (report, review) = Self.bigChange(failures: 300, files: 10, crashes: 2)
+        let folder = try Scratch.folder("annotations")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let summary = folder.appendingPathComponent("summary.md")
+        _ = FileManager.default.createFile(atPath: summary.path, contents: nil)
+        let variables = ["GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary.path, "GITHUB_WORKSPACE": "/w"]
+        let lines = CIReport.annotations(report, review: review, package: nil, variables: variables)
+        CIReport.publish(report, title: "pull request", review: review, annotate: false, variables: variables)
+        let errors = lines.filter { $0.hasPrefix("::error ") }
+        #expect(errors.count == GitHubReport.annotationsPerStep, "\(errors.count) error annotations")
+        #expect(errors.prefix(2).allSatisfy { $0.contains("test_crash") }, "the crashes come first")
+        #expect(
+            errors.last?.contains("293 more tests failed (293 of them on snapshots only)") == true,
+            "\(errors.last ?? "")")
+        #expect(errors.last?.contains("https://s3.example/b/review.html") == true)
+        #expect(
+            errors.dropFirst(2).dropLast().allSatisfy { $0.contains("file=") && $0.contains("line=") },
+            "each failure points at its line (a crash names none)")
+        let text = try String(contentsOf: summary, encoding: .utf8)
+        #expect(text.contains("```sh\npipeline refs accept --all --commit abc123\n```"), "one command for all")
+        #expect(text.range(of: "--all")!.lowerBound < text.range(of: "| test | status | message |")!.lowerBound)
+    }
+
+    @Test("the summary stays within its budget at 300 and at 3,000 failures, and says how many more are elsewhere")
+    func summaryWithinBudget() {
+        for failures in [300, 3_000] {
+            let (report, review) = Self.bigChange(failures: failures, files: 10)
+            let text = CIReport.summary(
+                report, title: "pull request", review: review, coverage: nil, elsewhere: "the review page")
+            #expect(text.utf8.count <= CIReport.summaryBudget, "\(failures) failures: \(text.utf8.count) bytes")
+            #expect(text.contains("pipeline refs accept --all --commit abc123"))
+            // 300 fit whole (about 1.3 kB each, the details included); 3,000 do not.
+            if failures > 300 {
+                #expect(text.contains("not shown here"), "\(failures): what was left out is said")
+                #expect(text.contains("every one is in the review page"))
+            }
+        }
+        // A small run is shown whole: nothing left out.
+        let (report, review) = Self.bigChange(failures: 3, files: 1)
+        let small = CIReport.summary(report, title: "t", review: review, coverage: nil, elsewhere: "the review page")
+        #expect(!small.contains("not shown here"))
+        #expect(small.contains("pipeline refs accept Cards0Tests --commit abc123") && !small.contains("--all"))
     }
 }

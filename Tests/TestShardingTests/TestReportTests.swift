@@ -119,10 +119,11 @@ final class TestReportTests: XCTestCase {
         XCTAssertEqual(
             lines,
             [
+                // Errors first, a test that never reported before an assertion; warnings after.
+                "::error title=App.S/gone() missing::never reported by any test process",
                 "::error file=Tests/AppTests/C Tests.swift,line=42,title=App.C/testB_初期起動時 failed::"
                     + "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100%25 wrong,",
                 "::warning title=App.S/flaky() flaky::boom",
-                "::error title=App.S/gone() missing::never reported by any test process",
             ])
         let markdown = GitHubReport.summary(result, title: "tests")
         XCTAssertTrue(markdown.hasPrefix("### ❌ tests\n"), markdown)

@@ -90,7 +90,12 @@ struct RefsCommand: AsyncParsableCommand {
             commandName: "accept",
             abstract: "Make what CI rendered of failed snapshots the branch's references.",
             discussion: """
-                Reviewers: when the review page of a pull request's run shows an intended change,                 'pipeline refs accept TEST…' (the page gives the command) copies the new values CI kept                 in feature (its candidates) into feature as the commit's push, so the merge promotes them,                 and into the checkout where it commits its references in git. No re-recording on a machine                 that draws pixels differently. A test that passed in a later run of the commit, or whose                 references in feature changed after the run, is refused; --force accepts it anyway.
+                Reviewers: when the review page of a pull request's run shows an intended change, \
+                'pipeline refs accept TEST…' (the page gives the command) copies the new values CI kept \
+                in feature (its candidates) into feature as the commit's push, so the merge promotes them, \
+                and into the checkout where it commits its references in git. No re-recording on a machine \
+                that draws pixels differently. A test that passed in a later run of the commit, or whose \
+                references in feature changed after the run, is refused; --force accepts it anyway.
                 """
         )
 
