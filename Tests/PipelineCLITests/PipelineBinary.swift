@@ -182,10 +182,16 @@ extension ScratchRepository {
 /// The example package at one fixed path for a whole test run, so SwiftPM's build of it (and of
 /// swift-snapshot-testing) is made once and reused: at a new path SwiftPM builds everything again.
 /// Each user gets the package's sources and no history; `.build` is kept without pipeline's
-/// outputs. Only one serialized suite may use it (`SnapshotLoopTests`), since it is one folder.
+/// outputs. Only one serialized suite may use it (`SnapshotLoopTests`), since it is one folder. The
+/// path names this checkout of the project (an FNV-1a hash of its path), so two clones' test runs
+/// on one machine do not reset each other's folder.
 enum ExampleCheckout {
     static let root = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "pipeline-tests-example-\(ProcessInfo.processInfo.environment["PIPELINE_BUILD_SYSTEM"] ?? "native")")
+        "pipeline-tests-example-\(ProcessInfo.processInfo.environment["PIPELINE_BUILD_SYSTEM"] ?? "native")-"
+            + String(
+                ExamplePackage.root.path.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) {
+                    ($0 ^ UInt64($1)) &* 0x100_0000_01b3
+                }, radix: 16))
     /// The first use in a run starts from nothing: a build left by an earlier run is not this one's.
     private static let cleared: Void = { try? FileManager.default.removeItem(at: root) }()
 
