@@ -97,11 +97,6 @@ public enum GitHubReport {
         return "::\(level) \(properties.joined(separator: ","))::\(escapeData(message))"
     }
 
-    /// A Markdown table of the run, and the tests that did not pass.
-    public static func summary(_ report: TestReport, title: String) -> String {
-        counts(report, title: title) + failureRows(report).joined(separator: "\n") + "\n"
-    }
-
     /// The run's counts: a heading and a one-row table.
     public static func counts(_ report: TestReport, title: String) -> String {
         let s = report.summary

@@ -125,7 +125,8 @@ final class TestReportTests: XCTestCase {
                     + "/work/repo/Tests/AppTests/C Tests.swift:42: error: 100%25 wrong,",
                 "::warning title=App.S/flaky() flaky::boom",
             ])
-        let markdown = GitHubReport.summary(result, title: "tests")
+        let markdown =
+            GitHubReport.counts(result, title: "tests") + GitHubReport.failureRows(result).joined(separator: "\n")
         XCTAssertTrue(markdown.hasPrefix("### ❌ tests\n"), markdown)
         XCTAssertTrue(markdown.contains("| `App.S/flaky()` | flaky | boom |"), markdown)
     }

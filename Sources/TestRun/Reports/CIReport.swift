@@ -17,8 +17,11 @@ public enum CIReport {
         let ci = CIContext(variables)
         guard let gitHub = ci.gitHub else { return }
         let readAt = places(review: review, ci: ci)
+        let snapshots = snapshotTests(report)
         if annotate {
-            for line in annotations(report, review: review, package: package, variables: variables) {
+            for line in annotations(
+                report, review: review, package: package, variables: variables, snapshots: snapshots)
+            {
                 FileHandle.standardError.write(Data((line + "\n").utf8))
             }
         }
@@ -29,7 +32,7 @@ public enum CIReport {
         handle.write(
             Data(
                 summary(
-                    report, title: title, review: review, coverage: coverage, snapshotTests: snapshotTests(report),
+                    report, title: title, review: review, coverage: coverage, snapshotTests: snapshots,
                     elsewhere: readAt.isEmpty ? "the job's log" : readAt.joined(separator: " and "),
                     runPage: ci.gitHubRunPage
                 ).utf8))
@@ -54,11 +57,13 @@ public enum CIReport {
     /// The step's annotations: within GitHub's limits, crashes, timeouts and other failures first,
     /// tests that failed only on their snapshots last, the last one saying where all of them are.
     static func annotations(
-        _ report: TestReport, review: CIReview?, package: URL?, variables: [String: String]
+        _ report: TestReport, review: CIReview?, package: URL?, variables: [String: String],
+        snapshots: Set<String>? = nil
     ) -> [String] {
         let ci = CIContext(variables)
         return GitHubReport.annotations(
-            report, workspace: ci.gitHub?.workspace, package: package?.path, snapshotTests: snapshotTests(report),
+            report, workspace: ci.gitHub?.workspace, package: package?.path,
+            snapshotTests: snapshots ?? snapshotTests(report),
             elsewhere: (["this step's summary"] + places(review: review, ci: ci)).joined(separator: " and "))
     }
 
