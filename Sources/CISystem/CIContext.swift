@@ -247,7 +247,30 @@ public struct CIContext: Sendable {
         return (number, String(match.1))
     }
 
+    /// Whether anyone may read the run's logs and summaries: a public repository (GitHub's event
+    /// file, `repository.visibility`, else `repository.private`; GitLab's `CI_PROJECT_VISIBILITY`);
+    /// nil where the CI does not say.
+    public var repositoryIsPublic: Bool? {
+        if let visibility = variables["CI_PROJECT_VISIBILITY"], variables["GITLAB_CI"] != nil {
+            return visibility == "public"
+        }
+        guard variables["GITHUB_ACTIONS"] == "true", let path = variables["GITHUB_EVENT_PATH"],
+            let data = FileManager.default.contents(atPath: path),
+            let repository = (try? JSONDecoder().decode(GitHubEvent.self, from: data))?.repository
+        else { return nil }
+        return repository.visibility.map { $0 == "public" } ?? repository.isPrivate.map { !$0 }
+    }
+
     private struct GitHubEvent: Decodable {
+        struct Repository: Decodable {
+            let visibility: String?
+            let isPrivate: Bool?
+            enum CodingKeys: String, CodingKey {
+                case visibility
+                case isPrivate = "private"
+            }
+        }
+        let repository: Repository?
         struct PullRequest: Decodable {
             struct Head: Decodable { let sha: String? }
             let head: Head?

@@ -188,4 +188,12 @@ public struct AcceptCommand: Sendable, Equatable {
 
     /// The command for every test the run kept a rendering of (`--all`).
     public var all: String { prefix + " --all" + options }
+
+    /// One line for the terminal: the command for `tests`, or with several, the one for all of
+    /// them first and then their names (20 at most), which the command takes instead of `--all`.
+    public func advice(_ tests: [String]) -> String {
+        guard tests.count > 1 else { return "to accept them: " + line(tests) }
+        let shown = tests.prefix(20).joined(separator: " ") + (tests.count > 20 ? " …and \(tests.count - 20) more" : "")
+        return "to accept them all: \(all); or some of them, named instead of --all: \(shown)"
+    }
 }

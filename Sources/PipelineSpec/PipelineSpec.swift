@@ -76,6 +76,10 @@ public struct ReferenceSettings: Sendable, Hashable {
     /// public or website address, or a web server over the folder): a CI run's review links use it
     /// instead of presigned S3 links.
     public var reviewURL: String?
+    /// Whether a CI run's review links may be presigned S3 links (which anyone holding them opens
+    /// for 7 days): nil, unless the repository is public (its logs and summaries are); true, also
+    /// in a public repository; false, never.
+    public var presignedLinks: Bool?
 
     public init(
         local: String? = nil, feature: StoreAddress? = nil, develop: StoreAddress? = nil,

@@ -76,7 +76,7 @@ struct SpecDecoder {
                 node, at: path, what: "the reference settings",
                 allowed: [
                     "local", "feature", "develop", "endpoint", "region", "profile", "allow-http", "environment",
-                    "fallback", "review-url",
+                    "fallback", "review-url", "presigned-links",
                 ])
         else { return nil }
         var settings = ReferenceSettings()
@@ -90,6 +90,7 @@ struct SpecDecoder {
         settings.environment = value(fields, "environment") { $0.string($1, $2) }
         settings.fallback = value(fields, "fallback") { $0.strings($1, $2) } ?? []
         settings.reviewURL = value(fields, "review-url") { $0.string($1, $2) }
+        settings.presignedLinks = value(fields, "presigned-links") { $0.bool($1, $2) }
         return settings
     }
 

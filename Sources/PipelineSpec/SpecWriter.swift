@@ -19,6 +19,7 @@ public enum SpecWriter {
             optional("profile", references.profile, indent: 2, into: &lines)
             lines.append("  allow-http: \(references.allowHTTP)")
             optional("review-url", references.reviewURL, indent: 2, into: &lines)
+            if let presigned = references.presignedLinks { lines.append("  presigned-links: \(presigned)") }
             optional("environment", references.environment, indent: 2, into: &lines)
             if !references.fallback.isEmpty {
                 lines.append("  fallback: [" + references.fallback.map(quoted).joined(separator: ", ") + "]")

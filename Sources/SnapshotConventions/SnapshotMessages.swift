@@ -29,17 +29,39 @@ public enum SnapshotMessages {
 
     /// The files the text names as `file://` URLs (the library quotes reference and artifact paths so).
     public static func files(in text: String) -> [URL] {
-        text.matches(of: /file:\/\/([^"\s]+)/).compactMap { match in
-            String(match.1).removingPercentEncoding.map { URL(fileURLWithPath: $0) }
+        // Read for every failed test: scanned by hand, since a regex literal is parsed again each
+        // time it is evaluated (and a Regex is not Sendable, so it cannot be kept in a static).
+        var urls: [URL] = []
+        var rest = text[...]
+        while let found = rest.range(of: "file://") {
+            let path = rest[found.upperBound...].prefix { $0 != "\"" && !$0.isWhitespace }
+            if !path.isEmpty, let decoded = String(path).removingPercentEncoding {
+                urls.append(URL(fileURLWithPath: decoded))
+            }
+            rest = rest[path.endIndex...]
         }
+        return urls
     }
 
     /// The test file a failure line names: `…/BadgeViewTests.swift:11: error:` (XCTest) or
     /// `BadgeSnapshotTests.swift:8:` (Swift Testing's issue location).
     public static func testFile(in text: String) -> (name: String, folder: URL?)? {
-        guard let match = text.firstMatch(of: /([^\s:"]*\/)?([^\/\s:"]+)\.swift:\d+/) else { return nil }
-        let folder = match.1.map { String($0) }.flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
-        return (String(match.2), folder)
+        for location in sourceLocations(in: text[...]) {
+            // The path before `.swift`: back to a space, a colon or a quote.
+            let end = location.lowerBound
+            let start =
+                text[..<end].lastIndex { $0.isWhitespace || $0 == ":" || $0 == "\"" }.map(text.index(after:))
+                ?? text.startIndex
+            let path = text[start..<end]
+            let slash = path.lastIndex(of: "/")
+            let name = slash.map { path[path.index(after: $0)...] } ?? path
+            guard !name.isEmpty else { continue }
+            let folder = slash.map { String(path[...$0]) }.flatMap {
+                $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil
+            }
+            return (String(name), folder)
+        }
+        return nil
     }
 
     /// Whether every failure `text` (a failed test's message and output) reports is the library's
@@ -50,12 +72,26 @@ public enum SnapshotMessages {
     public static func onlyReferenceVerdicts(in text: String) -> Bool {
         var failures: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.firstMatch(of: /^\S*\.swift:\d+:/) != nil {
+            // `^\S*\.swift:\d+:`: the line's first word names a source line.
+            let word = line.prefix { !$0.isWhitespace }
+            if sourceLocations(in: word).contains(where: { word[$0.upperBound...].first == ":" }) {
                 failures.append(String(line))
             } else if !failures.isEmpty {
                 failures[failures.count - 1] += "\n" + line
             }
         }
         return !failures.isEmpty && failures.allSatisfy { !kinds(in: $0).isEmpty }
+    }
+
+    /// Each `.swift:<digits>` in `text`: from `.swift` to the last digit.
+    private static func sourceLocations(in text: Substring) -> [Range<Substring.Index>] {
+        var found: [Range<Substring.Index>] = []
+        var rest = text
+        while let swift = rest.range(of: ".swift:") {
+            let digits = rest[swift.upperBound...].prefix { $0.isASCII && $0.isNumber }
+            if !digits.isEmpty { found.append(swift.lowerBound..<digits.endIndex) }
+            rest = rest[swift.upperBound...]
+        }
+        return found
     }
 }

@@ -23,28 +23,22 @@ public enum GitHubReport {
         _ report: TestReport, workspace: String?, package: String? = nil, snapshotTests: Set<String> = [],
         elsewhere: String = "the step's summary"
     ) -> [String] {
-        var errors: [(rank: Int, line: String)] = []
-        var warnings: [String] = []
+        var errors: [(rank: Int, record: TestReport.Entry)] = []
+        var warnings: [TestReport.Entry] = []
         for record in report.tests {
             switch record.status {
             case .passed, .skipped: continue
-            case _ where record.quarantine != nil, .flaky:
-                warnings.append(annotation(record, level: "warning", workspace: workspace, package: package))
-            default:
-                errors.append(
-                    (
-                        rank(record, snapshotTests: snapshotTests),
-                        annotation(record, level: "error", workspace: workspace, package: package)
-                    ))
+            case _ where record.quarantine != nil, .flaky: warnings.append(record)
+            default: errors.append((rank(record, snapshotTests: snapshotTests), record))
             }
         }
         let ranked = errors.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }
         let snapshots = errors.filter { $0.rank == Rank.snapshot }.count
-        return limited(ranked.map(\.element.line), level: "error") { more in
+        return limited(ranked.map(\.element.record), level: "error", workspace: workspace, package: package) { more in
             let ofThem = snapshots == 0 ? "" : " (\(min(more, snapshots)) of them on snapshots only)"
             return "\(more) more tests failed\(ofThem): every failure is in \(elsewhere)"
         }
-            + limited(warnings, level: "warning") { more in
+            + limited(warnings, level: "warning", workspace: workspace, package: package) { more in
                 "\(more) more tests were flaky or quarantined: every one is in \(elsewhere)"
             }
     }
@@ -63,12 +57,16 @@ public enum GitHubReport {
         }
     }
 
-    /// `lines` when they fit in a step's annotations; else the first ones and one saying how many more.
-    private static func limited(_ lines: [String], level: String, more: (Int) -> String) -> [String] {
-        guard lines.count > annotationsPerStep else { return lines }
-        let kept = lines.prefix(annotationsPerStep - 1)
-        let rest = lines.count - kept.count
-        return kept + ["::\(level) title=\(escapeProperty("\(rest) more not annotated"))::\(escapeData(more(rest)))"]
+    /// The annotations of `records` when they fit in a step's; else of the first ones, and one
+    /// saying how many more.
+    private static func limited(
+        _ records: [TestReport.Entry], level: String, workspace: String?, package: String?, more: (Int) -> String
+    ) -> [String] {
+        let kept = records.count > annotationsPerStep ? records.prefix(annotationsPerStep - 1) : records[...]
+        let lines = kept.map { annotation($0, level: level, workspace: workspace, package: package) }
+        let rest = records.count - kept.count
+        guard rest > 0 else { return lines }
+        return lines + ["::\(level) title=\(escapeProperty("\(rest) more not annotated"))::\(escapeData(more(rest)))"]
     }
 
     /// One test's annotation: its name and status, the first line of its message, where it failed.
@@ -111,8 +109,13 @@ public enum GitHubReport {
 
     /// The tests that did not pass as a table, grouped by kind (crashes, timeouts, tests that never
     /// reported, other failures, then those in `snapshotTests`): the header's lines, then a row
-    /// each; none when every test passed.
-    public static func failureRows(_ report: TestReport, snapshotTests: Set<String> = []) -> [String] {
+    /// each; none when every test passed. A row holds the test's brief (what the terminal shows)
+    /// or else its message. Its link to the review page on this machine
+    /// (`report.review`) opens `reviewAddress` instead (the store's page, else the page's name in
+    /// the run's artifacts): never a path on the runner.
+    public static func failureRows(
+        _ report: TestReport, snapshotTests: Set<String> = [], reviewAddress: String? = nil
+    ) -> [String] {
         let notPassed = report.tests.enumerated().filter {
             $0.element.status != .passed && $0.element.status != .skipped
         }
@@ -123,17 +126,30 @@ public enum GitHubReport {
         guard !notPassed.isEmpty else { return [] }
         return ["", "| test | status | message |", "| --- | --- | --- |"]
             + notPassed.map { record in
-                let message = (record.message ?? "").replacingOccurrences(of: "|", with: "\\|")
-                    .replacingOccurrences(of: "\n", with: " ")
+                // What the terminal shows when a check said it better (a snapshot: what differs),
+                // less the accept command, which the summary's lead holds.
+                var message =
+                    record.brief?.filter { !$0.hasPrefix("accept CI's rendering") }.joined(separator: "\n")
+                    ?? record.message ?? ""
+                var link = ""
+                if let page = report.review, let found = message.range(of: "review: " + page) {
+                    let end = message[found.upperBound...].firstIndex { $0.isWhitespace } ?? message.endIndex
+                    let anchor = message[found.upperBound..<end]
+                    let address = reviewAddress ?? URL(fileURLWithPath: page).lastPathComponent
+                    link =
+                        address.hasPrefix("http") ? " [review](\(address)\(anchor))" : " review: `\(address)\(anchor)`"
+                    message.removeSubrange(found.lowerBound..<end)
+                }
+                message = message.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ")
                 let status =
                     record.status.rawValue
                     + (record.quarantine.map { ", quarantined (\($0.owner), until \($0.expires))" } ?? "")
-                return "| `\(record.name)` | \(status) | \(message.prefix(300)) |"
+                return "| `\(record.name)` | \(status) | \(message.prefix(300))\(link) |"
             }
     }
 
     /// The first `/path/File.swift:LINE` in `text` (an absolute path, as XCTest writes it), else
-    /// Swift Testing's `Module/File.swift:LINE` where `Tests/Module/File.swift` exists in the package
+    /// Swift Testing's `Module/File.swift:LINE` where `File.swift` is in `Tests/Module/` or a folder of it in the package
     /// (`package`, else `workspace`).
     static func location(in text: String, workspace: String? = nil, package: String? = nil) -> (String, Int)? {
         if let match = text.firstMatch(of: /(?:^|[\s('"])(\/[^:\n]*?\.swift):(\d+)/), let line = Int(match.2) {
@@ -142,9 +158,18 @@ public enum GitHubReport {
         guard let match = text.firstMatch(of: /(?:^|[\s('"])([A-Za-z_][\w]*\/[^\/:\n]+\.swift):(\d+)/),
             let line = Int(match.2)
         else { return nil }
-        let path = "Tests/" + match.1
-        return [package, workspace].compactMap { $0 }.map { $0 + "/" + path }
-            .first { FileManager.default.fileExists(atPath: $0) }.map { ($0, line) }
+        // A module's file names are unique, wherever in its folder the file is.
+        let parts = match.1.split(separator: "/", maxSplits: 1).map(String.init)
+        for root in [package, workspace].compactMap({ $0 }) {
+            let folder = root + "/Tests/" + parts[0]
+            if FileManager.default.fileExists(atPath: folder + "/" + parts[1]) {
+                return (folder + "/" + parts[1], line)
+            }
+            let found = FileManager.default.enumerator(atPath: folder)?.lazy.compactMap { $0 as? String }
+                .first { $0 == parts[1] || $0.hasSuffix("/" + parts[1]) }
+            if let found { return (folder + "/" + found, line) }
+        }
+        return nil
     }
 
     /// GitHub's escaping of a workflow command's message.

@@ -39,7 +39,11 @@ struct SwiftTestingEventParser {
                 events.append(.started(test, offset: 0))
             case "issueRecorded":
                 guard event.issue?.isKnown != true, event.issue?.severity ?? "error" == "error" else { continue }
-                let text = event.messages?.map(\.text).joined(separator: "\n") ?? "issue recorded"
+                // `Issue.record("…")` (as swift-snapshot-testing reports) heads its comment with
+                // "Issue recorded": the comment is the message.
+                var texts = event.messages?.map(\.text) ?? []
+                if texts.count > 1, texts[0] == "Issue recorded" { texts.removeFirst() }
+                let text = texts.isEmpty ? "issue recorded" : texts.joined(separator: "\n")
                 let location = event.issue?.sourceLocation.map { "\($0.fileID):\($0.line): " } ?? ""
                 issues[name, default: []].append(location + text)
             case "testSkipped":

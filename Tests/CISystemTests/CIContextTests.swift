@@ -129,6 +129,22 @@ import Testing
         return CIContext(["CI": "true", "GITHUB_EVENT_NAME": event, "GITHUB_EVENT_PATH": file.path])
     }
 
+    @Test func aRepositorysVisibility() throws {
+        let variables = ["GITHUB_ACTIONS": "true"]
+        func visibility(_ payload: String) throws -> Bool? {
+            let context = try gitHub("pull_request", payload: payload)
+            return CIContext(context.variables.merging(variables) { $1 }).repositoryIsPublic
+        }
+        #expect(try visibility(#"{"repository": {"visibility": "public", "private": false}}"#) == true)
+        #expect(try visibility(#"{"repository": {"visibility": "internal", "private": true}}"#) == false)
+        #expect(
+            try visibility(#"{"repository": {"private": false}}"#) == true, "GitHub Enterprise Server's older events")
+        #expect(try visibility(#"{"pull_request": {}}"#) == nil)
+        #expect(CIContext(["GITLAB_CI": "true", "CI_PROJECT_VISIBILITY": "public"]).repositoryIsPublic == true)
+        #expect(CIContext(["GITLAB_CI": "true", "CI_PROJECT_VISIBILITY": "private"]).repositoryIsPublic == false)
+        #expect(CIContext(["CI": "true"]).repositoryIsPublic == nil)
+    }
+
     @Test func aPushSaysWhereTheBranchStoodAndAQueueCheckIsAPullRequestsRun() throws {
         let merge = String(repeating: "a", count: 40)
         let push = try gitHub(

@@ -226,6 +226,17 @@ struct AcceptCommandTests {
             #expect(review.expires == "7 days")
             let tampered = try Shell.run("curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", review.page + "0"])
             #expect(tampered.stdout == "403", "a changed signature is refused: \(tampered.stdout)")
+            // A public repository's logs and summaries are anyone's: no presigned link unless the
+            // spec says `presigned-links: true`.
+            let event = repo.root.appendingPathComponent(".build/event.json")
+            try Scratch.write(#"{"repository": {"visibility": "public", "private": false}}"#, to: event)
+            let publicRun = try await ciRunKeepingReview(
+                repo, artifacts: ["LoginTests/test_login.1.png": "login ci"],
+                environment: ["GITHUB_RUN_ID": "78", "GITHUB_ACTIONS": "true", "GITHUB_EVENT_PATH": event.path],
+                review: (page, [entry]))
+            let unsigned = try #require(publicRun.review, "\(publicRun.lines)")
+            #expect(unsigned.page.hasPrefix("s3://") && !unsigned.page.contains("X-Amz"), "\(unsigned.page)")
+            #expect(unsigned.expires == nil && unsigned.images[entry.key]?.new?.hasPrefix("s3://") == true)
         }
         if Browser.chromium != nil {
             let address = backend == .folder ? URL(fileURLWithPath: review.page).absoluteString : review.page

@@ -35,7 +35,8 @@ extension SnapshotLoopTests {
         #expect(failing.stderr.contains("Rendering 1 new snapshot test for CI's candidates"), "\(failing.stderr)")
         #expect(
             failing.stderr.contains(
-                "to accept them: pipeline refs accept BadgeSnapshotTests BadgeViewTests FarewellTests --commit \(head)"),
+                "to accept them all: pipeline refs accept --all --commit \(head); or some of them, named instead of --all: BadgeSnapshotTests BadgeViewTests FarewellTests"
+            ),
             "\(failing.stderr)")
         #expect(
             failing.stderr.contains(

@@ -377,7 +377,8 @@ struct SnapshotLoopTests {
         #expect(failing.status == 1, "\(failing.stderr)")
         #expect(
             failing.stderr.contains(
-                "to accept them: pipeline refs accept BadgeSnapshotTests BadgeViewTests --commit \(commit)"),
+                "to accept them all: pipeline refs accept --all --commit \(commit); or some of them, named instead of --all: BadgeSnapshotTests BadgeViewTests"
+            ),
             "\(failing.stderr)")
         let page = repo.root.appendingPathComponent(".build/pipeline/snapshot-review.html")
         let html = try String(contentsOf: page, encoding: .utf8)
@@ -471,7 +472,8 @@ struct SnapshotLoopTests {
         #expect(failing.status == 1, "\(failing.stderr)")
         #expect(
             failing.stderr.contains(
-                "to accept them: pipeline refs accept BadgeSnapshotTests BadgeViewTests --commit \(head)"),
+                "to accept them all: pipeline refs accept --all --commit \(head); or some of them, named instead of --all: BadgeSnapshotTests BadgeViewTests"
+            ),
             "pipeline test keeps candidates in CI, under the branch head: \(failing.stderr)")
         #expect(failing.stderr.contains("candidates: kept under \(head.prefix(12))"), "\(failing.stderr)")
         #expect(!failing.stderr.contains("--commit \(synthetic)"), "nothing is keyed by the synthetic merge")
@@ -531,7 +533,7 @@ struct SnapshotLoopTests {
         let failing = try repo.pipeline(["run", "pull-request"], environment: other)
         #expect(failing.status == 1, "\(failing.stderr)")
         #expect(failing.stdout.contains("28 passed, 2 failed"), "only the two layouts differ: \(failing.stdout)")
-        #expect(failing.stderr.contains("to accept them: pipeline refs accept"), "\(failing.stderr)")
+        #expect(failing.stderr.contains("to accept them all: pipeline refs accept --all"), "\(failing.stderr)")
         let page = try String(
             contentsOf: repo.root.appendingPathComponent(".build/pipeline/snapshot-review.html"), encoding: .utf8)
         #expect(

@@ -122,6 +122,36 @@ import Testing
         #expect(text.range(of: "--all")!.lowerBound < text.range(of: "| test | status | message |")!.lowerBound)
     }
 
+    @Test(
+        "a failed test's link to its review card opens where the reader is: the store's page, else the page's name in the artifacts"
+    )
+    func reviewLinksInRows() {
+        var (report, review) = Self.bigChange(failures: 2, files: 1)
+        let page = "/runner/work/app/.build/pipeline/snapshot-review.html"
+        report.review = page
+        report.explain(
+            "AppTests.Cards0Tests/test_card0", "Snapshot does not match reference.\nreview: \(page)#ref-Cards0")
+        report.brief(
+            "AppTests.Cards0Tests/test_card1",
+            [
+                "Cards0Tests/test_card1.1.txt: 80 lines differ", "review: \(page)#ref-Cards1",
+                "accept CI's rendering: pipeline refs accept Cards0Tests --commit abc123",
+            ])
+        let stored = CIReport.summary(report, title: "t", review: review, coverage: nil, elsewhere: "the review page")
+        let row = stored.split(separator: "\n").first { $0.contains("test_card1`") } ?? ""
+        #expect(row.contains("80 lines differ") && row.contains("#ref-Cards1)"), "the terminal's brief: \(row)")
+        #expect(!row.contains("accept CI's rendering"), "the lead holds the accept command")
+        #expect(!stored.contains(page), "\(stored)")
+        #expect(stored.contains("[review](https://s3.example/b/review.html?X-Amz-Signature=1#ref-Cards0)"), "\(stored)")
+        review.published.page = "/store/feature/.reviews/c/r/snapshot-review.html"
+        let artifacts = CIReport.summary(
+            report, title: "t", review: review, coverage: nil, elsewhere: "the review page", runPage: "https://gh/run/1"
+        )
+        #expect(
+            !artifacts.contains("/runner/") && !artifacts.contains("/store/feature/.reviews/c/r/snapshot-review.html#"))
+        #expect(artifacts.contains("review: `snapshot-review.html#ref-Cards0`"), "\(artifacts)")
+    }
+
     @Test("the summary stays within its budget at 300 and at 3,000 failures, and says how many more are elsewhere")
     func summaryWithinBudget() {
         for failures in [300, 3_000] {

@@ -113,6 +113,22 @@ final class SwiftTestingEventParserTests: XCTestCase {
             ])
     }
 
+    func testARecordedIssueIsItsComment() {
+        let id = "App.Suite/scales(factor:)/File.swift:9:6"
+        let issue =
+            #"{"kind":"event","payload":{"instant":{"absolute":1.1,"since1970":1},"kind":"issueRecorded","messages":["#
+            + #"{"symbol":"fail","text":"Issue recorded"},{"symbol":"details","text":"Snapshot does not match reference."}],"#
+            + #""testID":"\#(id)","issue":{"isKnown":false,"sourceLocation":{"fileID":"App/Cards/File.swift","line":12}}},"version":0}"#
+        var parser = SwiftTestingEventParser(tests: [parameterised])
+        let lines = [event("testStarted", id, at: 1), issue, event("testEnded", id, at: 1.5)]
+        let events = parser.consume(Array((lines.joined(separator: "\n") + "\n").utf8))
+        XCTAssertEqual(
+            events.last,
+            .finished(
+                parameterised, status: .failed, seconds: 0.5,
+                message: "App/Cards/File.swift:12: Snapshot does not match reference.", range: nil))
+    }
+
     func testFiltersMatchTheIDExactlyWhateverTheNameHolds() throws {
         let names = [
             "App.Suite/scales(factor:)", "App.Suite/`names (a|b) [c] +? ^$ .*`()", "App.テスト()", "App.Suite/test",

@@ -159,6 +159,15 @@ final class TestReportTests: XCTestCase {
                 atPath: workspace.appendingPathComponent("Tests/AppTests/BadgeTests.swift").path, contents: Data()))
         let found = [annotation("AppTests/BadgeTests.swift:12: failed", workspace: workspace.path)]
         XCTAssertTrue(found[0].hasPrefix("::error file=Tests/AppTests/BadgeTests.swift,line=12,"), found[0])
+        // … in a folder of the module's.
+        try FileManager.default.createDirectory(
+            at: workspace.appendingPathComponent("Tests/AppTests/Cards"), withIntermediateDirectories: true)
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: workspace.appendingPathComponent("Tests/AppTests/Cards/CardTests.swift").path, contents: Data())
+        )
+        let nested = [annotation("AppTests/CardTests.swift:7: failed", workspace: workspace.path)]
+        XCTAssertTrue(nested[0].hasPrefix("::error file=Tests/AppTests/Cards/CardTests.swift,line=7,"), nested[0])
         XCTAssertLessThan(runaway[0].count, 2100)
     }
 }

@@ -226,15 +226,20 @@ extension ReferenceTransfers {
             var lines =
                 branch + [
                     "CI's renderings of \(kept.tests.count) test(s) kept in \(archive.place(of: commit))\(run)/; "
-                        + "to accept them: "
                         + CandidateArchive.acceptCommand(commit: commit, environment: stores.environmentName)
-                        .line(kept.tests)
+                        .advice(kept.tests)
                 ]
             guard let review else { return (lines, nil) }
             do {
-                let published = try await ReviewArchive(feature: feature, publicAddress: stores.settings.reviewURL)
-                    .publish(
-                        page: review.page, entries: review.entries, commit: commit, run: run)
+                // Presigned links open for anyone holding them: in a public repository's logs and
+                // summaries, only when the spec says so.
+                let presigns =
+                    stores.settings.presignedLinks ?? !(CIContext(variables).repositoryIsPublic ?? false)
+                let published = try await ReviewArchive(
+                    feature: feature, publicAddress: stores.settings.reviewURL, presigns: presigns
+                )
+                .publish(
+                    page: review.page, entries: review.entries, commit: commit, run: run)
                 lines.append(
                     "review: \(published.page)" + (published.expires.map { " (the link is valid for \($0))" } ?? ""))
                 return (lines, published)

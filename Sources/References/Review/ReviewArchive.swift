@@ -11,10 +11,14 @@ public struct ReviewArchive: Sendable {
     public var lifetime: Duration = S3Presigner.longest
     /// The address serving what feature holds (the spec's `review-url`): links are plain, never expire.
     public var publicAddress: String?
+    /// Whether links on S3 may be presigned (opened by anyone holding them, for `lifetime`);
+    /// otherwise they are the objects' addresses, for those with the store's credentials.
+    public var presigns: Bool
 
-    public init(feature: StoreLocation, publicAddress: String? = nil) {
+    public init(feature: StoreLocation, publicAddress: String? = nil, presigns: Bool = true) {
         self.feature = feature
         self.publicAddress = publicAddress
+        self.presigns = presigns
     }
 
     /// Where a reviewer finds what a run kept: the page, and each failed snapshot's images.
@@ -52,7 +56,7 @@ public struct ReviewArchive: Sendable {
         try await feature.store.upload(page, to: pageKey, metadata: [:])
         var published = Published(page: try address(pageKey))
         published.expires =
-            ((feature.store as? ScopedRecords)?.base ?? feature.store) is S3Store && publicAddress == nil
+            ((feature.store as? ScopedRecords)?.base ?? feature.store) is S3Store && publicAddress == nil && presigns
             ? "\(lifetime.components.seconds / 86400) days" : nil
         for (index, entry) in entries.enumerated() {
             var images = Images()
@@ -74,7 +78,8 @@ public struct ReviewArchive: Sendable {
     }
 
     /// A browser's address for `key`: below `review-url` (feature's address; a record kept beside
-    /// feature, below its parent's), a presigned link on S3, the file's path on a folder.
+    /// feature, below its parent's), a presigned link on S3 (else the object's address), the
+    /// file's path on a folder.
     func address(_ key: ObjectKey) throws -> String {
         let scoped = feature.store as? ScopedRecords
         if let base = publicAddress?.trimmingCharacters(in: CharacterSet(charactersIn: "/")) {
@@ -89,6 +94,7 @@ public struct ReviewArchive: Sendable {
         let (store, place): (any ObjectStore, ObjectKey) =
             try scoped.map { try $0.written(key) } ?? (feature.store, key)
         if let s3 = store as? S3Store {
+            guard presigns else { return "s3://\(s3.settings.bucket)/\(place.rawValue)" }
             return try S3Presigner(s3.settings).url(for: place, lifetime: lifetime)
         }
         if let folder = store as? FolderStore { return folder.root.appendingPathComponent(place.rawValue).path }

@@ -85,7 +85,9 @@ public enum CIReport {
         // Room for the line saying what was left out.
         var room = budget - text.utf8.count - 1_000
         var left = (tests: 0, snapshots: 0)
-        let rows = GitHubReport.failureRows(report, snapshotTests: snapshotTests)
+        let rows = GitHubReport.failureRows(
+            report, snapshotTests: snapshotTests,
+            reviewAddress: review.map(\.published.page).flatMap { $0.hasPrefix("http") ? $0 : nil })
         for (index, row) in rows.enumerated() {
             let line = row + "\n"
             guard line.utf8.count <= room else {
