@@ -24,7 +24,18 @@ public enum JUnitReport {
         }
     }
 
-    public static func xml(_ report: TestReport, flakyFails: Bool) -> String {
+    /// The most a report holds: GitLab reads a JUnit file under 30 MB (and 100 MB of them a job),
+    /// and its XML parser refuses a text node over 10 MB. Past it, each test's message and output
+    /// are cut to an equal share (their ends kept, where a failure is), naming the log that has
+    /// them whole.
+    public static let byteBudget = 20_000_000
+
+    public static func xml(_ report: TestReport, flakyFails: Bool, budget: Int = byteBudget) -> String {
+        // Each testcase's own markup is about 300 bytes; what is left goes to messages and outputs.
+        let texts = report.tests.reduce(0) { $0 + ($1.message?.utf8.count ?? 0) + ($1.output?.utf8.count ?? 0) }
+        let room = budget - report.tests.count * 300
+        let share =
+            texts <= room ? nil : max(2_000, room / max(1, 2 * report.tests.filter { $0.output != nil }.count))
         let suites = Dictionary(grouping: report.tests, by: \.suite).sorted { $0.key < $1.key }
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         xml +=
@@ -37,18 +48,18 @@ public enum JUnitReport {
                 + "errors=\"\(count(results, [.timedOut, .crashed, .missing]))\" skipped=\"\(count(results, [.skipped]))\" "
                 + "time=\"\(time(results.reduce(0) { $0 + $1.seconds }))\">\n"
             for record in results {
-                xml += testcase(record, flakyFails: flakyFails)
+                xml += testcase(record, flakyFails: flakyFails, share: share)
             }
             xml += "  </testsuite>\n"
         }
         return xml + "</testsuites>\n"
     }
 
-    private static func testcase(_ record: TestReport.Entry, flakyFails: Bool) -> String {
+    private static func testcase(_ record: TestReport.Entry, flakyFails: Bool, share: Int?) -> String {
         let open =
             "    <testcase classname=\"\(escape(record.suite))\" name=\"\(escape(record.test))\" time=\"\(time(record.seconds))\""
-        let message = escape(record.message ?? record.status.rawValue)
-        let output = escape(record.output ?? "")
+        let message = escape(cut(record.message ?? record.status.rawValue, to: share, log: record.log))
+        let output = escape(cut(record.output ?? "", to: share, log: record.log))
         let body: String
         if let quarantine = record.quarantine {
             return open
@@ -80,6 +91,16 @@ public enum JUnitReport {
                     : "      <flakyFailure message=\"\(message)\" type=\"flaky\"><system-out>\(output)</system-out></flakyFailure>\n")
         }
         return open + ">\n" + body + "    </testcase>\n"
+    }
+
+    /// The last `share` bytes of `text` (whole characters), after a line saying how much was cut
+    /// and where it all is; `text` itself when it fits or there is no share.
+    static func cut(_ text: String, to share: Int?, log: String?) -> String {
+        guard let share, text.utf8.count > share else { return text }
+        // A cut inside a character leaves a replacement character at the start: dropped.
+        let kept = String(decoding: text.utf8.suffix(share), as: UTF8.self).drop { $0 == "\u{FFFD}" }
+        return "… \(text.utf8.count - kept.utf8.count) bytes cut (the report's size limit)"
+            + (log.map { "; the whole is in \($0)" } ?? "") + "\n" + kept
     }
 
     /// How many results have one of `statuses`; a quarantined test counts as skipped.

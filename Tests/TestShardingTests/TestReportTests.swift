@@ -88,6 +88,40 @@ final class TestReportTests: XCTestCase {
         XCTAssertEqual(try failing.nodes(forXPath: "//testcase[@name='flaky()']/failure").count, 1)
     }
 
+    func testJUnitStaysUnderItsBudgetKeepingEachFailuresEnd() throws {
+        // 400 failures with 100 kB of output each: 40 MB of text, over GitLab's 30 MB a file.
+        let attempts = (0..<400).map { index in
+            var attempt = TestAttempt(
+                test: TestID("App.Cards/test\(index)", framework: .xctest), status: .failed, seconds: 0.1,
+                message: "Snapshot does not match reference. é",
+                output: String(repeating: "é line\n", count: 12_500) + "the end \(index)")
+            attempt.log = "/w/.build/pipeline/logs/shard-1.log"
+            return attempt
+        }
+        func report(_ attempts: [TestAttempt]) -> TestReport {
+            TestReport(
+                shards: [Shard(index: 1, tests: attempts.map(\.test), expectedSeconds: 1)], attempts: attempts,
+                seconds: 1, node: .whole, flakyFails: true)
+        }
+        let xml = JUnitReport.xml(report(attempts), flakyFails: true)
+        XCTAssertLessThan(xml.utf8.count, JUnitReport.byteBudget + 1_000_000, "\(xml.utf8.count) bytes")
+        let document = try XMLDocument(data: Data(xml.utf8))
+        let failure = try XCTUnwrap(document.nodes(forXPath: "//testcase[@name='test7']/failure").first as? XMLElement)
+        let text = try XCTUnwrap(failure.stringValue)
+        XCTAssertTrue(
+            text.hasPrefix("… ")
+                && text.contains(
+                    "bytes cut (the report's size limit); the whole is in /w/.build/pipeline/logs/shard-1.log\n"),
+            String(text.prefix(200)))
+        XCTAssertTrue(text.hasSuffix("the end 7"), "the end of the output, where the failure is, is kept")
+        XCTAssertEqual(
+            failure.attribute(forName: "message")?.stringValue, "Snapshot does not match reference. é",
+            "a short message is whole")
+        // A report that fits is whole.
+        let small = JUnitReport.xml(report(Array(attempts.prefix(2))), flakyFails: true)
+        XCTAssertFalse(small.contains("bytes cut"))
+    }
+
     func testResultsTakenFromAVerifiedRunCountAndAreNamed() throws {
         let verified = report([a, b, c, d].map { TestAttempt(test: $0, status: .passed, seconds: 0.5) })
         let shard = Shard(index: 1, tests: [b], expectedSeconds: 1)
