@@ -200,6 +200,9 @@ public struct TestStage: Sendable, Hashable {
     /// `verdicts:`: keep a passing run's verdict (`keep`), and first look for one of the same key
     /// (`reuse`; docs/ci.md, "Tested once"); nil: neither.
     public var verdicts: VerdictUse?
+    /// `full-every:`: a verdict composed on this many others since the last whole-suite run is not
+    /// reused: the whole suite runs (docs/ci.md, "Composed verdicts"); nil: no bound.
+    public var fullEvery: Int?
 
     public init(
         shards: ShardCount = .auto, timeout: Duration = .seconds(600), retries: Int = 0, maxRetried: Int? = nil,

@@ -161,7 +161,7 @@ struct SpecDecoder {
                 allowed: [
                     "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
                     "configuration", "output-limit", "coverage", "impact", "candidates", "build-cache",
-                    "build-system", "verdicts",
+                    "build-system", "verdicts", "full-every",
                 ])
         else { return nil }
         var stage = TestStage()
@@ -199,6 +199,9 @@ struct SpecDecoder {
         }
         stage.buildSystem = value(fields, "build-system") { $0.choice($1, $2) }
         stage.verdicts = value(fields, "verdicts") { $0.choice($1, $2) }
+        stage.fullEvery = value(fields, "full-every") {
+            $0.scalar($1, $2, expected: "a whole number above 0") { Int($0).flatMap { $0 > 0 ? $0 : nil } }
+        }
         return stage
     }
 

@@ -48,6 +48,8 @@ public enum SpecWriter {
                 if !test.keepsCandidates { lines.append("      candidates: false") }
                 if let cache = test.buildCache { lines.append("      build-cache: \(quoted(cache.description))") }
                 if let system = test.buildSystem { lines.append("      build-system: \(system.rawValue)") }
+                if let use = test.verdicts { lines.append("      verdicts: \(use.rawValue)") }
+                if let bound = test.fullEvery { lines.append("      full-every: \(bound)") }
                 if let coverage = test.coverage, coverage == CoverageSpec() {
                     lines.append("      coverage: true")
                 } else if let coverage = test.coverage {

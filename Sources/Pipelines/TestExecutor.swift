@@ -94,7 +94,7 @@ struct TestExecutor: StageExecutor {
         }
         return VerdictSettings(
             read: use == .reuse ? [feature, develop].compactMap { $0 } : [], keep: promotes ? develop : feature,
-            reuse: use == .reuse)
+            reuse: use == .reuse, fullEvery: stage.fullEvery)
     }
 
     /// Why the stage did nothing, as the run's summary says it.

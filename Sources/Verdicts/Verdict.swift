@@ -75,6 +75,16 @@ public struct VerdictKey: Sendable, Codable, Equatable {
         return (try? encoder.encode(self)) ?? Data()
     }
 
+    /// This key with its references left out: the key a run looking for a verified ancestor
+    /// (`treeKey` with the ancestor's tree) finds this tree's records under, whatever references
+    /// it pulled since (those that differ run again). Its one reference line is `*`, which no file's
+    /// line is, so no run of a checkout without references takes it for its own.
+    public var treeKey: VerdictKey {
+        var key = self
+        key.references = ["*"]
+        return key
+    }
+
     /// This key with the tree replaced by a commit's change (`CommitHistory.contentChange`: path
     /// and the content it left, each): the key under which a run on a merge ref is found again from
     /// a squash or merge commit of the same branch onto a base that moved since.
@@ -104,13 +114,20 @@ public struct Verdict: Sendable, Codable {
     /// that could not read them.
     public var base: String?
     public var change: String?
+    /// Set on a composed verdict: the record whose results stand for the tests this run did not
+    /// reach (`run R on commit C`); its report names them (`verifiedBy`).
+    public var composedOn: String?
+    /// How many composed verdicts this one stands on since the last whole-suite run (nil: 0, a
+    /// whole run's): a run's `full-every` bounds it.
+    public var depth: Int?
 
     public init(
         key: VerdictKey, run: String, commit: String, date: Date, scope: String, report: TestReport,
-        base: String? = nil, change: String? = nil
+        base: String? = nil, change: String? = nil, composedOn: Verdict? = nil
     ) {
         (self.key, self.run, self.commit, self.scope, self.report) = (key, run, commit, scope, report)
-        (self.base, self.change) = (base, change)
+        (self.base, self.change, self.composedOn) = (base, change, composedOn?.name)
+        self.depth = composedOn.map { ($0.depth ?? 0) + 1 }
         self.date = ISO8601DateFormatter().string(from: date)
     }
 
@@ -123,9 +140,9 @@ public struct Verdict: Sendable, Codable {
         }
     }
 
-    /// Whether this record stands under `key`: its own, or the key of its change.
+    /// Whether this record stands under `key`: its own, its change's, or its tree's.
     func matches(_ key: VerdictKey) -> Bool {
-        key == self.key || key == changeKey
+        key == self.key || key == changeKey || key == self.key.treeKey
     }
 
     /// Whether a test was flaky, retried or quarantined: a verdict that is reused only when asked.
@@ -136,8 +153,12 @@ public struct Verdict: Sendable, Codable {
     /// The one line a reuse says: which run verified this tree, on which commit, when.
     public var line: String {
         "verified already: \(report.tests.count) test\(report.tests.count == 1 ? "" : "s") passed in run \(run) "
-            + "on commit \(commit.prefix(12)) (\(date), \(scope)); nothing run"
+            + "on commit \(commit.prefix(12)) (\(date), \(scope)\(composedOn.map { "; composed on \($0)" } ?? "")); "
+            + "nothing run"
     }
+
+    /// How a composed verdict names this one: `run R on commit C`.
+    public var name: String { "run \(run) on commit \(commit.prefix(12))" }
 }
 
 /// Verdict records in a store folder: `.verdicts/<key hash>/<scope>.json`, one per trust scope
@@ -152,19 +173,27 @@ public struct VerdictStore: Sendable {
     }
 
     /// Keeps the record of a passing `report` run under `key`, on the commit checked out at
-    /// `package`, with the CI run and trust scope of `variables`.
-    public func keep(_ key: VerdictKey, report: TestReport, package: URL, variables: [String: String]) async throws {
+    /// `package`, with the CI run and trust scope of `variables`; `composedOn` is the record
+    /// whose results stand for the tests it did not run. Without `asChange`, not under its
+    /// change's key, where it would replace the record of the change itself (over its own base).
+    public func keep(
+        _ key: VerdictKey, report: TestReport, package: URL, variables: [String: String], composedOn: Verdict? = nil,
+        asChange: Bool = true
+    ) async throws {
         let ci = CIContext(variables)
         let history = try? CommitHistory(repositoryPath: package.path)
         let commit = (try? history?.sha("HEAD")) ?? ""
-        let change = try? history.flatMap { history in try key.change(history.contentChange(of: "HEAD")).tree }
+        let change =
+            asChange ? try? history.flatMap { history in try key.change(history.contentChange(of: "HEAD")).tree } : nil
         try await keep(
             Verdict(
                 key: key, run: ci.runID ?? "local", commit: commit, date: Date(), scope: ci.trustScope.folder,
-                report: report, base: (try? history?.parents(of: "HEAD"))??.first, change: change))
+                report: report, base: (try? history?.parents(of: "HEAD"))??.first, change: change,
+                composedOn: composedOn))
     }
 
-    /// Keeps `record` under its key and its change's (the same key and scope replaced whole).
+    /// Keeps `record` under its key, its change's and its tree's (the same key and scope replaced
+    /// whole).
     public func keep(_ record: Verdict) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -173,7 +202,7 @@ public struct VerdictStore: Sendable {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-verdict-\(UUID()).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try data.write(to: file)
-        for key in [record.key] + (record.changeKey.map { [$0] } ?? []) {
+        for key in [record.key, record.key.treeKey] + (record.changeKey.map { [$0] } ?? []) {
             let object = try ObjectKey("\(Self.folder)/\(try key.hash())/\(scope).json").under(place.prefix)
             try await place.store.upload(file, to: object, metadata: [:])
         }

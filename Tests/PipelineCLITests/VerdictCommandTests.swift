@@ -120,33 +120,7 @@ struct VerdictCommandTests {
     @Test("the same change over a moved base: only what the move reaches runs, the rest is the check's")
     func movedBase() throws {
         defer { try? FileManager.default.removeItem(at: root) }
-        let files = [
-            "Package.swift": """
-            // swift-tools-version:6.0
-            import PackageDescription
-
-            let package = Package(
-                name: "Pkg",
-                targets: [
-                    .target(name: "Pkg"), .target(name: "Other"),
-                    .testTarget(name: "PkgTests", dependencies: ["Pkg"]),
-                    .testTarget(name: "OtherTests", dependencies: ["Other"]),
-                ]
-            )
-            """,
-            "Sources/Other/Other.swift": "public func thrice(_ value: Int) -> Int { value * 3 }\n",
-            "Tests/OtherTests/OtherTests.swift": """
-            import Other
-            import XCTest
-
-            final class OtherTests: XCTestCase {
-                func testThrice() { XCTAssertEqual(thrice(2), 6) }
-            }
-            """,
-        ]
-        for (path, text) in files { try Scratch.write(text, to: package.appendingPathComponent(path)) }
-        try Git.run(["add", "-A"], in: package)
-        try Git.run(["commit", "-q", "-m", "two targets"], in: package)
+        try twoTargets()
 
         // The branch adds a test; its check runs on the merge ref (develop merged with it).
         try Git.run(["checkout", "-q", "-b", "feature"], in: package)
@@ -185,7 +159,9 @@ struct VerdictCommandTests {
         let last = try JSONSerialization.jsonObject(
             with: Data(contentsOf: package.appendingPathComponent(".build/pipeline/last-run.json")))
         #expect(((last as? [String: Any])?["tests"] as? [Any])?.count == 4, "\(last)")
-        #expect(!merged.stderr.contains("kept this run's verdict"), "a borrowed verdict is not kept as the tree's own")
+        #expect(
+            merged.stderr.contains("kept this run's verdict in \(store.path), composed on run local on commit"),
+            "the tree's verdict is kept, composed of what ran and the check's results: \(merged.stderr)")
 
         // A move that reaches no test: nothing runs, every result is the check's.
         try Git.run(["reset", "-q", "--hard", "HEAD~2"], in: package)
@@ -198,6 +174,129 @@ struct VerdictCommandTests {
         #expect(untouched.status == 0, "\(untouched.stderr)")
         #expect(!untouched.stderr.contains("Running "), "\(untouched.stderr)")
         #expect(untouched.stdout.contains("4 passed, 0 failed"), "\(untouched.stdout)")
+    }
+
+    /// Two targets, each with its test target, committed on develop.
+    func twoTargets() throws {
+        let files = [
+            "Package.swift": """
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "Pkg",
+                targets: [
+                    .target(name: "Pkg"), .target(name: "Other"),
+                    .testTarget(name: "PkgTests", dependencies: ["Pkg"]),
+                    .testTarget(name: "OtherTests", dependencies: ["Other"]),
+                ]
+            )
+            """,
+            "Sources/Other/Other.swift": "public func thrice(_ value: Int) -> Int { value * 3 }\n",
+            "Tests/OtherTests/OtherTests.swift": """
+            import Other
+            import XCTest
+
+            final class OtherTests: XCTestCase {
+                func testThrice() { XCTAssertEqual(thrice(2), 6) }
+            }
+            """,
+        ]
+        for (path, text) in files { try Scratch.write(text, to: package.appendingPathComponent(path)) }
+        try Git.run(["add", "-A"], in: package)
+        try Git.run(["commit", "-q", "-m", "two targets"], in: package)
+    }
+
+    /// A branch from develop changing `path` to `text`, and its pull request's merge ref checked out.
+    func pullRequest(_ branch: String, _ path: String, _ text: String) throws {
+        try Git.run(["checkout", "-q", "-b", branch, "develop"], in: package)
+        try commit(path, text)
+        try Git.run(["checkout", "-q", "--detach", "develop"], in: package)
+        try Git.run(["merge", "-q", "--no-ff", "-m", "merge ref of \(branch)", branch], in: package)
+    }
+
+    /// `branch` squashed onto develop, checked out.
+    func squash(_ branch: String) throws {
+        try Git.run(["checkout", "-q", "develop"], in: package)
+        try Git.run(["merge", "-q", "--squash", branch], in: package)
+        try Git.run(["commit", "-q", "-m", "\(branch) (#1)"], in: package)
+    }
+
+    @Test(
+        "composed verdicts: a check by impact runs what its change reaches from develop's verified tree and keeps a verdict for its own; its squash runs nothing; a breaking change still fails; after two back to back, the second's post-merge runs what the first reached"
+    )
+    func composed() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try twoTargets()
+        // Develop's post-merge run: the whole suite, recording the impact map, keeping the verdict.
+        let develop = try test("--record-impact")
+        #expect(develop.status == 0 && develop.stderr.contains("kept this run's verdict"), "\(develop.stderr)")
+        let verified = try Git.run(["rev-parse", "HEAD"], in: package)
+
+        // A body change in Pkg: only the tests that executed it run; OtherTests' result is develop's.
+        try pullRequest("pkg", "Sources/Pkg/Pkg.swift", "public func twice(_ value: Int) -> Int { value + value }\n")
+        let junit = root.appendingPathComponent("junit.xml")
+        let check = try test("--impacted", "--json", "--junit", junit.path)
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(
+            check.stderr.contains("composing on the verdict of run local on commit \(verified.prefix(12))"),
+            "\(check.stderr)")
+        #expect(check.stderr.contains("Running 2 tests"), "BadgeTests alone: \(check.stderr)")
+        #expect(check.stderr.contains("1 test's results taken from run local"), "\(check.stderr)")
+        #expect(check.stderr.contains("composed on run local on commit \(verified.prefix(12))"), "\(check.stderr)")
+        let tests =
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [String: Any])["tests"]
+            as? [[String: Any]]
+        #expect(tests?.count == 3, "the whole suite's report")
+        #expect(
+            tests?.filter { $0["verifiedBy"] as? String == "local" }.map { $0["name"] as? String } == [
+                "OtherTests.OtherTests/testThrice"
+            ])
+        #expect(
+            try String(contentsOf: junit, encoding: .utf8).components(separatedBy: "name=\"verified-by\"").count == 2)
+
+        // Its squash onto the develop it was checked on: the same tree, verified: nothing runs.
+        try squash("pkg")
+        let postMerge = try test("--record-impact")
+        #expect(postMerge.status == 0, "\(postMerge.stderr)")
+        #expect(postMerge.stderr.contains("verified already: 3 tests passed"), "\(postMerge.stderr)")
+        #expect(!postMerge.stderr.contains("Running "), "\(postMerge.stderr)")
+
+        // A change that breaks a test still fails its check.
+        try pullRequest("broken", "Sources/Pkg/Pkg.swift", "public func twice(_ value: Int) -> Int { value * 3 }\n")
+        let broken = try test("--impacted")
+        #expect(broken.status == 1, "\(broken.stderr)")
+        #expect(!broken.stderr.contains("kept this run's verdict"))
+
+        // Two pull requests checked on the same develop, merged back to back.
+        try pullRequest(
+            "other", "Sources/Other/Other.swift", "public func thrice(_ value: Int) -> Int { value + value + value }\n")
+        let first = try test("--impacted")
+        #expect(first.status == 0 && first.stderr.contains("Running 1 test"), "OtherTests alone: \(first.stderr)")
+        try pullRequest("shift", "Sources/Pkg/Pkg.swift", "public func twice(_ value: Int) -> Int { value << 1 }\n")
+        let second = try test("--impacted")
+        #expect(second.status == 0 && second.stderr.contains("Running 2 tests"), "BadgeTests alone: \(second.stderr)")
+        try squash("other")
+        #expect(try test().stderr.contains("verified already"), "the first's squash is its check's tree")
+        try squash("shift")
+        let afterSecond = try test()
+        #expect(afterSecond.status == 0, "\(afterSecond.stderr)")
+        #expect(
+            afterSecond.stderr.contains("Running 1 test") && afterSecond.stderr.contains("2 tests' results taken"),
+            "what the first's change reaches runs (OtherTests), not nothing: \(afterSecond.stderr)")
+
+        // --full-every 2: a verdict composed twice since the last whole run (the second's on
+        // develop's, this one on the second's) does not stand; the whole suite runs, kept whole.
+        let bounded = try test("--full-every", "2")
+        #expect(
+            bounded.stderr.contains("stands on 2 composed since the last whole-suite run (full-every: 2)"),
+            "\(bounded.stderr)")
+        #expect(
+            bounded.stderr.contains("Running 3 tests") && bounded.stderr.contains("kept this run's verdict in"),
+            "\(bounded.stderr)")
+        #expect(!bounded.stderr.contains("composed on run"), "a whole run's verdict: \(bounded.stderr)")
+        #expect(try test("--full-every", "2").stderr.contains("verified already: 3 tests passed"))
     }
 
     /// A shared run's nodes file their key in the run's folder; the run's report keeps the verdict

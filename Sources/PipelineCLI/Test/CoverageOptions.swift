@@ -34,14 +34,16 @@ struct CoverageOptions: ParsableArguments {
     /// Refuses the report options when nothing measures coverage: `measured` is --coverage, or whatever
     /// else the command measures it for (--record-impact).
     func check(measured: Bool) throws {
-        if !measured,
-            coverageDir != nil || !coverageInclude.isEmpty || !coverageExclude.isEmpty
-                || coverageMinLines != nil
-        {
+        if !measured, reported {
             throw ValidationError(
                 "--coverage-dir, --coverage-include, --coverage-exclude and --coverage-min-lines need --coverage (or --record-impact)"
             )
         }
+    }
+
+    /// Whether an option asks for a coverage report.
+    var reported: Bool {
+        coverageDir != nil || !coverageInclude.isEmpty || !coverageExclude.isEmpty || coverageMinLines != nil
     }
 
     /// The coverage asked for; nil unless `measured`.

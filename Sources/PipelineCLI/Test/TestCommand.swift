@@ -62,6 +62,13 @@ struct TestCommand: AsyncParsableCommand {
     @Flag(help: "With --reuse-verdicts: a verdict of a run with flaky, retried or quarantined tests may stand too.")
     var reuseFlaky = false
 
+    @Option(
+        help: ArgumentHelp(
+            "With --reuse-verdicts: a verdict composed on this many others since the last whole-suite run does not "
+                + "stand; the whole suite runs.",
+            valueName: "n"))
+    var fullEvery: Int?
+
     @Flag(
         help: ArgumentHelp(
             "Build the tests, keep the build in --build-cache (and, in a CI run, the test products for its nodes), "
@@ -133,8 +140,11 @@ struct TestCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if reuseVerdicts == nil, noReuse || reuseFlaky {
-            throw ValidationError("--no-reuse and --reuse-flaky go with --reuse-verdicts LOCATION")
+        if reuseVerdicts == nil, noReuse || reuseFlaky || fullEvery != nil {
+            throw ValidationError("--no-reuse, --reuse-flaky and --full-every go with --reuse-verdicts LOCATION")
+        }
+        if let fullEvery, fullEvery < 1 {
+            throw ValidationError("--full-every takes a whole number above 0, not \(fullEvery)")
         }
         try coverage.check(measured: coverage.coverage || recordImpact)
         if buildOnly, skipBuild || list || plan || dryRun {
@@ -174,12 +184,13 @@ struct TestCommand: AsyncParsableCommand {
             limits: options.limits,
             quarantineFile: options.quarantine(global), updatesTimings: !(noUpdateTimings || noRecord),
             junit: junit.map(global.resolve), review: review.map(global.resolve),
-            coverage: coverage.request(global, measured: coverage.coverage || recordImpact), mapsImpact: recordImpact,
+            coverage: coverage.request(global, measured: coverage.coverage || (recordImpact && coverage.reported)),
+            mapsImpact: recordImpact,
             selection: selection, changes: .query(changeOptions.query),
             impactBase: selection.usesImpact ? changeOptions.base : nil,
             stores: try await SpecStores.locate(for: shared, environment: environmentOption.environment, write: write),
             verdicts: reuseVerdicts.map {
-                VerdictSettings(read: [$0], keep: $0, reuse: !noReuse, reuseShaky: reuseFlaky)
+                VerdictSettings(read: [$0], keep: $0, reuse: !noReuse, reuseShaky: reuseFlaky, fullEvery: fullEvery)
             }, write: write)
         try TestOutcomeOutput.emit(await request.perform(), json: json, node: options.node)
     }

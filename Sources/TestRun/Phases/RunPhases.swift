@@ -3,7 +3,8 @@ struct ImpactNarrowing: TestPhase {
     var phase: Phase { .select }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
-        guard run.impacted else { return .next }
+        // A run composing on a verified tree selects from that tree's commit (`VerifiedNarrowing`).
+        guard run.impacted, run.verifiedChange == nil else { return .next }
         let (session, prepared) = try run.built()
         guard let reached = try await session.impacted(prepared, base: flow.request.impactBase) else {
             return .finished(.nothingToRun(.noReachableTest))

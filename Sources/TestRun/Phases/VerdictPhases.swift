@@ -2,13 +2,14 @@ import PipelineCore
 import TestSharding
 
 /// Reuse: a tree verified already (same sources, build, selection and references) runs nothing;
-/// the same change verified over a base that moved since runs what the move reaches.
+/// the same change verified over a base that moved since runs what the move reaches; a run
+/// selecting by impact composes on the nearest verified ancestor's tree.
 struct VerdictReuse: TestPhase {
     var phase: Phase { .reuse }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
         let request = flow.request
-        guard let verdict = try await flow.verdictKey(coverage: run.coverage != nil) else { return .next }
+        guard let verdict = try await flow.verdictKey() else { return .next }
         run.verdict = verdict
         if let record = try await flow.reusedVerdict(verdict) {
             request.write(record.line + "\n")
@@ -20,13 +21,16 @@ struct VerdictReuse: TestPhase {
             return .finished(try flow.verified(report))
         }
         run.verifiedChange = try await flow.verifiedChange(verdict)
+        if run.verifiedChange == nil, run.impacted, !request.mode.isBuildOnly {
+            run.verifiedChange = try await flow.verifiedBase(verdict)
+        }
         if let line = run.verifiedChange?.line { request.write(line + "\n") }
         return .next
     }
 }
 
-/// Select: of a change verified over another base, only the tests what differs reaches run; the
-/// rest's results are taken from the verified run.
+/// Select: of a change verified over another base (or a run composing on a verified ancestor),
+/// only the tests what differs reaches run; the rest's results are taken from the verified run.
 struct VerifiedNarrowing: TestPhase {
     var phase: Phase { .select }
 
@@ -42,6 +46,9 @@ struct VerifiedNarrowing: TestPhase {
         report.tests = []
         report.take(run.taken, verifiedBy: verifiedChange.record.run)
         report.verifiedBy = verifiedChange.line + "; nothing it differs in reaches a test"
+        if let key = run.verdict {
+            await flow.keepVerdict(key, report: report, queue: run.queue, composedOn: verifiedChange)
+        }
         return .finished(try flow.verified(report))
     }
 }
@@ -59,13 +66,17 @@ struct TakenResults: TestPhase {
     }
 }
 
-/// Publish: a passing run keeps its verdict, unless part of it was taken from another run.
+/// Publish: a passing run keeps its verdict for its tree: of the whole suite, or composed of what
+/// it ran and a verified run's results for the rest; a run selecting by impact with no verified
+/// tree to compose on keeps none.
 struct VerdictKept: TestPhase {
     var phase: Phase { .publish }
 
     func apply(_ run: inout RunState, in flow: TestFlow) async throws -> PhaseResult {
-        guard let verdict = run.verdict, run.verifiedChange == nil, let report = run.report else { return .next }
-        await flow.keepVerdict(verdict, report: report, queue: run.queue)
+        guard let verdict = run.verdict, let report = run.report, !run.impacted || run.verifiedChange != nil else {
+            return .next
+        }
+        await flow.keepVerdict(verdict, report: report, queue: run.queue, composedOn: run.verifiedChange)
         return .next
     }
 }
