@@ -16,10 +16,22 @@ enum SetupSpecs {
           compare: merge-base
           base: \(SpecWriter.quoted("origin/" + request.base))
         \(references(request))
-        \(pullAndTest(request, retries: 1, verdicts: .keep))
+        \(pullAndTest(request, retries: 1, verdicts: .reuse, extra: request.nodes == 1 ? Self.byImpact : []))
 
         """
     }
+
+    /// The pull request's test stage on one machine: what its change reaches from develop's
+    /// verified tree, composed with that tree's verdict (docs/ci.md, "Composed verdicts"). Machines
+    /// sharing a run (`--nodes`) run the whole suite: a shared run does not compose.
+    static let byImpact = [
+        "# What the change reaches from develop's last verified tree runs; the rest is that run's.",
+        "# select: all runs every test.", "select: impacted",
+    ]
+
+    /// The post-merge test stage: the whole suite records the impact map the pull requests select
+    /// by; a merge whose tree a check verified runs nothing, but not past 20 composed verdicts.
+    static let recordsImpact = ["impact: record", "full-every: 20"]
 
     static func postMerge(_ request: SetupRequest) -> String {
         """
@@ -29,7 +41,7 @@ enum SetupSpecs {
         changes:
           compare: merge
         \(references(request))
-        \(pullAndTest(request, retries: 0, verdicts: .reuse))
+        \(pullAndTest(request, retries: 0, verdicts: .reuse, extra: request.nodes == 1 ? Self.recordsImpact : []))
           - promote:
               from: feature
               to: develop
@@ -41,7 +53,9 @@ enum SetupSpecs {
     /// tests, balanced by the timings kept in develop, built from the build cache.
     /// `verdicts`: the pull request's check keeps its verdict, the merge's run reuses it when the
     /// merge's tree is the one verified (docs/ci.md, "Tested once").
-    private static func pullAndTest(_ request: SetupRequest, retries: Int, verdicts: VerdictUse) -> String {
+    private static func pullAndTest(
+        _ request: SetupRequest, retries: Int, verdicts: VerdictUse, extra: [String]
+    ) -> String {
         // An app tested with xcodebuild: the workflow's nodes run the tests and import their results.
         guard request.xcode == nil else {
             return """
@@ -62,7 +76,7 @@ enum SetupSpecs {
                   junit: \(junit)
                   build-cache: \(SpecWriter.quoted(request.buildCache))
                   verdicts: \(verdicts.rawValue)
-            """
+            """ + extra.map { "\n      " + $0 }.joined()
     }
 
     private static func references(_ request: SetupRequest) -> String {

@@ -277,7 +277,7 @@ extension TestFlow {
         }
         request.write(
             "verdicts: none of the \(Self.composeDepth) commits below HEAD has a verified tree to compose on: "
-                + "this run's verdict is not kept\n")
+                + "this run's verdict is kept only if it runs every test\n")
         return nil
     }
 

@@ -107,6 +107,22 @@ public enum GitHubReport {
         ].joined(separator: "\n") + "\n"
     }
 
+    /// The suites this run took from a verified run instead of running them (`verifiedBy`), and
+    /// why, compactly: a line per run they came from, 30 suites named at most; "" when none.
+    public static func notRunHere(_ report: TestReport) -> String {
+        let taken = Dictionary(grouping: report.tests.filter { $0.verifiedBy != nil }, by: { $0.verifiedBy ?? "" })
+        guard !taken.isEmpty else { return "" }
+        return "\n"
+            + taken.sorted { $0.key < $1.key }.map { run, tests in
+                let suites = Set(tests.map(\.suite)).sorted()
+                let named = suites.prefix(30).map { "`\($0)`" }.joined(separator: ", ")
+                let more = suites.count > 30 ? " and \(suites.count - 30) more" : ""
+                return "**Not run here**: \(suites.count) suite\(suites.count == 1 ? "" : "s") (\(tests.count) "
+                    + "test\(tests.count == 1 ? "" : "s")) that nothing this run's tree differs in reaches, their results "
+                    + "verified in run \(run): \(named)\(more)\n"
+            }.joined()
+    }
+
     /// The tests that did not pass as a table, grouped by kind (crashes, timeouts, tests that never
     /// reported, other failures, then those in `snapshotTests`): the header's lines, then a row
     /// each; none when every test passed. A row holds the test's brief (what the terminal shows)

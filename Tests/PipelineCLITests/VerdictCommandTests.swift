@@ -299,6 +299,53 @@ struct VerdictCommandTests {
         #expect(try test("--full-every", "2").stderr.contains("verified already: 3 tests passed"))
     }
 
+    @Test(
+        "on init's own specs: develop's post-merge run keeps its verdict and impact map; a pull request's run composes on it and runs only the suite its change reaches; the squash's post-merge runs nothing and promotes; a breaking change fails its check"
+    )
+    func initsSpecs() throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        try twoTargets()
+        let references = root.appendingPathComponent("store")
+        for store in ["feature", "develop"] {
+            try FileManager.default.createDirectory(
+                at: references.appendingPathComponent(store), withIntermediateDirectories: true)
+        }
+        let initialized = try PipelineBinary.run(["init", "--ci", "github", "--store", references.path], in: package)
+        #expect(initialized.status == 0, "\(initialized.stderr)")
+        let spec = try String(contentsOf: package.appendingPathComponent("pipelines/pull-request.yml"), encoding: .utf8)
+        #expect(spec.contains("      select: impacted\n") && spec.contains("      verdicts: reuse\n"), "\(spec)")
+        try Git.run(["add", "-A"], in: package)
+        try Git.run(["commit", "-q", "-m", "pipeline init"], in: package)
+        func run(_ name: String) throws -> PipelineBinary.Result {
+            // The pull request's spec compares with origin/develop, as a CI checkout has it.
+            try Git.run(["update-ref", "refs/remotes/origin/develop", "develop"], in: package)
+            return try PipelineBinary.run(["run", name], in: package, environment: ["CI": "false"])
+        }
+
+        let develop = try run("post-merge")
+        #expect(develop.status == 0, "\(develop.stdout)\(develop.stderr)")
+        #expect(develop.stderr.contains("Impact map of 2 suites"), "\(develop.stderr)")
+        #expect(develop.stderr.contains("kept this run's verdict"), "\(develop.stderr)")
+
+        try pullRequest("pkg", "Sources/Pkg/Pkg.swift", "public func twice(_ value: Int) -> Int { value + value }\n")
+        let check = try run("pull-request")
+        #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+        #expect(check.stderr.contains("composing on the verdict of run local"), "\(check.stderr)")
+        #expect(check.stderr.contains("Running 2 tests"), "BadgeTests alone: \(check.stderr)")
+        #expect(check.stderr.contains("composed on run local"), "\(check.stderr)")
+
+        try squash("pkg")
+        let merged = try run("post-merge")
+        #expect(merged.status == 0, "\(merged.stdout)\(merged.stderr)")
+        #expect(merged.stderr.contains("verified already: 3 tests passed"), "\(merged.stderr)")
+        #expect(!merged.stderr.contains("Running "), "\(merged.stderr)")
+
+        try pullRequest("broken", "Sources/Pkg/Pkg.swift", "public func twice(_ value: Int) -> Int { value * 3 }\n")
+        let broken = try run("pull-request")
+        #expect(broken.status == 1, "\(broken.stdout)\(broken.stderr)")
+        #expect(broken.stderr.contains("Running 2 tests"), "\(broken.stderr)")
+    }
+
     /// A shared run's nodes file their key in the run's folder; the run's report keeps the verdict
     /// when the whole run passed; a later run of the same tree builds nothing, its nodes run nothing,
     /// and its report is the verified run's.

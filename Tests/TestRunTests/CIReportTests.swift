@@ -152,6 +152,27 @@ import Testing
         #expect(artifacts.contains("review: `snapshot-review.html#ref-Cards0`"), "\(artifacts)")
     }
 
+    @Test("a composed run's summary names the suites not run here and the run their results are from")
+    func notRunHere() {
+        var (report, _) = Self.bigChange(failures: 0, files: 1)
+        let ids = (0..<3).map { TestID("AppTests.Suite\($0 % 2)/test\($0)", framework: .xctest) }
+        let taken = TestReport(
+            shards: [Shard(index: 1, tests: ids, expectedSeconds: 1)],
+            attempts: ids.map { TestAttempt(test: $0, status: .passed, seconds: 0.1) }, seconds: 1, node: .whole,
+            flakyFails: true
+        ).tests
+        report.take(taken, verifiedBy: "981")
+        let text = CIReport.summary(report, title: "t", review: nil, coverage: nil, elsewhere: "the log")
+        #expect(
+            text.contains(
+                "**Not run here**: 2 suites (3 tests) that nothing this run's tree differs in reaches, their results "
+                    + "verified in run 981: `AppTests.Suite0`, `AppTests.Suite1`"), "\(text)")
+        #expect(
+            !CIReport.summary(
+                Self.bigChange(failures: 2, files: 1).0, title: "t", review: nil, coverage: nil, elsewhere: "x"
+            ).contains("Not run here"))
+    }
+
     @Test("the summary stays within its budget at 300 and at 3,000 failures, and says how many more are elsewhere")
     func summaryWithinBudget() {
         for failures in [300, 3_000] {

@@ -10,6 +10,8 @@ struct ImpactNarrowing: TestPhase {
             return .finished(.nothingToRun(.noReachableTest))
         }
         run.prepared = reached
+        // Every test selected (no map yet, or a change reaching them all): a whole run after all.
+        run.impacted = reached.tests.count < prepared.tests.count
         return .next
     }
 }

@@ -80,7 +80,8 @@ public enum CIReport {
         snapshotTests: Set<String> = [], elsewhere: String, runPage: String? = nil, budget: Int = summaryBudget
     ) -> String {
         var text =
-            GitHubReport.counts(report, title: title) + (review?.lead(runPage: runPage) ?? "")
+            GitHubReport.counts(report, title: title) + GitHubReport.notRunHere(report)
+            + (review?.lead(runPage: runPage) ?? "")
             + (coverage?.markdown() ?? "")
         // Room for the line saying what was left out.
         var room = budget - text.utf8.count - 1_000
