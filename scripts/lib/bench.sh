@@ -11,9 +11,11 @@ measure() {
 }
 
 # build_release: builds pipeline as a release is built (scripts/release.sh: on Linux the Swift
-# runtime, libpng and libcrypto linked in, which more than halves its start-up), and sets $bin.
+# runtime, libpng and libcrypto linked in, which more than halves its start-up), and sets $bin;
+# PIPELINE_BIN names a pipeline already built instead (for a benchmark whose ratios are the
+# package's builds and tests, not pipeline's own start-up).
 build_release() {
-    bin="$(scripts/release.sh --build-only 2>/dev/null)"
+    bin="${PIPELINE_BIN:-$(scripts/release.sh --build-only 2>/dev/null)}"
 }
 
 # bench_images FOLDER: $objects random (incompressible, like PNGs) images of ~20 KB in $folders test
