@@ -63,13 +63,20 @@ extension TestFlow {
             var ancestor = key.treeKey
             ancestor.tree = try history.treeID(commit)
             guard let record = try await reusedVerdict(ancestor) else { continue }
-            let moved = try ChangeDetector(repositoryPath: history.workTree).changes(.range(base: commit, head: "HEAD"))
-            let lines = Set(key.references)
-            let references = Set(record.key.references).symmetricDifference(lines).compactMap {
+            let moved: [ChangedFile]
+            do {
+                moved = try ChangeDetector(repositoryPath: history.workTree).changes(.range(base: commit, head: "HEAD"))
+                    .files
+            } catch {
+                request.write("verdicts: \(commit.prefix(12))'s change to HEAD cannot be read here: \(error)\n")
+                return nil
+            }
+            // A reference line is `<Test>/<file> <md5>`: the test files whose references differ.
+            let references = Set(record.key.references).symmetricDifference(key.references).compactMap {
                 $0.split(separator: "/").first.map(String.init)
             }
             return VerifiedChange(
-                record: record, base: commit, differing: Set(moved.files.flatMap(\.touchedPaths)).sorted(), same: [],
+                record: record, base: commit, differing: Set(moved.flatMap(\.touchedPaths)).sorted(), same: [],
                 composed: true, references: Set(references))
         }
         request.write(
@@ -116,12 +123,11 @@ extension TestFlow {
         // file names no suite (its tests cannot be told).
         reached.formUnion(prepared.tests.filter { kept[$0.name] == nil })
         if !verified.references.isEmpty {
-            let suites = Set(prepared.tests.map { $0.suite.split(separator: ".").last.map(String.init) ?? "" })
+            // A suite's name without its module, as swift-snapshot-testing names its test file's folder.
+            let suiteName = { (test: TestID) in test.suite.split(separator: ".").last.map(String.init) ?? "" }
+            let suites = Set(prepared.tests.map(suiteName))
             if verified.references.isSubset(of: suites) {
-                reached.formUnion(
-                    prepared.tests.filter {
-                        verified.references.contains($0.suite.split(separator: ".").last.map(String.init) ?? "")
-                    })
+                reached.formUnion(prepared.tests.filter { verified.references.contains(suiteName($0)) })
             } else {
                 request.write(
                     "verdicts: references differ from run \(verified.record.run)'s for "

@@ -297,6 +297,22 @@ struct VerdictCommandTests {
             "\(bounded.stderr)")
         #expect(!bounded.stderr.contains("composed on run"), "a whole run's verdict: \(bounded.stderr)")
         #expect(try test("--full-every", "2").stderr.contains("verified already: 3 tests passed"))
+
+        // A check whose references differ from the verified tree's (pulled from the store, out of
+        // git) runs that test file's suite: BadgeTests for its reference; OtherTests' change is a
+        // comment, which reaches nothing, so its result is taken.
+        let otherTests = package.appendingPathComponent("Tests/OtherTests/OtherTests.swift")
+        try pullRequest(
+            "reference", "Tests/OtherTests/OtherTests.swift",
+            try String(contentsOf: otherTests, encoding: .utf8) + "// a note\n")
+        try Scratch.write(
+            "reference v2",
+            to: package.appendingPathComponent("Tests/PkgTests/__Snapshots__/BadgeTests/testTwice.1.png"))
+        let reference = try test("--impacted")
+        #expect(reference.status == 0, "\(reference.stderr)")
+        #expect(
+            reference.stderr.contains("Running 2 tests") && reference.stderr.contains("1 test's results taken"),
+            "\(reference.stderr)")
     }
 
     @Test(
