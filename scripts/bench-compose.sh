@@ -2,6 +2,8 @@
 # Benchmark: tested once, with composed verdicts, on a real history replayed as pull requests.
 # Usage: scripts/bench-compose.sh REPOSITORY [COMMITS] [FULL_EVERY]   (defaults: 10 commits, 20)
 #   e.g. scripts/bench-compose.sh ../shared/histories/swift-algorithms.bundle 10
+#   REPOSITORY `example`: the example package's own history, each commit of this repository that
+#   changed Examples/ExampleSuite as a commit of a repository of its own (a clone with history).
 # Develop starts COMMITS first-parent commits before the repository's head, where a post-merge run
 # runs the whole suite, records the impact map and keeps its verdict, as init's post-merge spec
 # does. Then each commit in turn is a pull request into develop: its check runs on the merge ref
@@ -19,6 +21,21 @@ repository="$1" commits="${2:-10}" full_every="${3:-20}"
 
 source scripts/lib/bench.sh
 bench_prepare
+if [[ "$repository" == example ]]; then
+    repository="$scratch/example-history"
+    git init -q -b main "$repository"
+    printf '.build/\n' >"$repository/.gitignore"
+    mapfile -t changed < <(git log --reverse --first-parent --format=%H -- Examples/ExampleSuite)
+    [[ ${#changed[@]} -gt 1 ]] || { echo "this clone holds no history of Examples/ExampleSuite (a shallow clone?)" >&2; exit 2; }
+    for commit in "${changed[@]}"; do
+        find "$repository" -mindepth 1 -maxdepth 1 ! -name .git ! -name .gitignore -exec rm -rf {} +
+        git archive "$commit" Examples/ExampleSuite | tar -x -C "$repository" --strip-components=2
+        git -C "$repository" add -A
+        git -C "$repository" -c user.name=bench -c user.email=bench@example.com commit -q \
+            -m "$(git log -1 --format=%s "$commit" | cut -c1-72)"
+    done
+    echo "the example package's history: ${#changed[@]} commits of this repository"
+fi
 git clone -q "$repository" "$scratch/repo"
 cd "$scratch/repo"
 git config user.name bench && git config user.email bench@example.com

@@ -1,3 +1,4 @@
+import ChildProcesses
 import Coverage
 import Foundation
 import PipelineCore
@@ -69,6 +70,13 @@ public struct ImpactMap: Codable, Sendable, Equatable {
     /// any: a map serves builds that enable the same ones. Absent for packages without traits and
     /// in older maps.
     public var traits: [String]?
+    /// The version of the Swift that built the recorded run (`swift --version`: `6.3.1`): another
+    /// compiler may lower the same source to other code, so a map serves builds by the same one.
+    /// Absent in maps recorded before it existed, which serve no build.
+    public var toolchain: String?
+    /// The recorded build's flags that may change what compiles (`compilationFlags`): a map serves
+    /// builds with the same ones. Absent in maps recorded before it existed, which serve no build.
+    public var flags: [String]?
 
     public init(
         commit: String, package: String, configuration: String, recordedAt: String, suites: [String: [String]],
@@ -102,6 +110,71 @@ public struct ImpactMap: Codable, Sendable, Equatable {
         excluded = graph.targets.flatMap { target in
             (manifest.excluded[target.name] ?? []).map { target.path + "/" + $0 }
         }.sorted()
+    }
+
+    /// Keeps the toolchain's version and the flags of the build with `arguments`, which a build
+    /// selecting by this map must share (`unfit`).
+    public mutating func keepBuild(arguments: [String]) async {
+        toolchain = await Toolchain.swiftVersion.value
+        flags = Self.compilationFlags(arguments)
+    }
+
+    /// Of a build's `arguments`, those that may change what compiles: the traits (compared as the
+    /// traits they enable), where and how fast it builds, how much it says, and compiling by content
+    /// (`-Xswiftc -enable-incremental-file-hashing`, which the build cache adds) are left out.
+    public static func compilationFlags(_ arguments: [String]) -> [String] {
+        let valued: Set = [
+            "--traits", "--scratch-path", "--cache-path", "--config-path", "--security-path", "-j", "--jobs",
+            "--build-system",
+        ]
+        let bare: Set = [
+            "--enable-all-traits", "--disable-default-traits", "-v", "--verbose", "--very-verbose", "--vv", "-q",
+            "--quiet", "--skip-update", "--disable-automatic-resolution", "--force-resolved-versions",
+            "--only-use-versions-from-resolved-file", "--disable-sandbox",
+        ]
+        let inertCompilerFlags: Set = ["-enable-incremental-file-hashing"]
+        var kept: [String] = []
+        var index = arguments.startIndex
+        while index < arguments.endIndex {
+            let argument = arguments[index]
+            let next = index + 1 < arguments.endIndex ? arguments[index + 1] : nil
+            if valued.contains(argument) || (argument == "-Xswiftc" && next.map(inertCompilerFlags.contains) == true) {
+                index += 2
+                continue
+            }
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if !bare.contains(argument) && !(argument.contains("=") && valued.contains(name)) { kept.append(argument) }
+            index += 1
+        }
+        return kept
+    }
+
+    /// Why this map cannot serve a build of `package` in `configuration` by the Swift `toolchain`
+    /// (its version, nil when unknown) with `arguments`; nil when it can.
+    public func unfit(package: String, configuration: String, toolchain: String?, arguments: [String]) -> String? {
+        if self.package != package {
+            return "the impact map was recorded for the package at \(self.package), not \(package)"
+        }
+        if self.configuration != configuration {
+            return "the impact map was recorded for \(self.configuration) builds, not \(configuration)"
+        }
+        guard let recorded = self.toolchain, let flags else {
+            return "the impact map does not say which toolchain and flags built it (recorded by an older pipeline)"
+        }
+        guard let toolchain else {
+            return "the impact map was recorded by Swift \(recorded), and this toolchain's version could not be read"
+        }
+        if recorded != toolchain {
+            return "the impact map was recorded by Swift \(recorded), this build uses Swift \(toolchain)"
+        }
+        let current = Self.compilationFlags(arguments)
+        if flags != current {
+            func said(_ list: [String]) -> String {
+                list.isEmpty ? "no flags" : "the flags " + list.joined(separator: " ")
+            }
+            return "the impact map was recorded with \(said(flags)), this build has \(said(current))"
+        }
+        return nil
     }
 
     /// Keeps the index store of the build in `bin` (`index` or why not); a file edited but not

@@ -35,11 +35,11 @@ public struct ImpactedTests: Sendable {
         let root = URL(fileURLWithPath: history.workTree).resolvingSymlinksInPath().path
         let packagePath = package.resolvingSymlinksInPath().path
         let relative = packagePath == root ? "." : String(packagePath.dropFirst(root.count + 1))
-        guard map.package == relative else {
-            return everything("the impact map was recorded for the package at \(map.package), not \(relative)")
-        }
-        guard map.configuration == configuration else {
-            return everything("the impact map was recorded for \(map.configuration) builds, not \(configuration)")
+        if let unfit = map.unfit(
+            package: relative, configuration: configuration, toolchain: await Toolchain.swiftVersion.value,
+            arguments: buildArguments)
+        {
+            return everything(unfit)
         }
         let from = base.map { (try? history.sha($0)) ?? $0 } ?? map.commit
         guard try history.isAncestor(from, of: "HEAD") != nil else {

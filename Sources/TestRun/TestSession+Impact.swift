@@ -83,6 +83,7 @@ extension TestSession {
             suites: executed.files.filter { !partial.contains($0.key) }, tests: tests.mapValues { $0.sorted() },
             functions: executed.functions.filter { !partial.contains($0.key) })
         map.dependencies = executed.dependencies.filter { !partial.contains($0.key) }
+        await map.keepBuild(arguments: suite.settings.extraArguments)
         if let first = measured.strays.first {
             map.lostProfiles =
                 "\(measured.strays.count) written where the tests ran, \(first) the first: a test started an "

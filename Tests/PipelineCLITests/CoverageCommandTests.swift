@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `pipeline test --coverage` on a copy of the example package (its tests built instrumented, apart
@@ -310,6 +311,14 @@ struct CoverageCommandTests {
         let mapFile = scratch.appendingPathComponent("pipeline-impact.json")
         let map = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: mapFile)) as? [String: Any])
         #expect(map["package"] as? String == "." && map["configuration"] as? String == "debug")
+        // The toolchain and the flags that built it: a map serves builds by the same ones.
+        let swiftVersion = try Shell.run("swift", ["--version"])
+        #expect(
+            (map["toolchain"] as? String).map {
+                (swiftVersion.stdout + swiftVersion.stderr).contains("Swift version \($0)")
+            }
+                == true, "\(map["toolchain"] ?? "none")")
+        #expect(map["flags"] as? [String] == [], "\(map)")
         let suites = map["suites"] as? [String: [String]] ?? [:]
         #expect(suites["ExampleKitTests.ThumbnailTests"]?.contains("Sources/ExampleKit/Thumbnail.swift") == true)
         #expect(suites["ExampleKitTests.BadgeViewTests"]?.contains("Sources/ExampleKit/Thumbnail.swift") == false)
@@ -454,6 +463,16 @@ struct CoverageCommandTests {
                 "impacted: every test runs, since Package.swift changes the package's dependencies: every test"),
             "\(manifest.stderr)")
         #expect(manifest.stdout.split(separator: "\n").count == ExamplePackage.testCount)
+        // A map recorded by another Swift: every test, saying why.
+        let recordedMap = try Data(contentsOf: mapFile)
+        let older = try #require(String(data: recordedMap, encoding: .utf8)).replacingOccurrences(
+            of: "\"toolchain\" : \"", with: "\"toolchain\" : \"5.")
+        try Data(older.utf8).write(to: mapFile)
+        let otherSwift = try test(["--impacted", "--list"] + timings)
+        #expect(
+            otherSwift.stderr.contains("impacted: every test runs, since the impact map was recorded by Swift 5."),
+            "\(otherSwift.stderr)")
+        #expect(otherSwift.stdout.split(separator: "\n").count == ExamplePackage.testCount)
         try Data("{".utf8).write(to: mapFile)
         let corrupt = try test(["--impacted", "--list"] + timings)
         #expect(corrupt.status == 0)

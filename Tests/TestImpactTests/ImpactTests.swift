@@ -35,6 +35,47 @@ struct ImpactTests {
         ImpactSelection.select(map: Self.map, changes: changes, current: current)
     }
 
+    @Test("a map serves only builds of its package, configuration, toolchain and compilation flags")
+    func unfit() {
+        var map = Self.map
+        #expect(
+            map.unfit(package: ".", configuration: "debug", toolchain: "6.3.1", arguments: [])
+                == "the impact map does not say which toolchain and flags built it (recorded by an older pipeline)")
+        map.toolchain = "6.3.1"
+        map.flags = ImpactMap.compilationFlags(["--build-system", "native", "-Xswiftc", "-DFAST", "--traits=A"])
+        #expect(map.flags == ["-Xswiftc", "-DFAST"])
+        let fast = ["-Xswiftc", "-DFAST"]
+        #expect(map.unfit(package: ".", configuration: "debug", toolchain: "6.3.1", arguments: fast) == nil)
+        // Where, how fast and how loudly it builds, its traits (compared as the traits they enable),
+        // and the build cache's hashing change nothing the map saw.
+        let same =
+            fast + [
+                "-j", "4", "--scratch-path", "/tmp/b", "--jobs=2", "-v", "--traits", "B", "--enable-all-traits",
+                "-Xswiftc", "-enable-incremental-file-hashing", "--build-system=swiftbuild",
+            ]
+        #expect(map.unfit(package: ".", configuration: "debug", toolchain: "6.3.1", arguments: same) == nil)
+        #expect(
+            map.unfit(package: "App", configuration: "debug", toolchain: "6.3.1", arguments: fast)
+                == "the impact map was recorded for the package at ., not App")
+        #expect(
+            map.unfit(package: ".", configuration: "release", toolchain: "6.3.1", arguments: fast)
+                == "the impact map was recorded for debug builds, not release")
+        #expect(
+            map.unfit(package: ".", configuration: "debug", toolchain: "6.2.0", arguments: fast)
+                == "the impact map was recorded by Swift 6.3.1, this build uses Swift 6.2.0")
+        #expect(
+            map.unfit(package: ".", configuration: "debug", toolchain: nil, arguments: fast)
+                == "the impact map was recorded by Swift 6.3.1, and this toolchain's version could not be read")
+        #expect(
+            map.unfit(package: ".", configuration: "debug", toolchain: "6.3.1", arguments: [])
+                == "the impact map was recorded with the flags -Xswiftc -DFAST, this build has no flags")
+        #expect(
+            map.unfit(
+                package: ".", configuration: "debug", toolchain: "6.3.1", arguments: fast + ["-Xswiftc", "-Osize"])
+                == "the impact map was recorded with the flags -Xswiftc -DFAST, this build has the flags -Xswiftc -DFAST "
+                + "-Xswiftc -Osize")
+    }
+
     @Test("a body change runs the suites that executed the file, and says so")
     func body() {
         let changed = Self.parser.replacingOccurrences(of: "count > 3", with: "count >= 3")
