@@ -122,7 +122,31 @@ public enum ProjectSetup {
 
     /// What to run next, one command per line with what it does. With `others` (the team's own
     /// specs, left alone), the reference commands name init's post-merge spec, whose stores these are.
-    public static func nextSteps(_ request: SetupRequest, files: [SetupFile], others: [String] = []) -> [String] {
+    /// Adds to the repository's `.gitignore` (made when there is none) what git must not commit:
+    /// `.build/` of a package, and a folder store inside the repository; the lines added, nil when
+    /// none was missing.
+    public static func completeGitignore(_ request: SetupRequest, in root: URL) throws -> [String]? {
+        var folder: String?
+        if case .folder(let path) = request.store { folder = path }
+        let missing = ProjectDoctor.missingIgnores(root, store: folder)
+        guard !missing.isEmpty else { return nil }
+        let file = root.appendingPathComponent(".gitignore")
+        var text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
+        if !text.isEmpty && !text.hasSuffix("\n") { text += "\n" }
+        text += missing.map { $0 + "\n" }.joined()
+        do {
+            try Data(text.utf8).write(to: file, options: .atomic)
+        } catch {
+            throw RequestError("\(file.path): cannot be written (\(error.localizedDescription))")
+        }
+        return missing
+    }
+
+    /// `adopting`: the store holds the team's references already, so nothing is recorded or
+    /// promoted; the steps check the checkout's tests against them instead.
+    public static func nextSteps(
+        _ request: SetupRequest, files: [SetupFile], others: [String] = [], adopting: Bool = false
+    ) -> [String] {
         let folders = Set(files.map { $0.path.split(separator: "/").first.map(String.init) ?? $0.path }).sorted()
         let spec = others.isEmpty ? "" : " --pipeline post-merge"
         let record =
@@ -130,11 +154,18 @@ public enum ProjectSetup {
                 "pipeline refs record --all --xcode --scheme \(app.scheme) --destination '\(app.destination)'"
                     + (app.container.isEmpty ? "" : " --\(app.container[0].dropFirst()) \(app.container[1])")
             } ?? "pipeline refs record --all                 "
-        var lines = [
-            record + spec + " # record every snapshot test's references",
-            "pipeline refs promote --all --force --yes\(spec)   # store them in develop (and feature)",
-            "git add \(folders.joined(separator: " ")) && git commit -m 'CI: pipeline'",
-        ]
+        let commit = "git add \(folders.joined(separator: " ")) && git commit -m 'CI: pipeline'"
+        var lines =
+            adopting
+            ? [
+                ("pipeline refs pull" + spec, "# develop's references into this checkout, as CI pulls them"),
+                ("pipeline run pull-request --dry-run", "# the run CI makes (without --dry-run: your tests on them)"),
+            ].map { $0.0.padding(toLength: 36, withPad: " ", startingAt: 0) + " " + $0.1 } + [commit]
+            : [
+                record + spec + " # record every snapshot test's references",
+                "pipeline refs promote --all --force --yes\(spec)   # store them in develop (and feature)",
+                commit,
+            ]
         if !others.isEmpty {
             lines.insert(
                 "(left alone: \(others.joined(separator: ", ")); the commands name --pipeline post-merge, init's spec)",

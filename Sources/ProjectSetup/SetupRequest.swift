@@ -240,6 +240,11 @@ public struct SetupRequest: Sendable {
         }
     }
 
+    /// Where feature's and develop's references are, as the specs name them.
+    public var referenceAddresses: (feature: String, develop: String) {
+        (address(layout.feature), address(layout.develop))
+    }
+
     /// Where builds are kept (`<store>/build-cache`): a node restores the nearest ancestor's, a
     /// CI run's build job keeps the test products its nodes run.
     var buildCache: String { address("build-cache") }

@@ -34,6 +34,9 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
     /// `--all` found nothing to act on: no test of the checkout has local references (`what` says
     /// what was asked, `store` where the references were looked for).
     case noLocalReferences(what: String, store: String)
+    /// A store taken over as it is (`init --existing-store`) holds no reference of any test of
+    /// the checkout: the layout or the credentials named are not the store's.
+    case notAdoptable(String)
 
     public var description: String {
         switch self {
@@ -66,6 +69,7 @@ public enum ReferenceError: Error, Equatable, CustomStringConvertible {
             "\(failed) of \(total) object(s) failed; the others were done, and re-running finishes the job"
         case .noLocalReferences(let what, let store):
             "\(what): no test has references in \(store) yet; record them first ('pipeline refs record --all')"
+        case .notAdoptable(let message): message
         case .needsConfirmation(let what):
             "\(what) needs confirmation: run it in a terminal, or pass --yes"
         case .recordingFailed(let test, let reason):
@@ -84,7 +88,7 @@ extension ReferenceError: ExitCoded {
         switch self {
         case .notConfigured: .spec
         case .notATest, .needsConfirmation, .noLocalReferences: .usage
-        case .noReferences, .incomplete, .noCandidates, .noStore: .storage
+        case .noReferences, .incomplete, .noCandidates, .noStore, .notAdoptable: .storage
         case .developChanged, .candidateRefused, .neverAccepted, .notOnBranch: .conflict
         case .recordingFailed: .testsFailed
         case .developStale: .stale

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
+import PipelineSpec
 import ProjectSetup
+import References
 
 extension SetupRequest.CI: ExpressibleByArgument {}
 extension SetupRequest.MergeStyle: ExpressibleByArgument {}
@@ -69,6 +71,14 @@ struct InitCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Where develop's references are below --store.", valueName: "path"))
     var develop = "develop"
 
+    @Flag(
+        help: """
+            The store holds the team's references already (their own scripts filled it): check that the layout \
+            named (--store, --feature, --develop) reads them, listing what it finds per test, before writing \
+            anything; record and promote nothing (docs/references.md#moving-from-your-own-scripts).
+            """)
+    var existingStore = false
+
     @Option(help: ArgumentHelp("CI machines sharing each run's tests through the store.", valueName: "n"))
     var nodes = 1
 
@@ -135,6 +145,7 @@ struct InitCommand: AsyncParsableCommand {
     func run() async throws {
         guard update else {
             let request = try await request()
+            let adoption = existingStore ? try await adopt(request) : nil
             let files = try ProjectSetup.write(request, in: global.workingDirectory)
             for file in files {
                 Console.out(
@@ -142,9 +153,25 @@ struct InitCommand: AsyncParsableCommand {
                         ? "joined \(file.path): pipeline's workflows added, named pipeline-…" : "wrote \(file.path)")
             }
             for warning in ProjectSetup.warnings(request) { Console.error("warning: " + warning) }
+            if let added = try ProjectSetup.completeGitignore(request, in: global.workingDirectory) {
+                Console.out("updated .gitignore: \(added.joined(separator: ", ")) ignored")
+            }
+            let findings = ProjectDoctor.examine(global.workingDirectory)
+            if !findings.isEmpty {
+                Console.out("\nBefore the first run (pipeline doctor):")
+                for finding in findings {
+                    Console.out("  " + finding.rendered.replacingOccurrences(of: "\n", with: "\n  "))
+                }
+            }
+            if let adoption {
+                Console.out("\nThe store as it is (nothing written to it):")
+                for line in adoption.render() { Console.out("  " + line) }
+            }
             Console.out("\nNext:")
             let others = ProjectSetup.otherSpecs(in: global.workingDirectory, written: files)
-            for line in ProjectSetup.nextSteps(request, files: files, others: others) { Console.out("  " + line) }
+            for line in ProjectSetup.nextSteps(request, files: files, others: others, adopting: existingStore) {
+                Console.out("  " + line)
+            }
             return
         }
         // With no flags, the ones the files were written with (their first line).
@@ -164,6 +191,17 @@ struct InitCommand: AsyncParsableCommand {
             for finding in update.findings { Console.error("warning: " + finding) }
         }
         if let conflict = SetupConflict(updates) { throw conflict }
+    }
+
+    /// `--existing-store`: the store read against the checkout's tests through the layout the
+    /// request names, before anything is written.
+    private func adopt(_ request: SetupRequest) async throws -> StoreAdoption {
+        let (feature, develop) = request.referenceAddresses
+        let overrides = ReferenceSettings(
+            feature: StoreAddress(parsing: feature), develop: StoreAddress(parsing: develop),
+            endpoint: request.endpoint, region: request.region)
+        return try await ReferenceContext(checkout: global.workingDirectory, pipeline: nil, overrides: overrides)
+            .transfers.adoption()
     }
 
     /// The request the flags describe, the Swift and Xcode versions found as the flags say.

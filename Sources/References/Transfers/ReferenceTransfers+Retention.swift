@@ -137,6 +137,14 @@ extension ReferenceTransfers {
     /// every set: the shared one and each environment's, found in one listing of the store.
     public func orphans(in role: StoreRole = .develop) async throws -> [Orphan] {
         let local = stores.local(testPattern: testPattern)
+        return try await referencesByTest(in: role).filter { !local.testFiles.contains($0.key.test) }
+            .map { Orphan(test: $0.key.test, objects: $0.value.objects, bytes: $0.value.bytes, set: $0.key.set) }
+            .sorted { ($0.set ?? "", $0.test) < ($1.set ?? "", $1.test) }
+    }
+
+    /// How many references, and how many bytes, `role` holds of each test in each set (the shared
+    /// one and each environment's), in one listing of the store.
+    func referencesByTest(in role: StoreRole) async throws -> [Orphan.Place: (objects: Int, bytes: Int64)] {
         let objects = try await stores.everyObject(role)
         let sets = Set(ObjectKey.environmentSets(among: objects.map(\.key)))
         var totals: [Orphan.Place: (objects: Int, bytes: Int64)] = [:]
@@ -149,9 +157,7 @@ extension ReferenceTransfers {
             totals[Orphan.Place(set: set, test: key.firstSegment), default: (0, 0)].objects += 1
             totals[Orphan.Place(set: set, test: key.firstSegment), default: (0, 0)].bytes += object.size
         }
-        return totals.filter { !local.testFiles.contains($0.key.test) }
-            .map { Orphan(test: $0.key.test, objects: $0.value.objects, bytes: $0.value.bytes, set: $0.key.set) }
-            .sorted { ($0.set ?? "", $0.test) < ($1.set ?? "", $1.test) }
+        return totals
     }
 }
 
