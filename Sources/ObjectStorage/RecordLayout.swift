@@ -49,24 +49,33 @@ public struct RecordLayout: Sendable {
 
     /// The layout of the records of the reference store `store` at `prefix`, for `role`
     /// (`feature`, `develop`); `scope` is the writer's trust scope (`TrustScope.folder`), ignored
-    /// for develop, whose records have one scope.
-    public init(store: any SharedStore, prefix: ObjectKey?, role: String, scope: String) throws(StoreError) {
+    /// for develop, whose records have one scope. `sibling` is the other role's reference prefix
+    /// in the same store (its key; for a folder store, its folder's path): where the two are one
+    /// layout nested deeper than one folder below the one they share (`ios/feature/__Snapshots__` and
+    /// `ios/develop/__Snapshots__`), the records go in that shared folder (`ios/.pipeline/…`,
+    /// their store named `feature~__Snapshots__`), so nothing of the tool's is below either
+    /// role's top folder, which a team's own scripts may copy whole.
+    public init(
+        store: any SharedStore, prefix: ObjectKey?, role: String, scope: String, sibling: String? = nil
+    ) throws(StoreError) {
         referencePrefix = prefix
+        func segments(_ path: String) -> [String] { path.split(separator: "/").map(String.init) }
         if let prefix {
-            let segments = prefix.rawValue.split(separator: "/")
+            let placed = Self.placement(of: segments(prefix.rawValue), beside: sibling.map(segments))
             records = store
-            side = String(segments.last ?? Substring(role))
+            side = placed.side.isEmpty ? role : placed.side
             root = try ObjectKey(Self.folder).under(
-                segments.count > 1 ? try ObjectKey(segments.dropLast().joined(separator: "/")) : nil)
+                placed.parent.isEmpty ? nil : try ObjectKey(placed.parent.joined(separator: "/")))
         } else if let folder = store as? FolderStore {
-            let parent = folder.root.standardizedFileURL.deletingLastPathComponent()
-            guard parent.path != folder.root.standardizedFileURL.path else {
+            let own = folder.root.standardizedFileURL.path
+            let placed = Self.placement(of: segments(own), beside: sibling.map(segments))
+            guard !placed.parent.isEmpty else {
                 throw .io(
                     path: folder.root.path,
                     reason: "a reference store at the file system's root has no folder beside it for its records")
             }
-            records = FolderStore(root: parent)
-            side = folder.root.standardizedFileURL.lastPathComponent
+            records = FolderStore(root: URL(fileURLWithPath: "/" + placed.parent.joined(separator: "/")))
+            side = placed.side
             root = try ObjectKey(Self.folder)
         } else {
             records = store
@@ -76,6 +85,24 @@ public struct RecordLayout: Sendable {
         let developSide = role == "develop"
         self.scope = developSide ? Self.developScope : Self.flatten(scope)
         searches = !developSide
+    }
+
+    /// The folder a reference prefix's records go in (`parent`, its segments) and the prefix's
+    /// name there (`side`): its own parent and last segment, unless it and `sibling` are one
+    /// layout nested deeper (the same depth, apart in one segment above the last); then the folder
+    /// they share, and the segments below it joined by `~` (git refuses `~` in a name, and so no
+    /// two sides share a folder).
+    static func placement(of own: [String], beside sibling: [String]?) -> (parent: [String], side: String) {
+        let parent = Array(own.dropLast())
+        let side = own.last ?? ""
+        guard let sibling else { return (parent, side) }
+        let common = zip(own, sibling).prefix { $0 == $1 }.count
+        // One layout, the role's folder a level above the references' (`ios/<role>/__Snapshots__`):
+        // the same depth, one segment apart. Two unrelated folders (`/tmp/a/feature`,
+        // `/tmp/b/develop`) keep their own parents.
+        guard common < parent.count, own.count == sibling.count, own[(common + 1)...] == sibling[(common + 1)...]
+        else { return (parent, side) }
+        return (Array(own[..<common]), own[common...].joined(separator: "~"))
     }
 
     /// A trust scope's folder as at most two segments: `branch/release/1.2` is `branch/release~1.2`

@@ -36,7 +36,8 @@ public enum ProjectDoctor {
 
     /// Examines the repository at `root` as its files describe it: the destination its CI files
     /// give xcodebuild, the stores its specs name.
-    public static func examine(_ root: URL) -> [DoctorFinding] {
+    /// `version` is this pipeline's: a file init wrote with another is in an older form.
+    public static func examine(_ root: URL, version: String) -> [DoctorFinding] {
         var stores: [StoreAddress] = []
         if let catalog = try? PipelineCatalog.locate(from: root) {
             for name in catalog.names() {
@@ -49,6 +50,28 @@ public enum ProjectDoctor {
             return nil
         }.first
         return examine(root, destination: ciDestination(root), usesStore: !stores.isEmpty, ignoredStore: folder)
+            + olderFiles(root, version: version)
+    }
+
+    /// The files init wrote with another version, or holding a pattern this version retired.
+    static func olderFiles(_ root: URL, version: String) -> [DoctorFinding] {
+        let paths =
+            ["pipelines/pull-request.yml", "pipelines/post-merge.yml", ".gitlab-ci.yml", "bitrise.yml"]
+            + GitHubWorkflows.names.map { ".github/workflows/" + $0 }
+        return paths.compactMap { path in
+            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path),
+                case let text = String(decoding: data, as: UTF8.self),
+                let (marker, _) = InitMarker.read(text)
+            else { return nil }
+            let retired = RetiredPatterns.findings(in: text, path: path)
+            guard marker.version != version || !retired.isEmpty else { return nil }
+            let problem =
+                retired.first.map { "an older form: \($0)" }
+                ?? "written by pipeline init \(marker.version); this is \(version), whose files differ"
+            return DoctorFinding(
+                kind: .olderFiles, file: path, line: 1, problem: problem,
+                fix: "pipeline init --update (your edits kept where they do not conflict)")
+        }
     }
 
     /// The simulator the CI files give xcodebuild (`platform=iOS Simulator,name=iPhone 16`), if any.

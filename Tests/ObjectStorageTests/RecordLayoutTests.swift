@@ -178,6 +178,41 @@ struct RecordLayoutTests {
         #expect(try await view.migrate(dryRun: false).moved == 0, "nothing left to move")
     }
 
+    @Test(
+        "records go in the folder feature and develop share: beside the prefix when it is one below it, above both when one layout nests deeper"
+    )
+    func placement() throws {
+        func placed(_ own: String, _ sibling: String?) -> String {
+            let result = RecordLayout.placement(
+                of: own.split(separator: "/").map(String.init),
+                beside: sibling.map { $0.split(separator: "/").map(String.init) })
+            return result.parent.joined(separator: "/") + " | " + result.side
+        }
+        #expect(placed("team/feature", "team/develop") == "team | feature")
+        #expect(placed("feature", "develop") == " | feature")
+        #expect(placed("team/feature", nil) == "team | feature")
+        // Their layout: the references one folder deeper than the roles' folders.
+        #expect(placed("ios/feature/__Snapshots__", "ios/develop/__Snapshots__") == "ios | feature~__Snapshots__")
+        #expect(placed("ios/develop/__Snapshots__", "ios/feature/__Snapshots__") == "ios | develop~__Snapshots__")
+        #expect(placed("feature/__Snapshots__", "develop/__Snapshots__") == " | feature~__Snapshots__")
+        // Unrelated folders keep their own parents: other depths, or apart in more than one segment.
+        #expect(placed("a/feature", "a/b/develop") == "a | feature")
+        #expect(placed("a/b/develop", "a/feature") == "a/b | develop")
+        #expect(placed("tmp/x/feature", "tmp/y/develop") == "tmp/x | feature")
+        #expect(placed("ios/feature/shots", "ios/develop/refs") == "ios/feature | shots")
+        // A layout nested in the other's folder keeps its own parent.
+        #expect(placed("refs/develop", "refs") == "refs | develop")
+
+        // In a bucket: develop's records of that layout live at ios/.pipeline/develop/develop~__Snapshots__/.
+        let layout = try RecordLayout(
+            store: FolderStore(root: FileManager.default.temporaryDirectory),
+            prefix: try ObjectKey("ios/develop/__Snapshots__"), role: "develop", scope: "pr/3",
+            sibling: "ios/feature/__Snapshots__")
+        #expect(
+            try layout.key("pipeline-timings.json", in: layout.scope).rawValue
+                == "ios/.pipeline/develop/develop~__Snapshots__/pipeline-timings.json")
+    }
+
     @Test("a branch's or tag's slashes never make two scopes share a folder")
     func flatten() {
         #expect(RecordLayout.flatten("branch/release/1.2") == "branch/release~1.2")

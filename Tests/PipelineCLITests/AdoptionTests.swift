@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStorage
 import TestSupport
 import Testing
 
@@ -26,7 +27,7 @@ struct AdoptionTests {
             }
             """
         let files = [
-            "App/AppTests/Profile/ProfileViewTests.swift": test,
+            "App/AppTests/ProfileViewTests.swift": test,
             "App/AppTests/SettingsViewTests.swift": test.replacingOccurrences(of: "Profile", with: "Settings"),
             "App/AppTests/NewCardTests.swift": test.replacingOccurrences(of: "Profile", with: "NewCard"),
             "App/AppTests/ParserTests.swift": "import XCTest\nfinal class ParserTests: XCTestCase {}\n",
@@ -142,11 +143,11 @@ struct AdoptionTests {
         // `var record = false` and `record: record` in each test file; the helper's parameter and its pass-through.
         #expect(
             out.contains(
-                "App/AppTests/Profile/ProfileViewTests.swift:5: `record` fixed in the test's code: it overrides the "
+                "App/AppTests/ProfileViewTests.swift:5: `record` fixed in the test's code: it overrides the "
                     + "record mode pipeline sets (SNAPSHOT_TESTING_RECORD) in every run"), "\(out)")
         #expect(
             out.contains(
-                "App/AppTests/Profile/ProfileViewTests.swift:8: record: record passed to a snapshot assertion"),
+                "App/AppTests/ProfileViewTests.swift:8: record: record passed to a snapshot assertion"),
             "\(out)")
         #expect(out.contains("fix: delete ', record: record' from this call"), "\(out)")
         #expect(out.contains("App/AppTests/SnapshotHelper.swift:5: the helper takes a record parameter"), "\(out)")
@@ -172,7 +173,7 @@ struct AdoptionTests {
 
         // Fixed: the overrides gone, 1.17 resolved, the destination the references' device.
         for file in [
-            "App/AppTests/Profile/ProfileViewTests.swift", "App/AppTests/SettingsViewTests.swift",
+            "App/AppTests/ProfileViewTests.swift", "App/AppTests/SettingsViewTests.swift",
             "App/AppTests/NewCardTests.swift", "App/AppTests/SnapshotHelper.swift",
         ] {
             let url = root.appendingPathComponent(file)
@@ -192,5 +193,118 @@ struct AdoptionTests {
         .write(to: resolved)
         let clean = try PipelineBinary.run(["doctor"], in: root)
         #expect(clean.stdout.hasPrefix("Nothing found"), "\(clean.stdout)")
+    }
+
+    /// Their four scripts, as the team wrote them (aws s3 cp of whole prefixes), on the bucket's
+    /// `ios/` prefix.
+    static let scripts = [
+        "scripts/setup_snapshot.sh":
+            "aws s3 cp --recursive --only-show-errors \"s3://$BUCKET/ios/develop/\" App/AppTests/\n",
+        "scripts/upload_snapshot.sh":
+            "aws s3 cp --recursive --only-show-errors App/AppTests/__Snapshots__ \"s3://$BUCKET/ios/feature/__Snapshots__\"\n",
+        "scripts/copy_snapshot.sh":
+            "aws s3 cp --recursive --only-show-errors \"s3://$BUCKET/ios/feature/\" \"s3://$BUCKET/ios/develop/\"\n",
+        "scripts/clean_snapshot.sh": "rm -rf App/AppTests/__Snapshots__\n",
+    ]
+
+    @Test(
+        "side by side on one S3 store: their scripts and pipeline run a full loop each, and the scripts' copies of develop/ and feature/ hold references only",
+        .enabled(if: RefsBackend.s3Endpoint != nil && Shell.which("aws") != nil))
+    func sideBySide() async throws {
+        defer { try? FileManager.default.removeItem(at: root) }
+        let endpoint = try #require(RefsBackend.s3Endpoint)
+        let bucket = "ios-\(UUID().uuidString.prefix(18).lowercased())"
+        try await S3Store(
+            S3Settings(
+                endpoint: URL(string: endpoint)!, bucket: bucket,
+                credentials: AWSCredentials(accessKey: "test:tester", secret: "testing"))
+        ).createBucket()
+        let variables = RefsBackend.environment.merging([
+            "CI": "false", "BUCKET": bucket, "AWS_ENDPOINT_URL": endpoint, "AWS_DEFAULT_REGION": "us-east-1",
+        ]) { $1 }
+        for (path, text) in Self.scripts { try Scratch.write(text, to: root.appendingPathComponent(path)) }
+        func script(_ name: String) throws {
+            // The aws CLI refuses an empty AWS_PROFILE, which pipeline's runs here are given.
+            let result = try Shell.run(
+                "bash", ["scripts/\(name).sh"], in: root, environment: variables.filter { $0.key != "AWS_PROFILE" })
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+        }
+        func pipeline(_ arguments: String...) throws -> PipelineBinary.Result {
+            let result = try PipelineBinary.run(arguments, in: root, environment: variables)
+            #expect(
+                result.status == 0, "pipeline \(arguments.joined(separator: " ")): \(result.stdout)\(result.stderr)")
+            return result
+        }
+        let references = root.appendingPathComponent("App/AppTests/__Snapshots__")
+        func write(_ test: String, _ file: String, _ text: String) throws {
+            try Scratch.write(text, to: references.appendingPathComponent("\(test)/\(file)"))
+        }
+        func read(_ test: String, _ file: String) -> String? {
+            try? String(contentsOf: references.appendingPathComponent("\(test)/\(file)"), encoding: .utf8)
+        }
+        try Scratch.write("__Snapshots__/\n", to: root.appendingPathComponent(".gitignore"))
+        try Git.run(["add", "-A"], in: root)
+        try Git.run(["commit", "-q", "-m", "their scripts"], in: root)
+
+        // Their store as it is: references uploaded by their own script, promoted by it.
+        try write("ProfileViewTests", "testProfile_iPhone15.1.png", "profile v1")
+        try write("SettingsViewTests", "testSettings_iPhone15.1.png", "settings v1")
+        try script("upload_snapshot")
+        try script("copy_snapshot")
+        try script("clean_snapshot")
+
+        // pipeline adopts it and runs a loop: pull, a branch's new reference pushed, merged, promoted.
+        let store = "s3://\(bucket)/ios"
+        let adopted = try pipeline(
+            "init", "--ci", "bitrise", "--store", store, "--feature", "feature/__Snapshots__", "--develop",
+            "develop/__Snapshots__", "--endpoint", endpoint, "--existing-store")
+        #expect(adopted.stdout.contains("2 references of 2 tests in this checkout"), "\(adopted.stdout)")
+        try Git.run(["add", "-A"], in: root)
+        try Git.run(["commit", "-q", "-m", "pipeline init"], in: root)
+        _ = try pipeline("refs", "pull", "--pipeline", "post-merge")
+        #expect(read("ProfileViewTests", "testProfile_iPhone15.1.png") == "profile v1")
+        try Git.run(["checkout", "-q", "-b", "profile"], in: root)
+        try write("ProfileViewTests", "testProfile_iPhone15.1.png", "profile v2")
+        try Scratch.write("// v2\n", to: root.appendingPathComponent("App/AppTests/ProfileViewTests.swift"))
+        try Git.run(["commit", "-q", "-am", "profile v2"], in: root)
+        _ = try pipeline("refs", "push", "ProfileViewTests", "--pipeline", "post-merge")
+        try Git.run(["checkout", "-q", "develop"], in: root)
+        try Git.run(["merge", "-q", "--no-ff", "-m", "merge profile", "profile"], in: root)
+        _ = try pipeline("refs", "promote", "--pipeline", "post-merge")
+
+        // The tool's records are in the store, and outside both roles' folders.
+        let listing = try Shell.run(
+            "aws", ["s3", "ls", "--recursive", "s3://\(bucket)/ios/"], in: root,
+            environment: variables.filter { $0.key != "AWS_PROFILE" })
+        let keys = listing.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }
+        #expect(keys.contains { $0.hasPrefix("ios/.pipeline/") }, "\(keys)")
+        #expect(
+            keys.filter { $0.hasPrefix("ios/develop/") || $0.hasPrefix("ios/feature/") }.allSatisfy {
+                $0.contains("/__Snapshots__/") && $0.hasSuffix(".png")
+            }, "references only below their prefixes: \(keys)")
+
+        // Their loop on the same store (upload, copy feature/ to develop/ whole), then their setup
+        // script in a checkout: references only, pipeline's promotion among them.
+        try script("clean_snapshot")
+        try write("SettingsViewTests", "testSettings_iPhone15.1.png", "settings v2")
+        try script("upload_snapshot")
+        try script("copy_snapshot")
+        try script("clean_snapshot")
+        try script("setup_snapshot")
+        let copied = FileManager.default.subpaths(atPath: root.appendingPathComponent("App/AppTests").path) ?? []
+        #expect(
+            copied.filter { $0.hasPrefix("__Snapshots__/") && $0.hasSuffix(".png") }.sorted() == [
+                "__Snapshots__/ProfileViewTests/testProfile_iPhone15.1.png",
+                "__Snapshots__/SettingsViewTests/testSettings_iPhone15.1.png",
+            ])
+        #expect(!copied.contains { $0.contains(".pipeline") || $0.contains("pipeline-") }, "\(copied)")
+        #expect(read("ProfileViewTests", "testProfile_iPhone15.1.png") == "profile v2")
+        #expect(read("SettingsViewTests", "testSettings_iPhone15.1.png") == "settings v2")
+
+        // pipeline's pull reads what their scripts promoted.
+        try script("clean_snapshot")
+        _ = try pipeline("refs", "pull", "--pipeline", "post-merge")
+        #expect(read("SettingsViewTests", "testSettings_iPhone15.1.png") == "settings v2")
+        #expect(read("ProfileViewTests", "testProfile_iPhone15.1.png") == "profile v2")
     }
 }

@@ -12,6 +12,14 @@ public enum Shell {
     public static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
+    /// The path of `program` on PATH, nil when there is none.
+    public static func which(_ program: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":").map { "\($0)/\(program)" }.first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
+    }
+
     /// Runs `command` with `arguments` through `/usr/bin/env`, its output through files so no pipe fills up.
     public static func run(
         _ command: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]

@@ -19,11 +19,11 @@ struct DoctorCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Flag(help: "The findings as JSON (docs/json.md#doctor).")
+    @Flag(help: "The findings as JSON (docs/json.md: pipeline doctor --json).")
     var json = false
 
     func run() async throws {
-        let findings = ProjectDoctor.examine(global.workingDirectory)
+        let findings = ProjectDoctor.examine(global.workingDirectory, version: Version.number)
         if json { return try Console.json(findings) }
         guard !findings.isEmpty else {
             Console.out(

@@ -156,7 +156,7 @@ struct InitCommand: AsyncParsableCommand {
             if let added = try ProjectSetup.completeGitignore(request, in: global.workingDirectory) {
                 Console.out("updated .gitignore: \(added.joined(separator: ", ")) ignored")
             }
-            let findings = ProjectDoctor.examine(global.workingDirectory)
+            let findings = ProjectDoctor.examine(global.workingDirectory, version: Version.number)
             if !findings.isEmpty {
                 Console.out("\nBefore the first run (pipeline doctor):")
                 for finding in findings {

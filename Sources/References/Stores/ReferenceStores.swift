@@ -146,8 +146,16 @@ public struct ReferenceStores: Sendable {
         guard variables["PIPELINE_RECORDS"] != "earlier", let shared = folder.store as? any SharedStore else {
             return folder
         }
+        let other = StoreRole.allCases.first { $0 != role }.flatMap { settings.address(of: $0) }
+        let sibling: String? =
+            switch (settings.address(of: role), other) {
+            case (.s3(let bucket, _), .s3(let otherBucket, let prefix)) where bucket == otherBucket: prefix
+            case (.folder, .folder(let path)): URL(fileURLWithPath: path, relativeTo: base).standardizedFileURL.path
+            default: nil
+            }
         let layout = try RecordLayout(
-            store: shared, prefix: folder.prefix, role: role.rawValue, scope: CIContext(variables).trustScope.folder)
+            store: shared, prefix: folder.prefix, role: role.rawValue, scope: CIContext(variables).trustScope.folder,
+            sibling: sibling)
         return StoreLocation(store: ScopedRecords(base: shared, layout: layout), prefix: folder.prefix)
     }
 
