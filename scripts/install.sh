@@ -4,12 +4,21 @@
 #   install.sh 0.1.0                          # a version, from PIPELINE_RELEASES (default: GitHub releases)
 #   install.sh https://…/pipeline-0.1.0-linux-x86_64.tar.gz
 #   install.sh ./dist/pipeline-0.1.0-linux-x86_64.tar.gz
+#   install.sh --from-source [DIR|GIT-URL]    # build a release here (a Mac: Homebrew's libraries), install it
 #
 # Options: --prefix DIR (default /usr/local; the binary goes to DIR/bin), --sha256 HEX (the expected
 # checksum; otherwise the `.sha256` file published beside the tarball is read). A tarball whose
 # checksum is not the expected one, or with no checksum to check against, is refused and nothing is
 # installed. A binary whose `pipeline version` cannot load libgit2 or libcurl is refused, naming the
 # library, and nothing is installed. Needs curl (for URLs), tar and sha256sum or shasum.
+#
+# --from-source builds the release on this machine with scripts/release.sh (which installs what it
+# links against first: Homebrew's libgit2, libpng, openssl@3 and pkg-config on macOS, the Debian
+# packages on Linux; Swift must be installed), then installs it as a tarball is installed. The source
+# is DIR, a clone of GIT-URL (shallow), the checkout this script is in, or else a clone of
+# PIPELINE_SOURCE (default https://github.com/your-org/pipeline.git): on a Mac,
+#   curl -fsSL https://raw.githubusercontent.com/your-org/pipeline/main/scripts/install.sh | bash -s -- --from-source
+# PIPELINE_RELEASE_ARGS adds arguments to release.sh (the tests pass --binary, a build they made).
 #
 # PIPELINE_RELEASES is where versions are found: <PIPELINE_RELEASES>/v<version>/<tarball>.
 set -euo pipefail
@@ -19,16 +28,45 @@ fail() { echo "install: $*" >&2; exit 1; }
 source=""
 prefix="${PREFIX:-/usr/local}"
 expected=""
+from_source=""
+built=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --prefix) prefix="$2"; shift 2 ;;
         --sha256) expected="$2"; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --from-source)
+            from_source=here; shift
+            if [[ $# -gt 0 && "$1" != -* ]]; then from_source="$1"; shift; fi ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "install: unknown option '$1' (see --help)" >&2; exit 2 ;;
         *) [[ -z "$source" ]] || { echo "install: one version, URL or file (got '$source' and '$1')" >&2; exit 2; }
            source="$1"; shift ;;
     esac
 done
+if [[ -n "$from_source" ]]; then
+    [[ -z "$source" ]] || { echo "install: --from-source or a version, URL or file, not both" >&2; exit 2; }
+    built="$(mktemp -d)"
+    trap 'rm -rf "$built"' EXIT
+    here="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")/.." 2>/dev/null && pwd || true)"
+    if [[ "$from_source" == here ]]; then
+        if [[ -n "$here" && -f "$here/Package.swift" && -x "$here/scripts/release.sh" ]]; then from_source="$here"
+        else from_source="${PIPELINE_SOURCE:-https://github.com/your-org/pipeline.git}"; fi
+    fi
+    if [[ ! -d "$from_source" ]]; then
+        command -v git >/dev/null || fail "cloning $from_source needs git"
+        echo "install: cloning $from_source" >&2
+        git clone --quiet --depth 1 "$from_source" "$built/source" || fail "could not clone $from_source"
+        from_source="$built/source"
+    fi
+    [[ -x "$from_source/scripts/release.sh" ]] || fail "$from_source: no scripts/release.sh (not a pipeline checkout)"
+    command -v swift >/dev/null || fail "building from source needs Swift (https://swift.org/install)"
+    echo "install: building a release in $from_source (a few minutes the first time)" >&2
+    # shellcheck disable=SC2086
+    "$from_source/scripts/release.sh" --out "$built/dist" ${PIPELINE_RELEASE_ARGS:-} >"$built/release.log" 2>&1 \
+        || fail "the build failed: $(tail -3 "$built/release.log" | tr '\n' ' ')"
+    source="$(sed -n 's/^release: \(.*\.tar\.gz\) (.*/\1/p' "$built/release.log" | head -1)"
+    [[ -f "$source" ]] || fail "release.sh named no tarball: $(tail -1 "$built/release.log")"
+fi
 [[ -n "$source" ]] || { echo "install: name a version, a tarball URL or a tarball file (see --help)" >&2; exit 2; }
 
 os="$(uname -s | tr '[:upper:]' '[:lower:]')"
@@ -43,7 +81,7 @@ if [[ "$source" =~ ^v?[0-9]+\.[0-9]+\.[0-9]+([-.+][0-9A-Za-z.-]+)?$ ]]; then
 fi
 
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" ${built:+"$built"}' EXIT
 tarball="$work/pipeline.tar.gz"
 
 case "$source" in

@@ -95,7 +95,8 @@ enum BitriseWorkflows {
         let steps = script(
             "install pipeline",
             [
-                "git fetch --unshallow --quiet || true   # the merge base: git-clone clones shallow",
+                "# git-clone clones shallow: the base branch's tip beside it; pipeline deepens when a question needs more",
+                "git fetch --quiet --depth=1 origin \"+refs/heads/\(request.base):refs/remotes/origin/\(request.base)\" || true",
                 "curl -fsSL \"\(install.script)\" | PIPELINE_RELEASES=\"\(install.releases)\" bash -s -- "
                     + "\"$PIPELINE_VERSION\" --prefix \"$HOME/.local\"",
                 "envman add --key PATH --value \"$HOME/.local/bin:$PATH\"",
@@ -103,9 +104,47 @@ enum BitriseWorkflows {
         return "  _pipeline-install:\n    steps:\n      - git-clone@8: {}\n" + steps
     }
 
+    /// A build's first line: the history the build cache looks through for the nearest ancestor's
+    /// build (git-clone clones shallow).
+    static let deepen =
+        "git fetch --quiet --deepen=200 origin || true   # the build cache restores the nearest of 200 ancestors"
+
+    /// Bitrise's key-based cache around a build: `paths` restored before it and saved after,
+    /// whatever the build's verdict, so a pull request does not resolve its packages cold. The key
+    /// is the checksum of `manifest`, the file that names the packages (not Package.resolved, which
+    /// a build writes when it is not committed, so a key of it would differ between the restore
+    /// and the save); a moved pin updates the restored clones.
+    static func cacheSteps(paths: [String], manifest: String) -> (restore: String, save: String) {
+        let key = "spm-{{ .OS }}-{{ .Arch }}-{{ checksum \"\(manifest)\" }}"
+        return (
+            """
+                  - restore-cache@2:
+                      inputs:
+                        - key: '\(key)'
+            """,
+            """
+                  - save-cache@1:
+                      is_always_run: true
+                      inputs:
+                        - key: '\(key)'
+                        - paths: |-
+            \(paths.map { "                  " + $0 }.joined(separator: "\n"))
+            """
+        )
+    }
+
+    /// What a workflow that needs no Mac and no toolchain (it moves references or merges reports)
+    /// runs on: Bitrise's Linux stack, below the app's own.
+    static let linuxStack = """
+            meta:
+              bitrise.io:
+                stack: ubuntu-noble-24.04-bitrise-2025-android
+                machine_type_id: g2.linux.medium
+        """
+
     /// The workflow a reviewer starts on the pull request's branch: CI's renderings accepted.
-    static func acceptWorkflow(_ request: SetupRequest) -> String {
-        "  pipeline-accept:\n    before_run: [_pipeline-install]\n    envs:\n      - TESTS: all\n      - COMMIT: \"\"\n    steps:\n"
+    static func acceptWorkflow(_ request: SetupRequest, meta: String = "") -> String {
+        "  pipeline-accept:\n\(meta.isEmpty ? "" : meta + "\n")    before_run: [_pipeline-install]\n    envs:\n      - TESTS: all\n      - COMMIT: \"\"\n    steps:\n"
             + script(
                 "pipeline refs accept",
                 BitriseCredentials.lines(request) + [
@@ -131,41 +170,48 @@ enum BitriseWorkflows {
         let secrets = secretsNote(request)
         let keys = BitriseCredentials.lines(request)
         var workflows = [installWorkflow(request)]
+        // SwiftPM's clones of the dependencies, kept by Bitrise between builds; the build itself
+        // comes from the team's store (--build-cache) where several machines share it.
+        let cache = cacheSteps(paths: [".build/repositories", ".build/checkouts"], manifest: "Package.swift")
         if shared {
             workflows += [
                 // One build for the N machines: the build keeps the test products; each node runs them.
-                "  pipeline-build:\n    before_run: [_pipeline-install]\n    steps:\n"
+                "  pipeline-build:\n    before_run: [_pipeline-install]\n    steps:\n" + cache.restore + "\n"
                     + script(
-                        "pipeline build", keys + ["pipeline test --build-only --build-cache \(request.buildCacheWord)"]),
+                        "pipeline build",
+                        [deepen] + keys + ["pipeline test --build-only --build-cache \(request.buildCacheWord)"])
+                    + "\n" + cache.save,
                 "  pipeline-pr-test:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline test (node)", node(request, "pull-request", retries: true)) + "\n" + deploy,
                 "  pipeline-merge-test:\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline test (node)", node(request, "post-merge", retries: false)) + "\n" + deploy,
-                "  pipeline-report:\n    before_run: [_pipeline-install]\n    steps:\n"
+                "  pipeline-report:\n\(linuxStack)\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script(
                         "pipeline report",
                         keys + [
                             "pipeline report --queue --timings develop --junit junit-all.xml "
                                 + "--reuse-verdicts \(request.verdictsWord)"
                         ]),
-                "  pipeline-promote:\n    before_run: [_pipeline-install]\n    steps:\n"
+                "  pipeline-promote:\n\(linuxStack)\n    before_run: [_pipeline-install]\n    steps:\n"
                     + script("pipeline promote", keys + ["pipeline run post-merge --only promote"]),
             ]
         } else {
             workflows += [
-                "  pipeline-pull-request:\n    before_run: [_pipeline-install]\n    steps:\n"
+                "  pipeline-pull-request:\n    before_run: [_pipeline-install]\n    steps:\n" + cache.restore + "\n"
                     + script(
                         "pipeline run pull-request",
-                        keys + [nodeNumber, checkAccess("pull-request")] + publishing("pipeline run pull-request"))
-                    + "\n" + deploy,
-                "  pipeline-post-merge:\n    before_run: [_pipeline-install]\n    steps:\n"
+                        [deepen] + keys + [nodeNumber, checkAccess("pull-request")]
+                            + publishing("pipeline run pull-request"))
+                    + "\n" + cache.save + "\n" + deploy,
+                "  pipeline-post-merge:\n    before_run: [_pipeline-install]\n    steps:\n" + cache.restore + "\n"
                     + script(
                         "pipeline run post-merge",
-                        keys + [nodeNumber, checkAccess("post-merge")] + publishing("pipeline run post-merge"))
-                    + "\n" + deploy,
+                        [deepen] + keys + [nodeNumber, checkAccess("post-merge")]
+                            + publishing("pipeline run post-merge"))
+                    + "\n" + cache.save + "\n" + deploy,
             ]
         }
-        workflows.append(acceptWorkflow(request))
+        workflows.append(acceptWorkflow(request, meta: linuxStack))
         let pipelines = shared ? pipelinesSection(nodes: request.nodes) + "\n" : ""
         return """
             # Written by `pipeline init`. Pull requests into \(request.base) run pull-request, merges run

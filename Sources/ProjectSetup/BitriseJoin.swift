@@ -111,6 +111,17 @@ enum BitriseJoin {
     struct Clash: Equatable {
         let line: Int
         let reason: String
+        /// For a trigger that takes what pipeline's need: its lines (0-based) and where it sends them.
+        var trigger: Trigger? = nil
+    }
+
+    /// A trigger of the team's that takes the base branch's pushes (`push`) or pull requests.
+    struct Trigger: Equatable {
+        let lines: Range<Int>
+        let target: String
+        /// Whether it starts a workflow (else a pipeline of theirs).
+        let startsWorkflow: Bool
+        let push: Bool
     }
 
     /// What stops the join: every clash, in the order of the team's lines.
@@ -122,11 +133,17 @@ enum BitriseJoin {
 
     /// The team's `existing` bitrise.yml with `generated`'s app variables, triggers, pipelines
     /// and workflows added; the clashes instead, when there are any.
-    static func join(existing: String, generated: String, base: String) throws(Clashes) -> String {
+    /// With `triggersFirst`, pipeline's triggers go before the team's, so they take the base
+    /// branch's events (Bitrise starts the first match) and the team's keep what else they match.
+    static func join(
+        existing: String, generated: String, base: String, triggersFirst: Bool = false
+    ) throws(Clashes) -> String {
         let theirs = BitriseFile(existing)
         let ours = BitriseFile(generated)
-        let clashes = self.clashes(theirs, ours, base: base)
-        guard clashes.isEmpty else { throw Clashes(clashes: clashes) }
+        if !triggersFirst {
+            let clashes = self.clashes(theirs, ours, base: base)
+            guard clashes.isEmpty else { throw Clashes(clashes: clashes) }
+        }
 
         // Insertions into the team's lines, applied from the bottom up so earlier indices hold.
         var insertions: [(at: Int, lines: [String])] = []
@@ -134,16 +151,19 @@ enum BitriseJoin {
         for key in ["trigger_map", "pipelines", "workflows"] {
             guard let body = ours.section(key) else { continue }
             let block = Array(ours.lines[body]).reversed().drop { !BitriseFile.isContent($0) }.reversed()
-            guard let range = theirs.section(key), let last = theirs.lastContent(range),
-                let indent = theirs.childIndentation(range)
-            else {
+            guard let range = theirs.section(key) else {
                 appended += ["", marker, "\(key):"] + block
                 continue
             }
+            guard let last = theirs.lastContent(range), let indent = theirs.childIndentation(range) else {
+                insertions.append((range.lowerBound, [marker] + block))
+                continue
+            }
             let shift = indent - (ours.childIndentation(body) ?? indent)
+            let first = range.first { BitriseFile.isContent(theirs.lines[$0]) } ?? last
             insertions.append(
                 (
-                    last + 1,
+                    key == "trigger_map" && triggersFirst ? first : last + 1,
                     [String(repeating: " ", count: indent) + marker] + BitriseFile.shifted(Array(block), by: shift)
                 ))
         }
@@ -153,6 +173,43 @@ enum BitriseJoin {
             lines.insert(contentsOf: insertion.lines, at: insertion.at)
         }
         return (lines + appended).joined(separator: "\n") + "\n"
+    }
+
+    /// The join when the only clashes are the team's triggers taking the base branch's events:
+    /// pipeline's triggers placed before theirs, so they take those events (Bitrise starts the
+    /// first match) and theirs keep what else they match; and where pipeline's flows are Bitrise
+    /// pipelines, the workflow each of those triggers started runs in pipeline's pipeline for the
+    /// same event, with no `depends_on` (it starts with pipeline's build and never waits on the
+    /// snapshots' result). With what became of each trigger. Any other clash stops it as `join` does.
+    static func joinAheadOfTriggers(
+        existing: String, generated: String, base: String
+    ) throws(Clashes) -> (text: String, notes: [String]) {
+        let clashes = self.clashes(BitriseFile(existing), BitriseFile(generated), base: base)
+        guard !clashes.isEmpty, clashes.allSatisfy({ $0.trigger != nil }) else { throw Clashes(clashes: clashes) }
+        var ours = generated
+        var notes: [String] = []
+        var added: Set<String> = []
+        for clash in clashes {
+            guard let trigger = clash.trigger else { continue }
+            let flow = trigger.push ? "pipeline-post-merge" : "pipeline-pull-request"
+            let header = "  \(flow):\n    workflows:\n"
+            let joins = trigger.startsWorkflow && ours.contains(header)
+            if joins, added.insert(flow + "/" + trigger.target).inserted {
+                ours = ours.replacingOccurrences(
+                    of: header,
+                    with: header + "      \(trigger.target): {}   # the team's own: it waits on nothing of pipeline's\n"
+                )
+            }
+            notes.append(
+                "bitrise.yml:\(clash.line): \(trigger.push ? "pushes to" : "pull requests into") \(base) went to "
+                    + "'\(trigger.target)'; pipeline's trigger now comes first and takes them, "
+                    + (joins
+                        ? "and '\(trigger.target)' runs in \(flow), beside pipeline's workflows and independent of them"
+                        : "so start '\(trigger.target)' from \(flow) yourself")
+                    + " (the trigger keeps what else it matches)")
+        }
+        let text = try join(existing: existing, generated: ours, base: base, triggersFirst: true)
+        return (text, notes)
     }
 
     /// Our `app: envs:` items, into the team's `envs` (or as an `envs` of their `app`, or as an
@@ -226,8 +283,14 @@ enum BitriseJoin {
             }
         }
         if let range = theirs.section("trigger_map") {
-            for item in theirs.items(range) where item.fields["enabled"] != "false" {
+            let items = theirs.items(range)
+            let end = (theirs.lastContent(range) ?? range.lowerBound) + 1
+            for (index, item) in items.enumerated() where item.fields["enabled"] != "false" {
                 let target = item.fields["workflow"] ?? item.fields["pipeline"] ?? "?"
+                let lines = item.line..<(index + 1 < items.count ? items[index + 1].line : end)
+                func trigger(push: Bool) -> Trigger {
+                    Trigger(lines: lines, target: target, startsWorkflow: item.fields["workflow"] != nil, push: push)
+                }
                 if let push = item.fields["push_branch"], matches(push, base) {
                     clashes.append(
                         Clash(
@@ -235,7 +298,8 @@ enum BitriseJoin {
                             reason:
                                 "trigger_map sends pushes to \(base) to '\(target)'; Bitrise runs only the first "
                                 + "matching trigger, and pipeline's post-merge needs them (run '\(target)' from "
-                                + "pipeline-post-merge, or narrow or remove this trigger)"))
+                                + "pipeline-post-merge, or narrow or remove this trigger)", trigger: trigger(push: true)
+                        ))
                 }
                 let isPullRequest =
                     item.fields["pull_request_target_branch"] != nil
@@ -247,7 +311,7 @@ enum BitriseJoin {
                             reason:
                                 "trigger_map sends pull requests into \(base) to '\(target)'; Bitrise runs only the "
                                 + "first matching trigger, and pipeline's pull-request needs them (narrow or remove "
-                                + "this trigger)"))
+                                + "this trigger)", trigger: trigger(push: false)))
                 }
             }
         }

@@ -37,7 +37,8 @@ public enum ProjectDoctor {
     /// Examines the repository at `root` as its files describe it: the destination its CI files
     /// give xcodebuild, the stores its specs name.
     /// `version` is this pipeline's: a file init wrote with another is in an older form.
-    public static func examine(_ root: URL, version: String) -> [DoctorFinding] {
+    /// `destination` stands for the CI files' (init's, before the team applies a join's patch).
+    public static func examine(_ root: URL, version: String, destination: String? = nil) -> [DoctorFinding] {
         var stores: [StoreAddress] = []
         if let catalog = try? PipelineCatalog.locate(from: root) {
             for name in catalog.names() {
@@ -49,7 +50,8 @@ public enum ProjectDoctor {
             if case .folder(let path) = store { return path }
             return nil
         }.first
-        return examine(root, destination: ciDestination(root), usesStore: !stores.isEmpty, ignoredStore: folder)
+        return examine(
+            root, destination: destination ?? ciDestination(root), usesStore: !stores.isEmpty, ignoredStore: folder)
             + olderFiles(root, version: version)
     }
 
@@ -111,8 +113,9 @@ public enum ProjectDoctor {
                         "references are committed in git (\(tracked)) and the specs name a store: each pull "
                         + "replaces the committed files with the store's, so git shows changes nobody made",
                     fix:
-                        "keep them in one place: git rm -r --cached with every __Snapshots__ folder and add "
-                        + "__Snapshots__/ to .gitignore (the store keeps them), or drop references: from the specs"))
+                        "keep them in one place: git rm -r --cached with every \(SnapshotFile.folderName) folder and "
+                        + "add \(SnapshotFile.folderName)/ to .gitignore (the store keeps them), or drop references: "
+                        + "from the specs"))
         }
         return findings
     }

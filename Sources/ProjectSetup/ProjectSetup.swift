@@ -1,4 +1,5 @@
 import Foundation
+import GitChanges
 import PipelineCore
 import PipelineSpec
 
@@ -8,6 +9,12 @@ public struct SetupFile: Sendable, Equatable {
     public let text: String
     /// Written into the team's own file of that name (bitrise.yml), beside what it held.
     public var joined = false
+    /// What the team must know of it: for the bitrise.yml patch, what became of each trigger.
+    public var notes: [String] = []
+
+    /// The join of a team's bitrise.yml whose triggers take what pipeline's need, as a patch to
+    /// review and apply (`git apply`): the file itself is left as it is.
+    public static let bitrisePatch = "bitrise.yml.pipeline.patch"
 
     /// Where a CI without GitHub's action finds the install script and the releases: `init --action
     /// OWNER/REPO@REF`'s repository (its script at REF, its GitHub releases), `--releases URL` over
@@ -60,15 +67,24 @@ public enum ProjectSetup {
                 throw RequestError(
                     "\(file.path) exists already: pipeline init writes only new files (move it aside to regenerate)")
             }
+            let existing = String(decoding: data, as: UTF8.self)
             do {
-                let text = try BitriseJoin.join(
-                    existing: String(decoding: data, as: UTF8.self), generated: file.text, base: request.base)
+                let text = try BitriseJoin.join(existing: existing, generated: file.text, base: request.base)
                 files[index] = SetupFile(path: file.path, text: text, joined: true)
             } catch {
-                throw RequestError(
-                    (error.clashes.map { "\(file.path):\($0.line): \($0.reason)" }
-                        + ["pipeline init joins bitrise.yml only where nothing clashes: nothing was written"])
-                        .joined(separator: "\n"))
+                // Only their triggers in the way: the join, pipeline's triggers first, as a patch to review.
+                guard
+                    let (text, notes) = try? BitriseJoin.joinAheadOfTriggers(
+                        existing: existing, generated: file.text, base: request.base)
+                else {
+                    throw RequestError(
+                        (error.clashes.map { "\(file.path):\($0.line): \($0.reason)" }
+                            + ["pipeline init joins bitrise.yml only where nothing clashes: nothing was written"])
+                            .joined(separator: "\n"))
+                }
+                files[index] = SetupFile(
+                    path: SetupFile.bitrisePatch, text: try TextMerge.diff(from: existing, to: text, path: file.path),
+                    notes: notes)
             }
         }
         for file in files where file.path.hasPrefix("pipelines/") {
@@ -147,14 +163,22 @@ public enum ProjectSetup {
     public static func nextSteps(
         _ request: SetupRequest, files: [SetupFile], others: [String] = [], adopting: Bool = false
     ) -> [String] {
-        let folders = Set(files.map { $0.path.split(separator: "/").first.map(String.init) ?? $0.path }).sorted()
+        let patch = files.contains { $0.path == SetupFile.bitrisePatch }
+        let folders = Set(
+            files.map {
+                $0.path == SetupFile.bitrisePatch
+                    ? "bitrise.yml" : ($0.path.split(separator: "/").first.map(String.init) ?? $0.path)
+            }
+        ).sorted()
         let spec = others.isEmpty ? "" : " --pipeline post-merge"
         let record =
             request.xcode.map { app in
                 "pipeline refs record --all --xcode --scheme \(app.scheme) --destination '\(app.destination)'"
                     + (app.container.isEmpty ? "" : " --\(app.container[0].dropFirst()) \(app.container[1])")
             } ?? "pipeline refs record --all                 "
-        let commit = "git add \(folders.joined(separator: " ")) && git commit -m 'CI: pipeline'"
+        let commit =
+            (patch ? "git apply \(SetupFile.bitrisePatch) && rm \(SetupFile.bitrisePatch) && " : "")
+            + "git add \(folders.joined(separator: " ")) && git commit -m 'CI: pipeline'"
         var lines =
             adopting
             ? [

@@ -236,6 +236,9 @@ enum XcodeWorkflows {
             """
         let secrets = BitriseWorkflows.secretsNote(request)
         let keys = BitriseCredentials.lines(request)
+        // Xcode's clones of the packages (below -derivedDataPath), kept by Bitrise between builds.
+        let cache = BitriseWorkflows.cacheSteps(
+            paths: ["DerivedData/SourcePackages"], manifest: "**/*.xcodeproj/project.pbxproj")
         return """
             # Written by `pipeline init --xcode`. Pull requests into \(request.base) run the pull-request pipeline,
             # merges post-merge: one build for testing, the parallel test workflows (`parallel:` below is the one
@@ -263,7 +266,9 @@ enum XcodeWorkflows {
               pipeline-build:
                 before_run: [_pipeline-install]
                 steps:
-            \(BitriseWorkflows.script("build for testing, list the tests", keys + bitriseGate(request) + buildScript(request, app)))
+            \(cache.restore)
+            \(BitriseWorkflows.script("build for testing, list the tests", [BitriseWorkflows.deepen] + keys + bitriseGate(request) + buildScript(request, app)))
+            \(cache.save)
                   - deploy-to-bitrise-io@2:
                       inputs:
                         - pipeline_intermediate_files: \(products):PIPELINE_TEST_PRODUCTS
@@ -280,14 +285,16 @@ enum XcodeWorkflows {
             \(node("post-merge"))
             \(deploy)
               pipeline-report:
+            \(BitriseWorkflows.linuxStack)
                 before_run: [_pipeline-install]
                 steps:
             \(BitriseWorkflows.script("pipeline report", keys + [reportScript(request)]))
               pipeline-promote:
+            \(BitriseWorkflows.linuxStack)
                 before_run: [_pipeline-install]
                 steps:
             \(BitriseWorkflows.script("pipeline promote", keys + [promoteScript]))
-            \(BitriseWorkflows.acceptWorkflow(request))
+            \(BitriseWorkflows.acceptWorkflow(request, meta: BitriseWorkflows.linuxStack))
 
             """
     }

@@ -70,24 +70,9 @@ public struct SnapshotCheck: Sendable {
         }
     }
 
-    /// The command that records a test file's references and pushes them: SwiftPM's, or in an app
-    /// (no `Package.swift` at the package path) xcodebuild's, with the scheme and destination the
-    /// CI names (`PIPELINE_XCODE_SCHEME`, `PIPELINE_XCODE_DESTINATION`, which `pipeline init --xcode`
-    /// sets), else placeholders to fill in.
+    /// The command that records a test file's references and pushes them (`RecordCommand`).
     func recordCommand(_ testFile: String) -> String {
-        let command = "pipeline refs record \(testFile) --push"
-        guard !FileManager.default.fileExists(atPath: package.appendingPathComponent("Package.swift").path) else {
-            return command
-        }
-        let scheme = inherited["PIPELINE_XCODE_SCHEME"].flatMap { $0.isEmpty ? nil : $0 } ?? "SCHEME"
-        let destination = inherited["PIPELINE_XCODE_DESTINATION"].flatMap { $0.isEmpty ? nil : $0 } ?? "DESTINATION"
-        return command + " --xcode --scheme \(Self.quoted(scheme)) --destination \(Self.quoted(destination))"
-    }
-
-    /// A shell word: as it is when plain, else in double quotes.
-    private static func quoted(_ word: String) -> String {
-        word.allSatisfy({ $0.isLetter || $0.isNumber || "-_./".contains($0) })
-            ? word : "\"" + word.replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        RecordCommand.text(testFile: testFile, package: package, variables: inherited)
     }
 
     /// The variables the test processes get.

@@ -291,6 +291,31 @@ struct AcceptCommandTests {
         #expect(invalid.stderr.contains("references.review-url: 'ftp://x' is not an http(s) URL"), "\(invalid.stderr)")
     }
 
+    @Test(
+        "one device's image accepted: that file alone, the test's others as the branch had them; an image CI kept no candidate of is refused"
+    )
+    func oneImage() async throws {
+        let repo = try await repository(.folder)
+        try branch("devices", in: repo)
+        let iPhone = "LoginTests/test_login_iPhone15.1.png"
+        let iPad = "LoginTests/test_login_iPadPro.1.png"
+        _ = try await ciRun(repo, artifacts: [iPhone: "iPhone ci", iPad: "iPad ci"])
+        let accepted = try repo.report("refs", "accept", iPhone)
+        let copied = (accepted["reports"] as? [[String: Any]])?.first?["copied"] as? [String]
+        #expect(copied?.contains(iPhone) == true && copied?.contains(iPad) == false, "\(accepted)")
+        #expect(accepted["tests"] as? [String] == ["LoginTests"])
+        #expect(try repo.pipeline("refs", "pull", "LoginTests", "--from", "feature").status == 0)
+        #expect(repo.read(SnapshotRepository.snapshots + "/" + iPhone) == "iPhone ci")
+        #expect(repo.read(SnapshotRepository.snapshots + "/" + iPad) == nil, "the iPad's rendering was not accepted")
+        #expect(repo.read(Self.login) == "login v1", "the test's other references as the branch had them")
+
+        let missing = try repo.pipeline("refs", "accept", "LoginTests/test_login_iPhone16.1.png")
+        #expect(missing.status == 2, "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("'LoginTests/test_login_iPhone16.1.png'")
+                && missing.stderr.contains("kept no such candidate of LoginTests"), "\(missing.stderr)")
+    }
+
     @Test("refused when the test passed since, or feature changed after the run; --force accepts")
     func refusals() async throws {
         let repo = try await repository(.folder)

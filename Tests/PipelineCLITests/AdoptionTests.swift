@@ -2,6 +2,7 @@ import Foundation
 import ObjectStorage
 import TestSupport
 import Testing
+import Yams
 
 /// The iOS team this tool was designed for moves over: a stand-in of their repository (an app
 /// folder whose tests keep no references in git, their helper's record flag, an older
@@ -42,6 +43,9 @@ struct AdoptionTests {
                 assertSnapshot(matching: view, as: .image(precision: 0.985), record: record, line: line)
             }
             """,
+            // Their Bitrise workflow: unit tests on pull requests and the archive after a merge, with
+            // their own SPM cache steps.
+            "bitrise.yml": Self.theirBitrise,
             "App.xcodeproj/project.xcworkspace/xcshareddata/swiftpm/Package.resolved": """
             {
               "pins" : [
@@ -67,9 +71,40 @@ struct AdoptionTests {
         ]
         for (path, text) in files { try Scratch.write(text, to: root.appendingPathComponent(path)) }
         try Git.run(["init", "-q", "-b", "develop"], in: root)
-        try Git.run(["add", "App", "App.xcodeproj"], in: root)
+        try Git.run(["add", "App", "App.xcodeproj", "bitrise.yml"], in: root)
         try Git.run(["commit", "-q", "-m", "app"], in: root)
     }
+
+    static let theirBitrise = """
+        format_version: '11'
+        default_step_lib_source: https://github.com/bitrise-io/bitrise-steplib.git
+        project_type: ios
+        trigger_map:
+        - push_branch: develop
+          workflow: deploy
+        - pull_request_target_branch: "*"
+          workflow: primary
+        workflows:
+          primary:
+            steps:
+            - git-clone@8: {}
+            - restore-spm-cache@2: {}
+            - script@1:
+                inputs:
+                - content: bash scripts/setup_snapshot.sh && xcodebuild test -scheme App
+            - save-spm-cache@1: {}
+          deploy:
+            steps:
+            - git-clone@8: {}
+            - restore-spm-cache@2: {}
+            - script@1:
+                inputs:
+                - content: bash scripts/copy_snapshot.sh && xcodebuild archive -scheme App
+        meta:
+          bitrise.io:
+            stack: osx-xcode-16.2.x
+
+        """
 
     /// Every file below `folder` with its bytes: what a command must leave as it was.
     func contents(of folder: URL) throws -> [String: Data] {
@@ -100,7 +135,9 @@ struct AdoptionTests {
         #expect(
             wrong.stderr.contains("--develop develop/__Snapshots__") && wrong.stderr.contains("nothing was written"))
         #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("pipelines").path))
-        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("bitrise.yml").path))
+        #expect(
+            try String(contentsOf: root.appendingPathComponent("bitrise.yml"), encoding: .utf8) == Self.theirBitrise)
+        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("bitrise.yml.pipeline.patch").path))
 
         let adopted = try PipelineBinary.run(["init", "--ci", "bitrise"] + layout + ["--existing-store"], in: root)
         #expect(adopted.status == 0, "\(adopted.stderr)")
@@ -135,6 +172,12 @@ struct AdoptionTests {
         #expect(initialized.status == 0, "\(initialized.stderr)")
         #expect(initialized.stdout.contains("updated .gitignore: store/ ignored"), "\(initialized.stdout)")
         #expect(initialized.stdout.contains("Before the first run (pipeline doctor):"), "\(initialized.stdout)")
+        #expect(
+            initialized.stdout.contains("the test asserts the device \"iPhone 15\", and CI's destination is iPhone 16"),
+            "init's own destination, before its bitrise.yml patch is applied: \(initialized.stdout)")
+        let applied = try Shell.run("git", ["apply", "bitrise.yml.pipeline.patch"], in: root)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("bitrise.yml.pipeline.patch"))
         #expect(try String(contentsOf: root.appendingPathComponent(".gitignore"), encoding: .utf8) == "store/\n")
 
         let doctor = try PipelineBinary.run(["doctor"], in: root)
@@ -257,8 +300,39 @@ struct AdoptionTests {
         let store = "s3://\(bucket)/ios"
         let adopted = try pipeline(
             "init", "--ci", "bitrise", "--store", store, "--feature", "feature/__Snapshots__", "--develop",
-            "develop/__Snapshots__", "--endpoint", endpoint, "--existing-store")
+            "develop/__Snapshots__", "--endpoint", endpoint, "--existing-store", "--xcode", "--scheme", "App",
+            "--nodes", "2")
         #expect(adopted.stdout.contains("2 references of 2 tests in this checkout"), "\(adopted.stdout)")
+        // Their bitrise.yml: its triggers take develop's events, so the join is a patch; applied, their
+        // workflows and cache steps stay, their archive runs beside pipeline's post-merge (not after
+        // it), report and promote run on a Linux stack, and each job reads its trust's credential.
+        #expect(adopted.stdout.contains("wrote bitrise.yml.pipeline.patch"), "\(adopted.stdout)")
+        #expect(
+            try Shell.run("git", ["apply", "bitrise.yml.pipeline.patch"], in: root).status == 0
+                && (try? FileManager.default.removeItem(at: root.appendingPathComponent("bitrise.yml.pipeline.patch")))
+                    != nil
+        )
+        let bitrise = try String(contentsOf: root.appendingPathComponent("bitrise.yml"), encoding: .utf8)
+        #expect(bitrise.hasPrefix(Self.theirBitrise.components(separatedBy: "trigger_map:")[0]))
+        let parsed = try #require(try Yams.load(yaml: bitrise) as? [String: Any])
+        let workflows = try #require(parsed["workflows"] as? [String: [String: Any]])
+        func steps(_ name: String) -> [String] {
+            ((workflows[name]?["steps"] as? [[String: Any]]) ?? []).compactMap(\.keys.first)
+        }
+        #expect(steps("primary").contains("restore-spm-cache@2") && steps("primary").contains("save-spm-cache@1"))
+        #expect(steps("deploy").contains("restore-spm-cache@2"))
+        #expect(steps("pipeline-build").contains("restore-cache@2") && steps("pipeline-build").contains("save-cache@1"))
+        for name in ["pipeline-report", "pipeline-promote", "pipeline-accept"] {
+            let meta = (workflows[name]?["meta"] as? [String: Any])?["bitrise.io"] as? [String: Any]
+            #expect((meta?["stack"] as? String)?.hasPrefix("ubuntu-") == true, "\(name): \(meta ?? [:])")
+        }
+        #expect((workflows["pipeline-build"]?["meta"]) == nil, "the build runs on the app's Xcode stack")
+        let flows = try #require(parsed["pipelines"] as? [String: [String: Any]])
+        let postMerge = try #require(flows["pipeline-post-merge"]?["workflows"] as? [String: Any])
+        #expect((postMerge["deploy"] as? [String: Any])?.isEmpty == true, "deploy waits on nothing: \(postMerge)")
+        #expect(
+            bitrise.contains("PIPELINE_PR_AWS_ACCESS_KEY_ID") && bitrise.contains("PIPELINE_DEVELOP_AWS_ACCESS_KEY_ID"))
+        #expect(!bitrise.contains("--unshallow"), "no job fetches the whole history up front")
         try Git.run(["add", "-A"], in: root)
         try Git.run(["commit", "-q", "-m", "pipeline init"], in: root)
         _ = try pipeline("refs", "pull", "--pipeline", "post-merge")

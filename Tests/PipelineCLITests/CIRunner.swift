@@ -26,6 +26,8 @@ final class CIRunner {
         /// JUnit file) and the HTML reports it found (`<name>/index.html`), read as the step reads them.
         var testResults: [(name: String, junit: URL)] = []
         var htmlReports: [String: URL] = [:]
+        /// Bitrise: the cache keys (as written) a restore-cache step found an entry for.
+        var cacheRestored: [String] = []
         var passed: Bool { statuses.allSatisfy { $0 == 0 } }
     }
 
@@ -288,6 +290,39 @@ final class CIRunner {
                         try download(name, to: target, keepingModes: true)
                         environment[variable] = target.path
                     }
+                } else if id.hasPrefix("restore-cache@") || id.hasPrefix("save-cache@") {
+                    // Bitrise's key-based cache, kept in the runner's folder by the key's expansion.
+                    let template = try field(inputs.first { $0.key == "key" }?.value as? String, "key")
+                    let entry = scratch.appendingPathComponent("bitrise-cache/" + (try cacheKey(template)))
+                    if id.hasPrefix("restore-cache@") {
+                        guard FileManager.default.fileExists(atPath: entry.path) else { continue }
+                        for path in try FileManager.default.contentsOfDirectory(atPath: entry.path) {
+                            let saved = entry.appendingPathComponent(path)
+                            for name in try FileManager.default.contentsOfDirectory(atPath: saved.path) {
+                                let target = workspace.appendingPathComponent(
+                                    path.replacingOccurrences(of: "~", with: "/") + "/" + name)
+                                try? FileManager.default.removeItem(at: target)
+                                try FileManager.default.createDirectory(
+                                    at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+                                try FileManager.default.copyItem(at: saved.appendingPathComponent(name), to: target)
+                            }
+                        }
+                        result.cacheRestored.append(template)
+                    } else {
+                        let paths = try field(inputs.first { $0.key == "paths" }?.value as? String, "paths")
+                        for path in paths.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) })
+                        where !path.isEmpty {
+                            let source = workspace.appendingPathComponent(path)
+                            guard FileManager.default.fileExists(atPath: source.path) else { continue }
+                            let saved = entry.appendingPathComponent(path.replacingOccurrences(of: "/", with: "~"))
+                            try? FileManager.default.removeItem(at: saved)
+                            try FileManager.default.createDirectory(at: saved, withIntermediateDirectories: true)
+                            for name in try FileManager.default.contentsOfDirectory(atPath: source.path) {
+                                try FileManager.default.copyItem(
+                                    at: source.appendingPathComponent(name), to: saved.appendingPathComponent(name))
+                            }
+                        }
+                    }
                 } else if id.hasPrefix("script@") {
                     let content = try field(inputs.first { $0.key == "content" }?.value as? String, "content")
                     // The CLI gives each step a test results folder of its own, with its step-info.json.
@@ -311,6 +346,37 @@ final class CIRunner {
         }
         try run(workflow)
         return result
+    }
+
+    /// A cache step's key as Bitrise expands it: `{{ .OS }}`, `{{ .Arch }}`, and `{{ checksum "GLOB" }}`
+    /// (a hash of the workspace's files the glob matches, `**` any folders); any other
+    /// template fails the test.
+    func cacheKey(_ template: String) throws -> String {
+        var key = template.replacingOccurrences(of: "{{ .OS }}", with: "linux")
+            .replacingOccurrences(of: "{{ .Arch }}", with: "amd64")
+        for match in key.matches(of: /\{\{ checksum "([^"]+)" \}\}/).reversed() {
+            let glob = String(match.1)
+            let pattern =
+                "^"
+                + NSRegularExpression.escapedPattern(for: glob)
+                .replacingOccurrences(of: "\\*\\*/", with: "(.*/)?")
+                .replacingOccurrences(of: "\\*", with: "[^/]*") + "$"
+            let regex = try Regex(pattern)
+            let files = (FileManager.default.subpaths(atPath: workspace.path) ?? []).filter {
+                !$0.hasPrefix(".git/") && $0.wholeMatch(of: regex) != nil
+            }.sorted()
+            let bytes = files.compactMap {
+                FileManager.default.contents(atPath: workspace.appendingPathComponent($0).path)
+            }
+            // FNV-1a stands in for Bitrise's SHA-256: the key changes when the files do.
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes.reduce(Data(), +) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            key.replaceSubrange(match.range, with: String(hash, radix: 16))
+        }
+        guard !key.contains("{{") else {
+            throw Failure(description: "bitrise.yml: a cache key the runner cannot expand: \(template)")
+        }
+        return key
     }
 
     /// The test runs deploy-to-bitrise-io sends to the Tests tab, read as it reads them:

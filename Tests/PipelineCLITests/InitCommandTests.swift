@@ -235,6 +235,43 @@ struct InitCommandTests {
         let again = try PipelineBinary.run(flags, in: folder)
         #expect(again.status == 2)
         #expect(try String(contentsOf: file, encoding: .utf8) == text)
+        // Only their triggers in the way (their deploy on develop's pushes, their build on every pull
+        // request): the join comes as a patch, pipeline's triggers ahead of theirs and their
+        // workflows run in pipeline's pipelines, waiting on nothing of pipeline's.
+        let patched = try Scratch.folder("init-join-patch")
+        defer { try? FileManager.default.removeItem(at: patched) }
+        let theirTriggers = Self.teamBitrise
+            .replacingOccurrences(of: "- push_branch: release/*", with: "- push_branch: develop")
+            .replacingOccurrences(
+                of: "- tag: \"*\"\n  workflow: deploy", with: "- pull_request_target_branch: \"*\"\n  workflow: build")
+        let theirFile = patched.appendingPathComponent("bitrise.yml")
+        try Scratch.write(theirTriggers, to: theirFile)
+        let offered = try PipelineBinary.run(flags, in: patched)
+        #expect(offered.status == 0, "\(offered.stderr)")
+        #expect(offered.stdout.contains("wrote bitrise.yml.pipeline.patch"), "\(offered.stdout)")
+        #expect(
+            offered.stdout.contains(
+                "bitrise.yml:10: pushes to develop went to 'deploy'; pipeline's trigger now comes first and takes "
+                    + "them, and 'deploy' runs in pipeline-post-merge"), "\(offered.stdout)")
+        #expect(offered.stdout.contains("git apply bitrise.yml.pipeline.patch"), "\(offered.stdout)")
+        #expect(try String(contentsOf: theirFile, encoding: .utf8) == theirTriggers, "their file as it was")
+        let applied = try Shell.run("git", ["apply", "bitrise.yml.pipeline.patch"], in: patched)
+        #expect(applied.status == 0, "\(applied.stderr)")
+        let result = try String(contentsOf: theirFile, encoding: .utf8)
+        let yaml = try #require(try Yams.load(yaml: result) as? [String: Any], "\(result)")
+        // Bitrise starts the first match: pipeline's two, then theirs, which keep pull requests into other branches.
+        let map = try #require(yaml["trigger_map"] as? [[String: Any]])
+        #expect(
+            map.map { ($0["pipeline"] ?? $0["workflow"]) as? String } == [
+                "pipeline-pull-request", "pipeline-post-merge", "deploy", "build",
+            ], "\(map)")
+        let flows = try #require(yaml["pipelines"] as? [String: [String: Any]])
+        let postMerge = try #require(flows["pipeline-post-merge"]?["workflows"] as? [String: Any])
+        let pullRequest = try #require(flows["pipeline-pull-request"]?["workflows"] as? [String: Any])
+        // Their workflows run beside pipeline's, in the first stage: no depends_on.
+        #expect((postMerge["deploy"] as? [String: Any])?.isEmpty == true, "\(postMerge)")
+        #expect((pullRequest["build"] as? [String: Any])?.isEmpty == true, "\(pullRequest)")
+        #expect((yaml["workflows"] as? [String: Any])?["pipeline-promote"] != nil)
     }
 
     @Test("a store with its own layout: --feature and --develop place the references below --store")
@@ -376,7 +413,9 @@ struct InitCommandTests {
                 #expect(commands.contains("pipeline import xcresult"), "\(path)")
                 // The node count is written once, where the CI starts the nodes; every job reads it from the CI.
                 // (The first line records init's flags, --nodes 4 among them: a comment no job reads.)
-                let body = String(text.drop { $0 != "\n" })
+                // (The Linux stack's name of the jobs that need no Mac holds digits of its own.)
+                let body = String(text.drop { $0 != "\n" }).replacingOccurrences(
+                    of: "ubuntu-noble-24.04-bitrise-2025-android", with: "")
                 #expect(!body.contains("PIPELINE_NODES") && !commands.contains("--nodes 4"), "\(path)")
                 #expect(
                     ci == "github"

@@ -43,6 +43,30 @@ final class ReleaseTests: XCTestCase {
         try Shell.run("bash", ["scripts/install.sh"] + arguments, environment: environment)
     }
 
+    /// `--from-source`: a clone of this repository built into a release by its release.sh and
+    /// installed (the build itself is the one the tests made, passed as release.sh's --binary:
+    /// scripts/test.sh builds a real release in its release lane).
+    func testInstallsFromSourceAClonesRelease() throws {
+        let clone = path("source")
+        XCTAssertEqual(try Shell.run("git", ["clone", "-q", "--depth", "1", Shell.repository.path, clone]).status, 0)
+        let built = try install(
+            ["--from-source", clone, "--prefix", path("from-source")],
+            environment: ["PIPELINE_RELEASE_ARGS": "--binary \(PipelineBinary.url.path)"])
+        XCTAssertEqual(built.status, 0, built.stderr)
+        XCTAssertTrue(built.stderr.contains("install: building a release in \(clone)"), built.stderr)
+        XCTAssertEqual(built.stdout, "install: pipeline \(version) in \(path("from-source/bin/pipeline"))\n")
+        XCTAssertEqual(try Shell.run(path("from-source/bin/pipeline"), ["--version"]).stdout, "pipeline \(version)\n")
+        // A folder that is no checkout: one line, nothing installed.
+        let empty = path("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let refused = try install(["--from-source", empty, "--prefix", path("refused")])
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("no scripts/release.sh (not a pipeline checkout)"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("refused/bin/pipeline")))
+        let both = try install(["--from-source", clone, version])
+        XCTAssertEqual(both.status, 2, both.stderr)
+    }
+
     func testInstallsAVersionAURLOrAFileCheckingTheChecksum() throws {
         let server = try FileServer(folder: scratch.appendingPathComponent("releases"))
         let url = "\(server.address.absoluteString)/v\(version)/\(tarball)"

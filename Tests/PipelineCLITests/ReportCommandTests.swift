@@ -65,6 +65,14 @@ final class ReportCommandTests {
                 "-o", "login.html",
             ], in: folder)
         #expect(named.stdout.hasSuffix("login.html: 1 changed, 0 new, 0 removed\n"), "\(named.stdout)")
+        // Without -o: beside pipeline's other outputs, not in the repository's tree.
+        let unnamed = try PipelineBinary.run(
+            ["refs", "report", "LoginTests", "--new-folder", "feature", "--reference-folder", "develop"], in: folder)
+        #expect(unnamed.stdout.hasSuffix(".build/pipeline/reference-review.html: 1 changed, 0 new, 0 removed\n"))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: folder.appendingPathComponent(".build/pipeline/reference-review.html").path))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("reference-review.html").path))
         let outside = try PipelineBinary.run(
             ["refs", "report", "--new-folder", "feature", "--reference-folder", "develop"], in: folder)
         #expect(outside.status == 4)

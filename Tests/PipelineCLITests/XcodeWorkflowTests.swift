@@ -95,6 +95,10 @@ struct XcodeWorkflowTests {
             let build = try runner.gitHub(workflows + file, job: "build", sha: sha, event: name, payload: payload)
             Self.expect(build, passed: true, "\(file)'s build job")
             #expect(build.output.contains("TEST BUILD SUCCEEDED"), "\(build.output.suffix(2000))")
+            // Xcode's package clones: from Bitrise's cache when a restore found them.
+            #expect(
+                build.output.contains("packages found in SourcePackages") == !build.cacheRestored.isEmpty,
+                "\(build.cacheRestored) \(build.output.suffix(2000))")
             #expect(!build.output.contains("verified already: "), "\(build.output.suffix(2000))")
             #expect(
                 build.output.contains("verdicts: passed over the record of run") == passedOver,
@@ -153,14 +157,18 @@ struct XcodeWorkflowTests {
         #expect(bitriseFile.contains("echo the team's deploy"), "init joined the team's bitrise.yml")
         let green = try team.pullRequest("feature/green", colour: "32, 160, 64", newTest: "testArchive")
         var pipelineRun = 200
-        func bitriseRun(
+        @discardableResult func bitriseRun(
             _ test: String, sha: String, extra: [String: String], passes: Bool, passedOver: Bool = false
-        ) throws {
+        ) throws -> CIRunner.Job {
             pipelineRun += 1
             let extra = extra.merging(["BITRISEIO_PIPELINE_ID": "pipeline-\(pipelineRun)"]) { $1 }
             let build = try runner.bitrise("pipeline-build", sha: sha, extra: extra)
             Self.expect(build, passed: true, "Bitrise's build")
             #expect(build.output.contains("TEST BUILD SUCCEEDED"), "\(build.output.suffix(2000))")
+            // Xcode's package clones: from Bitrise's cache when a restore found them.
+            #expect(
+                build.output.contains("packages found in SourcePackages") == !build.cacheRestored.isEmpty,
+                "\(build.cacheRestored) \(build.output.suffix(2000))")
             #expect(
                 build.output.contains("verdicts: passed over the record of run") == passedOver,
                 "\(build.output.suffix(2000))")
@@ -188,7 +196,7 @@ struct XcodeWorkflowTests {
             #expect(ran.allSatisfy(\.passed) == passes, "\(ran.map { $0.output.suffix(1500) })")
             let report = try runner.bitrise("pipeline-report", sha: sha, extra: extra)
             Self.expect(report, passed: passes, "Bitrise's report")
-            guard !passes else { return }
+            guard !passes else { return build }
             // The review pages are HTML reports; the new test's card offers its rendering.
             let pages = try ran.flatMap(\.htmlReports).map { try String(contentsOf: $0.value, encoding: .utf8) }
             #expect(pages.contains { $0.contains("BadgeViewTests") }, "the review page is an HTML report")
@@ -207,16 +215,19 @@ struct XcodeWorkflowTests {
             #expect(
                 reviews.allSatisfy { line in !homes.contains { line.contains($0) } },
                 "\(reviews.joined(separator: "\n"))")
+            return build
         }
         let pullRequest = [
             "BITRISE_GIT_BRANCH": "feature/green", "BITRISEIO_GIT_BRANCH_DEST": "develop", "BITRISE_PULL_REQUEST": "2",
         ]
-        try bitriseRun("pipeline-pr-test", sha: green.merge, extra: pullRequest, passes: false)
+        let firstBuild = try bitriseRun("pipeline-pr-test", sha: green.merge, extra: pullRequest, passes: false)
+        #expect(firstBuild.cacheRestored.isEmpty, "nothing cached before the first build")
         let accept = try runner.bitrise(
             "pipeline-accept", sha: green.head,
             extra: ["BITRISE_GIT_BRANCH": "feature/green", "TESTS": "all", "BITRISEIO_PIPELINE_ID": "accept-1"])
         Self.expect(accept, passed: true, "Bitrise's accept workflow")
-        try bitriseRun("pipeline-pr-test", sha: green.merge, extra: pullRequest, passes: true)
+        let rerun = try bitriseRun("pipeline-pr-test", sha: green.merge, extra: pullRequest, passes: true)
+        #expect(rerun.cacheRestored.count == 1, "the first build's package clones, saved though it failed")
         let mergedGreen = try team.merge("feature/green", squash: true)
         // Bitrise's build status is not asked: the pull request's verdict is passed over, the tests run.
         try bitriseRun(

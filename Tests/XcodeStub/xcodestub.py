@@ -11,7 +11,8 @@ assert, record and write artifacts as swift-snapshot-testing does, by its switch
   target's classes and methods from `Tests/<Target>/*.swift` and the colour every view is drawn
   on from `primary = RGB(r, g, b)` in `Sources/`, and keeps them in the products
   (`DD/Build/Products/Debug-iphonesimulator/<Target>.xctest/stub.json`) beside an `.xctestrun`.
-  A later change to the sources changes nothing the products run, as with a real build.
+  A later change to the sources changes nothing the products run, as with a real build. Its
+  packages are "cloned" into `DD/SourcePackages/checkouts/` unless they are there already.
 - `test-without-building -xctestrun F` runs the tests the file's `OnlyTestIdentifiers`, and the
   `-only-testing:` arguments, select; `-enumerate-tests … -test-enumeration-output-path P` lists
   them; `-resultBundlePath R` keeps the run for `xcresulttool`. Exit 65 when a test failed.
@@ -150,8 +151,18 @@ def build_for_testing(values):
         fail("the build-for-testing action requires -scheme (or -xctestrun)")
     if "-destination" not in values:
         fail("build-for-testing needs a -destination")
-    products = os.path.join(values.get("-derivedDataPath", "DerivedData"), "Build", "Products")
+    derived = values.get("-derivedDataPath", "DerivedData")
+    products = os.path.join(derived, "Build", "Products")
     root = os.getcwd()
+    # Package resolution: clones into DD/SourcePackages, or finds them there (a CI's cache).
+    checkouts = os.path.join(derived, "SourcePackages", "checkouts", "swift-snapshot-testing")
+    if os.path.isdir(checkouts):
+        print("Resolve Package Graph: packages found in SourcePackages")
+    else:
+        os.makedirs(checkouts, exist_ok=True)
+        with open(os.path.join(checkouts, "Package.swift"), "w") as handle:
+            handle.write("// swift-tools-version:5.9\n")
+        print("Resolve Package Graph: fetching swift-snapshot-testing")
     targets = test_targets(root)
     if not targets:
         fail(f"scheme {scheme} has no test targets in {root}/Tests", 65)

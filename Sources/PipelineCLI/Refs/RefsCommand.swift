@@ -100,7 +100,10 @@ struct RefsCommand: AsyncParsableCommand {
         )
 
         @OptionGroup var options: ReferenceOptions
-        @Argument(help: ArgumentHelp("The tests (test file names, such as LoginViewTests).", valueName: "test"))
+        @Argument(
+            help: ArgumentHelp(
+                "The tests (test file names, such as LoginViewTests), or one device's image of a test "
+                    + "(LoginViewTests/testLogin_iPhone15.1.png: that file alone).", valueName: "test"))
         var tests: [String] = []
         @Flag(help: "Every test the run kept candidates of.")
         var all = false

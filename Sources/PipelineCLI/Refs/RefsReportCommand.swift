@@ -63,8 +63,11 @@ extension RefsCommand {
         var tolerance = 0
 
         @Option(
-            name: [.short, .customLong("output")], help: ArgumentHelp("Where to write the page.", valueName: "path"))
-        var output = "reference-review.html"
+            name: [.short, .customLong("output")],
+            help: ArgumentHelp(
+                "Where to write the page (default: with pipeline's other outputs, out of the repository's tree).",
+                valueName: "path"))
+        var output = ".build/pipeline/reference-review.html"
 
         func run() async throws {
             var selection = ReviewSelection(tests: tests, all: all, changes: changeOptions.query)

@@ -148,6 +148,13 @@ struct InitCommand: AsyncParsableCommand {
             let adoption = existingStore ? try await adopt(request) : nil
             let files = try ProjectSetup.write(request, in: global.workingDirectory)
             for file in files {
+                if file.path == SetupFile.bitrisePatch {
+                    Console.out(
+                        "wrote \(file.path): bitrise.yml's triggers take the events pipeline's need, so the join is a "
+                            + "patch to review (bitrise.yml is as it was):")
+                    for note in file.notes { Console.out("  " + note) }
+                    continue
+                }
                 Console.out(
                     file.joined
                         ? "joined \(file.path): pipeline's workflows added, named pipeline-…" : "wrote \(file.path)")
@@ -156,7 +163,8 @@ struct InitCommand: AsyncParsableCommand {
             if let added = try ProjectSetup.completeGitignore(request, in: global.workingDirectory) {
                 Console.out("updated .gitignore: \(added.joined(separator: ", ")) ignored")
             }
-            let findings = ProjectDoctor.examine(global.workingDirectory, version: Version.number)
+            let findings = ProjectDoctor.examine(
+                global.workingDirectory, version: Version.number, destination: request.xcode?.destination)
             if !findings.isEmpty {
                 Console.out("\nBefore the first run (pipeline doctor):")
                 for finding in findings {

@@ -4,7 +4,8 @@ import ObjectStorage
 
 /// What `refs accept` takes: the named tests' candidates (or every test's) of one CI run of a commit.
 public struct AcceptRequest: Sendable {
-    /// Test file names; empty with `all`.
+    /// Test file names, or a device's image of one (`ProfileTests/testProfile_iPhone15.1.png`,
+    /// that file alone); empty with `all`.
     public var tests: [String]
     public var all: Bool
     /// The commit CI rendered at (full SHA).
@@ -17,6 +18,23 @@ public struct AcceptRequest: Sendable {
     /// Accept although the test passed since, or feature's references changed after the run.
     public var force: Bool
     public var dryRun: Bool
+
+    /// The test a name given to accept stands for: a test file's name, or the test of one of its
+    /// images (`ProfileTests/testProfile_iPhone15.1.png`).
+    static func test(of name: String) -> String {
+        String(name.prefix { $0 != "/" })
+    }
+
+    /// The images named (test → file names), for the tests named by an image rather than whole.
+    static func images(_ names: [String]) -> [String: Set<String>] {
+        var images: [String: Set<String>] = [:]
+        for name in names where name.contains("/") {
+            images[test(of: name), default: []].insert(String(name.drop { $0 != "/" }.dropFirst()))
+        }
+        // A test named whole as well takes all its images.
+        for name in names where !name.contains("/") { images[name] = nil }
+        return images
+    }
 
     public init(tests: [String], all: Bool, commit: String, run: String?, force: Bool, dryRun: Bool) {
         self.tests = tests
@@ -63,7 +81,9 @@ extension ReferenceTransfers {
         // A test file whose tests ran on several nodes has candidates in each node's part.
         var source: [String: [CandidateRun]] = [:]
         for part in group { for test in part.tests { source[test, default: []].append(part) } }
-        let tests = request.all ? source.keys.sorted() : Set(request.tests).sorted()
+        // A device's image (`ProfileTests/testProfile_iPhone15.1.png`) names its test and that file alone.
+        let images = AcceptRequest.images(request.tests)
+        let tests = request.all ? source.keys.sorted() : Set(request.tests.map(AcceptRequest.test(of:))).sorted()
         for test in tests where source[test] == nil {
             throw ReferenceError.notATest(
                 test,
@@ -90,9 +110,17 @@ extension ReferenceTransfers {
             {
                 try await copy(test, from: base, to: staged, commit: branch)
             }
+            var found: Set<String> = []
             for part in source[test] ?? [chosen] {
-                try await copy(
-                    test, from: try archive.candidates(of: request.commit, run: part.run), to: staged, commit: branch)
+                found.formUnion(
+                    try await copy(
+                        test, from: try archive.candidates(of: request.commit, run: part.run), to: staged,
+                        commit: branch, only: images[test]))
+            }
+            if let named = images[test], case let missing = named.subtracting(found), !missing.isEmpty {
+                throw ReferenceError.notATest(
+                    "\(test)/\(missing.sorted()[0])",
+                    reason: "CI's run \(chosen.run) of \(request.commit.prefix(12)) kept no such candidate of \(test)")
             }
         }
         outcome.reports = try await push(
@@ -104,7 +132,8 @@ extension ReferenceTransfers {
                 let tests = committed.filter { source[$0]?.contains { $0.run == part.run } == true }
                 guard !tests.isEmpty else { continue }
                 let candidates = try archive.candidates(of: request.commit, run: part.run)
-                outcome.reports.append(try await write(tests, from: candidates, dryRun: request.dryRun))
+                outcome.reports.append(
+                    try await write(tests, from: candidates, dryRun: request.dryRun, images: images))
             }
         }
         return outcome
@@ -160,14 +189,27 @@ extension ReferenceTransfers {
     }
 
     /// Copies `test`'s files from `source` over what `destination` holds of it.
-    private func copy(_ test: String, from source: StoreLocation, to destination: StoreLocation, commit: String)
-        async throws
-    {
+    /// Copies `test`'s files (only those named in `only`, when given) from `source`; the names of
+    /// the files the source holds of those (copied or identical already).
+    @discardableResult
+    private func copy(
+        _ test: String, from source: StoreLocation, to destination: StoreLocation, commit: String,
+        only: Set<String>? = nil
+    ) async throws -> Set<String> {
         let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
-        let result = await sync.execute(try await sync.plan(tests: [test]), commit: commit, prune: false)
+        var work = try await sync.plan(tests: [test])
+        func name(_ key: ObjectKey) -> String { String(key.rawValue.dropFirst(test.count + 1)) }
+        if let only {
+            let keep = { (key: ObjectKey) in only.contains(name(key)) }
+            (work.copies, work.overwrites, work.identical) = (
+                work.copies.filter(keep), work.overwrites.filter(keep), work.identical.filter(keep)
+            )
+        }
+        let result = await sync.execute(work, commit: commit, prune: false)
         if let failure = result.failures.first {
             throw StoreError.transport(endpoint: source.name, reason: "reading \(test): \(failure)")
         }
+        return Set((work.copies + work.identical).map(name))
     }
 
     /// Of `tests`, those whose reference folder in the checkout holds files committed at `commit`.
@@ -181,10 +223,18 @@ extension ReferenceTransfers {
     }
 
     /// Writes the candidates of `tests` into the checkout, over its references (nothing deleted).
-    private func write(_ tests: [String], from candidates: StoreLocation, dryRun: Bool) async throws -> TransferReport {
+    /// Of a test named in `images`, only those files.
+    private func write(
+        _ tests: [String], from candidates: StoreLocation, dryRun: Bool, images: [String: Set<String>]
+    ) async throws -> TransferReport {
         let local = stores.local(testPattern: testPattern)
         let sync = StoreSync(from: candidates, to: StoreLocation(store: local), parallelism: parallelism)
-        let plan = try await sync.plan(tests: tests)
+        var plan = try await sync.plan(tests: tests)
+        let keep = { (key: ObjectKey) -> Bool in
+            let test = String(key.rawValue.prefix { $0 != "/" })
+            return images[test].map { $0.contains(String(key.rawValue.dropFirst(test.count + 1))) } ?? true
+        }
+        (plan.copies, plan.overwrites) = (plan.copies.filter(keep), plan.overwrites.filter(keep))
         let report = TransferReport(
             action: "accept", from: candidates.name, to: local.name, tests: tests, commit: nil, dryRun: dryRun)
         return await carryOut(plan, with: sync, report: report, commit: nil, prune: false)

@@ -39,7 +39,9 @@ extension ReferenceTransfers {
                             + "merged branch (\(develop.name) has no references for it)",
                         fix:
                             "accept CI's rendering on the branch (pipeline refs accept \(test) --commit <branch head>) "
-                            + "or, on this commit, pipeline refs record \(test) --push; then pipeline refs promote"))
+                            + "or, on this commit, "
+                            + RecordCommand.text(testFile: test, package: stores.base, variables: stores.variables)
+                            + "; then pipeline refs promote"))
             } else if unknownBranch, notPushed.contains(test) {
                 found.append(
                     NotPromoted(

@@ -79,8 +79,8 @@ extension ReferenceTransfers {
                 : "holds references of \(held.count) tests, none of them a test file here "
                     + "(\(held.keys.map(\.test).sorted().prefix(3).joined(separator: ", ")))"
             throw ReferenceError.notAdoptable(
-                "\(develop) \(found): check --store and --develop (a layout like develop/__Snapshots__ is "
-                    + "--develop develop/__Snapshots__) and the credentials; nothing was written")
+                "\(develop) \(found): check --store and --develop (a layout like develop/\(SnapshotFile.folderName) "
+                    + "is --develop develop/\(SnapshotFile.folderName)) and the credentials; nothing was written")
         }
         let referenced = Set(tests.map(\.test))
         let unreferenced = local.testFilePaths.filter { test, file in
