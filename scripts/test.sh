@@ -38,6 +38,10 @@ fi
 # GitLab's file runs under gitlabci-local (PyPI), GitLab's job semantics on this host.
 command -v gcil >/dev/null || python3 -m pip install --quiet --disable-pip-version-check gitlabci-local >&2
 
+# A team's own scripts (aws s3 cp) beside pipeline on one store (AdoptionTests.sideBySide): the aws CLI, from PyPI.
+command -v aws >/dev/null || python3 -m pip install --quiet --disable-pip-version-check awscli >&2
+command -v aws >/dev/null || { echo "test: the aws CLI did not install (pip install awscli)" >&2; exit 1; }
+
 # The S3 store's tests run against a real S3-compatible server (OpenStack Swift with s3api, strict
 # Signature V4 checks) on 127.0.0.1, started here and stopped when the tests end.
 endpoint="$(scripts/s3-server.sh start 18080)"
