@@ -33,7 +33,7 @@ let package = Package(
             name: "PipelineCLI",
             dependencies: [
                 "Pipelines", "TestRun", "XcodeFlow", "CachedBuilds", "References", "ProjectSetup", "PipelineSpec",
-                "PipelineCore",
+                "PipelineCore", "TestHistory",
                 "TestCore", "CISystem", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -56,7 +56,7 @@ let package = Package(
             name: "TestRun",
             dependencies: [
                 "References", "PipelineSpec", "PipelineCore", "GitChanges", "TestSharding", "TestCore", "SharedRun",
-                "SnapshotReview", "Coverage", "CISystem", "TestImpact", "Verdicts",
+                "SnapshotReview", "Coverage", "CISystem", "TestImpact", "Verdicts", "TestHistory",
             ]
         ),
         // CachedBuilds: the build cache around a test run's build (`--build-cache`, a stage's
@@ -111,6 +111,10 @@ let package = Package(
         // (the git tree, the build, the selection, the references compared against), so a run of the
         // same key runs nothing.
         .target(name: "Verdicts", dependencies: ["ObjectStorage", "TestCore", "BuildCache", "CISystem", "GitChanges"]),
+        // TestHistory: each CI run's tests' outcomes kept in the store as an object of its own, and
+        // what they say across runs (flaky tests, p50/p90 and their trend, last failures, what
+        // verified runs saved).
+        .target(name: "TestHistory", dependencies: ["ObjectStorage", "TestCore"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses", "TestCore"]),
         // The test vocabulary every layer shares: a test's identity, attempts and report, the
@@ -269,6 +273,8 @@ let package = Package(
             ]),
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
+        .testTarget(
+            name: "TestHistoryTests", dependencies: ["TestHistory", "ObjectStorage", "TestCore", "TestSupport"]),
         .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(

@@ -31,7 +31,7 @@ public struct RecordLayout: Sendable {
     public static let kinds: Set<String> = [
         ".pushes", ".push-records", ".push-removals", ".changes", ".candidates", ".reviews", ".verdicts",
         ".promotions", ".promoting", ".promoted.json", "pipeline-runs", "pipeline-timings.json",
-        "pipeline-impact.json",
+        "pipeline-impact.json", ".history",
     ]
 
     /// The reference prefix, in the reference store (nil: its root).

@@ -23,7 +23,8 @@ struct PipelineCommand: AsyncParsableCommand {
             InitCommand.self, ListCommand.self, ValidateCommand.self, RunCommand.self, ChangesCommand.self,
             TestCommand.self,
             PlanCommand.self, ImportCommand.self, ReportCommand.self, VerdictCommand.self, CoverageCommand.self,
-            TimingsCommand.self, QuarantineCommand.self, RefsCommand.self, DoctorCommand.self, VersionCommand.self,
+            TimingsCommand.self, QuarantineCommand.self, HistoryCommand.self, RefsCommand.self, DoctorCommand.self,
+            VersionCommand.self,
         ]
     )
 }

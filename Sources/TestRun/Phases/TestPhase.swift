@@ -92,7 +92,7 @@ extension TestFlow {
         CoverageSettingsPhase(), TimingsPlacePhase(), AffectedTargets(), FailedOnly(), VerdictReuse(),
         BuildPhase(),
         ImpactNarrowing(), VerifiedNarrowing(), ModeOutcome(), RunTests(), TakenResults(), CandidatesKept(),
-        CoverageKept(), PublishedToCI(), VerdictKept(),
+        CoverageKept(), HistoryKept(), PublishedToCI(), VerdictKept(),
     ]
 
     /// Runs `phases` in their steps' order, from the first, on `run`.

@@ -1,0 +1,128 @@
+import Foundation
+import ObjectStorage
+import TestCore
+import TestSupport
+import Testing
+
+@testable import TestHistory
+
+@Suite("the test history: each run's record, and what the records say across runs")
+struct HistoryTests {
+    /// Run `index` of a day's CI runs: every run on one tree but the last two (a new commit).
+    static func record(
+        _ index: Int, _ outcomes: [HistoryRecord.Outcome], verified: Int = 0, tree: String? = nil
+    ) -> HistoryRecord {
+        HistoryRecord(
+            run: "\(100 + index)", node: nil, commit: String(repeating: "c", count: 40),
+            tree: tree ?? String(repeating: "a", count: 40), scope: "branch/develop",
+            at: String(format: "2026-11-%02dT08:00:00Z", 1 + index), tests: outcomes,
+            notRun: .init(verified: verified, verifiedSeconds: Double(verified) * 0.5))
+    }
+
+    @Test("flaky across runs on one tree, flaky by a retry, slowing over time, steady; failures and savings counted")
+    func report() {
+        var records: [HistoryRecord] = []
+        for index in 0..<10 {
+            records.append(
+                Self.record(
+                    index,
+                    [
+                        // Fails on 1 run in 5, on the tree it passes on.
+                        .init(
+                            name: "AppTests.Async/testRace", status: index % 5 == 2 ? .failed : .passed,
+                            seconds: 0.2, message: index % 5 == 2 ? "timed out waiting for the expectation" : nil),
+                        // 0.1 s, growing by 0.1 s a run.
+                        .init(name: "AppTests.Render/testBig", status: .passed, seconds: 0.1 + Double(index) * 0.1),
+                        .init(name: "AppTests.Parser/testParse", status: .passed, seconds: 0.01),
+                        .init(
+                            name: "AppTests.Net/testRetry", status: index == 4 ? .flaky : .passed, seconds: 0.3,
+                            attempts: index == 4 ? 2 : nil),
+                    ], verified: 3))
+        }
+        let report = HistoryReport(records)
+        #expect(report.runs == 10 && report.from == "2026-11-01T08:00:00Z" && report.to == "2026-11-10T08:00:00Z")
+        let byName = Dictionary(uniqueKeysWithValues: report.tests.map { ($0.name, $0) })
+        let race = byName["AppTests.Async/testRace"]
+        #expect(race?.runs == 10 && race?.failures == 2)
+        #expect(race?.flaky == "failed in run 107 and passed in run 109 on one tree (aaaaaaaaaaaa)")
+        #expect(
+            race?.lastFailure?.run == "107" && race?.lastFailure?.message == "timed out waiting for the expectation")
+        #expect(byName["AppTests.Net/testRetry"]?.flaky == "failed, then passed on a retry, in run 104")
+        let big = byName["AppTests.Render/testBig"]
+        #expect(big?.slowing == true && big?.trend == 4.5, "\(String(describing: big))")
+        #expect(big?.p50 == 0.5 && big?.p90 == 0.9)
+        let steady = byName["AppTests.Parser/testParse"]
+        #expect(steady?.flaky == nil && steady?.slowing == false && steady?.failures == 0 && steady?.trend == 1.0)
+        // Flaky first (most failures first), then by failures, then by p90.
+        #expect(
+            report.tests.map(\.name) == [
+                "AppTests.Async/testRace", "AppTests.Net/testRetry", "AppTests.Render/testBig",
+                "AppTests.Parser/testParse",
+            ])
+        #expect(report.saved.testsRun == 40 && report.saved.verified == 30 && report.saved.verifiedSeconds == 15)
+        let table = report.rendered(limit: 2).joined(separator: "\n")
+        #expect(table.contains("flaky: failed in run 107") && table.contains("… and 2 more"), "\(table)")
+
+        // A failure on a tree no run passed on is a failure, not flakiness.
+        let broken = HistoryReport([
+            Self.record(0, [.init(name: "T.A/a", status: .passed, seconds: 1)], tree: "1"),
+            Self.record(1, [.init(name: "T.A/a", status: .failed, seconds: 1)], tree: "2"),
+        ])
+        #expect(broken.tests.first?.flaky == nil && broken.tests.first?.failures == 1)
+    }
+
+    @Test(
+        "a run's record from its report: tests a verified run stood for count as not run here; a failure's first line")
+    func fromReport() {
+        let ids = ["S.T/a", "S.T/b", "S.T/c"].map { TestID($0, framework: .xctest) }
+        var report = TestReport(
+            shards: [Shard(index: 1, tests: ids, expectedSeconds: 0)],
+            attempts: [
+                TestAttempt(test: ids[0], status: .passed, seconds: 1.23456),
+                TestAttempt(
+                    test: ids[1], status: .failed, seconds: 0.5,
+                    message: "XCTAssertEqual failed: (\"1\") is not equal to (\"2\")\nmore"),
+                TestAttempt(test: ids[2], status: .passed, seconds: 2),
+            ], seconds: 4, node: Node(index: 2, count: 4), flakyFails: false)
+        for index in report.tests.indices where report.tests[index].name == "S.T/c" {
+            report.tests[index].verifiedBy = "9"
+        }
+        let record = HistoryRecord(
+            report: report, run: "77.2", node: Node(index: 2, count: 4), commit: "c", tree: "t", scope: "pr/3",
+            at: Date(timeIntervalSince1970: 1_795_000_000))
+        #expect(record.tests.map(\.name) == ["S.T/a", "S.T/b"] && record.node == "2/4")
+        #expect(record.tests[1].message == "XCTAssertEqual failed: (\"1\") is not equal to (\"2\")")
+        #expect(record.tests[0].seconds == 1.235 && record.tests[0].attempts == nil)
+        #expect(record.notRun == .init(verified: 1, verifiedSeconds: 2))
+        #expect(record.at == "2026-11-18T11:06:40Z")
+    }
+
+    @Test(
+        "kept as one object per run below .history/<day>/, read back by day; what is not a record is counted, not read")
+    func archive() async throws {
+        let folder = try Scratch.folder("history")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let archive = HistoryArchive(
+            feature: StoreLocation(store: FolderStore(root: folder), prefix: try ObjectKey("feature")))
+        for index in 0..<3 {
+            try await archive.keep(Self.record(index, [.init(name: "T.A/a", status: .passed, seconds: 1)]))
+        }
+        // Two machines of one run, at once: two objects.
+        var node = Self.record(2, [.init(name: "T.A/b", status: .passed, seconds: 1)])
+        node.node = "2/2"
+        try await archive.keep(node)
+        let day = folder.appendingPathComponent("feature/.history/2026-11-03")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: day.path).count == 2)
+        try Data("{".utf8).write(to: day.appendingPathComponent("by-hand.json"))
+        let all = try await archive.records(since: nil)
+        #expect(all.records.map(\.run) == ["100", "101", "102", "102"] && all.unreadable == 1)
+        let recent = try await archive.records(since: "2026-11-02")
+        #expect(recent.records.count == 3)
+        let (report, read) = try await archive.report(
+            days: 2, now: ISO8601DateFormatter().date(from: "2026-11-03T12:00:00Z")!)
+        #expect(read.records == 3 && report.runs == 2)
+        // Retention: the days before the cut go, records and what is not a record alike.
+        #expect(try await archive.prune(before: "2026-11-03") == 2)
+        #expect(try await archive.records(since: nil).records.map(\.run) == ["102", "102"])
+    }
+}
