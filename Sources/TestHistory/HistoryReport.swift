@@ -145,4 +145,32 @@ public struct HistoryReport: Codable, Sendable, Equatable {
                 + "\(saved.verified) more (\(String(format: "%.1f", saved.verifiedSeconds)) s not run)")
         return lines
     }
+
+    /// A test the history says to quarantine, and why.
+    public struct Proposal: Sendable, Equatable {
+        public let test: String
+        public let reason: String
+    }
+
+    /// The flaky tests (by their evidence) whose failures reach `threshold` of their runs, or that
+    /// passed only on a retry, worst first; the reason names the evidence and the rate.
+    public func quarantineProposals(threshold: Double, days: Int) -> [Proposal] {
+        tests.compactMap { test in
+            guard let flaky = test.flaky, test.runs > 0 else { return nil }
+            let rate = Double(test.failures) / Double(test.runs)
+            guard rate >= threshold || flaky.hasPrefix("failed, then passed on a retry") else { return nil }
+            return Proposal(
+                test: test.name,
+                reason: "flaky in CI's history: failed \(test.failures) of \(test.runs) runs in \(days) days; \(flaky)")
+        }
+    }
+
+    /// Of the quarantined tests named, those that ran `minimumRuns` times or more in the window
+    /// and never failed: their entries can go.
+    public func stable(among quarantined: [String], minimumRuns: Int = 5) -> [TestStats] {
+        let names = Set(quarantined)
+        return tests.filter {
+            names.contains($0.name) && $0.runs >= minimumRuns && $0.failures == 0 && $0.flaky == nil
+        }
+    }
 }

@@ -103,6 +103,26 @@ struct HistoryCommandTests {
         #expect(table.stdout.hasPrefix("10 run(s) from "), "\(table.stdout)")
         #expect(
             table.stdout.contains("slowing") && table.stdout.contains("flaky: failed in run 508"), "\(table.stdout)")
+        // The flaky test proposed for quarantine: its owner from CODEOWNERS, the evidence as its reason.
+        try Scratch.write(
+            "* @everyone\nTests/PkgTests/ @team-screens\n", to: root.appendingPathComponent(".github/CODEOWNERS"))
+        let proposed = try PipelineBinary.run(["quarantine", "propose", "--days", "7"], in: root)
+        #expect(proposed.status == 0, "\(proposed.stderr)")
+        #expect(
+            proposed.stdout.contains("proposed PkgTests.ScreenTests/testRace (owner @team-screens, until "),
+            "\(proposed.stdout)")
+        #expect(proposed.stdout.contains("1 entry added to pipelines/quarantine.yml"), "\(proposed.stdout)")
+        let quarantine = try String(
+            contentsOf: root.appendingPathComponent("pipelines/quarantine.yml"), encoding: .utf8)
+        #expect(
+            quarantine.contains("test: PkgTests.ScreenTests/testRace")
+                || quarantine.contains("test: \"PkgTests.ScreenTests/testRace\""), "\(quarantine)")
+        #expect(quarantine.contains("failed 2 of 10 runs in 30 days"), "\(quarantine)")
+        let listed = try PipelineBinary.run(["quarantine", "list"], in: root)
+        #expect(listed.status == 0 && listed.stdout.contains("owner @team-screens"), "\(listed.stdout)")
+        let again = try PipelineBinary.run(["quarantine", "propose"], in: root)
+        #expect(again.stdout.contains("No test to propose"), "already quarantined: \(again.stdout)")
+
         // Retention: today's records are younger than a day.
         let pruned = try PipelineBinary.run(["history", "--prune-older-than", "1"], in: root)
         #expect(pruned.stdout.hasPrefix("Removed 0 record(s) of runs older than 1 day(s)"), "\(pruned.stdout)")

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import PipelineSpec
+import TestHistory
 
-struct QuarantineCommand: ParsableCommand {
+struct QuarantineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quarantine",
         abstract: "Show or extend the known-flaky tests of pipelines/quarantine.yml.",
@@ -11,7 +12,7 @@ struct QuarantineCommand: ParsableCommand {
             does not fail for it. Every entry has an owner, a reason and an expiry day: an expired entry \
             is an error (exit 3) until someone fixes the test or renews the entry. See docs/quarantine.md.
             """,
-        subcommands: [Add.self, List.self]
+        subcommands: [Add.self, List.self, Propose.self]
     )
 
     /// The file the commands work on: `--file`, or `quarantine.yml` in the repository's `pipelines/`.
@@ -110,6 +111,84 @@ struct QuarantineCommand: ParsableCommand {
                     message: "\(expired.count) entr\(expired.count == 1 ? "y has" : "ies have") expired: "
                         + expired.map(\.test).joined(separator: ", ") + "; fix the tests or renew the entries")
             }
+        }
+    }
+}
+
+extension QuarantineCommand {
+    struct Propose: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "propose",
+            abstract: "Quarantine the tests CI's history shows flaky, as an edit of the quarantine file to review.",
+            discussion: """
+                Reads the records CI runs keep in the store (pipeline history): a test that failed and passed \
+                on one tree, or passed only on a retry, and failed at least --threshold of its runs, gets an \
+                entry: its owner from CODEOWNERS (the test file's), else --owner; its expiry --days ahead; the \
+                evidence as its reason. Nothing else changes: commit the file after review. Quarantined tests \
+                that passed every one of at least 5 runs are named for release.
+                """)
+
+        @OptionGroup var options: ReferenceOptions
+        @OptionGroup var target: QuarantineFileOptions
+
+        @Option(help: ArgumentHelp("The days of CI runs to read.", valueName: "n"))
+        var window = 30
+
+        @Option(help: ArgumentHelp("The share of its runs a flaky test failed, 0 to 1.", valueName: "share"))
+        var threshold = 0.1
+
+        @Option(help: ArgumentHelp("Who owns a test CODEOWNERS does not name.", valueName: "name"))
+        var owner = "unowned"
+
+        @Option(help: ArgumentHelp("How many days a proposed entry holds (1 to 365).", valueName: "n"))
+        var days = 14
+
+        func validate() throws {
+            guard (1...365).contains(days) else { throw ValidationError("--days \(days) must be between 1 and 365") }
+            guard window >= 1 else { throw ValidationError("--window must be at least 1") }
+            guard (0...1).contains(threshold) else { throw ValidationError("--threshold must be between 0 and 1") }
+        }
+
+        func run() async throws {
+            let global = options.global
+            let (url, display) = try target.location(global)
+            let feature = try await options.context().transfers.stores.sharedFolder(.feature)
+            let (report, read) = try await HistoryArchive(feature: feature).report(days: window)
+            guard read.records > 0 else {
+                throw CLIFailure(
+                    status: .storage,
+                    message: "no run's record in \(feature.name) in the last \(window) day(s): nothing to propose from "
+                        + "(CI runs keep one each: pipeline history)")
+            }
+            var text = FileManager.default.contents(atPath: url.path).map { String(decoding: $0, as: UTF8.self) }
+            let existing = try text.map { try QuarantineLoader.parse($0, file: display, today: .past).entries } ?? []
+            let codeOwners = CodeOwners.find(in: global.workingDirectory)
+            var added: [String] = []
+            for proposal in report.quarantineProposals(threshold: threshold, days: window)
+            where !existing.contains(where: { $0.name == proposal.test }) {
+                // `Module.Class/test`: the class's file names its owners.
+                let type = proposal.test.split(separator: "/").first.flatMap { $0.split(separator: ".").last } ?? ""
+                let found = codeOwners?.owners(ofFileNamed: "\(type).swift", in: global.workingDirectory)
+                let owners = found?.owners ?? []
+                let entry = Quarantine.Entry(
+                    target: .test(proposal.test), owner: owners.isEmpty ? owner : owners.joined(separator: " "),
+                    reason: proposal.reason, expires: CalendarDay.today.adding(days: days))
+                text = try QuarantineEditor.adding(entry, to: text, file: display)
+                added.append(
+                    "proposed \(proposal.test) (owner \(entry.owner), until \(entry.expires)): \(proposal.reason)")
+            }
+            if let text, !added.isEmpty { try QuarantineEditor.write(text, to: url, file: display) }
+            added.forEach { Console.out($0) }
+            for test in report.stable(among: existing.map(\.name)) {
+                Console.out(
+                    "release \(test.name): passed all \(test.runs) of its runs in \(window) days; remove its entry")
+            }
+            Console.out(
+                added.isEmpty
+                    ? "No test to propose: none flaky at \(Int(threshold * 100)) % of its runs or more in \(read.records) "
+                        + "record(s)"
+                    : "\(added.count) entr\(added.count == 1 ? "y" : "ies") added to \(display): review, then commit it"
+            )
         }
     }
 }
