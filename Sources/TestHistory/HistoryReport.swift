@@ -28,6 +28,10 @@ public struct HistoryReport: Codable, Sendable, Equatable {
         public var trend: Double?
         public var slowing: Bool
         public var lastFailure: Failure?
+        /// Its last 20 runs, oldest first: each one's seconds, and its outcome as a letter
+        /// (`p` passed, `f` failed, timed out or crashed, `r` passed on a retry, `s` skipped).
+        public var recent: [Double]
+        public var outcomes: String
     }
 
     public struct Failure: Codable, Sendable, Equatable {
@@ -101,10 +105,20 @@ public struct HistoryReport: Codable, Sendable, Equatable {
         let last = failures.last.map {
             Failure(run: $0.record.run, at: $0.record.at, commit: $0.record.commit, message: $0.outcome.message)
         }
+        let window = runs.suffix(20)
+        let outcomes = String(
+            window.map { run -> Character in
+                switch run.outcome.status {
+                case .passed: "p"
+                case .flaky: "r"
+                case .skipped: "s"
+                default: "f"
+                }
+            })
         return TestStats(
             name: name, runs: runs.count, failures: failures.count, flaky: flaky,
             p50: percentile(seconds, 0.5), p90: percentile(seconds, 0.9), trend: trend, slowing: slowing,
-            lastFailure: last)
+            lastFailure: last, recent: window.map(\.outcome.seconds), outcomes: outcomes)
     }
 
     /// The nearest-rank percentile `p` (0…1) of `values`, to the millisecond; 0 for none.

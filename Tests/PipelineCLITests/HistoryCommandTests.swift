@@ -99,6 +99,22 @@ struct HistoryCommandTests {
         #expect(render["slowing"] as? Bool == true && (render["trend"] as? Double ?? 0) > 2, "\(render)")
         #expect(tests.first?["name"] as? String == "PkgTests.ScreenTests/testRace", "flaky first")
 
+        // The page: self-contained, each test's runs drawn; it renders in headless Chromium.
+        let page = root.appendingPathComponent("out/history.html")
+        let written = try PipelineBinary.run(["history", "--html", "out/history.html"], in: root)
+        #expect(written.status == 0 && written.stderr.contains("history: the page is "), "\(written.stderr)")
+        let html = try String(contentsOf: page, encoding: .utf8)
+        #expect(html.contains("PkgTests.ScreenTests/testRace") && html.contains("<polyline"), "\(html.prefix(500))")
+        #expect(html.contains("fill=\"#d33\"") && !html.contains("<script") && !html.contains("http"))
+        if Browser.chromium != nil {
+            let shot = try Browser.screenshot(of: page.absoluteString, scratch: root)
+            let red = stride(from: 0, to: shot.pixels.count - 3, by: 4).filter {
+                shot.pixels[$0] > 180 && shot.pixels[$0 + 1] < 80 && shot.pixels[$0 + 2] < 80
+            }.count
+            try? FileManager.default.copyItem(
+                at: page, to: FileManager.default.temporaryDirectory.appendingPathComponent("history-page-last.html"))
+            #expect(red > 50, "the failed runs' red squares are drawn: \(red) red pixels")
+        }
         let table = try PipelineBinary.run(["history"], in: root)
         #expect(table.stdout.hasPrefix("10 run(s) from "), "\(table.stdout)")
         #expect(

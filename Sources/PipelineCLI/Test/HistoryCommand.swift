@@ -25,6 +25,12 @@ struct HistoryCommand: AsyncParsableCommand {
     var limit = 20
 
     @Option(
+        help: ArgumentHelp(
+            "Also write the history as one self-contained HTML page (tables and small charts, no scripts).",
+            valueName: "path"))
+    var html: String?
+
+    @Option(
         name: .customLong("prune-older-than"),
         help: ArgumentHelp(
             "Remove the records of runs older than this many days instead (a scheduled job's retention).",
@@ -45,6 +51,18 @@ struct HistoryCommand: AsyncParsableCommand {
                 "Removed \(removed) record(s) of runs older than \(pruneDays) day(s) from \(feature.name)")
         }
         let (report, read) = try await HistoryArchive(feature: feature).report(days: days)
+        if let html {
+            let url = options.global.resolve(html)
+            do {
+                try FileManager.default.createDirectory(
+                    at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try Data(HistoryPage.html(report, title: "Test history: the last \(days) day(s)").utf8).write(
+                    to: url, options: .atomic)
+            } catch {
+                throw CLIFailure(status: .usage, message: "\(html): cannot be written (\(error.localizedDescription))")
+            }
+            Console.error("history: the page is \(url.path)")
+        }
         if options.json { return try Console.json(report) }
         guard read.records > 0 else {
             Console.out(
