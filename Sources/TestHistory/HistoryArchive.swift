@@ -35,27 +35,29 @@ public struct HistoryArchive: Sendable {
         return key
     }
 
-    /// The records of the days from `since` (`YYYY-MM-DD`, nil for all), oldest first; an object
-    /// that is not a record (written by hand, another version) is left out and counted.
+    /// The records of the days from `since` (`YYYY-MM-DD`, nil for all), oldest first, read 16 at
+    /// a time; an object that is not a record (written by hand, another version) is left out and
+    /// counted.
     public func records(since: String?) async throws -> (records: [HistoryRecord], unreadable: Int) {
         guard let shared = feature.store as? any SharedStore else { return ([], 0) }
         let root = try ObjectKey(Self.folder).under(feature.prefix)
-        var records: [HistoryRecord] = []
-        var unreadable = 0
-        for object in try await feature.store.list(under: root) {
+        let keys = try await feature.store.list(under: root).compactMap { object -> ObjectKey? in
             guard let parts = object.key.relative(to: root)?.rawValue.split(separator: "/"), parts.count == 2,
-                parts[1].hasSuffix(".json")
-            else { continue }
-            if let since, String(parts[0]) < since { continue }
-            guard let (data, _) = try await shared.get(object.key),
-                let record = try? JSONDecoder().decode(HistoryRecord.self, from: data), record.version == 1
-            else {
-                unreadable += 1
-                continue
-            }
-            records.append(record)
+                parts[1].hasSuffix(".json"), since.map({ String(parts[0]) >= $0 }) ?? true
+            else { return nil }
+            return object.key
         }
-        return (records.sorted { ($0.at, $0.run, $0.node ?? "") < ($1.at, $1.run, $1.node ?? "") }, unreadable)
+        let read = try await StoreSync.concurrently(keys, limit: 16) { key throws(StoreError) -> HistoryRecord? in
+            guard let (data, _) = try await shared.get(key),
+                let record = try? JSONDecoder().decode(HistoryRecord.self, from: data), record.version == 1
+            else { return nil }
+            return record
+        }
+        let records = read.compactMap { $0 }
+        return (
+            records.sorted { ($0.at, $0.run, $0.node ?? "") < ($1.at, $1.run, $1.node ?? "") },
+            read.count - records.count
+        )
     }
 
     /// The report of the last `days` days' records (today counted), and how many records were read

@@ -94,7 +94,4 @@ public struct HistoryRecord: Codable, Sendable, Equatable {
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)
     }
-
-    /// `at` as a date; nil when it is not ISO 8601.
-    public var date: Date? { ISO8601DateFormatter().date(from: at) }
 }

@@ -199,12 +199,7 @@ extension ReferenceTransfers {
         let sync = StoreSync(from: source, to: destination, parallelism: parallelism)
         var work = try await sync.plan(tests: [test])
         func name(_ key: ObjectKey) -> String { String(key.rawValue.dropFirst(test.count + 1)) }
-        if let only {
-            let keep = { (key: ObjectKey) in only.contains(name(key)) }
-            (work.copies, work.overwrites, work.identical) = (
-                work.copies.filter(keep), work.overwrites.filter(keep), work.identical.filter(keep)
-            )
-        }
+        if let only { work.keep { only.contains(name($0)) } }
         let result = await sync.execute(work, commit: commit, prune: false)
         if let failure = result.failures.first {
             throw StoreError.transport(endpoint: source.name, reason: "reading \(test): \(failure)")
@@ -230,13 +225,19 @@ extension ReferenceTransfers {
         let local = stores.local(testPattern: testPattern)
         let sync = StoreSync(from: candidates, to: StoreLocation(store: local), parallelism: parallelism)
         var plan = try await sync.plan(tests: tests)
-        let keep = { (key: ObjectKey) -> Bool in
+        plan.keep { key in
             let test = String(key.rawValue.prefix { $0 != "/" })
             return images[test].map { $0.contains(String(key.rawValue.dropFirst(test.count + 1))) } ?? true
         }
-        (plan.copies, plan.overwrites) = (plan.copies.filter(keep), plan.overwrites.filter(keep))
         let report = TransferReport(
             action: "accept", from: candidates.name, to: local.name, tests: tests, commit: nil, dryRun: dryRun)
         return await carryOut(plan, with: sync, report: report, commit: nil, prune: false)
+    }
+}
+
+extension SyncWork {
+    /// Keeps only the objects `keep` accepts (to copy, to overwrite, identical already).
+    mutating func keep(_ keep: (ObjectKey) -> Bool) {
+        (copies, overwrites, identical) = (copies.filter(keep), overwrites.filter(keep), identical.filter(keep))
     }
 }
