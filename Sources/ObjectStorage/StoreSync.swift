@@ -40,6 +40,11 @@ public struct SyncWork: Equatable, Sendable {
     public var testsWithoutReferences: [String] = []
     /// The source's ETag (MD5) of each object to copy.
     public var sourceETags: [ObjectKey: String] = [:]
+
+    /// Keeps only the objects `keep` accepts (to copy, to overwrite, identical already).
+    public mutating func keep(_ keep: (ObjectKey) -> Bool) {
+        (copies, overwrites, identical) = (copies.filter(keep), overwrites.filter(keep), identical.filter(keep))
+    }
 }
 
 public struct PromotionResult: Equatable, Sendable {

@@ -234,10 +234,3 @@ extension ReferenceTransfers {
         return await carryOut(plan, with: sync, report: report, commit: nil, prune: false)
     }
 }
-
-extension SyncWork {
-    /// Keeps only the objects `keep` accepts (to copy, to overwrite, identical already).
-    mutating func keep(_ keep: (ObjectKey) -> Bool) {
-        (copies, overwrites, identical) = (copies.filter(keep), overwrites.filter(keep), identical.filter(keep))
-    }
-}
