@@ -10,6 +10,8 @@ public struct HistoryArchive: Sendable {
     public let feature: StoreLocation
 
     public static let folder = ".history"
+    /// The page post-merge runs keep (`HistoryPage`), below feature's prefix.
+    public static var page: ObjectKey { get throws { try ObjectKey("\(folder)/index.html") } }
 
     public init(feature: StoreLocation) {
         self.feature = feature
@@ -37,16 +39,17 @@ public struct HistoryArchive: Sendable {
 
     /// The records of the days from `since` (`YYYY-MM-DD`, nil for all), oldest first, read 16 at
     /// a time; an object that is not a record (written by hand, another version) is left out and
-    /// counted.
-    public func records(since: String?) async throws -> (records: [HistoryRecord], unreadable: Int) {
-        guard let shared = feature.store as? any SharedStore else { return ([], 0) }
+    /// counted; the bytes of the objects read.
+    public func records(since: String?) async throws -> (records: [HistoryRecord], unreadable: Int, bytes: Int) {
+        guard let shared = feature.store as? any SharedStore else { return ([], 0, 0) }
         let root = try ObjectKey(Self.folder).under(feature.prefix)
-        let keys = try await feature.store.list(under: root).compactMap { object -> ObjectKey? in
+        let objects = try await feature.store.list(under: root).filter { object in
             guard let parts = object.key.relative(to: root)?.rawValue.split(separator: "/"), parts.count == 2,
                 parts[1].hasSuffix(".json"), since.map({ String(parts[0]) >= $0 }) ?? true
-            else { return nil }
-            return object.key
+            else { return false }
+            return true
         }
+        let keys = objects.map(\.key)
         let read = try await StoreSync.concurrently(keys, limit: 16) { key throws(StoreError) -> HistoryRecord? in
             guard let (data, _) = try await shared.get(key),
                 let record = try? JSONDecoder().decode(HistoryRecord.self, from: data), record.version == 1
@@ -56,7 +59,7 @@ public struct HistoryArchive: Sendable {
         let records = read.compactMap { $0 }
         return (
             records.sorted { ($0.at, $0.run, $0.node ?? "") < ($1.at, $1.run, $1.node ?? "") },
-            read.count - records.count
+            read.count - records.count, Int(objects.reduce(0) { $0 + $1.size })
         )
     }
 
@@ -66,8 +69,8 @@ public struct HistoryArchive: Sendable {
         report: HistoryReport, read: (records: Int, unreadable: Int)
     ) {
         let since = String(HistoryRecord.timestamp(now.addingTimeInterval(-Double(days - 1) * 86_400)).prefix(10))
-        let (records, unreadable) = try await records(since: since)
-        return (HistoryReport(records), (records.count, unreadable))
+        let (records, unreadable, bytes) = try await records(since: since)
+        return (HistoryReport(records, bytes: bytes), (records.count, unreadable))
     }
 
     /// Removes the records of runs more than `days` days old (their day before today's `days`

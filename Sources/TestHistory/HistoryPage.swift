@@ -1,18 +1,20 @@
 import Foundation
 
-/// The history as one self-contained HTML page (`pipeline history --html`): the summary, then a
-/// row per test with its figures, its last runs' seconds drawn as a line and their outcomes as
-/// squares, and its last failure. No script and nothing fetched: it opens from a file or a store.
+/// The history as one self-contained HTML page (`pipeline history --html`, kept in the store by
+/// post-merge runs): the summary, then a row per test with its figures, its last runs' seconds
+/// drawn as a line and their outcomes as squares, and its last failure; a table per suite and
+/// per node. No script and nothing fetched: it opens from a file or a store.
 public enum HistoryPage {
     public static func html(_ report: HistoryReport, title: String) -> String {
         var rows = ""
         for test in report.tests {
             rows +=
                 "<tr class=\"\(test.flaky != nil ? "flaky" : test.failures > 0 ? "failing" : test.slowing ? "slowing" : "")\">"
-            rows += "<td class=\"name\">\(escape(test.name))</td><td>\(test.runs)</td><td>\(test.failures)</td>"
+            rows +=
+                "<td class=\"name\">\(escape(test.name))</td><td>\(sparkline(test.recent))\(strip(test.outcomes))</td>"
+            rows += "<td>\(test.runs)</td><td>\(test.failures)</td>"
             rows += String(format: "<td>%.2f s</td><td>%.2f s</td>", test.p50, test.p90)
             rows += "<td>\(test.trend.map { String(format: "×%.2f", $0) } ?? "–")\(test.slowing ? " slowing" : "")</td>"
-            rows += "<td>\(sparkline(test.recent))\(strip(test.outcomes))</td>"
             var notes: [String] = []
             if let flaky = test.flaky { notes.append("<b>flaky</b>: " + escape(flaky)) }
             if let failure = test.lastFailure {
@@ -22,13 +24,22 @@ public enum HistoryPage {
             }
             rows += "<td class=\"notes\">\(notes.joined(separator: "<br>"))</td></tr>\n"
         }
-        let saved = report.saved
         let summary =
             "\(report.runs) run(s)" + (report.from.map { " from " + escape($0) } ?? "")
-            + (report.to.map { " to " + escape($0) } ?? "") + ", \(report.tests.count) test(s); ran \(saved.testsRun) "
-            + String(
-                format: "test(s) in %.1f s; verified runs stood for %d more (%.1f s not run)", saved.secondsRun,
-                saved.verified, saved.verifiedSeconds)
+            + (report.to.map { " to " + escape($0) } ?? "") + ", \(report.tests.count) test(s). "
+            + escape(report.savedLine)
+        var groups = ""
+        for (title, stats) in [("Suites", report.suites), ("Nodes", report.nodes)] where !stats.isEmpty {
+            groups += "<h2>\(title)</h2><table><tr><th>\(title.dropLast().lowercased())</th><th>runs</th><th>tests</th>"
+            groups += "<th>failed</th><th>flaky tests</th><th>p50 a run</th><th>p90 a run</th></tr>\n"
+            for group in stats {
+                groups += "<tr class=\"\(group.flaky > 0 ? "flaky" : group.failures > 0 ? "failing" : "")\">"
+                groups += "<td class=\"name\">\(escape(group.name))</td><td>\(group.runs)</td><td>\(group.tests)</td>"
+                groups += "<td>\(group.failures)</td><td>\(group.flaky)</td>"
+                groups += String(format: "<td>%.2f s</td><td>%.2f s</td></tr>\n", group.p50, group.p90)
+            }
+            groups += "</table>\n"
+        }
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
@@ -37,7 +48,7 @@ public enum HistoryPage {
             table { border-collapse: collapse; width: 100%; }
             th, td { border-bottom: 1px solid #ddd; padding: 6px 8px; text-align: left; vertical-align: middle; white-space: nowrap; }
             td.notes { white-space: normal; }
-            td.name { font-family: ui-monospace, monospace; }
+            td.name { font-family: ui-monospace, monospace; white-space: normal; overflow-wrap: anywhere; min-width: 18em; max-width: 30em; }
             tr.flaky td.name { border-left: 6px solid #e8a317; }
             tr.failing td.name { border-left: 6px solid #d33; }
             tr.slowing td.name { border-left: 6px solid #3b7dd8; }
@@ -45,8 +56,10 @@ public enum HistoryPage {
             svg { vertical-align: middle; margin-right: 6px; }
             </style></head>
             <body><h1>\(escape(title))</h1><p>\(summary)</p>
-            <table><tr><th>test</th><th>runs</th><th>failed</th><th>p50</th><th>p90</th><th>trend</th><th>last runs</th><th></th></tr>
-            \(rows)</table></body></html>
+            <h2>Tests</h2>
+            <table><tr><th>test</th><th>last runs</th><th>runs</th><th>failed</th><th>p50</th><th>p90</th><th>trend</th><th></th></tr>
+            \(rows)</table>
+            \(groups)</body></html>
 
             """
     }

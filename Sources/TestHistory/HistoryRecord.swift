@@ -42,13 +42,18 @@ public struct HistoryRecord: Codable, Sendable, Equatable {
         }
     }
 
-    /// The tests whose results were a verified run's (`verifiedBy`), and their seconds there.
+    /// What was not run here, by reason: the tests whose results were a verified run's
+    /// (`verifiedBy`) and their seconds there; the tests impact selection left out (the change
+    /// cannot reach them) and their expected seconds, absent when it left none out.
     public struct NotRun: Codable, Sendable, Equatable {
         public var verified = 0
         public var verifiedSeconds = 0.0
+        public var impact: Int?
+        public var impactSeconds: Double?
 
-        public init(verified: Int = 0, verifiedSeconds: Double = 0) {
-            (self.verified, self.verifiedSeconds) = (verified, verifiedSeconds)
+        public init(verified: Int = 0, verifiedSeconds: Double = 0, impact: Int? = nil, impactSeconds: Double? = nil) {
+            (self.verified, self.verifiedSeconds, self.impact, self.impactSeconds) =
+                (verified, verifiedSeconds, impact, impactSeconds)
         }
     }
 
@@ -61,12 +66,16 @@ public struct HistoryRecord: Codable, Sendable, Equatable {
     }
 
     /// A run's record from its report: the tests it ran (a test another run verified counts as
-    /// not run here), each failure's first line.
+    /// not run here), each failure's first line; `leftOut`, the tests impact selection did not run
+    /// and their expected seconds.
     public init(
-        report: TestReport, run: String, node: Node, commit: String, tree: String?, scope: String, at: Date
+        report: TestReport, run: String, node: Node, commit: String, tree: String?, scope: String, at: Date,
+        leftOut: (tests: Int, seconds: Double) = (0, 0)
     ) {
         var tests: [Outcome] = []
-        var notRun = NotRun()
+        var notRun = NotRun(
+            impact: leftOut.tests > 0 ? leftOut.tests : nil,
+            impactSeconds: leftOut.tests > 0 ? (leftOut.seconds * 1000).rounded() / 1000 : nil)
         for entry in report.tests {
             if entry.verifiedBy != nil {
                 notRun.verified += 1

@@ -2,14 +2,21 @@ import Foundation
 
 /// What the history says across runs (`pipeline history`, docs/json.md "pipeline history --json"):
 /// per test its runs, failures, flakiness with its evidence, p50 and p90 seconds and their trend,
-/// and its last failure; and what verified runs saved.
+/// and its last failure; per suite and per node; and what verdict reuse and impact selection saved.
 public struct HistoryReport: Codable, Sendable, Equatable {
     /// The first and last run's time, and how many runs (a run split across machines counts once).
     public var from: String?
     public var to: String?
     public var runs: Int
+    /// The records read (one per run and node) and their bytes in the store.
+    public var records: Int
+    public var bytes: Int
     /// Tests in order: flaky first, then by failures, then by p90 seconds.
     public var tests: [TestStats]
+    /// Suites (`Module.Suite`), by failures, then by p90 seconds.
+    public var suites: [GroupStats]
+    /// The nodes of runs split across machines (`1/4`, …), in order; empty when no run was split.
+    public var nodes: [GroupStats]
     public var saved: Savings
 
     public struct TestStats: Codable, Sendable, Equatable {
@@ -34,6 +41,18 @@ public struct HistoryReport: Codable, Sendable, Equatable {
         public var outcomes: String
     }
 
+    /// A suite's or a node's runs: in how many records it ran, its tests, their failures and
+    /// flaky tests, and the p50 and p90 of its seconds per record.
+    public struct GroupStats: Codable, Sendable, Equatable {
+        public var name: String
+        public var runs: Int
+        public var tests: Int
+        public var failures: Int
+        public var flaky: Int
+        public var p50: Double
+        public var p90: Double
+    }
+
     public struct Failure: Codable, Sendable, Equatable {
         public var run: String
         public var at: String
@@ -41,24 +60,32 @@ public struct HistoryReport: Codable, Sendable, Equatable {
         public var message: String?
     }
 
-    /// Tests not run because a verified run's result stood for them, and their seconds there.
+    /// The tests run and their seconds; the tests not run, by reason: a verified run's result
+    /// stood for them (their seconds there), or impact selection left them out (their expected
+    /// seconds).
     public struct Savings: Codable, Sendable, Equatable {
         public var testsRun = 0
         public var secondsRun = 0.0
         public var verified = 0
         public var verifiedSeconds = 0.0
+        public var impact = 0
+        public var impactSeconds = 0.0
     }
 
-    /// The report of `records` (oldest first).
-    public init(_ records: [HistoryRecord]) {
+    /// The report of `records` (oldest first), `bytes` in the store.
+    public init(_ records: [HistoryRecord], bytes: Int = 0) {
         from = records.first?.at
         to = records.last?.at
         runs = Set(records.map(\.run)).count
+        self.records = records.count
+        self.bytes = bytes
         var saved = Savings()
         var samples: [String: [(record: HistoryRecord, outcome: HistoryRecord.Outcome)]] = [:]
         for record in records {
             saved.verified += record.notRun.verified
             saved.verifiedSeconds += record.notRun.verifiedSeconds
+            saved.impact += record.notRun.impact ?? 0
+            saved.impactSeconds += record.notRun.impactSeconds ?? 0
             for outcome in record.tests {
                 samples[outcome.name, default: []].append((record, outcome))
                 saved.testsRun += 1
@@ -66,10 +93,46 @@ public struct HistoryReport: Codable, Sendable, Equatable {
             }
         }
         self.saved = saved
-        tests = samples.map { name, runs in Self.stats(name, runs) }.sorted { a, b in
-            ((a.flaky == nil ? 1 : 0), -a.failures, -a.p90, a.name) < (
-                (b.flaky == nil ? 1 : 0), -b.failures, -b.p90, b.name
-            )
+        let tests: [TestStats] = samples.map { name, runs in Self.stats(name, runs) }.sorted { a, b in
+            let left: (Int, Int, Double, String) = (a.flaky == nil ? 1 : 0, -a.failures, -a.p90, a.name)
+            let right: (Int, Int, Double, String) = (b.flaky == nil ? 1 : 0, -b.failures, -b.p90, b.name)
+            return left < right
+        }
+        self.tests = tests
+        let flaky = Set(tests.filter { $0.flaky != nil }.map { $0.name })
+        suites = Self.groups(records, flaky: flaky) { record, outcome in
+            String(outcome.name.split(separator: "/", maxSplits: 1).first ?? "")
+        }.sorted { (-$0.failures, -$0.p90, $0.name) < (-$1.failures, -$1.p90, $1.name) }
+        nodes =
+            records.contains { $0.node != nil }
+            ? Self.groups(records, flaky: flaky) { record, _ in record.node ?? "whole" }.sorted {
+                ($0.name.count, $0.name) < ($1.name.count, $1.name)
+            } : []
+    }
+
+    /// The records' outcomes grouped by `key`: per group, the records it ran in, its tests, their
+    /// failures and flaky tests, and its seconds per record.
+    static func groups(
+        _ records: [HistoryRecord], flaky: Set<String>, key: (HistoryRecord, HistoryRecord.Outcome) -> String
+    ) -> [GroupStats] {
+        var tests: [String: Set<String>] = [:]
+        var failures: [String: Int] = [:]
+        var seconds: [String: [Double]] = [:]
+        for record in records {
+            var perRecord: [String: Double] = [:]
+            for outcome in record.tests {
+                let group = key(record, outcome)
+                tests[group, default: []].insert(outcome.name)
+                if outcome.status.isFailure { failures[group, default: 0] += 1 }
+                perRecord[group, default: 0] += outcome.seconds
+            }
+            for (group, total) in perRecord { seconds[group, default: []].append(total) }
+        }
+        return tests.map { group, names in
+            GroupStats(
+                name: group, runs: seconds[group]?.count ?? 0, tests: names.count, failures: failures[group] ?? 0,
+                flaky: names.intersection(flaky).count, p50: percentile(seconds[group] ?? [], 0.5),
+                p90: percentile(seconds[group] ?? [], 0.9))
         }
     }
 
@@ -134,7 +197,8 @@ public struct HistoryReport: Codable, Sendable, Equatable {
     public func rendered(limit: Int = 20) -> [String] {
         var lines = [
             "\(runs) run(s)" + (from.map { " from \($0)" } ?? "") + (to.map { " to \($0)" } ?? "")
-                + ", \(tests.count) test(s)"
+                + ", \(tests.count) test(s); \(records) record(s), "
+                + String(format: "%.1f kB", Double(bytes) / 1000) + " in the store"
         ]
         let shown = tests.prefix(limit)
         let width = min(60, shown.map(\.name.count).max() ?? 4)
@@ -154,10 +218,29 @@ public struct HistoryReport: Codable, Sendable, Equatable {
                         ?? ""))
         }
         if tests.count > limit { lines.append("… and \(tests.count - limit) more (--limit, or --json for all)") }
-        lines.append(
-            "ran \(saved.testsRun) test(s) in \(String(format: "%.1f", saved.secondsRun)) s; verified runs stood for "
-                + "\(saved.verified) more (\(String(format: "%.1f", saved.verifiedSeconds)) s not run)")
+        for (title, groups) in [("suite", Array(suites.prefix(limit))), ("node", nodes)] where !groups.isEmpty {
+            let width = min(60, max(title.count, groups.map(\.name.count).max() ?? 0))
+            lines.append(cell(title, width) + "  runs  tests  fail  flaky  p50/run  p90/run")
+            for group in groups {
+                lines.append(
+                    cell(String(group.name.suffix(width)), width)
+                        + String(
+                            format: "  %4d  %5d  %4d  %5d  %6.2fs  %6.2fs", group.runs, group.tests, group.failures,
+                            group.flaky, group.p50, group.p90))
+            }
+        }
+        lines.append(savedLine)
         return lines
+    }
+
+    /// What ran and what was not run, by reason, in one line.
+    public var savedLine: String {
+        func seconds(_ value: Double) -> String {
+            value >= 120 ? String(format: "%.1f min", value / 60) : String(format: "%.1f s", value)
+        }
+        return "ran \(saved.testsRun) test(s) in \(seconds(saved.secondsRun)); not run: \(saved.verified) a verified "
+            + "run stood for (\(seconds(saved.verifiedSeconds))), \(saved.impact) the change could not reach "
+            + "(\(seconds(saved.impactSeconds)))"
     }
 
     /// A test the history says to quarantine, and why.

@@ -120,9 +120,62 @@ struct HistoryTests {
         #expect(recent.records.count == 3)
         let (report, read) = try await archive.report(
             days: 2, now: ISO8601DateFormatter().date(from: "2026-11-03T12:00:00Z")!)
-        #expect(read.records == 3 && report.runs == 2)
+        #expect(read.records == 3 && report.runs == 2 && report.records == 3)
+        let sizes = try FileManager.default.subpathsOfDirectory(atPath: folder.path).filter {
+            $0.contains("2026-11-02") || $0.contains("2026-11-03")
+        }.filter { $0.hasSuffix(".json") }.map {
+            try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent($0).path)[.size] as! Int
+        }
+        #expect(
+            report.bytes == sizes.reduce(0, +) && report.bytes > 0,
+            "the bytes of the objects read, by-hand.json too: \(sizes)")
         // Retention: the days before the cut go, records and what is not a record alike.
         #expect(try await archive.prune(before: "2026-11-03") == 2)
         #expect(try await archive.records(since: nil).records.map(\.run) == ["102", "102"])
+    }
+
+    @Test(
+        "per suite and per node: the records each ran in, tests, failures, flaky tests, seconds a run; impact's savings"
+    )
+    func groups() {
+        func record(_ run: Int, node: String?, _ outcomes: [HistoryRecord.Outcome], impact: Int? = nil) -> HistoryRecord
+        {
+            var record = Self.record(run, outcomes)
+            record.node = node
+            record.notRun.impact = impact
+            record.notRun.impactSeconds = impact.map { Double($0) * 2 }
+            return record
+        }
+        let report = HistoryReport([
+            record(
+                0, node: "1/2",
+                [
+                    .init(name: "M.Login/a", status: .failed, seconds: 1),
+                    .init(name: "M.Login/b", status: .passed, seconds: 2),
+                ], impact: 5),
+            record(0, node: "2/2", [.init(name: "M.Feed/c", status: .passed, seconds: 4)]),
+            record(
+                1, node: "1/2",
+                [
+                    .init(name: "M.Login/a", status: .passed, seconds: 1),
+                    .init(name: "M.Feed/c", status: .passed, seconds: 5),
+                ],
+                impact: 1),
+            record(1, node: "2/2", [.init(name: "M.Login/b", status: .passed, seconds: 3)]),
+        ])
+        // M.Login/a failed and passed on one tree: flaky.
+        #expect(report.suites.map(\.name) == ["M.Login", "M.Feed"])
+        let login = report.suites[0]
+        #expect(login.runs == 3 && login.tests == 2 && login.failures == 1 && login.flaky == 1)
+        #expect(login.p50 == 3 && login.p90 == 3, "its seconds in the three records: 3, 1, 3: \(login)")
+        #expect(report.nodes.map(\.name) == ["1/2", "2/2"])
+        #expect(report.nodes[0].runs == 2 && report.nodes[0].tests == 3 && report.nodes[0].failures == 1)
+        #expect(report.nodes[1].p50 == 3 && report.nodes[1].p90 == 4)
+        #expect(report.saved.impact == 6 && report.saved.impactSeconds == 12)
+        let table = report.rendered().joined(separator: "\n")
+        #expect(
+            table.contains("suite  ") && table.contains("node")
+                && table.contains("6 the change could not reach (12.0 s)"), "\(table)")
+        #expect(HistoryReport([Self.record(0, [.init(name: "M.A/a", status: .passed, seconds: 1)])]).nodes.isEmpty)
     }
 }

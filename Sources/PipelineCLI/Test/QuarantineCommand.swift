@@ -166,9 +166,9 @@ extension QuarantineCommand {
             var added: [String] = []
             for proposal in report.quarantineProposals(threshold: threshold, days: window)
             where !existing.contains(where: { $0.name == proposal.test }) {
-                // `Module.Class/test`: the class's file names its owners.
+                // `Module.Class/test`: the file declaring the class names its owners.
                 let type = proposal.test.split(separator: "/").first.flatMap { $0.split(separator: ".").last } ?? ""
-                let found = codeOwners?.owners(ofFileNamed: "\(type).swift", in: global.workingDirectory)
+                let found = codeOwners?.owners(ofType: String(type), in: global.workingDirectory)
                 let owners = found?.owners ?? []
                 let entry = Quarantine.Entry(
                     target: .test(proposal.test), owner: owners.isEmpty ? owner : owners.joined(separator: " "),

@@ -55,9 +55,7 @@ public struct ReviewArchive: Sendable {
         let pageKey = try ObjectKey("\(base.rawValue)/snapshot-review.html").under(feature.prefix)
         try await feature.store.upload(page, to: pageKey, metadata: [:])
         var published = Published(page: try address(pageKey))
-        published.expires =
-            ((feature.store as? ScopedRecords)?.base ?? feature.store) is S3Store && publicAddress == nil && presigns
-            ? "\(lifetime.components.seconds / 86400) days" : nil
+        published.expires = expires
         for (index, entry) in entries.enumerated() {
             var images = Images()
             let kinds: [(String, Data?, WritableKeyPath<Images, String?>)] = [
@@ -75,6 +73,25 @@ public struct ReviewArchive: Sendable {
             if images != Images() { published.images[entry.key] = images }
         }
         return published
+    }
+
+    /// Uploads a self-contained page (one needing no other object: the test history's) to `name`
+    /// below feature, replacing what was there; its address.
+    public func publish(page html: String, at name: ObjectKey) async throws -> Published {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("page-\(UUID().uuidString).html")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try Data(html.utf8).write(to: scratch)
+        let key = name.under(feature.prefix)
+        try await feature.store.upload(scratch, to: key, metadata: [:])
+        var published = Published(page: try address(key))
+        published.expires = expires
+        return published
+    }
+
+    /// How long a link stays valid: presigned S3 links expire, addresses and paths do not.
+    var expires: String? {
+        ((feature.store as? ScopedRecords)?.base ?? feature.store) is S3Store && publicAddress == nil && presigns
+            ? "\(lifetime.components.seconds / 86400) days" : nil
     }
 
     /// A browser's address for `key`: below `review-url` (feature's address; a record kept beside

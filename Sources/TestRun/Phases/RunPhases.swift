@@ -10,6 +10,9 @@ struct ImpactNarrowing: TestPhase {
             return .finished(.nothingToRun(.noReachableTest))
         }
         run.prepared = reached
+        let selected = Set(reached.tests)
+        let left = prepared.tests.filter { !selected.contains($0) }
+        run.leftOut = (left.count, left.reduce(0) { $0 + (prepared.estimates[$1] ?? 0) })
         // Every test selected (no map yet, or a change reaching them all): a whole run after all.
         run.impacted = reached.tests.count < prepared.tests.count
         return .next

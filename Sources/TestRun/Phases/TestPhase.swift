@@ -58,6 +58,8 @@ struct RunState: Sendable {
     var verifiedChange: VerifiedChange?
     var session: TestSession?
     var prepared: SuiteRun.Prepared?
+    /// The tests impact selection left out, and their expected seconds.
+    var leftOut: (tests: Int, seconds: Double) = (0, 0)
     /// The results taken from a verified run rather than run.
     var taken: [TestReport.Entry] = []
     var report: TestReport?
@@ -92,7 +94,7 @@ extension TestFlow {
         CoverageSettingsPhase(), TimingsPlacePhase(), AffectedTargets(), FailedOnly(), VerdictReuse(),
         BuildPhase(),
         ImpactNarrowing(), VerifiedNarrowing(), ModeOutcome(), RunTests(), TakenResults(), CandidatesKept(),
-        CoverageKept(), HistoryKept(), PublishedToCI(), VerdictKept(),
+        CoverageKept(), PublishedToCI(), HistoryKept(), VerdictKept(),
     ]
 
     /// Runs `phases` in their steps' order, from the first, on `run`.
