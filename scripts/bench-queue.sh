@@ -3,6 +3,7 @@
 # large simulated suite.
 # Usage: scripts/bench-queue.sh [TESTS] [SECONDS]   (defaults: 120 tests, about 40 s of work in all)
 #        BENCH_NODES="8" BENCH_STORES="moto" scripts/bench-queue.sh 240 120   (some node counts and stores only)
+#        scripts/bench-queue.sh --estimates [TESTS] [SECONDS]   (only part 3: planning by p90 or by the mean)
 #
 # A generated package whose XCTest tests sleep for their profile's durations (BENCH_SCALE multiplies
 # them). N node processes (`pipeline test --shards 1 --node I/N`, N = 2, 4, 8) run on this machine
@@ -13,8 +14,18 @@
 #   naive = max(longest test, work / N)         the issue's bound, which ignores the slow node
 # Goal: queue ≤ 1.10× ideal, where the static split is ≥ 1.4×.
 # Then a simulated 10,000-test profile for N up to 32: planning time and peak memory of one node.
+# 3. Planning by p90 or by the mean (issue 73): with BENCH_RUN set, each test's duration varies from
+#    run to run (a seeded log-normal around its own: 75 % of tests by 10 %, 20 % by 40 %, 5 % by 100 %).
+#    8 runs on one machine record the durations (the running mean and the last 10); then the same 6
+#    runs (seeds) split statically over 4 equal nodes, planned from the recorded means and from a
+#    copy whose durations are each test's p90: the last node's finish, each way, and their ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+only_estimates=false
+if [[ "${1:-}" == --estimates ]]; then
+    only_estimates=true
+    shift
+fi
 tests="${1:-120}" work_seconds="${2:-40}"
 
 scripts/setup.sh
@@ -45,7 +56,7 @@ suites = {}
 for index, seconds in enumerate(durations):
     suites.setdefault(f"Suite{index % 12:02d}Tests", []).append((index, seconds))
 for suite, members in suites.items():
-    body = "\n".join(f"    func test{index:04d}() {{ nap({seconds}) }}" for index, seconds in members)
+    body = "\n".join(f"    func test{index:04d}() {{ nap({seconds}, {index}) }}" for index, seconds in members)
     open(f"{root}/Tests/BenchTests/{suite}.swift", "w").write(f"""import Foundation
 import XCTest
 
@@ -55,11 +66,30 @@ final class {suite}: XCTestCase {{
 """)
 open(f"{root}/Tests/BenchTests/Nap.swift", "w").write("""import Foundation
 
-func nap(_ seconds: Double) {
-    let scale = ProcessInfo.processInfo.environment["BENCH_SCALE"].flatMap(Double.init) ?? 1
-    Thread.sleep(forTimeInterval: seconds * scale)
+/// Sleeps for a test's duration, times BENCH_SCALE; with BENCH_RUN, times a log-normal factor of
+/// mean 1 seeded by the test and the run (sigma 0.1, 0.4 or 1.0 by the test's index).
+func nap(_ seconds: Double, _ index: Int) {
+    let environment = ProcessInfo.processInfo.environment
+    let scale = environment["BENCH_SCALE"].flatMap(Double.init) ?? 1
+    var factor = 1.0
+    if let run = environment["BENCH_RUN"].flatMap(UInt64.init) {
+        var state = UInt64(index) &* 0x9E37_79B9_7F4A_7C15 &+ run &* 0xBF58_476D_1CE4_E5B9
+        func next() -> Double {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(UInt64(1) << 53)
+        }
+        let (u1, u2) = (max(next(), 1e-12), next())
+        let normal = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
+        let sigma = index % 20 == 0 ? 1.0 : index % 4 == 0 ? 0.4 : 0.1
+        factor = exp(sigma * normal - sigma * sigma / 2)
+    }
+    Thread.sleep(forTimeInterval: seconds * scale * factor)
 }
 """)
+
 timings = {f"BenchTests.Suite{index % 12:02d}Tests/test{index:04d}": {"seconds": seconds, "samples": 5}
            for index, seconds in enumerate(durations)}
 json.dump({"version": 1, "tests": timings}, open(f"{root}/profile.json", "w"))
@@ -69,17 +99,18 @@ read -r work longest < "$package/profile.txt"
 echo "building the generated package ($tests tests, ${work} s of work, longest ${longest} s)…" >&2
 swift build --build-tests --package-path "$package" >/dev/null
 
-# One shared run of N nodes, node 1 at half speed; prints the seconds until the last node finished.
+# One shared run of N nodes, node 1 at half speed (SLOW, the 5th argument: its time factor, 2 by
+# default); prints the seconds until the last node finished.
 # Timings are the profile's (--no-update-timings keeps them), so the static split is as good as it gets.
 run_nodes() {
-    local count="$1" timings="$2" mode="$3" env_file="$4" run="r$RANDOM$RANDOM"
+    local count="$1" timings="$2" mode="$3" env_file="$4" slow="${5:-2}" run="r$RANDOM$RANDOM"
     local extra=()
     [[ "$mode" == queue ]] && extra=(--queue "$run")
     local start end pids=()
     start="$(date +%s.%N)"
     for index in $(seq "$count"); do
         scale=1
-        [[ "$index" == 1 ]] && scale=2
+        [[ "$index" == 1 ]] && scale=$slow
         (set -a; source "$env_file"; BENCH_SCALE=$scale CI=true "$bin" test --package-path "$package" --skip-build --shards 1 \
             --no-update-timings --node "$index/$count" --timings "$timings" "${extra[@]}" >"$scratch/node-$index.out" 2>"$scratch/node-$index.err") &
         pids+=($!)
@@ -94,6 +125,41 @@ run_nodes() {
     fi
     python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.2f}')" "$start" "$end"
 }
+
+# 3. Planning by p90 or by the mean.
+estimates() {
+    local history="$scratch/history.json"
+    rm -f "$history"
+    echo "recording 8 runs of varying durations on one machine…" >&2
+    for run in $(seq 1 8); do
+        BENCH_RUN=$run "$bin" test --package-path "$package" --skip-build --shards 4 --timings "$history" \
+            >/dev/null 2>&1 || { echo "a recording run failed" >&2; exit 1; }
+    done
+    python3 - "$history" "$scratch/by-p90.json" <<'PY'
+import json, math, sys
+timings = json.load(open(sys.argv[1]))
+for entry in timings["tests"].values():
+    recent = sorted(entry.get("recent") or [entry["seconds"]])
+    entry["seconds"] = recent[max(0, math.ceil(0.9 * len(recent)) - 1)]
+json.dump(timings, open(sys.argv[2], "w"))
+PY
+    echo "" > "$scratch/none.env"
+    printf '%-5s  %9s  %9s  %8s\n' seed "by mean" "by p90" "p90/mean"
+    local sum_mean=0 sum_p90=0
+    for seed in 101 102 103 104 105 106; do
+        local mean p90
+        mean="$(BENCH_RUN=$seed run_nodes 4 "$history" static "$scratch/none.env" 1)"
+        p90="$(BENCH_RUN=$seed run_nodes 4 "$scratch/by-p90.json" static "$scratch/none.env" 1)"
+        printf '%-5s  %8.2fs  %8.2fs  %8s\n' "$seed" "$mean" "$p90" "$(ratio "$p90" "$mean")"
+        sum_mean="$(python3 -c "print($sum_mean + $mean)")"
+        sum_p90="$(python3 -c "print($sum_p90 + $p90)")"
+    done
+    printf '%-5s  %8.2fs  %8.2fs  %8s\n' all "$sum_mean" "$sum_p90" "$(ratio "$sum_p90" "$sum_mean")"
+}
+if $only_estimates; then
+    estimates
+    exit 0
+fi
 
 # The stores: a folder, and a bucket on moto (which honours If-None-Match and If-Match).
 echo "" > "$scratch/folder.env"
@@ -146,3 +212,6 @@ for count in 2 8 32; do
     done
     printf '%-4s  %s  %s\n' "$count" "$queue_line" "$static_line"
 done
+
+echo
+estimates

@@ -15,6 +15,19 @@ func duration(_ option: String) -> @Sendable (String) throws -> Duration {
     }
 }
 
+/// `--history-timeout`: `off`, or `FACTORx/FLOOR` (`10x/60s`).
+@Sendable func historyTimeout(_ text: String) throws -> HistoryTimeout? {
+    if text == "off" { return nil }
+    let parts = text.split(separator: "/", maxSplits: 1).map(String.init)
+    guard parts.count == 2, parts[0].hasSuffix("x"), let factor = Double(parts[0].dropLast()), factor >= 1,
+        let floor = Duration(parsingSpec: parts[1]), floor > .zero
+    else {
+        throw ValidationError(
+            "--history-timeout '\(text)' must be off or FACTORx/FLOOR, such as 10x/60s (FACTOR 1 or more)")
+    }
+    return HistoryTimeout(factor: factor, floor: floor)
+}
+
 /// A value the spec reads from text, read from the command line the same way.
 protocol SpecText: ExpressibleByArgument {
     init?(parsing text: String)

@@ -176,6 +176,8 @@ public struct TestStage: Sendable, Hashable {
     public var retries: Int
     /// When more tests than this fail, none is retried; nil retries any number.
     public var maxRetried: Int?
+    /// `history-timeout: false`: every test has the whole `timeout`, whatever its recorded durations.
+    public var historyTimeout = true
     public var select: TestSelection
     public var flaky: FlakyPolicy
     /// Where the recorded test durations that balance the shards are kept, as written; see `timingsPlace`.

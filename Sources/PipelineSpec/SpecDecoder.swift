@@ -159,7 +159,8 @@ struct SpecDecoder {
             let fields = fields(
                 node, at: path, what: "the test settings", nullIsEmpty: true,
                 allowed: [
-                    "shards", "timeout", "retries", "max-retried", "select", "flaky", "timings", "junit", "package",
+                    "shards", "timeout", "history-timeout", "retries", "max-retried", "select", "flaky", "timings",
+                    "junit", "package",
                     "configuration", "output-limit", "coverage", "impact", "candidates", "build-cache",
                     "build-system", "verdicts", "full-every",
                 ])
@@ -172,6 +173,7 @@ struct SpecDecoder {
         stage.timeout = value(fields, "timeout") { $0.duration($1, $2) } ?? stage.timeout
         stage.retries = value(fields, "retries") { $0.integer($1, $2) } ?? stage.retries
         stage.maxRetried = value(fields, "max-retried") { $0.integer($1, $2) }
+        stage.historyTimeout = value(fields, "history-timeout") { $0.bool($1, $2) } ?? stage.historyTimeout
         stage.select = value(fields, "select") { $0.choice($1, $2) } ?? stage.select
         stage.flaky = value(fields, "flaky") { $0.choice($1, $2) } ?? stage.flaky
         stage.timings = value(fields, "timings") {

@@ -35,6 +35,7 @@ public enum SpecWriter {
             case .test(let test):
                 lines.append("      shards: \(test.shards)")
                 lines.append("      timeout: \(test.timeout.specText)")
+                if !test.historyTimeout { lines.append("      history-timeout: false") }
                 lines.append("      retries: \(test.retries)")
                 if let limit = test.maxRetried { lines.append("      max-retried: \(limit)") }
                 lines.append("      select: \(test.select.rawValue)")

@@ -62,12 +62,14 @@ struct TestExecutor: StageExecutor {
         let write = runner.write
         var shared = RunSharing(workingDirectory: runner.base)
         shared.timings = stage.timingsPlace(runner.spec.references)
+        var limits = TestRequest.Limits(
+            shards: stage.shards, timeout: stage.timeout, retries: stage.retries, maxRetried: stage.maxRetried,
+            flaky: stage.flaky, outputLimit: stage.outputLimit)
+        if !stage.historyTimeout { limits.historyTimeout = nil }
         return TestRequest(
             package: package(context), shared: shared, cores: runner.cores, configuration: stage.configuration,
             buildSystem: stage.buildSystem, buildCache: stage.buildCache.map(BuildCacheUse.init),
-            limits: TestRequest.Limits(
-                shards: stage.shards, timeout: stage.timeout, retries: stage.retries, maxRetried: stage.maxRetried,
-                flaky: stage.flaky, outputLimit: stage.outputLimit),
+            limits: limits,
             quarantine: runner.quarantine, junit: stage.junit.map(context.resolve),
             coverage: stage.coverage.map { spec in
                 CoverageRequest(

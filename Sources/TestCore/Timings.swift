@@ -4,7 +4,7 @@ import PipelineCore
 /// Test durations recorded on earlier runs: the input that balances shards.
 ///
 /// The file is JSON, `{"version": 1, "tests": {"<test name>": {"seconds": 1.25, "samples": 3,
-/// "history": {"runs": 12, "flaky": 0.08, "failed": 0}}}}`.
+/// "recent": [1.1, 1.3, 1.25], "history": {"runs": 12, "flaky": 0.08, "failed": 0}}}}`.
 /// Each run folds its measurements in as a running mean over the last few samples, so a file
 /// shared by several machines (or merged from several with `merge`) settles on typical times;
 /// and each test's outcome into its history, a running share over the last `historyWindow` runs.
@@ -12,13 +12,25 @@ public struct Timings: Codable, Equatable, Sendable {
     public struct Entry: Codable, Equatable, Sendable {
         public var seconds: Double
         public var samples: Int
+        /// Its last `recentWindow` durations, oldest first (absent in files written before they
+        /// were kept): what its p90 is read from.
+        public var recent: [Double]?
         /// How the test ended on recent runs (absent in files written before it was kept).
         public var history: History?
 
-        public init(seconds: Double, samples: Int, history: History? = nil) {
+        public init(seconds: Double, samples: Int, recent: [Double]? = nil, history: History? = nil) {
             self.seconds = seconds
             self.samples = samples
+            self.recent = recent
             self.history = history
+        }
+
+        /// The 90th percentile (nearest rank) of its recent durations, with `minimumRuns` of them
+        /// at least; nil with fewer.
+        public func p90(minimumRuns: Int = 5) -> Double? {
+            guard let recent, recent.count >= minimumRuns else { return nil }
+            let sorted = recent.sorted()
+            return sorted[max(0, Int((0.9 * Double(sorted.count)).rounded(.up)) - 1)]
         }
     }
 
@@ -51,6 +63,8 @@ public struct Timings: Codable, Equatable, Sendable {
 
     /// How many samples the running mean remembers, so a test that got slower is noticed soon.
     static let memory = 5
+    /// How many durations a test's `recent` keeps.
+    public static let recentWindow = 10
     public static let formatVersion = 1
 
     public var version = Timings.formatVersion
@@ -65,7 +79,10 @@ public struct Timings: Codable, Equatable, Sendable {
 
     /// Adds one measurement.
     public mutating func add(_ test: TestID, seconds: Double) {
+        let recent = Array(
+            ((tests[test.name]?.recent ?? []) + [(seconds * 1000).rounded() / 1000]).suffix(Self.recentWindow))
         tests[test.name] = Self.fold(tests[test.name], Entry(seconds: seconds, samples: 1))
+        tests[test.name]?.recent = recent
     }
 
     /// Adds a run's measurements: the duration of each test that ran to an end (passed, failed or
@@ -115,6 +132,10 @@ public struct Timings: Codable, Equatable, Sendable {
     public mutating func merge(_ other: Timings) {
         for (name, entry) in other.tests {
             var merged = Self.fold(tests[name], entry)
+            // Two files' durations have no order between them: the slowest of both are kept, so
+            // either order gives the same file and a limit read from them errs on the long side.
+            let recent = (tests[name]?.recent ?? []) + (entry.recent ?? [])
+            merged.recent = recent.isEmpty ? nil : Array(recent.sorted().suffix(Self.recentWindow))
             merged.history =
                 other.tests[name]?.history.map { Self.fold(tests[name]?.history, $0) } ?? tests[name]?.history
             // Either order gives the same file: the later-sorting of the two last outcomes.
@@ -130,7 +151,7 @@ public struct Timings: Codable, Equatable, Sendable {
         guard let old else { return new }
         let samples = old.samples + new.samples
         let mean = (old.seconds * Double(old.samples) + new.seconds * Double(new.samples)) / Double(samples)
-        return Entry(seconds: mean, samples: min(samples, memory), history: old.history)
+        return Entry(seconds: mean, samples: min(samples, memory), recent: old.recent, history: old.history)
     }
 
     /// Running shares over the last `historyWindow` runs.
@@ -167,7 +188,11 @@ public struct Timings: Codable, Equatable, Sendable {
             throw .unreadableTimings(
                 path: origin, reason: "format version \(timings.version), expected \(formatVersion)")
         }
-        guard timings.tests.values.allSatisfy({ $0.seconds.isFinite && $0.seconds >= 0 && $0.samples > 0 }) else {
+        guard
+            timings.tests.values.allSatisfy({ entry in
+                ([entry.seconds] + (entry.recent ?? [])).allSatisfy { $0.isFinite && $0 >= 0 } && entry.samples > 0
+            })
+        else {
             throw .unreadableTimings(path: origin, reason: "a duration is negative or not a number")
         }
         guard

@@ -35,10 +35,16 @@ public struct HistoryRecord: Codable, Sendable, Equatable {
         public var attempts: Int?
         /// A failure's first line, at most 200 characters.
         public var message: String?
+        /// A failure on code the impact map says did not change since the test passed on this
+        /// commit (12 hex digits): flakiness, not a breakage.
+        public var unchangedSince: String?
 
-        public init(name: String, status: TestStatus, seconds: Double, attempts: Int? = nil, message: String? = nil) {
-            (self.name, self.status, self.seconds, self.attempts, self.message) =
-                (name, status, seconds, attempts, message)
+        public init(
+            name: String, status: TestStatus, seconds: Double, attempts: Int? = nil, message: String? = nil,
+            unchangedSince: String? = nil
+        ) {
+            (self.name, self.status, self.seconds, self.attempts, self.message, self.unchangedSince) =
+                (name, status, seconds, attempts, message, unchangedSince)
         }
     }
 
@@ -67,10 +73,11 @@ public struct HistoryRecord: Codable, Sendable, Equatable {
 
     /// A run's record from its report: the tests it ran (a test another run verified counts as
     /// not run here), each failure's first line; `leftOut`, the tests impact selection did not run
-    /// and their expected seconds.
+    /// and their expected seconds; `unchanged`, the failures on code unchanged since a pass (by
+    /// test name, that pass's commit).
     public init(
         report: TestReport, run: String, node: Node, commit: String, tree: String?, scope: String, at: Date,
-        leftOut: (tests: Int, seconds: Double) = (0, 0)
+        leftOut: (tests: Int, seconds: Double) = (0, 0), unchanged: [String: String] = [:]
     ) {
         var tests: [Outcome] = []
         var notRun = NotRun(
@@ -89,7 +96,8 @@ public struct HistoryRecord: Codable, Sendable, Equatable {
             tests.append(
                 Outcome(
                     name: entry.name, status: entry.status, seconds: (entry.seconds * 1000).rounded() / 1000,
-                    attempts: entry.attempts > 1 ? entry.attempts : nil, message: message))
+                    attempts: entry.attempts > 1 ? entry.attempts : nil, message: message,
+                    unchangedSince: entry.status.isFailure ? unchanged[entry.name] : nil))
         }
         self.init(
             run: run, node: node.count > 1 ? "\(node.index)/\(node.count)" : nil, commit: commit, tree: tree,

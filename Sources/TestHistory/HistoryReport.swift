@@ -24,8 +24,8 @@ public struct HistoryReport: Codable, Sendable, Equatable {
         /// Runs it ran in, and how many of them it failed (failed, timed out or crashed).
         public var runs: Int
         public var failures: Int
-        /// Why it is flaky, when it is: it passed on a retry in one run, or failed and passed on
-        /// one tree in two runs.
+        /// Why it is flaky, when it is: it passed on a retry in one run, failed and passed on one
+        /// tree in two runs, or failed on code the impact map says did not change since it passed.
         public var flaky: String?
         /// Seconds of its runs (skipped ones left out), the median and the 90th percentile.
         public var p50: Double
@@ -152,6 +152,12 @@ public struct HistoryReport: Codable, Sendable, Equatable {
                     "failed in run \(failure.record.run) and passed in run \(passed.record.run) on one tree "
                     + "(\(tree.prefix(12)))"
             }
+        }
+        // A failure on code that passed before, as the impact map tells it.
+        if flaky == nil, let failure = failures.last(where: { $0.outcome.unchangedSince != nil }) {
+            flaky =
+                "failed in run \(failure.record.run) on code unchanged since it passed on "
+                + "\(failure.outcome.unchangedSince!.prefix(12)) (by the impact map)"
         }
         let seconds = runs.filter { $0.outcome.status != .skipped }.map(\.outcome.seconds)
         var trend: Double?

@@ -203,7 +203,8 @@ extension TestRequest {
     public func runOptions() -> TestRunOptions {
         var options = TestRunOptions(
             shards: limits.shards.resolved(cores: cores), node: limits.node,
-            limits: RunLimits(timeout: limits.timeout, outputLimit: Int(limits.outputLimit.bytes)),
+            limits: RunLimits(
+                timeout: limits.timeout, outputLimit: Int(limits.outputLimit.bytes), history: limits.historyTimeout),
             retries: limits.retries, maxRetried: limits.maxRetried, flakyFails: limits.flaky == .fail,
             filters: limits.filters, skips: limits.skips)
         options.retriable = { !SnapshotCheck.failedOnReferences(status: $0.status, text: [$0.message, $0.output]) }

@@ -149,6 +149,8 @@ public struct TestRequest: Sendable {
         public var flakeThreshold = 0.1
         public var queueLease: Duration = .seconds(120)
         public var clockSkew: Duration = .seconds(60)
+        /// A test whose recorded durations give a p90 is stopped far past it (nil: only `timeout`).
+        public var historyTimeout: HistoryTimeout? = .standard
 
         public init(
             shards: ShardCount = .auto, node: Node = .whole, timeout: Duration = .seconds(600), retries: Int = 0,

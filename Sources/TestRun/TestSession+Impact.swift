@@ -45,6 +45,35 @@ extension TestSession {
         return prepared.only(tests, shards: suite.options.shards, node: suite.options.node)
     }
 
+    /// Of the tests that failed, those the impact map says nothing changed for since they last
+    /// passed: the commit of that pass (the timings' last outcome, `<commit>:passed`), by test
+    /// name. A failure there is on code that passed before: flakiness, not a breakage. Where the
+    /// map cannot judge (none, another build, a commit this clone lacks, a change it cannot
+    /// attribute), nothing is said.
+    public func unchangedSinceLastPass(_ failed: [TestID], _ prepared: SuiteRun.Prepared) async -> [String: String] {
+        var byCommit: [String: [TestID]] = [:]
+        for test in failed {
+            guard let last = prepared.timings.tests[test.name]?.history?.last, last.hasSuffix(":passed") else {
+                continue
+            }
+            byCommit[String(last.dropLast(":passed".count)), default: []].append(test)
+        }
+        guard !byCommit.isEmpty, let stored = try? await timings.impact() else { return [:] }
+        let settings = suite.settings
+        var unchanged: [String: String] = [:]
+        for (commit, tests) in byCommit {
+            guard
+                let selection = try? await ImpactedTests.select(
+                    package: settings.packagePath, configuration: settings.configuration,
+                    buildArguments: settings.extraArguments, base: commit, stored: stored,
+                    place: timings.description, discovered: prepared.discovered, estimates: prepared.estimates),
+                let reached = selection.tests.map(Set.init)
+            else { continue }
+            for test in tests where !reached.contains(test) { unchanged[test.name] = commit }
+        }
+        return unchanged
+    }
+
     /// `--record-impact` (`impact: record`): what each suite of this run executed, kept beside the
     /// timings with the commit, package and configuration, and what each read (`reads`). A suite
     /// whose process crashed or timed out left a partial profile: it stays out, so it runs as a new

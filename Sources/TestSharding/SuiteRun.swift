@@ -124,6 +124,10 @@ public struct SuiteRun: Sendable {
         } catch {
             throw .cannotWrite(path: logs.path, reason: error.localizedDescription)
         }
+        var options = options
+        if let history = options.limits.history {
+            options.limits.expected = history.limits(prepared.timings, ceiling: options.limits.timeout)
+        }
         let result = await work(ShardScheduler(product: prepared.product, options: options, logs: logs))
         if await ProcessGroups.shared.isStopping {
             await ProcessGroups.shared.terminateAll()

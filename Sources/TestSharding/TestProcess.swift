@@ -10,11 +10,19 @@ public struct RunLimits: Sendable {
     public var outputLimit: Int
     /// The largest selector list one process gets; longer lists are split (one argument is capped at 128 KiB).
     public var selectorBytes: Int
+    /// How a test's recorded durations lower its limit (nil: every test has `timeout`).
+    public var history: HistoryTimeout?
+    /// Per test name, the limit its durations give (`HistoryTimeout.limits`), set for a run.
+    public var expected: [String: HistoryTimeout.Limit] = [:]
 
-    public init(timeout: Duration = .seconds(600), outputLimit: Int = 1 << 20, selectorBytes: Int = 120_000) {
+    public init(
+        timeout: Duration = .seconds(600), outputLimit: Int = 1 << 20, selectorBytes: Int = 120_000,
+        history: HistoryTimeout? = nil
+    ) {
         self.timeout = timeout
         self.outputLimit = outputLimit
         self.selectorBytes = selectorBytes
+        self.history = history
     }
 }
 
@@ -58,7 +66,7 @@ struct TestProcess {
         let started = ContinuousClock.now
         let termination = await process.wait {
             await watch.poll(onFinish: onFinish)
-            if watch.overdue(limits.timeout) { process.kill() }
+            if watch.overdue(limits) { process.kill() }
         }
         await watch.poll(onFinish: onFinish)
         var outcome = watch.outcome(termination)
@@ -82,6 +90,8 @@ struct TestProcess {
         var current: (test: TestID, offset: Int, since: ContinuousClock.Instant)?
         var lastActivity = ContinuousClock.now
         var timedOut = false
+        /// The evidence that stopped the test before the timeout, when it did.
+        var stoppedEarly: HistoryTimeout.Limit?
         let startedAt = ContinuousClock.now
 
         init(run: TestProcess) {
@@ -111,10 +121,13 @@ struct TestProcess {
             }
         }
 
-        /// Whether the running test (or, between tests, the silence) has outlived the timeout.
-        func overdue(_ timeout: Duration) -> Bool {
+        /// Whether the running test has outlived its limit (from its history, else the timeout), or
+        /// the silence between tests the timeout.
+        func overdue(_ limits: RunLimits) -> Bool {
             guard !timedOut else { return false }
-            timedOut = ContinuousClock.now - (current?.since ?? lastActivity) > timeout
+            let expected = current.flatMap { limits.expected[$0.test.name] }
+            timedOut = ContinuousClock.now - (current?.since ?? lastActivity) > (expected?.limit ?? limits.timeout)
+            if timedOut { stoppedEarly = expected }
             return timedOut
         }
 
@@ -153,9 +166,15 @@ struct TestProcess {
         }
 
         private func fault(_ test: TestID, seconds: Double, termination: Termination, output: String?) -> TestAttempt {
+            let limit = stoppedEarly.map { evidence in
+                "\(evidence.limit.seconds.formatted(places: 1)) s, over \(run.limits.history?.factor.formatted(places: 0) ?? "")× "
+                    + "its p90 of \(evidence.p90.formatted(places: 3)) s in its last \(evidence.runs) runs (the timeout is "
+                    + "\(run.limits.timeout.seconds.formatted(places: 0)) s)"
+            }
             let message =
                 timedOut
-                ? "still running after \(run.limits.timeout.seconds.formatted(places: 1)) s; its process group was killed"
+                ? "still running after \(limit ?? run.limits.timeout.seconds.formatted(places: 1) + " s"); its process group "
+                    + "was killed"
                 : "the test process ended with \(termination)" + (Self.fatalMessage(in: output).map { ": \($0)" } ?? "")
             return TestAttempt(
                 test: test, status: timedOut ? .timedOut : .crashed, seconds: seconds, message: message,

@@ -60,6 +60,7 @@ extension XcodeTests {
         }
         if let verdict { await flow.keepVerdict(verdict, report: report, queue: queue) }
         flow.publishToCI(report, review: findings.reviewForCI)
+        await flow.keepHistory(report)
         return .ran(report, findings, coverage: nil, storeFailure: nil)
     }
 

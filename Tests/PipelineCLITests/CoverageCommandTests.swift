@@ -473,6 +473,51 @@ struct CoverageCommandTests {
             otherSwift.stderr.contains("impacted: every test runs, since the impact map was recorded by Swift 5."),
             "\(otherSwift.stderr)")
         #expect(otherSwift.stdout.split(separator: "\n").count == ExamplePackage.testCount)
+
+        // A test failing in CI on code the map says did not change since it passed: flaky in the
+        // history, by that evidence. The change (BadgeView's body) reaches other suites, not its own.
+        try Data(recordedMap).write(to: mapFile)
+        try Git.run(["checkout", "-q", "--", "."], in: repo)
+        try edit("Sources/ExampleKit/BadgeView.swift") { $0 + "\nfunc unusedHelper() -> Int { 1 }\n" }
+        try Git.run(["commit", "-q", "-am", "BadgeView"], in: repo)
+        try Scratch.write(
+            "name: post-merge\ndescription: d\nreferences:\n  feature: store/feature\n  develop: store/develop\n"
+                + "stages:\n  - promote:\n      from: feature\n      to: develop\n",
+            to: scratch.appendingPathComponent("pipelines/post-merge.yml"))
+        for folder in ["store/feature", "store/develop"] {
+            try FileManager.default.createDirectory(
+                at: scratch.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        let ci = [
+            "CI": "true", "GITHUB_ACTIONS": "true", "GITHUB_REF": "refs/heads/main", "GITHUB_EVENT_NAME": "push",
+            "GITHUB_RUN_ID": "77", "EXAMPLE_FAIL": "1",
+        ]
+        let failing = try test(["--filter", "ThumbnailTests/"] + timings, environment: ci)
+        #expect(failing.status == 1, "\(failing.stderr)")
+        let history = try pipeline(["history", "--json"], environment: ["CI": "false"])
+        let kept = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])
+        let failed = (kept["tests"] as? [[String: Any]] ?? []).first {
+            $0["name"] as? String == "ExampleKitTests.ThumbnailTests/testFailsWhenAsked"
+        }
+        #expect(
+            (failed?["flaky"] as? String)?.hasPrefix("failed in run 77 on code unchanged since it passed on ") == true,
+            "\(String(describing: failed)) \(history.stderr)")
+        // Passing again, then failing after a change its suite executes: no such evidence.
+        var passing = ci
+        passing["EXAMPLE_FAIL"] = nil
+        passing["GITHUB_RUN_ID"] = "78"
+        #expect(try test(["--filter", "ThumbnailTests/"] + timings, environment: passing).status == 0)
+        try edit("Sources/ExampleKit/Thumbnail.swift") { $0.replacingOccurrences(of: "width >= 0", with: "width >= 1") }
+        try Git.run(["commit", "-q", "-am", "Thumbnail"], in: repo)
+        var broken = ci
+        broken["GITHUB_RUN_ID"] = "79"
+        #expect(try test(["--filter", "ThumbnailTests/"] + timings, environment: broken).status == 1)
+        let records =
+            FileManager.default.enumerator(atPath: scratch.appendingPathComponent("store").path)?
+            .compactMap { $0 as? String }.filter { $0.contains(".history/") && $0.contains("-79-") } ?? []
+        let record = try String(
+            contentsOf: scratch.appendingPathComponent("store/" + (try #require(records.first))), encoding: .utf8)
+        #expect(record.contains("testFailsWhenAsked") && !record.contains("unchangedSince"), "\(record)")
         try Data("{".utf8).write(to: mapFile)
         let corrupt = try test(["--impacted", "--list"] + timings)
         #expect(corrupt.status == 0)

@@ -138,6 +138,43 @@ struct TestCommandTests {
         #expect(markdown.contains("| `ExampleKitTests.FaultyTests/testHangsWhenAsked` | timed-out |"))
     }
 
+    @Test(
+        "a hung test whose timings know its p90 is stopped at the floor, with its evidence; off, or too few runs, waits the whole --timeout"
+    )
+    func timeoutFromHistory() throws {
+        let filters = ["--filter", "FaultyTests/testHangsWhenAsked", "--filter", "SwiftTestingFaults/hangsWhenAsked"]
+        // Four runs: too few for a p90; the --timeout stops the hang.
+        for _ in 1...4 { #expect(try ExamplePackage.test(filters, scratch: scratch).status == 0) }
+        let early = try ExamplePackage.test(
+            filters + ["--timeout", "4s", "--history-timeout", "10x/1s"], scratch: scratch,
+            environment: ["EXAMPLE_HANG": "1"])
+        #expect(
+            early.status == 1 && early.stderr.contains("still running after 4.0 s; its process group"),
+            "\(early.stderr)")
+        #expect(try ExamplePackage.test(filters, scratch: scratch).status == 0)
+        // Five runs recorded: the hang is stopped at the floor, the hang in Swift Testing too.
+        let started = Date()
+        let stopped = try ExamplePackage.test(
+            filters + ["--timeout", "30s", "--history-timeout", "10x/1s", "--json"], scratch: scratch,
+            environment: ["EXAMPLE_HANG": "1", "EXAMPLE_TESTING_HANG": "1"])
+        #expect(Date().timeIntervalSince(started) < 20, "two hangs cost about 1 s each, not 30 s")
+        let tests = try report(stopped)
+        for name in ["FaultyTests/testHangsWhenAsked", "SwiftTestingFaults/hangsWhenAsked()"] {
+            let entry = tests["ExampleKitTests." + name]
+            #expect(entry?["status"] as? String == "timed-out", "\(name): \(String(describing: entry))")
+            let message = entry?["message"] as? String ?? ""
+            #expect(
+                message.contains("still running after 1.0 s, over 10× its p90 of ")
+                    && message.contains(" runs (the timeout is 30 s)"), "\(message)")
+        }
+        // Off: the whole --timeout.
+        let off = try ExamplePackage.test(
+            filters + ["--timeout", "3s", "--history-timeout", "off"], scratch: scratch,
+            environment: ["EXAMPLE_HANG": "1"])
+        #expect(off.stderr.contains("still running after 3.0 s; its process group"), "\(off.stderr)")
+        #expect(try test("--history-timeout", "10/1s", "--list").status == 2)
+    }
+
     @Test("flaky tests fail the run unless --flaky pass; the summary line counts them apart")
     func flakyPolicy() throws {
         for (policy, expected) in [("fail", Int32(1)), ("pass", Int32(0))] {

@@ -250,5 +250,15 @@ struct XcodeWorkflowTests {
                 "BITRISE_PULL_REQUEST": "3",
             ],
             passes: true)
+
+        // Each node's import kept its record in the test history: the nodes' table lists them.
+        let history = try PipelineBinary.run(
+            ["history", "--json"], in: team.dev, environment: RefsBackend.environment.merging(["CI": "false"]) { $1 })
+        #expect(history.status == 0, "\(history.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(history.stdout.utf8)) as? [String: Any])
+        let historyNodes = (report["nodes"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+        #expect(
+            (report["records"] as? Int ?? 0) >= 6 && historyNodes.contains("2/2") && historyNodes.contains("4/4"),
+            "\(report)")
     }
 }

@@ -60,6 +60,7 @@ struct ValidSpecTests {
                 minLines: Percentage(parsing: "80"), dir: "build/coverage", include: "^Packages/Shared/",
                 exclude: "/Generated/"))
         test.keepsCandidates = false
+        test.historyTimeout = false
         (test.verdicts, test.fullEvery) = (.reuse, 10)
         #expect(spec.stages == [.test(test), .promote(PromoteStage(from: .feature, to: .develop, prune: true))])
     }

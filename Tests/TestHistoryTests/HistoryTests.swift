@@ -178,4 +178,82 @@ struct HistoryTests {
                 && table.contains("6 the change could not reach (12.0 s)"), "\(table)")
         #expect(HistoryReport([Self.record(0, [.init(name: "M.A/a", status: .passed, seconds: 1)])]).nodes.isEmpty)
     }
+
+    @Test(
+        "older days rolled into one object a day: the same report from a fraction of the bytes; absorbed records skipped, late ones folded in"
+    )
+    func rollUp() async throws {
+        let folder = try Scratch.folder("history-rollup")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let archive = HistoryArchive(
+            feature: StoreLocation(store: FolderStore(root: folder), prefix: try ObjectKey("feature")))
+        for day in 1...3 {
+            for run in 0..<10 {
+                var outcomes: [HistoryRecord.Outcome] = []
+                for test in 0..<20 {
+                    let fails = test == 3 && run % 5 == 0
+                    let retried = test == 7 && run == 4
+                    let seconds = Double(100 + test * 10 + run) / 1000
+                    outcomes.append(
+                        HistoryRecord.Outcome(
+                            name: "AppTests.Screen\(test % 4)Tests/test\(test)",
+                            status: fails ? .failed : retried ? .flaky : .passed, seconds: seconds,
+                            attempts: retried ? 2 : nil,
+                            message: fails ? "XCTAssertEqual failed: (\"1\") is not equal to (\"2\")" : nil))
+                }
+                var record = Self.record(run, outcomes, verified: run)
+                record.at = String(format: "2026-11-%02dT08:%02d:00Z", day, run)
+                record.node = run % 2 == 0 ? "1/2" : "2/2"
+                try await archive.keep(record)
+            }
+        }
+        let before = try await archive.records(since: nil)
+        let rolled = try await archive.rollUp(before: "2026-11-03")
+        #expect(rolled.records == 20 && rolled.after * 3 < rolled.before, "\(rolled)")
+        let after = try await archive.records(since: nil)
+        #expect(after.records == before.records && after.unreadable == 0, "nothing lost in the roll-up")
+        #expect(HistoryReport(after.records) == HistoryReport(before.records))
+        let history = folder.appendingPathComponent("feature/.history")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: history.appendingPathComponent("2026-11-01").path) == [
+                "day.json"
+            ])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: history.appendingPathComponent("2026-11-03").path).count
+                == 10)
+
+        // A roll-up written but its records not yet removed: they are read once.
+        let day = history.appendingPathComponent("2026-11-02/day.json")
+        let rollUp = try JSONDecoder().decode(HistoryDay.self, from: Data(contentsOf: day))
+        var first = try #require(before.records.first { $0.at.hasPrefix("2026-11-02") })
+        try Data(try JSONEncoder().encode(first)).write(
+            to: history.appendingPathComponent("2026-11-02/" + rollUp.absorbed[0]))
+        #expect(try await archive.records(since: nil).records.count == 30)
+        // A record arriving late for a rolled day is folded in by the next roll-up, once.
+        first.run = "late"
+        try await archive.keep(first)
+        #expect(try await archive.records(since: nil).records.count == 31)
+        #expect(try await archive.rollUp(before: "2026-11-03").records == 1)
+        #expect(try await archive.records(since: nil).records.count == 31)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: history.appendingPathComponent("2026-11-02").path) == [
+                "day.json"
+            ])
+    }
+
+    @Test(
+        "a failure on code the impact map says did not change since a pass is flaky evidence; a day's roll-up keeps it")
+    func unchangedCode() {
+        let records = [
+            Self.record(0, [.init(name: "T.A/a", status: .passed, seconds: 1)], tree: "1"),
+            Self.record(
+                1, [.init(name: "T.A/a", status: .failed, seconds: 1, message: "boom", unchangedSince: "1234567890ab")],
+                tree: "2"),
+        ]
+        #expect(
+            HistoryReport(records).tests.first?.flaky
+                == "failed in run 101 on code unchanged since it passed on 1234567890ab (by the impact map)")
+        let day = HistoryDay(day: "2026-11-01", records: records, absorbed: [])
+        #expect(day.records == records, "nothing lost in a roll-up")
+    }
 }

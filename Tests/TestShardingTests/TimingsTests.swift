@@ -68,4 +68,52 @@ final class TimingsTests: XCTestCase {
             }
         }
     }
+
+    func testRecentDurationsGiveAP90AndMergeInEitherOrder() {
+        var timings = Timings()
+        for seconds in [0.5, 0.4, 2.0, 0.45] { timings.add(test, seconds: seconds) }
+        XCTAssertNil(timings.tests[test.name]?.p90(), "four runs are too few")
+        timings.add(test, seconds: 0.5)
+        XCTAssertEqual(timings.tests[test.name]?.p90(), 2.0)
+        for _ in 0..<12 { timings.add(test, seconds: 0.3) }
+        XCTAssertEqual(
+            timings.tests[test.name]?.recent, Array(repeating: 0.3, count: Timings.recentWindow), "the last 10")
+        var other = Timings()
+        for seconds in [1.0, 0.2] { other.add(test, seconds: seconds) }
+        var ab = timings
+        var ba = other
+        ab.merge(other)
+        ba.merge(timings)
+        XCTAssertEqual(ab, ba)
+        XCTAssertEqual(
+            ab.tests[test.name]?.recent?.last, 1.0,
+            "the slowest of both kept: \(String(describing: ab.tests[test.name]))")
+    }
+
+    func testHistoryLimitsAreFactorTimesP90WithAFloorUnderTheCeiling() {
+        var timings = Timings()
+        let slow = TestID("M.C/slow", framework: .xctest)
+        let quick = TestID("M.C/quick", framework: .xctest)
+        let new = TestID("M.C/new", framework: .xctest)
+        for _ in 0..<5 {
+            timings.add(slow, seconds: 20)
+            timings.add(quick, seconds: 0.01)
+        }
+        timings.add(new, seconds: 1)
+        let limits = HistoryTimeout.standard.limits(timings, ceiling: .seconds(600))
+        XCTAssertEqual(limits[slow.name]?.limit, .seconds(200))
+        XCTAssertEqual(limits[quick.name]?.limit, .seconds(60), "the floor")
+        XCTAssertEqual(limits[quick.name]?.runs, 5)
+        XCTAssertNil(limits[new.name], "one run: no evidence")
+        let low = HistoryTimeout.standard.limits(timings, ceiling: .seconds(100))
+        XCTAssertNil(low[slow.name], "the timeout stays the ceiling")
+        XCTAssertEqual(low[quick.name]?.limit, .seconds(60))
+    }
+
+    func testNegativeRecentDurationsAreRefused() throws {
+        let url = try scratch().appendingPathComponent("t.json")
+        try Data(#"{"version": 1, "tests": {"M.C/t": {"seconds": 1, "samples": 1, "recent": [1, -2]}}}"#.utf8).write(
+            to: url)
+        XCTAssertThrowsError(try Timings.load(url))
+    }
 }

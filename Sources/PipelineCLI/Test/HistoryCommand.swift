@@ -37,10 +37,19 @@ struct HistoryCommand: AsyncParsableCommand {
             valueName: "days"))
     var pruneDays: Int?
 
+    @Option(
+        name: .customLong("roll-up-older-than"),
+        help: ArgumentHelp(
+            "Roll each day older than this many days into one object (nothing is lost; post-merge runs roll up days "
+                + "older than 14 themselves).",
+            valueName: "days"))
+    var rollUpDays: Int?
+
     func validate() throws {
         guard days >= 1 else { throw ValidationError("--days must be at least 1") }
         guard limit >= 1 else { throw ValidationError("--limit must be at least 1") }
         if let pruneDays, pruneDays < 1 { throw ValidationError("--prune-older-than must be at least 1 day") }
+        if let rollUpDays, rollUpDays < 1 { throw ValidationError("--roll-up-older-than must be at least 1 day") }
     }
 
     func run() async throws {
@@ -49,6 +58,12 @@ struct HistoryCommand: AsyncParsableCommand {
             let removed = try await HistoryArchive(feature: feature).prune(olderThan: pruneDays)
             return Console.out(
                 "Removed \(removed) record(s) of runs older than \(pruneDays) day(s) from \(feature.name)")
+        }
+        if let rollUpDays {
+            let rolled = try await HistoryArchive(feature: feature).rollUp(olderThan: rollUpDays)
+            return Console.out(
+                "Rolled \(rolled.records) record(s) of runs older than \(rollUpDays) day(s) into one object a day in "
+                    + "\(feature.name): \(rolled.before) bytes became \(rolled.after)")
         }
         let (report, read) = try await HistoryArchive(feature: feature).report(days: days)
         if let html {

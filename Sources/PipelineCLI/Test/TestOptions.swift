@@ -20,6 +20,13 @@ struct TestOptions: ParsableArguments {
         transform: duration("--timeout"))
     var timeout = Duration.seconds(600)
 
+    @Option(
+        help: ArgumentHelp(
+            "Stop a test whose recorded durations give a p90 once it runs FACTOR times that, FLOOR at least "
+                + "(--timeout stays the ceiling); off gives every test the whole --timeout.",
+            valueName: "FACTORx/FLOOR|off"))
+    var historyTimeout = "10x/60s"
+
     @Option(help: "Run a failing test again up to this many times; one that then passes is flaky.")
     var retries = 0
 
@@ -87,6 +94,7 @@ struct TestOptions: ParsableArguments {
 
     func validate() throws {
         if case .fixed(let count) = shards, count < 1 { throw ValidationError("--shards must be 'auto' or at least 1") }
+        _ = try PipelineCLI.historyTimeout(historyTimeout)
         guard timeout > .zero else { throw ValidationError("--timeout must be a positive duration such as 90s or 10m") }
         guard (0...100).contains(retries) else {
             throw ValidationError("--retries \(retries) must be between 0 and 100")
@@ -109,10 +117,12 @@ struct TestOptions: ParsableArguments {
 
     /// How the tests are split, bounded, retried and chosen, as asked.
     var limits: TestRequest.Limits {
-        TestRequest.Limits(
+        var limits = TestRequest.Limits(
             shards: shards, node: node, timeout: timeout, retries: retries, maxRetried: maxRetried, flaky: flaky,
             outputLimit: outputLimit, filters: filter, skips: skip, failedOnly: failed,
             flakeThreshold: flakeThreshold.share, queueLease: queueLease, clockSkew: clockSkew)
+        limits.historyTimeout = try? PipelineCLI.historyTimeout(historyTimeout)
+        return limits
     }
 
     /// `--repeat`'s flake hunt, else `fallback`.
