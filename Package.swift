@@ -113,8 +113,9 @@ let package = Package(
         .target(name: "Verdicts", dependencies: ["ObjectStorage", "TestCore", "BuildCache", "CISystem", "GitChanges"]),
         // TestHistory: each CI run's tests' outcomes kept in the store as an object of its own, and
         // what they say across runs (flaky tests, p50/p90 and their trend, last failures, what
-        // verified runs saved).
-        .target(name: "TestHistory", dependencies: ["ObjectStorage", "TestCore"]),
+        // verified runs saved); the quarantine entries it proposes (PipelineSpec's quarantine file
+        // and CODEOWNERS).
+        .target(name: "TestHistory", dependencies: ["ObjectStorage", "TestCore", "PipelineSpec"]),
         // Test sharding: building, listing, planning by recorded durations, running shards, reports.
         .target(name: "TestSharding", dependencies: ["PipelineCore", "ChildProcesses", "TestCore"]),
         // The test vocabulary every layer shares: a test's identity, attempts and report, the
@@ -274,7 +275,8 @@ let package = Package(
         .testTarget(name: "ImageDiffTests", dependencies: ["ImageDiff"], exclude: ["make-pngs.py"]),
         .testTarget(name: "SnapshotConventionsTests", dependencies: ["SnapshotConventions"]),
         .testTarget(
-            name: "TestHistoryTests", dependencies: ["TestHistory", "ObjectStorage", "TestCore", "TestSupport"]),
+            name: "TestHistoryTests",
+            dependencies: ["TestHistory", "ObjectStorage", "TestCore", "TestSupport", "PipelineSpec"]),
         .testTarget(name: "CISystemTests", dependencies: ["CISystem"]),
         .testTarget(name: "ChildProcessesTests", dependencies: ["ChildProcesses"]),
         .testTarget(

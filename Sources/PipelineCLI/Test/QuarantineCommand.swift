@@ -160,29 +160,13 @@ extension QuarantineCommand {
                     message: "no run's record in \(feature.name) in the last \(window) day(s): nothing to propose from "
                         + "(CI runs keep one each: pipeline history)")
             }
-            var text = FileManager.default.contents(atPath: url.path).map { String(decoding: $0, as: UTF8.self) }
-            let existing = try text.map { try QuarantineLoader.parse($0, file: display, today: .past).entries } ?? []
-            let codeOwners = CodeOwners.find(in: global.workingDirectory)
-            var added: [String] = []
-            for proposal in report.quarantineProposals(threshold: threshold, days: window)
-            where !existing.contains(where: { $0.name == proposal.test }) {
-                // `Module.Class/test`: the file declaring the class names its owners.
-                let type = proposal.test.split(separator: "/").first.flatMap { $0.split(separator: ".").last } ?? ""
-                let found = codeOwners?.owners(ofType: String(type), in: global.workingDirectory)
-                let owners = found?.owners ?? []
-                let entry = Quarantine.Entry(
-                    target: .test(proposal.test), owner: owners.isEmpty ? owner : owners.joined(separator: " "),
-                    reason: proposal.reason, expires: CalendarDay.today.adding(days: days))
-                text = try QuarantineEditor.adding(entry, to: text, file: display)
-                added.append(
-                    "proposed \(proposal.test) (owner \(entry.owner), until \(entry.expires)): \(proposal.reason)")
-            }
-            if let text, !added.isEmpty { try QuarantineEditor.write(text, to: url, file: display) }
-            added.forEach { Console.out($0) }
-            for test in report.stable(among: existing.map(\.name)) {
-                Console.out(
-                    "release \(test.name): passed all \(test.runs) of its runs in \(window) days; remove its entry")
-            }
+            let current = FileManager.default.contents(atPath: url.path).map { String(decoding: $0, as: UTF8.self) }
+            let proposal = try QuarantineProposal(
+                report, current: current, display: display, codeOwners: CodeOwners.find(in: global.workingDirectory),
+                root: global.workingDirectory, threshold: threshold, window: window, days: days, fallbackOwner: owner)
+            if let text = proposal.text { try QuarantineEditor.write(text, to: url, file: display) }
+            let added = proposal.added
+            (added + proposal.releases).forEach { Console.out($0) }
             Console.out(
                 added.isEmpty
                     ? "No test to propose: none flaky at \(Int(threshold * 100)) % of its runs or more in \(read.records) "
