@@ -76,9 +76,11 @@ struct S3FaultTests {
         let bucket = try await freshBucket()
         try await S3TestServer.store(bucket: bucket).upload(
             try scratch.file("a", "late"), to: try ObjectKey("T/a.png"), metadata: [:])
-        // The first request waits far longer than the stall limit, so the retry is answered first even on a loaded machine.
-        let proxy = try FaultProxy(["delay=30"])
-        let listed = try await proxy.store(bucket: bucket, stallSeconds: 1).list(under: nil)
+        // The first request waits far longer than the stall limit, so the retry is answered first even on a loaded
+        // machine; a limit of 5 s, which a loaded machine's ordinary answer does not reach (with 1 s, the
+        // retries themselves were abandoned under CI's load). The proxy is killed at the end: no wait.
+        let proxy = try FaultProxy(["delay=300"])
+        let listed = try await proxy.store(bucket: bucket, stallSeconds: 5).list(under: nil)
         #expect(listed.map(\.key.rawValue) == ["T/a.png"])
         // The retry was answered while the stalled first request still waited in the proxy (which
         // logs requests as they end; on a loaded machine the stalled one may end before the check).
