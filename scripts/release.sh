@@ -110,7 +110,9 @@ bundle_linux_libraries() {
         echo "release: $binary was not built by this script (no RUNPATH to lib/pipeline): packaged as it is" >&2
         return
     fi
-    curl="$(ldconfig -p | awk '$1 == "libcurl.so.4" && $NF ~ /^\// {print $NF; exit}')"
+    # awk reads to the end: one that exits at the first match can leave ldconfig writing into a closed
+    # pipe, and under pipefail its SIGPIPE (141) ends the script (it did, once, in CI).
+    curl="$(ldconfig -p | awk '$1 == "libcurl.so.4" && $NF ~ /^\// && !found {print $NF; found = 1}')"
     [[ -n "$curl" ]] || { echo "release: no libcurl.so.4 on this machine to bundle (scripts/setup.sh)" >&2; exit 1; }
     mkdir -p "$libs"
     for path in "$curl" $(ldd "$curl" | awk '$3 ~ /^\// {print $3}'); do
