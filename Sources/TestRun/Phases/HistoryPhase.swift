@@ -9,8 +9,9 @@ import TestHistory
 /// run's trust scope): its tests' outcomes and seconds, what verified runs and impact selection
 /// left unrun. A post-merge run (a push, not a pull request's or a merge queue's check; its first
 /// node) then keeps the history's page beside the review pages, `.history/index.html`, links it
-/// from the step summary, and rolls days older than the page's into one object a day. A run outside CI, or without a feature store, keeps nothing; a store
-/// that refuses the write costs a line, never the run's verdict.
+/// from the step summary, and rolls days older than the page's into one object a day. A run outside
+/// CI, or without a feature store, keeps nothing; a store that refuses the write costs a line, never
+/// the run's verdict.
 struct HistoryKept: TestPhase {
     var phase: Phase { .publish }
 
