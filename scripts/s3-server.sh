@@ -61,6 +61,13 @@ workers = 0
 swift_dir = $state
 log_level = WARNING
 
+# A loaded 2-core machine (the test suite's lanes, a build beside them) can leave a request's
+# body unread for many seconds: the defaults (60 s for a client, 3 s for a node) turned such a
+# pause into 400 RequestTimeout and 503s that the tests then saw as failures of the client.
+client_timeout = 300
+node_timeout = 120
+conn_timeout = 10
+
 [pipeline:main]
 pipeline = $kind-server
 
@@ -82,6 +89,11 @@ pipeline = catch_errors gatekeeper healthcheck proxy-logging cache listing_forma
 [app:proxy-server]
 use = egg:swift#proxy
 account_autocreate = true
+# As for the storage servers above: a loaded machine's pauses are not the client's failures.
+client_timeout = 300
+node_timeout = 120
+recoverable_node_timeout = 120
+conn_timeout = 10
 
 [filter:s3api]
 use = egg:swift#s3api

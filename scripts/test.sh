@@ -48,7 +48,7 @@ endpoint="$(scripts/s3-server.sh start 18080)"
 # s3api cannot write conditionally (it answers 501); the shared-run tests also need moto, which can.
 source scripts/lib/bench.sh
 start_moto 18090
-trap 'rm -f "$log"; rm -rf "$release_out"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
+trap 'rm -f "$log"; rm -rf "$release_out" "${asan_reports:-}"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
 export PIPELINE_TEST_MOTO_ENDPOINT=http://127.0.0.1:18090
 if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"
@@ -109,7 +109,10 @@ third_lane() {
         step "the release (scripts/release.sh)" release || return $?
         export PIPELINE_TEST_RELEASE="$(sed -n 's/^release: \(.*\.tar\.gz\) (.*/\1/p' "$release_out/log")"
         echo "test: the release: $PIPELINE_TEST_RELEASE"
-        tests "tests: the release in a bare root" --filter BareRootReleaseTests || status=$?
+        # In a bare root; and what it writes (init on every CI and kind of project, joins, --update,
+        # refs diff) compared byte for byte with what the debug build writes.
+        tests "tests: the release in a bare root, and its bytes" --filter "BareRootReleaseTests|ReleaseOutputTests" \
+            || status=$?
     fi
     # Every reader of outside input under libFuzzer and AddressSanitizer, briefly: the committed
     # corpus and a few seconds of new inputs each (scripts/fuzz.sh SECONDS runs longer); its build
@@ -119,4 +122,28 @@ third_lane() {
     return "$status"
 }
 lanes "the end-to-end lanes, fuzzing, the release" first_lane second_lane third_lane
+
+# AddressSanitizer: the libraries with a C boundary (libgit2, libcurl and OpenSSL, libpng,
+# libIndexStore), the fuzz targets' readers, and the end-to-end tests that drive init, refs and the
+# S3 client, on a build of their own with --sanitize=address. Any report fails the lane: each one is
+# kept in a file of its own (a pipeline process the tests start writes there too), and an
+# instrumented process that hit one exits 86, which no test expects.
+asan_build=.build/asan
+asan_reports="$(mktemp -d)"
+asan() {
+    swift build --build-tests --build-path "$asan_build" --sanitize=address 2>&1 | tail -3
+}
+asan_tests() {
+    local filter='(GitChangesTests|ImageDiffTests|ObjectStorageTests|SymbolIndexTests|FuzzTargetsTests)\.'
+    filter+='|PipelineCLITests\.(InitCommandTests|InitUpdateTests|WrittenFileTests|RefsCommandTests|DiffCommandTests)'
+    ASAN_OPTIONS="detect_leaks=0:exitcode=86:log_path=$asan_reports/report" tests "tests: under AddressSanitizer" \
+        --build-path "$asan_build" --sanitize=address --filter "$filter" || return $?
+    if compgen -G "$asan_reports/report*" >/dev/null; then
+        cat "$asan_reports"/report* >&2
+        echo "test: AddressSanitizer reported the above" >&2
+        return 1
+    fi
+}
+step "the AddressSanitizer build" asan
+asan_tests
 steps_report

@@ -9,9 +9,6 @@ public final class CommitHistory {
         repository = try Repository(discoveringFrom: repositoryPath)
     }
 
-    /// The open repository, for this library's own queries.
-    var repositoryHandle: OpaquePointer { repository.handle.pointer }
-
     /// The repository's work tree (or git folder, when bare), with no trailing slash.
     public var workTree: String { repository.displayPath }
 
@@ -23,16 +20,14 @@ public final class CommitHistory {
     /// The id of the tree `revision`'s commit records: the same for two commits exactly when they
     /// hold the same files (a squash of a branch onto the base its merge ref was made on, that merge).
     public func treeID(_ revision: String) throws(GitError) -> String {
-        Commit.hex(git_object_id(try repository.commit(revision).tree().handle.pointer).pointee)
+        try repository.commit(revision).tree().id
     }
 
     /// The full SHAs of `revision`'s parents, read from the commit itself: a shallow clone that
     /// lacks them knows them too.
     public func parents(of revision: String) throws(GitError) -> [String] {
         let commit = try repository.commit(revision)
-        return (0..<commit.parentCount).compactMap { index in
-            git_commit_parent_id(commit.handle.pointer, UInt32(index)).map { Commit.hex($0.pointee) }
-        }
+        return (0..<commit.parentCount).compactMap(commit.parentSHA)
     }
 
     /// `revision` and the commits before it, newest first by commit time (each once, whatever
@@ -82,10 +77,10 @@ public final class CommitHistory {
         if old.sha == new.sha { return true }
         var oldID = old.oid
         var newID = new.oid
-        var result = git_graph_descendant_of(repository.handle.pointer, &newID, &oldID)
+        var result = repository.handle.with { git_graph_descendant_of($0, &newID, &oldID) }
         if result < 0, repository.deepen(missing: "the history between \(old.sha.prefix(12)) and \(new.sha.prefix(12))")
         {
-            result = git_graph_descendant_of(repository.handle.pointer, &newID, &oldID)
+            result = repository.handle.with { git_graph_descendant_of($0, &newID, &oldID) }
         }
         if result < 0, repository.isShallow { return nil }
         return try LibGit2Runtime.check(result, "comparing the history of \(ancestor) and \(descendant)") == 1
@@ -96,24 +91,26 @@ public final class CommitHistory {
     public func branches(matching glob: String) throws(GitError) -> [(name: String, sha: String)] {
         var iterator: OpaquePointer?
         try LibGit2Runtime.check(
-            git_reference_iterator_glob_new(&iterator, repository.handle.pointer, glob),
+            repository.handle.with { git_reference_iterator_glob_new(&iterator, $0, glob) },
             "listing the references \(glob)")
         guard let iterator else { return [] }
-        let owned = Owned(iterator, free: git_reference_iterator_free)
+        let owned = Owned(iterator, free: git_reference_iterator_free, keeping: [repository.handle])
         var found: [(name: String, sha: String)] = []
         while true {
             var reference: OpaquePointer?
-            let result = git_reference_next(&reference, owned.pointer)
+            let result = owned.with { git_reference_next(&reference, $0) }
             if result == GIT_ITEROVER.rawValue { break }
             try LibGit2Runtime.check(result, "listing the references \(glob)")
             guard let reference else { break }
-            let branch = Owned(reference, free: git_reference_free)
-            let name = git_reference_name(branch.pointer).map { String(cString: $0) } ?? ""
+            let branch = Owned(reference, free: git_reference_free, keeping: [repository.handle])
+            let name = branch.with { git_reference_name($0).map { String(cString: $0) } } ?? ""
             var peeled: OpaquePointer?
             // A reference that names no commit (a tag of a tree, a dangling symbolic one) is no branch.
-            guard git_reference_peel(&peeled, branch.pointer, GIT_OBJECT_COMMIT) == 0, let peeled else { continue }
-            let commit = Owned(peeled, free: git_object_free)
-            if let id = git_object_id(commit.pointer) { found.append((name, Commit.hex(id.pointee))) }
+            guard branch.with({ git_reference_peel(&peeled, $0, GIT_OBJECT_COMMIT) }) == 0, let peeled else {
+                continue
+            }
+            let commit = Owned(peeled, free: git_object_free, keeping: [repository.handle])
+            if let id = commit.with({ git_object_id($0).map { Commit.hex($0.pointee) } }) { found.append((name, id)) }
         }
         return found.sorted { $0.name < $1.name }
     }

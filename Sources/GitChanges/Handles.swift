@@ -1,18 +1,54 @@
 import CLibgit2
 
-/// Owns one libgit2 object and frees it exactly once, when the owner goes away.
-/// The pointer never leaves this library.
+/// Owns one libgit2 object and frees it exactly once, when the owner goes away; it also holds
+/// what the object points into or reads later (the repository a commit came from, the buffers a
+/// patch was made of), released only after the object is freed.
+///
+/// The pointer is reachable only inside `with`, while the owner is alive: a pointer libgit2
+/// returns into the object (a blob's content, an entry's id, a name) is copied out there, or
+/// kept by a value that holds this owner too (`RawEntry`). The pointer never leaves this library.
 final class Owned {
-    let pointer: OpaquePointer
+    private let pointer: OpaquePointer
     private let free: (OpaquePointer) -> Void
+    private let keeping: [AnyObject]
 
-    init(_ pointer: OpaquePointer, free: @escaping (OpaquePointer) -> Void) {
+    init(_ pointer: OpaquePointer, free: @escaping (OpaquePointer) -> Void, keeping: [AnyObject] = []) {
         self.pointer = pointer
         self.free = free
+        self.keeping = keeping
     }
 
     deinit {
         free(pointer)
+    }
+
+    /// `body` given the object, which (with what it keeps) stays alive until `body` returns.
+    func with<Result, Failure: Error>(_ body: (OpaquePointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try withExtendedLifetime(self) { () throws(Failure) -> Result in try body(pointer) }
+    }
+}
+
+/// Bytes copied into memory of their own, for a libgit2 object that keeps pointing at what it was
+/// given (`git_patch_from_buffers`): kept by that object's owner, freed after it.
+final class CopiedBytes {
+    let start: UnsafeMutableRawPointer
+    let count: Int
+
+    init(_ bytes: some Collection<UInt8>) {
+        count = bytes.count
+        start = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 1)
+        UnsafeMutableRawBufferPointer(start: start, count: count).copyBytes(from: bytes)
+    }
+
+    /// `text` and its terminating NUL.
+    convenience init(cString text: String) {
+        self.init(text.utf8CString.map { UInt8(bitPattern: $0) })
+    }
+
+    var cString: UnsafePointer<CChar> { UnsafePointer(start.assumingMemoryBound(to: CChar.self)) }
+
+    deinit {
+        start.deallocate()
     }
 }
 
@@ -39,8 +75,12 @@ final class Repository {
         try LibGit2Runtime.check(result, "opening the repository at \(path)")
         guard let repository else { throw .notARepository(path: path) }
         handle = Owned(repository, free: git_repository_free)
-        let workdir = git_repository_workdir(repository).map { String(cString: $0) }
-        let gitdir = git_repository_path(repository).map { String(cString: $0) } ?? path
+        let (workdir, gitdir) = handle.with { repository in
+            (
+                git_repository_workdir(repository).map { String(cString: $0) },
+                git_repository_path(repository).map { String(cString: $0) } ?? path
+            )
+        }
         // Trailing slashes dropped in place (reversed views make the runtime look up their generic
         // conformances, slow in a binary this size).
         var display = workdir ?? gitdir
@@ -49,7 +89,7 @@ final class Repository {
         shallowHistory = ShallowHistory(workTree: display)
     }
 
-    var isShallow: Bool { git_repository_is_shallow(handle.pointer) == 1 }
+    var isShallow: Bool { handle.with { git_repository_is_shallow($0) } == 1 }
 
     /// The history a shallow clone lacks, fetched once when a question needs it.
     private var shallowHistory: ShallowHistory
@@ -70,14 +110,14 @@ final class Repository {
     /// The commit a revision names (`HEAD~2`, `origin/develop`, a tag, a short SHA).
     func commit(_ revision: String) throws(GitError) -> Commit {
         var object: OpaquePointer?
-        var result = git_revparse_single(&object, handle.pointer, revision)
+        var result = handle.with { git_revparse_single(&object, $0, revision) }
         // A commit named by its full id that a shallow clone has not fetched: fetch, then ask again.
         if result == GIT_ENOTFOUND.rawValue, Self.isFullID(revision), deepen(missing: "commit \(revision.prefix(12))") {
-            result = git_revparse_single(&object, handle.pointer, revision)
+            result = handle.with { git_revparse_single(&object, $0, revision) }
         }
         if result < 0 {
             let (_, message) = LibGit2Runtime.lastError()
-            if revision == "HEAD", git_repository_head_unborn(handle.pointer) == 1 {
+            if revision == "HEAD", handle.with({ git_repository_head_unborn($0) }) == 1 {
                 throw .noCommits(path: displayPath)
             }
             if result == GIT_ENOTFOUND.rawValue || result == GIT_EAMBIGUOUS.rawValue
@@ -88,15 +128,15 @@ final class Repository {
             try LibGit2Runtime.check(result, "reading revision '\(revision)'")
         }
         guard let object else { throw .unknownRevision(revision, reason: "no object") }
-        let owned = Owned(object, free: git_object_free)
+        let owned = Owned(object, free: git_object_free, keeping: [handle])
         var peeled: OpaquePointer?
-        let peel = git_object_peel(&peeled, owned.pointer, GIT_OBJECT_COMMIT)
+        let peel = owned.with { git_object_peel(&peeled, $0, GIT_OBJECT_COMMIT) }
         if peel < 0 {
             let (_, message) = LibGit2Runtime.lastError()
             throw .unknownRevision(revision, reason: "it does not name a commit (\(message))")
         }
         guard let peeled else { throw .unknownRevision(revision, reason: "no commit") }
-        return Commit(Owned(peeled, free: git_object_free))
+        return Commit(Owned(peeled, free: git_object_free, keeping: [handle]))
     }
 
     static func isFullID(_ text: String) -> Bool {
@@ -106,24 +146,25 @@ final class Repository {
     /// The tree `id` names; `path` names it in messages (and is only made for one).
     func tree(_ id: UnsafePointer<git_oid>, named path: @autoclosure () -> String) throws(GitError) -> Tree {
         var tree: OpaquePointer?
-        try LibGit2Runtime.check(git_tree_lookup(&tree, handle.pointer, id), "reading folder '\(path())'")
+        try LibGit2Runtime.check(handle.with { git_tree_lookup(&tree, $0, id) }, "reading folder '\(path())'")
         guard let tree else {
             throw .libgit2(operation: "reading folder '\(path())'", code: -1, errorClass: 0, message: "no tree")
         }
-        return Tree(Owned(tree, free: git_tree_free))
+        return Tree(Owned(tree, free: git_tree_free, keeping: [handle]))
     }
 
     /// The contents of the blob `id` names; `path` names it in messages.
     func blob(_ id: UnsafePointer<git_oid>, named path: String) throws(GitError) -> [UInt8] {
         var blob: OpaquePointer?
-        try LibGit2Runtime.check(git_blob_lookup(&blob, handle.pointer, id), "reading '\(path)'")
+        try LibGit2Runtime.check(handle.with { git_blob_lookup(&blob, $0, id) }, "reading '\(path)'")
         guard let blob else {
             throw .libgit2(operation: "reading '\(path)'", code: -1, errorClass: 0, message: "no blob")
         }
-        let owned = Owned(blob, free: git_blob_free)
-        let size = Int(git_blob_rawsize(owned.pointer))
-        guard size > 0, let start = git_blob_rawcontent(owned.pointer) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: start, count: size))
+        return Owned(blob, free: git_blob_free, keeping: [handle]).with { blob in
+            let size = Int(git_blob_rawsize(blob))
+            guard size > 0, let start = git_blob_rawcontent(blob) else { return [] }
+            return Array(UnsafeRawBufferPointer(start: start, count: size))  // copied while the blob is alive
+        }
     }
 
     /// The best common ancestor of two commits.
@@ -132,9 +173,9 @@ final class Repository {
         var firstID = first.oid
         var secondID = second.oid
         let missing = "the merge base of '\(names.0)' and '\(names.1)'"
-        var result = git_merge_base(&oid, handle.pointer, &firstID, &secondID)
+        var result = handle.with { git_merge_base(&oid, $0, &firstID, &secondID) }
         if result < 0, deepen(missing: missing) {
-            result = git_merge_base(&oid, handle.pointer, &firstID, &secondID)
+            result = handle.with { git_merge_base(&oid, $0, &firstID, &secondID) }
         }
         if result == GIT_ENOTFOUND.rawValue {
             if isShallow { throw shallowClone(missing: missing) }
@@ -146,7 +187,7 @@ final class Repository {
     }
 }
 
-/// A commit of an open repository.
+/// A commit of an open repository (its handle keeps the repository open).
 final class Commit {
     let handle: Owned
 
@@ -154,38 +195,45 @@ final class Commit {
         self.handle = handle
     }
 
-    var oid: git_oid { git_commit_id(handle.pointer).pointee }
+    var oid: git_oid { handle.with { git_commit_id($0).pointee } }
 
     /// The full hexadecimal SHA.
     var sha: String { Self.hex(oid) }
 
-    var parentCount: Int { Int(git_commit_parentcount(handle.pointer)) }
+    var parentCount: Int { Int(handle.with { git_commit_parentcount($0) }) }
 
     /// The committer's time, in seconds since 1970.
-    var time: Int64 { git_commit_time(handle.pointer) }
+    var time: Int64 { handle.with { git_commit_time($0) } }
+
+    /// The full SHA of the parent at `index`, read from the commit itself (a shallow clone that
+    /// lacks the parent knows its id too); nil past the last parent.
+    func parentSHA(_ index: Int) -> String? {
+        handle.with { git_commit_parent_id($0, UInt32(index)).map { Self.hex($0.pointee) } }
+    }
 
     /// The parent at `index`. A shallow clone lists parents it does not have: with `fetching`, the
     /// clone's history is fetched then; without, the lack is thrown (`shallowClone`).
     func parent(_ index: Int, in repository: Repository, fetching: Bool = true) throws(GitError) -> Commit {
         var parent: OpaquePointer?
         let missing = "parent \(index + 1) of commit \(sha.prefix(12))"
-        var result = git_commit_parent(&parent, handle.pointer, UInt32(index))
+        var result = handle.with { git_commit_parent(&parent, $0, UInt32(index)) }
         if result < 0, fetching, repository.deepen(missing: missing) {
-            result = git_commit_parent(&parent, handle.pointer, UInt32(index))
+            result = handle.with { git_commit_parent(&parent, $0, UInt32(index)) }
         }
         if result < 0, repository.isShallow || result == GIT_ENOTFOUND.rawValue {
             throw repository.shallowClone(missing: missing)
         }
         try LibGit2Runtime.check(result, "reading \(missing)")
         guard let parent else { throw repository.shallowClone(missing: missing) }
-        return Commit(Owned(parent, free: git_commit_free))
+        return Commit(Owned(parent, free: git_commit_free, keeping: [repository.handle]))
     }
 
     func tree() throws(GitError) -> Tree {
         var tree: OpaquePointer?
-        try LibGit2Runtime.check(git_commit_tree(&tree, handle.pointer), "reading the tree of commit \(sha.prefix(12))")
+        try LibGit2Runtime.check(
+            handle.with { git_commit_tree(&tree, $0) }, "reading the tree of commit \(sha.prefix(12))")
         guard let tree else { throw .libgit2(operation: "reading a tree", code: -1, errorClass: 0, message: "no tree") }
-        return Tree(Owned(tree, free: git_tree_free))
+        return Tree(Owned(tree, free: git_tree_free, keeping: [handle]))
     }
 
     static func hex(_ oid: git_oid) -> String {
@@ -198,12 +246,23 @@ final class Commit {
     }
 }
 
-/// A tree of an open repository.
+/// A tree of an open repository (its handle keeps the repository open).
 final class Tree {
     let handle: Owned
 
     init(_ handle: Owned) {
         self.handle = handle
+    }
+
+    /// The tree's own id.
+    var id: String { handle.with { Commit.hex(git_object_id($0).pointee) } }
+
+    /// How many entries the tree has.
+    var count: Int { handle.with { git_tree_entrycount($0) } }
+
+    /// The entry at `index` (below `count`), which keeps the tree alive for as long as it is kept.
+    func entry(at index: Int) throws(GitError) -> RawEntry {
+        try handle.with { (tree) throws(GitError) in try RawEntry(git_tree_entry_byindex(tree, index), of: handle) }
     }
 
     /// The folder at `path` below this tree; nil when there is none (or a file is there).
@@ -221,20 +280,21 @@ final class Tree {
     /// The id of the entry at `path` below this tree when it is of `type`; nil when there is none.
     private func entry(at path: String, of type: git_object_t) throws(GitError) -> git_oid? {
         var entry: OpaquePointer?
-        let result = git_tree_entry_bypath(&entry, handle.pointer, path)
+        let result = handle.with { git_tree_entry_bypath(&entry, $0, path) }
         if result == GIT_ENOTFOUND.rawValue { return nil }
         try LibGit2Runtime.check(result, "finding '\(path)'")
         guard let entry else { return nil }
-        let owned = Owned(entry, free: git_tree_entry_free)
-        guard git_tree_entry_type(owned.pointer) == type, let id = git_tree_entry_id(owned.pointer) else { return nil }
-        return id.pointee  // a copy: the entry, which holds the id, is freed with `owned`
+        return Owned(entry, free: git_tree_entry_free).with { entry in
+            guard git_tree_entry_type(entry) == type, let id = git_tree_entry_id(entry) else { return nil }
+            return id.pointee  // a copy: the entry, which holds the id, is freed with its owner
+        }
     }
 
     /// Every file below this tree, path → contents, read from the object database.
     func files(in repository: Repository, prefix: String = "") throws(GitError) -> [String: [UInt8]] {
         var files: [String: [UInt8]] = [:]
-        for index in 0..<git_tree_entrycount(handle.pointer) {
-            let entry = try RawEntry(git_tree_entry_byindex(handle.pointer, index))
+        for index in 0..<count {
+            let entry = try entry(at: index)
             let path = prefix + String(decoding: entry.name, as: UTF8.self)
             if entry.isTree {
                 files.merge(

@@ -39,13 +39,15 @@ public struct PinnedCheckout: Sendable {
             throw .notARepository(path: root)
         }
         var odb: OpaquePointer?
-        try LibGit2Runtime.check(git_repository_odb(&odb, repository.handle.pointer), "opening the objects of \(root)")
+        try LibGit2Runtime.check(
+            repository.handle.with { git_repository_odb(&odb, $0) }, "opening the objects of \(root)")
         guard let odb else { throw .notARepository(path: root) }
+        let owned = Owned(odb, free: git_odb_free, keeping: [repository.handle])
         for extra in objectFolders {
             try LibGit2Runtime.check(
-                git_odb_add_disk_alternate(odb, extra.path), "reading the objects in \(extra.path)")
+                owned.with { git_odb_add_disk_alternate($0, extra.path) }, "reading the objects in \(extra.path)")
         }
-        let objects = VerifiedObjects(odb: Owned(odb, free: git_odb_free), folder: root)
+        let objects = VerifiedObjects(odb: owned, folder: root)
         let commit = try objects.read(revision, as: GIT_OBJECT_COMMIT)
         guard let line = commit.split(separator: UInt8(ascii: "\n"), maxSplits: 1).first,
             line.starts(with: Array("tree ".utf8))
@@ -159,25 +161,27 @@ fileprivate struct VerifiedObjects {
             throw .unknownRevision(hex, reason: "a pinned revision is a full commit id")
         }
         var object: OpaquePointer?
-        let result = git_odb_read(&object, odb.pointer, &id)
+        let result = odb.with { git_odb_read(&object, $0, &id) }
         if result == GIT_ENOTFOUND.rawValue {
             throw .unknownRevision(hex, reason: "\(folder) does not hold it")
         }
         try LibGit2Runtime.check(result, "reading object \(hex.prefix(12)) in \(folder)")
         guard let object else { throw .unknownRevision(hex, reason: "no object") }
-        let owned = Owned(object, free: git_odb_object_free)
-        let size = git_odb_object_size(owned.pointer)
-        let data = git_odb_object_data(owned.pointer)
-        var hashed = git_oid()
-        try LibGit2Runtime.check(
-            git_odb_hash(&hashed, data, size, git_odb_object_type(owned.pointer)), "hashing object \(hex.prefix(12))")
-        guard git_odb_object_type(owned.pointer) == type, git_oid_equal(&hashed, &id) == 1 else {
-            throw .libgit2(
-                operation: "reading object \(hex.prefix(12)) in \(folder)", code: -1, errorClass: 0,
-                message: "its content is not the object its id names")
+        // The data points into the object: hashed and copied while it is alive.
+        return try Owned(object, free: git_odb_object_free, keeping: [odb]).with { (object) throws(GitError) in
+            let size = git_odb_object_size(object)
+            let data = git_odb_object_data(object)
+            var hashed = git_oid()
+            try LibGit2Runtime.check(
+                git_odb_hash(&hashed, data, size, git_odb_object_type(object)), "hashing object \(hex.prefix(12))")
+            guard git_odb_object_type(object) == type, git_oid_equal(&hashed, &id) == 1 else {
+                throw .libgit2(
+                    operation: "reading object \(hex.prefix(12)) in \(folder)", code: -1, errorClass: 0,
+                    message: "its content is not the object its id names")
+            }
+            guard size > 0, let data else { return [] }
+            return Array(UnsafeRawBufferPointer(start: data, count: size))
         }
-        guard size > 0, let data else { return [] }
-        return Array(UnsafeRawBufferPointer(start: data, count: size))
     }
 
     /// The blob id of bytes.

@@ -101,10 +101,14 @@ struct RenameDetector {
     private func signature(_ entry: TreeEntry) throws(GitError) -> ContentSignature? {
         var id = entry.id
         var blob: OpaquePointer?
-        try LibGit2Runtime.check(git_blob_lookup(&blob, repository.handle.pointer, &id), "reading a file's content")
+        try LibGit2Runtime.check(
+            repository.handle.with { git_blob_lookup(&blob, $0, &id) }, "reading a file's content")
         guard let blob else { return nil }
-        let owned = Owned(blob, free: git_blob_free)
-        return try ContentSignature(git_blob_rawcontent(owned.pointer), size: Int(git_blob_rawsize(owned.pointer)))
+        // libgit2 reads the content while it signs it, and keeps nothing of it after.
+        return try Owned(blob, free: git_blob_free, keeping: [repository.handle]).with {
+            (blob) throws(GitError) in
+            try ContentSignature(git_blob_rawcontent(blob), size: Int(git_blob_rawsize(blob)))
+        }
     }
 
     private static func fileName(_ path: String) -> Substring {

@@ -55,19 +55,25 @@ public enum TextMerge {
     /// `new`'s difference from `old` as a unified diff with `path` in its headers; empty when equal.
     public static func diff(from old: String, to new: String, path: String) throws(GitError) -> String {
         try LibGit2Runtime.ensureInitialized()
+        // libgit2 does not copy the two texts: the patch points into them and reads them again
+        // when it is printed. So they are copied into memory the patch's owner keeps (the path too).
+        let (oldBytes, newBytes, pathBytes) = (CopiedBytes(old.utf8), CopiedBytes(new.utf8), CopiedBytes(cString: path))
         var patch: OpaquePointer?
-        let (oldBytes, newBytes) = (Array(old.utf8), Array(new.utf8))
         try LibGit2Runtime.check(
             git_patch_from_buffers(
-                &patch, oldBytes, oldBytes.count, path, newBytes, newBytes.count, path, nil),
+                &patch, oldBytes.start, oldBytes.count, pathBytes.cString, newBytes.start, newBytes.count,
+                pathBytes.cString, nil),
             "comparing two versions of \(path)")
         guard let patch else { return "" }
-        let owned = Owned(patch, free: git_patch_free)
-        var buffer = git_buf()
-        try LibGit2Runtime.check(git_patch_to_buf(&buffer, owned.pointer), "printing the difference of \(path)")
-        defer { git_buf_dispose(&buffer) }
-        return buffer.ptr.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: buffer.size), as: UTF8.self) }
-            ?? ""
+        return try Owned(patch, free: git_patch_free, keeping: [oldBytes, newBytes, pathBytes]).with {
+            (patch) throws(GitError) in
+            var buffer = git_buf()
+            try LibGit2Runtime.check(git_patch_to_buf(&buffer, patch), "printing the difference of \(path)")
+            defer { git_buf_dispose(&buffer) }
+            return buffer.ptr.map {
+                String(decoding: UnsafeRawBufferPointer(start: $0, count: buffer.size), as: UTF8.self)
+            } ?? ""
+        }
     }
 }
 

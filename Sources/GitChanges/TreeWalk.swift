@@ -49,8 +49,8 @@ struct TreeWalk {
     }
 
     private mutating func compare(_ old: Tree?, _ new: Tree?) throws(GitError) {
-        let oldCount = old.map { git_tree_entrycount($0.handle.pointer) } ?? 0
-        let newCount = new.map { git_tree_entrycount($0.handle.pointer) } ?? 0
+        let oldCount = old?.count ?? 0
+        let newCount = new?.count ?? 0
         var i = 0
         var j = 0
         while i < oldCount || j < newCount {
@@ -79,7 +79,7 @@ struct TreeWalk {
     /// The entry at `index` of `tree`; nil past its `count` entries (or without a tree).
     private func entry(_ tree: Tree?, at index: Int, of count: Int) throws(GitError) -> RawEntry? {
         guard let tree, index < count else { return nil }
-        return try RawEntry(git_tree_entry_byindex(tree.handle.pointer, index))
+        return try tree.entry(at: index)
     }
 
     /// An entry present on both sides under the same name and kind.
@@ -133,13 +133,17 @@ struct TreeWalk {
 /// One entry of a tree, read once: its name, id and mode. libgit2 answers NULL for the name or id
 /// only of an entry that is not valid; that is thrown like any other libgit2 failure.
 struct RawEntry {
-    /// The name's bytes, valid while the entry's tree is.
+    /// The name's bytes and the id, which point into the tree: valid while `tree` is, which this
+    /// entry keeps alive.
     let name: UnsafeRawBufferPointer
     let id: UnsafePointer<git_oid>
     let mode: UInt32
     let isTree: Bool
+    private let tree: Owned
 
-    init(_ entry: OpaquePointer?) throws(GitError) {
+    /// `entry` of the tree `tree` owns (`git_tree_entry_byindex`, which returns a pointer into the tree).
+    init(_ entry: OpaquePointer?, of tree: Owned) throws(GitError) {
+        self.tree = tree
         guard let entry, let name = git_tree_entry_name(entry), let id = git_tree_entry_id(entry) else {
             throw .libgit2(
                 operation: "reading a tree entry", code: -1, errorClass: 0, message: "libgit2 returned no entry")

@@ -13,12 +13,16 @@ extension CommitHistory {
             | GIT_STATUS_OPT_EXCLUDE_SUBMODULES.rawValue
         var list: OpaquePointer?
         try LibGit2Runtime.check(
-            git_status_list_new(&list, repositoryHandle, &options), "reading the working tree's status")
+            repository.handle.with { git_status_list_new(&list, $0, &options) }, "reading the working tree's status")
         guard let list else { return [] }
-        let owned = Owned(list, free: git_status_list_free)
+        // Each entry's deltas and paths point into the list: read while it is alive.
+        return Owned(list, free: git_status_list_free, keeping: [repository.handle]).with(Self.changes(in:))
+    }
+
+    private static func changes(in list: OpaquePointer) -> [ChangedFile] {
         var changes: [String: ChangeStatus] = [:]
-        for index in 0..<git_status_list_entrycount(owned.pointer) {
-            guard let entry = git_status_byindex(owned.pointer, index)?.pointee else { continue }
+        for index in 0..<git_status_list_entrycount(list) {
+            guard let entry = git_status_byindex(list, index)?.pointee else { continue }
             let flags = entry.status.rawValue
             for delta in [entry.head_to_index, entry.index_to_workdir] {
                 guard let delta = delta?.pointee else { continue }

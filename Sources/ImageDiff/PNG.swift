@@ -52,21 +52,21 @@ public enum PNG {
             throw .unreadable(path: url.path, reason: "no such file")
         }
         let control = Control()
-        try control.check(png_image_begin_read_from_file(&control.image, url.path), .unreadable, url)
-        let sixteenBit = control.image.format & pipeline_png_format_flag_linear != 0
-        control.image.format = pipeline_png_format_rgba
+        try control.check(png_image_begin_read_from_file(control.image, url.path), .unreadable, url)
+        let sixteenBit = control.image.pointee.format & pipeline_png_format_flag_linear != 0
+        control.image.pointee.format = pipeline_png_format_rgba
         // A 16-bit PNG with no gAMA or sRGB chunk is sRGB, as every image tool writes and reads it
         // (libpng would otherwise take it as linear and brighten it).
-        control.image.flags |= pipeline_png_flag_16bit_srgb
-        let width = Int(control.image.width)
-        let height = Int(control.image.height)
+        control.image.pointee.flags |= pipeline_png_flag_16bit_srgb
+        let width = Int(control.image.pointee.width)
+        let height = Int(control.image.pointee.height)
         guard width > 0, height > 0, width <= maximumPixels, height <= maximumPixels, width * height <= maximumPixels
         else {
             throw .unreadable(
                 path: url.path, reason: "\(width)×\(height) is larger than the \(maximumPixels) pixels this tool reads")
         }
         var pixels = [UInt8](repeating: 0, count: width * height * 4)
-        let read = pixels.withUnsafeMutableBytes { png_image_finish_read(&control.image, nil, $0.baseAddress, 0, nil) }
+        let read = pixels.withUnsafeMutableBytes { png_image_finish_read(control.image, nil, $0.baseAddress, 0, nil) }
         try control.check(read, .unreadable, url)
         return RGBAImage(width: width, height: height, pixels: pixels, deep: sixteenBit ? try samples(url) : nil)
     }
@@ -75,24 +75,25 @@ public enum PNG {
     /// when the file names no gamma, with colour premultiplied by alpha.
     private static func samples(_ url: URL) throws(ImageError) -> [UInt16] {
         let control = Control()
-        try control.check(png_image_begin_read_from_file(&control.image, url.path), .unreadable, url)
-        control.image.format = pipeline_png_format_linear_rgba
-        var samples = [UInt16](repeating: 0, count: Int(control.image.width) * Int(control.image.height) * 4)
-        let read = samples.withUnsafeMutableBytes { png_image_finish_read(&control.image, nil, $0.baseAddress, 0, nil) }
+        try control.check(png_image_begin_read_from_file(control.image, url.path), .unreadable, url)
+        control.image.pointee.format = pipeline_png_format_linear_rgba
+        var samples = [UInt16](
+            repeating: 0, count: Int(control.image.pointee.width) * Int(control.image.pointee.height) * 4)
+        let read = samples.withUnsafeMutableBytes { png_image_finish_read(control.image, nil, $0.baseAddress, 0, nil) }
         try control.check(read, .unreadable, url)
         return samples
     }
 
     public static func write(_ image: RGBAImage, to url: URL) throws(ImageError) {
         let control = Control()
-        control.image.width = png_uint_32(image.width)
-        control.image.height = png_uint_32(image.height)
-        control.image.format = pipeline_png_format_rgba
+        control.image.pointee.width = png_uint_32(image.width)
+        control.image.pointee.height = png_uint_32(image.height)
+        control.image.pointee.format = pipeline_png_format_rgba
         // Written beside the target and renamed over it: a reader never sees half a file.
         let temporary = url.deletingLastPathComponent().appendingPathComponent(
             ".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         let written = image.pixels.withUnsafeBytes {
-            png_image_write_to_file(&control.image, temporary.path, 0, $0.baseAddress, 0, nil)
+            png_image_write_to_file(control.image, temporary.path, 0, $0.baseAddress, 0, nil)
         }
         try control.check(written, .unwritable, url)
         guard rename(temporary.path, url.path) == 0 else {
@@ -102,16 +103,22 @@ public enum PNG {
         }
     }
 
-    /// Owns one `png_image` control structure and frees what libpng allocated for it.
+    /// Owns one `png_image` control structure and frees what libpng allocated for it. The
+    /// structure lives at one address from `init` to `deinit`, on the heap: libpng keeps a pointer
+    /// to it (its error handler writes `message` there) from the first call to `png_image_free`.
     private final class Control {
-        var image = png_image()
+        let image: UnsafeMutablePointer<png_image>
 
         init() {
-            image.version = pipeline_png_image_version
+            image = .allocate(capacity: 1)
+            image.initialize(to: png_image())
+            image.pointee.version = pipeline_png_image_version
         }
 
         deinit {
-            png_image_free(&image)
+            png_image_free(image)
+            image.deinitialize(count: 1)
+            image.deallocate()
         }
 
         enum Direction { case unreadable, unwritable }
@@ -119,7 +126,7 @@ public enum PNG {
         /// The one check every libpng call goes through: 0 is failure, and the reason is in `message`.
         func check(_ result: Int32, _ direction: Direction, _ url: URL) throws(ImageError) {
             guard result == 0 else { return }
-            let reason = withUnsafeBytes(of: image.message) { bytes in
+            let reason = withUnsafeBytes(of: image.pointee.message) { bytes in
                 String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             }
             switch direction {

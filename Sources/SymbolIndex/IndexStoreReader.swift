@@ -56,14 +56,17 @@ public enum IndexStoreReader {
         let walk = Walk(package: package.resolvingSymlinksInPath().standardizedFileURL.path)
         var error = [CChar](repeating: 0, count: 512)
         let context = Unmanaged.passUnretained(walk).toOpaque()
-        let status = pipeline_index_read(
-            library.path, store.path, context,
-            { context, path in
-                Unmanaged<Walk>.fromOpaque(context!).takeUnretainedValue().accepts(path)
-            },
-            { context, path, occurrence in
-                Unmanaged<Walk>.fromOpaque(context!).takeUnretainedValue().add(path, occurrence!.pointee)
-            }, &error, error.count)
+        // The callbacks reach `walk` through an unretained pointer: it is kept alive for the whole read.
+        let status = withExtendedLifetime(walk) {
+            pipeline_index_read(
+                library.path, store.path, context,
+                { context, path in
+                    Unmanaged<Walk>.fromOpaque(context!).takeUnretainedValue().accepts(path)
+                },
+                { context, path, occurrence in
+                    Unmanaged<Walk>.fromOpaque(context!).takeUnretainedValue().add(path, occurrence!.pointee)
+                }, &error, error.count)
+        }
         guard status == 0 else {
             throw .unreadable(
                 store: store.path,

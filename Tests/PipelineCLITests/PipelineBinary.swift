@@ -21,8 +21,11 @@ enum PipelineBinary {
     static let url = productsDirectory.appendingPathComponent("pipeline")
 
     /// Runs `pipeline ARGUMENTS` in `directory` with no input; output goes through files, so no pipe can fill up.
-    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) throws -> Result {
-        try start(arguments, in: directory, environment: environment).wait()
+    /// `binary` is another build of pipeline (the release's, `ReleaseOutputTests`).
+    static func run(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], binary: URL = url
+    ) throws -> Result {
+        try Running(arguments, in: directory, environment: environment, binary: binary).wait()
     }
 
     /// Starts `pipeline ARGUMENTS`; `wait()` gives its result.
@@ -35,12 +38,12 @@ enum PipelineBinary {
         let process = Process()
         private let scratch: URL
 
-        init(_ arguments: [String], in directory: URL, environment: [String: String]) throws {
+        init(_ arguments: [String], in directory: URL, environment: [String: String], binary: URL = url) throws {
             scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-run-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             _ = FileManager.default.createFile(atPath: out.path, contents: nil)
             _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-            process.executableURL = url
+            process.executableURL = binary
             process.arguments = arguments
             process.currentDirectoryURL = directory
             process.standardOutput = try FileHandle(forWritingTo: out)
