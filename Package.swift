@@ -8,6 +8,13 @@ import PackageDescription
     let libgit2PkgConfig: String? = "libgit2"
 #endif
 
+// scripts/test.sh's AddressSanitizer lane sets PIPELINE_OPTIMISE_C_BOUNDARIES: the libraries that
+// hand pointers to C are then optimised in its debug build, so they free memory as soon as the
+// release build does and a pointer read after its memory was freed is reported (-Onone keeps every
+// local alive to the end of its scope: it hid a use after free in init's bitrise patch).
+let cBoundary: [SwiftSetting] =
+    Context.environment["PIPELINE_OPTIMISE_C_BOUNDARIES"] == nil ? [] : [.unsafeFlags(["-O"])]
+
 let package = Package(
     name: "pipeline",
     platforms: [.macOS(.v13)],
@@ -150,7 +157,7 @@ let package = Package(
         ),
         // The package's declarations and every resolved use of them, read from the index store a
         // debug build writes, through the toolchain's libIndexStore (CIndexStore opens it by path).
-        .target(name: "SymbolIndex", dependencies: ["CIndexStore", "ChildProcesses"]),
+        .target(name: "SymbolIndex", dependencies: ["CIndexStore", "ChildProcesses"], swiftSettings: cBoundary),
         // swift-snapshot-testing's conventions: its switches, its reference layout and messages,
         // and an inventory of reference files that shows what a test run wrote.
         .target(name: "SnapshotConventions", dependencies: ["CISystem"]),
@@ -166,12 +173,15 @@ let package = Package(
         // The pipeline spec: YAML-lite reading, typed model, validation reporting every problem.
         .target(name: "PipelineSpec", dependencies: ["PipelineCore", .product(name: "Yams", package: "Yams")]),
         // Reference storage: folder and S3 (libcurl) stores, store-to-store sync.
-        .target(name: "ObjectStorage", dependencies: ["PipelineCore", "CCurl", "CCrypto", "CCurlShims"]),
+        .target(
+            name: "ObjectStorage", dependencies: ["PipelineCore", "CCurl", "CCrypto", "CCurlShims"],
+            swiftSettings: cBoundary),
         // libgit2 in process: revisions, the tree walk, renames, history questions, a change's identity.
         .target(
-            name: "GitChanges", dependencies: ["PipelineCore", "CLibgit2", "CLibgit2Loader", "SnapshotConventions"]),
+            name: "GitChanges", dependencies: ["PipelineCore", "CLibgit2", "CLibgit2Loader", "SnapshotConventions"],
+            swiftSettings: cBoundary),
         // Image comparison for snapshot review: PNG decoding and encoding by libpng, match ratio, overlay, mask.
-        .target(name: "ImageDiff", dependencies: ["PipelineCore", "CPNG"]),
+        .target(name: "ImageDiff", dependencies: ["PipelineCore", "CPNG"], swiftSettings: cBoundary),
         // The CI system around a run, the one reader of its variables: whether this is CI, its name,
         // the run's id, where results are shown, and a pull request's branch head.
         .target(name: "CISystem"),

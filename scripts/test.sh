@@ -125,19 +125,23 @@ lanes "the end-to-end lanes, fuzzing, the release" first_lane second_lane third_
 
 # AddressSanitizer: the libraries with a C boundary (libgit2, libcurl and OpenSSL, libpng,
 # libIndexStore), the fuzz targets' readers, and the end-to-end tests that drive init, refs and the
-# S3 client, on a build of their own with --sanitize=address. Any report fails the lane: each one is
+# S3 client, on a build of their own with --sanitize=address. Those libraries are optimised there
+# (Package.swift's PIPELINE_OPTIMISE_C_BOUNDARIES; the manifest read anew, not from SwiftPM's cache
+# of it): -Onone keeps every local alive to its scope's end, so memory a release build frees early
+# would not be freed, and a use after free would go unseen. Any report fails the lane: each one is
 # kept in a file of its own (a pipeline process the tests start writes there too), and an
 # instrumented process that hit one exits 86, which no test expects.
 asan_build=.build/asan
 asan_reports="$(mktemp -d)"
+export PIPELINE_OPTIMISE_C_BOUNDARIES=1
 asan() {
-    swift build --build-tests --build-path "$asan_build" --sanitize=address 2>&1 | tail -3
+    swift build --build-tests --build-path "$asan_build" --sanitize=address --manifest-cache none 2>&1 | tail -3
 }
 asan_tests() {
     local filter='(GitChangesTests|ImageDiffTests|ObjectStorageTests|SymbolIndexTests|FuzzTargetsTests)\.'
     filter+='|PipelineCLITests\.(InitCommandTests|InitUpdateTests|WrittenFileTests|RefsCommandTests|DiffCommandTests)'
     ASAN_OPTIONS="detect_leaks=0:exitcode=86:log_path=$asan_reports/report" tests "tests: under AddressSanitizer" \
-        --build-path "$asan_build" --sanitize=address --filter "$filter" || return $?
+        --build-path "$asan_build" --manifest-cache none --sanitize=address --filter "$filter" || return $?
     if compgen -G "$asan_reports/report*" >/dev/null; then
         cat "$asan_reports"/report* >&2
         echo "test: AddressSanitizer reported the above" >&2
