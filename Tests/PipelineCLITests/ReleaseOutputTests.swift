@@ -1,5 +1,6 @@
 import Foundation
 import ImageDiff
+import ObjectStorage
 import TestSupport
 import Testing
 import Yams
@@ -51,8 +52,14 @@ struct WritingScenario: CustomStringConvertible, Sendable {
     let description: String
     /// Fills the (empty) folder with the inputs.
     let prepare: @Sendable (URL) throws -> Void
-    /// The commands, run one after another in the folder.
+    /// The commands, run one after another in the folder; a command starting with `rm` removes the
+    /// paths after it instead.
     let commands: [[String]]
+    /// Whether the scenario's spec names an S3 store: each run gets a bucket of its own on the
+    /// test server, named in place of `BUCKET` in the spec (and named `<bucket>` in the output).
+    var s3 = false
+
+    static let s3Endpoint = ProcessInfo.processInfo.environment["PIPELINE_TEST_S3_ENDPOINT"]
 
     static let teamBitrise = InitCommandTests.teamBitrise
 
@@ -109,6 +116,22 @@ struct WritingScenario: CustomStringConvertible, Sendable {
             WritingScenario(
                 description: "init --ci bitrise --xcode joining their bitrise.yml as a patch (their triggers clash)",
                 prepare: repository(["bitrise.yml": clashingBitrise]), commands: [iosJoin]),
+            // The S3 client (libcurl, OpenSSL's digests and signatures) writing and reading a store.
+            WritingScenario(
+                description: "refs push, promote and pull on S3",
+                prepare: repository([
+                    "pipelines/post-merge.yml":
+                        "name: post-merge\ndescription: Promote.\nreferences:\n  feature: s3://BUCKET/feature\n"
+                        + "  develop: s3://BUCKET/develop\n  endpoint: \(s3Endpoint ?? "http://127.0.0.1:1")\n"
+                        + "stages:\n  - promote:\n      from: feature\n      to: develop\n",
+                    ".gitignore": ".build/\n", "Tests/AppTests/LoginTests.swift": "// login\n",
+                    "Tests/AppTests/__Snapshots__/LoginTests/test_login.1.png": "login v1 ✓\n",
+                    "Tests/AppTests/__Snapshots__/LoginTests/test_ログイン.2.png": String(repeating: "x", count: 70_000),
+                ]),
+                commands: [
+                    ["refs", "push", "--all", "--json"], ["refs", "promote", "--all", "--force", "--yes", "--json"],
+                    ["rm", "Tests/AppTests/__Snapshots__"], ["refs", "pull", "--json"],
+                ], s3: true),
             WritingScenario(
                 description: "refs diff with an overlay and a mask",
                 prepare: { folder in
@@ -120,6 +143,9 @@ struct WritingScenario: CustomStringConvertible, Sendable {
                 commands: [["refs", "diff", "reference.png", "new.png", "-o", "overlay.png", "--mask", "mask.png"]]),
         ]
 
+    /// The scenarios this run can try: those on S3 only where scripts/test.sh started the server.
+    static var available: [WritingScenario] { all.filter { !$0.s3 || s3Endpoint != nil } }
+
     /// A folder holding the inputs; the caller removes it.
     func inputs() throws -> URL {
         let folder = try Scratch.folder("inputs")
@@ -128,8 +154,9 @@ struct WritingScenario: CustomStringConvertible, Sendable {
     }
 
     /// Runs the commands with `binary` in a copy of `inputs` (fresh ones when nil): the files there
-    /// after, the folder (the caller removes it) and what the commands printed.
-    func run(_ binary: URL = PipelineBinary.url, inputs given: URL? = nil) throws
+    /// after, the folder (the caller removes it) and what the commands printed, the folder's path
+    /// and the bucket's name left out.
+    func run(_ binary: URL = PipelineBinary.url, inputs given: URL? = nil) async throws
         -> (files: [String: Data], folder: URL, output: String)
     {
         let inputs = try given ?? self.inputs()
@@ -137,31 +164,63 @@ struct WritingScenario: CustomStringConvertible, Sendable {
         let folder = try Scratch.folder("written")
         try FileManager.default.removeItem(at: folder)
         try FileManager.default.copyItem(at: inputs, to: folder)
+        var environment: [String: String] = [:]
+        var bucket = "BUCKET"
+        if s3, let endpoint = Self.s3Endpoint.flatMap(URL.init(string:)) {
+            bucket = "w-\(UUID().uuidString.prefix(18).lowercased())"
+            let credentials = AWSCredentials(accessKey: "test:tester", secret: "testing")
+            try await S3Store(S3Settings(endpoint: endpoint, bucket: bucket, credentials: credentials)).createBucket()
+            let spec = folder.appendingPathComponent("pipelines/post-merge.yml")
+            try Scratch.write(
+                try String(contentsOf: spec, encoding: .utf8).replacingOccurrences(of: "BUCKET", with: bucket), to: spec
+            )
+            environment = RefsBackend.environment
+        }
         var output = ""
         for command in commands {
-            let result = try PipelineBinary.run(command, in: folder, binary: binary)
+            if command.first == "rm" {
+                for path in command.dropFirst() {
+                    try FileManager.default.removeItem(at: folder.appendingPathComponent(path))
+                }
+                continue
+            }
+            let result = try PipelineBinary.run(command, in: folder, environment: environment, binary: binary)
             output +=
                 "$ pipeline \(command.joined(separator: " ")) → \(result.status)\n" + result.stdout + result.stderr
             if result.status > 1 { throw BareRootError("\(command) exited \(result.status): \(result.stderr)") }
         }
-        return (try WrittenFiles.read(folder), folder, output)
+        var files = try WrittenFiles.read(folder)
+        if s3 {
+            // The spec names the run's bucket: compared as written, before the name went in.
+            files["pipelines/post-merge.yml"] = try Data(
+                contentsOf: inputs.appendingPathComponent("pipelines/post-merge.yml"))
+        }
+        let shown = output.replacingOccurrences(of: folder.resolvingSymlinksInPath().path, with: "<folder>")
+            .replacingOccurrences(of: folder.path, with: "<folder>").replacingOccurrences(of: bucket, with: "<bucket>")
+        return (files, folder, shown)
     }
 }
 
 @Suite("What init and refs write, checked as files: UTF-8, no NUL, parses as its format, the same every run")
 struct WrittenFileTests {
-    @Test("each file a scenario writes is whole", arguments: WritingScenario.all)
-    func whole(scenario: WritingScenario) throws {
-        let (files, folder, output) = try scenario.run()
+    @Test("each file a scenario writes is whole", arguments: WritingScenario.available)
+    func whole(scenario: WritingScenario) async throws {
+        let inputs = try scenario.inputs()
+        defer { try? FileManager.default.removeItem(at: inputs) }
+        let (files, folder, output) = try await scenario.run(inputs: inputs)
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(files.count > 1, "\(output)")
+        // References are there after, as they were (on S3: removed, then pulled back from develop).
+        for (path, data) in try WrittenFiles.read(inputs) where path.contains("__Snapshots__") {
+            #expect(files[path] == data, "\(path)\n\(output)")
+        }
         #expect(try WrittenFiles.problems(files, in: folder) == [], "\(output)")
     }
 
     @Test("their clashing bitrise.yml: the patch applies, keeps their deploy, and is the same on every run")
-    func patch() throws {
+    func patch() async throws {
         let scenario = try #require(WritingScenario.all.first { $0.description.hasSuffix("(their triggers clash)") })
-        let (files, folder, output) = try scenario.run()
+        let (files, folder, output) = try await scenario.run()
         defer { try? FileManager.default.removeItem(at: folder) }
         let patch = try #require(files["bitrise.yml.pipeline.patch"], "\(output)")
         #expect(try Shell.run("git", ["apply", "bitrise.yml.pipeline.patch"], in: folder).status == 0)
@@ -171,7 +230,7 @@ struct WrittenFileTests {
         #expect(workflows["deploy"] != nil && workflows["primary"] != nil && workflows["pipeline-build"] != nil)
         let inputs = try scenario.inputs()
         defer { try? FileManager.default.removeItem(at: inputs) }
-        let (first, again) = (try scenario.run(inputs: inputs), try scenario.run(inputs: inputs))
+        let (first, again) = (try await scenario.run(inputs: inputs), try await scenario.run(inputs: inputs))
         defer { [first.folder, again.folder].forEach { try? FileManager.default.removeItem(at: $0) } }
         #expect(first.files["bitrise.yml.pipeline.patch"] == again.files["bitrise.yml.pipeline.patch"])
         #expect(
@@ -188,16 +247,17 @@ struct WrittenFileTests {
         if: ReleaseBinary.tarball != nil,
         "needs PIPELINE_TEST_RELEASE, a tarball of scripts/release.sh (scripts/test.sh builds it)"))
 struct ReleaseOutputTests {
-    @Test("byte for byte, each scenario", arguments: WritingScenario.all)
-    func sameBytes(scenario: WritingScenario) throws {
+    @Test("byte for byte, each scenario", arguments: WritingScenario.available)
+    func sameBytes(scenario: WritingScenario) async throws {
         let release = try ReleaseBinary.shared()
         // One set of inputs (one repository, one commit) for both builds.
         let inputs = try scenario.inputs()
         defer { try? FileManager.default.removeItem(at: inputs) }
-        let debug = try scenario.run(inputs: inputs)
+        let debug = try await scenario.run(inputs: inputs)
         defer { try? FileManager.default.removeItem(at: debug.folder) }
-        let optimised = try scenario.run(release, inputs: inputs)
+        let optimised = try await scenario.run(release, inputs: inputs)
         defer { try? FileManager.default.removeItem(at: optimised.folder) }
+        #expect(optimised.output == debug.output, "what the two builds print")
         #expect(optimised.files.keys.sorted() == debug.files.keys.sorted())
         for (path, data) in debug.files.sorted(by: { $0.key < $1.key }) where optimised.files[path] != data {
             Issue.record("\(path) differs between the release and the debug build:\n\(optimised.output)")
@@ -206,14 +266,14 @@ struct ReleaseOutputTests {
     }
 
     @Test("the iOS team's join: the release writes the same patch on 5 runs of 5, and git apply takes it")
-    func patchFiveTimes() throws {
+    func patchFiveTimes() async throws {
         let release = try ReleaseBinary.shared()
         let scenario = try #require(WritingScenario.all.first { $0.description.hasSuffix("(their triggers clash)") })
         let inputs = try scenario.inputs()
         defer { try? FileManager.default.removeItem(at: inputs) }
         var patches: Set<Data> = []
         for _ in 1...5 {
-            let run = try scenario.run(release, inputs: inputs)
+            let run = try await scenario.run(release, inputs: inputs)
             defer { try? FileManager.default.removeItem(at: run.folder) }
             let patch = try #require(run.files["bitrise.yml.pipeline.patch"], "\(run.output)")
             #expect(!patch.contains(0), "no NUL byte")
