@@ -48,7 +48,7 @@ endpoint="$(scripts/s3-server.sh start 18080)"
 # s3api cannot write conditionally (it answers 501); the shared-run tests also need moto, which can.
 source scripts/lib/bench.sh
 start_moto 18090
-trap 'rm -f "$log"; rm -rf "$release_out" "${asan_reports:-}"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
+trap 'rm -f "$log"; rm -rf "$release_out" "${asan_reports:-}" "${tsan_reports:-}"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
 export PIPELINE_TEST_MOTO_ENDPOINT=http://127.0.0.1:18090
 if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"
@@ -150,4 +150,24 @@ asan_tests() {
 }
 step "the AddressSanitizer build" asan
 asan_tests
+
+# ThreadSanitizer on the concurrent parts: the shard scheduler and its child processes, the S3
+# client's transfers (against the server), the work queue and conditional writes (moto). Any
+# report fails the lane, as above.
+tsan_reports="$(mktemp -d)"
+tsan() {
+    swift build --build-tests --build-path .build/tsan --sanitize=thread 2>&1 | tail -3
+}
+tsan_tests() {
+    TSAN_OPTIONS="halt_on_error=0:exitcode=87:log_path=$tsan_reports/report" tests "tests: under ThreadSanitizer" \
+        --build-path .build/tsan --sanitize=thread \
+        --filter '(TestShardingTests|ChildProcessesTests|ObjectStorageTests|SharedRunTests)\.' || return $?
+    if compgen -G "$tsan_reports/report*" >/dev/null; then
+        cat "$tsan_reports"/report* >&2
+        echo "test: ThreadSanitizer reported the above" >&2
+        return 1
+    fi
+}
+step "the ThreadSanitizer build" tsan
+tsan_tests
 steps_report

@@ -405,7 +405,9 @@ struct TestCommandTests {
         #expect(seen.sorted() == everyTest.sorted())
     }
 
-    @Test("Ctrl-C or SIGTERM ends every test process within 2 s and exits 130", arguments: ["SIGINT", "SIGTERM"])
+    @Test(
+        "Ctrl-C or SIGTERM ends every test process within seconds (SIGKILL after 0.5 s) and exits 130",
+        arguments: ["SIGINT", "SIGTERM"])
     func interrupt(signal: String) throws {
         let process = Process()
         process.executableURL = PipelineBinary.url
@@ -424,7 +426,9 @@ struct TestCommandTests {
         let interrupted = Date()
         if signal == "SIGINT" { process.interrupt() } else { process.terminate() }
         process.waitUntilExit()
-        #expect(Date().timeIntervalSince(interrupted) < 2)
+        // The grace is 0.5 s; the rest of the bound is for a loaded machine's scheduling (a hang
+        // that was not killed would last until the test's own limit).
+        #expect(Date().timeIntervalSince(interrupted) < 5)
         #expect(process.terminationStatus == 130)
         #expect(ExamplePackage.processes(named: product).isEmpty, "no test process outlives pipeline")
     }
