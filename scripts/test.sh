@@ -48,7 +48,7 @@ endpoint="$(scripts/s3-server.sh start 18080)"
 # s3api cannot write conditionally (it answers 501); the shared-run tests also need moto, which can.
 source scripts/lib/bench.sh
 start_moto 18090
-trap 'rm -f "$log"; rm -rf "$release_out" "${asan_reports:-}" "${tsan_reports:-}"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
+trap 'rm -f "$log"; rm -rf "$release_out"; scripts/s3-server.sh stop; kill $moto 2>/dev/null || true' EXIT
 export PIPELINE_TEST_MOTO_ENDPOINT=http://127.0.0.1:18090
 if [[ $# -gt 0 ]]; then
     PIPELINE_TEST_S3_ENDPOINT="$endpoint" swift test --skip-build "$@"
@@ -123,51 +123,45 @@ third_lane() {
 }
 lanes "the end-to-end lanes, fuzzing, the release" first_lane second_lane third_lane
 
-# AddressSanitizer: the libraries with a C boundary (libgit2, libcurl and OpenSSL, libpng,
-# libIndexStore), the fuzz targets' readers, and the end-to-end tests that drive init, refs and the
-# S3 client, on a build of their own with --sanitize=address. Those libraries are optimised there
-# (Package.swift's PIPELINE_OPTIMISE_C_BOUNDARIES; the manifest read anew, not from SwiftPM's cache
-# of it): -Onone keeps every local alive to its scope's end, so memory a release build frees early
-# would not be freed, and a use after free would go unseen. Any report fails the lane: each one is
-# kept in a file of its own (a pipeline process the tests start writes there too), and an
-# instrumented process that hit one exits 86, which no test expects.
-asan_build=.build/asan
-asan_reports="$(mktemp -d)"
-export PIPELINE_OPTIMISE_C_BOUNDARIES=1
-asan() {
-    swift build --build-tests --build-path "$asan_build" --sanitize=address --manifest-cache none 2>&1 | tail -3
-}
-asan_tests() {
-    local filter='(GitChangesTests|ImageDiffTests|ObjectStorageTests|SymbolIndexTests|FuzzTargetsTests)\.'
-    filter+='|PipelineCLITests\.(InitCommandTests|InitUpdateTests|WrittenFileTests|RefsCommandTests|DiffCommandTests)'
-    ASAN_OPTIONS="detect_leaks=0:exitcode=86:log_path=$asan_reports/report" tests "tests: under AddressSanitizer" \
-        --build-path "$asan_build" --manifest-cache none --sanitize=address --filter "$filter" || return $?
-    if compgen -G "$asan_reports/report*" >/dev/null; then
-        cat "$asan_reports"/report* >&2
-        echo "test: AddressSanitizer reported the above" >&2
+# sanitized NAME VARIABLE OPTIONS FILTER SWIFT-TEST-ARGUMENTS...: the tests FILTER selects, run
+# as a step on a sanitizer's build, its options in VARIABLE. Any report fails it: each one is kept
+# in a file of its own (a pipeline process the tests start writes there too), and an instrumented
+# process that hit one exits 86, which no test expects.
+sanitized() {
+    local name="$1" variable="$2" options="$3" filter="$4" reports
+    shift 4
+    reports="$(mktemp -d)"
+    local -x "$variable=$options:exitcode=86:log_path=$reports/report"
+    tests "tests: under $name" "$@" --filter "$filter" || { rm -rf "$reports"; return 1; }
+    if compgen -G "$reports/report*" >/dev/null; then
+        cat "$reports"/report* >&2
+        echo "test: $name reported the above" >&2
+        rm -rf "$reports"
         return 1
     fi
+    rm -rf "$reports"
+}
+
+# AddressSanitizer: the libraries with a C boundary (libgit2, libcurl and OpenSSL, libpng,
+# libIndexStore), the fuzz targets' readers, and the end-to-end tests that drive init, refs and the
+# S3 client, on a build of their own. Those libraries are optimised there (Package.swift's
+# PIPELINE_OPTIMISE_C_BOUNDARIES; the manifest read anew, not from SwiftPM's cache of it): -Onone
+# keeps every local alive to its scope's end, so memory a release build frees early would not be
+# freed, and a use after free would go unseen.
+asan() {
+    PIPELINE_OPTIMISE_C_BOUNDARIES=1 swift build --build-tests --build-path .build/asan --sanitize=address --manifest-cache none 2>&1 | tail -3
 }
 step "the AddressSanitizer build" asan
-asan_tests
+PIPELINE_OPTIMISE_C_BOUNDARIES=1 sanitized AddressSanitizer ASAN_OPTIONS detect_leaks=0 \
+    '(GitChangesTests|ImageDiffTests|ObjectStorageTests|SymbolIndexTests|FuzzTargetsTests)\.|PipelineCLITests\.(InitCommandTests|InitUpdateTests|WrittenFileTests|RefsCommandTests|DiffCommandTests)' \
+    --build-path .build/asan --manifest-cache none --sanitize=address
 
 # ThreadSanitizer on the concurrent parts: the shard scheduler and its child processes, the S3
-# client's transfers (against the server), the work queue and conditional writes (moto). Any
-# report fails the lane, as above.
-tsan_reports="$(mktemp -d)"
+# client's transfers (against the server), the work queue and conditional writes (moto).
 tsan() {
     swift build --build-tests --build-path .build/tsan --sanitize=thread 2>&1 | tail -3
 }
-tsan_tests() {
-    TSAN_OPTIONS="halt_on_error=0:exitcode=87:log_path=$tsan_reports/report" tests "tests: under ThreadSanitizer" \
-        --build-path .build/tsan --sanitize=thread \
-        --filter '(TestShardingTests|ChildProcessesTests|ObjectStorageTests|SharedRunTests)\.' || return $?
-    if compgen -G "$tsan_reports/report*" >/dev/null; then
-        cat "$tsan_reports"/report* >&2
-        echo "test: ThreadSanitizer reported the above" >&2
-        return 1
-    fi
-}
 step "the ThreadSanitizer build" tsan
-tsan_tests
+sanitized ThreadSanitizer TSAN_OPTIONS halt_on_error=0 '(TestShardingTests|ChildProcessesTests|ObjectStorageTests|SharedRunTests)\.' \
+    --build-path .build/tsan --sanitize=thread
 steps_report
